@@ -1,0 +1,41 @@
+# The two set-up commands (see README.md): `make run` and `make test`.
+# Everything installs into .venv/; nothing is installed by hand.
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+# Development only: a fixed secret key for the local server and the tests.
+DEV_ENV := DJANGO_INSECURE_DEV=true
+
+.PHONY: run test install messages data check clean
+
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade "pip>=25.1"
+	$(VENV)/bin/pip install --quiet --editable . --group dev
+	touch $@
+
+install: $(VENV)/.installed
+
+# Catalogues are compiled by GNU gettext's msgfmt, which Django requires.
+messages: install
+	@command -v msgfmt >/dev/null || apt-get install -y -qq gettext || { \
+		echo "msgfmt (GNU gettext) is required: install the gettext package"; exit 1; }
+	$(DEV_ENV) $(PY) manage.py compilemessages --ignore=.venv --verbosity 0
+
+data: messages
+	$(DEV_ENV) $(PY) manage.py migrate --noinput --verbosity 0
+	$(DEV_ENV) $(PY) manage.py loaddata icml
+
+run: data
+	$(DEV_ENV) DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+test: messages
+	$(DEV_ENV) $(PY) manage.py check
+	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
+	$(VENV)/bin/pytest
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -1,0 +1,538 @@
+"""The awards domain: venues, conferences, papers, authors, institutions, awards.
+
+Keys are language-neutral slugs. Every model a fixture names has ``natural_key()``
+and a manager with ``get_by_natural_key()``, so fixtures never carry primary keys.
+Prose fields are translated by django-modeltranslation (see ``translation.py``);
+their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
+"""
+
+from django.db import models
+from django.db.models import Case, Prefetch, Q, Value, When
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+
+class VenueQuerySet(models.QuerySet):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+
+class Venue(models.Model):
+    """A conference series, such as ICML, whose editions are conferences."""
+
+    slug = models.SlugField(_("slug"), max_length=50, unique=True)
+    acronym = models.CharField(_("acronym"), max_length=30)
+    name = models.CharField(_("name"), max_length=200)
+    website = models.URLField(_("website"), blank=True)
+
+    objects = VenueQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("venue")
+        verbose_name_plural = _("venues")
+        ordering = ["acronym"]
+
+    def __str__(self):
+        return self.acronym
+
+    def natural_key(self):
+        return (self.slug,)
+
+
+class ConferenceQuerySet(models.QuerySet):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+    def newest_first(self):
+        return self.order_by("-year", "-start_date", "slug")
+
+    def for_listing(self):
+        """Conferences with their venue and awards, for the home page."""
+        return self.select_related("venue").prefetch_related(
+            Prefetch("awards", queryset=Award.objects.order_by("position", "slug"))
+        )
+
+
+class Conference(models.Model):
+    """One edition of a venue: ICML 2025 in Vancouver, 13-19 July 2025."""
+
+    venue = models.ForeignKey(
+        "papers.Venue",
+        on_delete=models.PROTECT,
+        related_name="conferences",
+        verbose_name=_("venue"),
+    )
+    slug = models.SlugField(
+        _("slug"),
+        max_length=50,
+        unique=True,
+        help_text=_("Language-neutral key used in URLs and fixtures, e.g. icml-2025."),
+    )
+    year = models.PositiveSmallIntegerField(_("year"))
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    city = models.CharField(_("city"), max_length=100, blank=True)
+    country = models.CharField(_("country"), max_length=100, blank=True)
+    start_date = models.DateField(_("start date"), null=True, blank=True)
+    end_date = models.DateField(_("end date"), null=True, blank=True)
+    proceedings = models.CharField(
+        _("proceedings"),
+        max_length=200,
+        blank=True,
+        help_text=_("Where the papers are published, e.g. PMLR volume 267."),
+    )
+    website = models.URLField(_("website"), blank=True)
+
+    objects = ConferenceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("conference")
+        verbose_name_plural = _("conferences")
+        ordering = ["-year", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["venue", "year"], name="conference_unique_venue_year"),
+            models.CheckConstraint(
+                condition=Q(start_date__isnull=True)
+                | Q(end_date__isnull=True)
+                | Q(end_date__gte=models.F("start_date")),
+                name="conference_end_not_before_start",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name_en or self.slug
+
+    def get_absolute_url(self):
+        return reverse("papers:conference-detail", kwargs={"slug": self.slug})
+
+    def natural_key(self):
+        return (self.slug,)
+
+    natural_key.dependencies = ["papers.venue"]
+
+
+class InstitutionQuerySet(models.QuerySet):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+
+class Institution(models.Model):
+    """A university, laboratory or company that authors are affiliated with."""
+
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    country = models.CharField(_("country"), max_length=100, blank=True)
+    website = models.URLField(_("website"), blank=True)
+
+    objects = InstitutionQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("institution")
+        verbose_name_plural = _("institutions")
+        ordering = ["slug"]
+
+    def __str__(self):
+        return self.name_en or self.slug
+
+    def natural_key(self):
+        return (self.slug,)
+
+
+class AuthorQuerySet(models.QuerySet):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+    def for_detail(self):
+        """Authors with their authorships, papers, co-authors and awards."""
+        return self.prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("paper__conference__venue")
+                .prefetch_related(
+                    "affiliations",
+                    Prefetch(
+                        "paper__award_entries",
+                        queryset=AwardEntry.objects.for_paper(),
+                    ),
+                    Prefetch(
+                        "paper__authorships",
+                        queryset=Authorship.objects.select_related("author"),
+                    ),
+                )
+                .order_by("-paper__conference__year", "paper__slug"),
+            )
+        )
+
+
+class Author(models.Model):
+    """One person, across every paper they wrote.
+
+    Affiliations belong to the authorship (people move), not to the person.
+    """
+
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    name = models.CharField(
+        _("name"), max_length=200, help_text=_("The name as the person publishes it.")
+    )
+    other_names = models.TextField(
+        _("other names"),
+        blank=True,
+        help_text=_("Other spellings seen in publications, one per line."),
+    )
+    homepage = models.URLField(_("homepage"), blank=True)
+    orcid = models.CharField(_("ORCID iD"), max_length=19, blank=True)
+
+    objects = AuthorQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("author")
+        verbose_name_plural = _("authors")
+        ordering = ["name", "slug"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("papers:author-detail", kwargs={"slug": self.slug})
+
+    def natural_key(self):
+        return (self.slug,)
+
+    @property
+    def other_name_list(self):
+        return [line.strip() for line in self.other_names.splitlines() if line.strip()]
+
+
+class PaperQuerySet(models.QuerySet):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+    def with_authors(self):
+        """Papers with their authors in order (two queries however many papers)."""
+        return self.prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("author").order_by("position"),
+            )
+        )
+
+    def for_detail(self):
+        """Everything the paper page shows, in a fixed number of queries."""
+        return self.select_related("conference__venue").prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("author")
+                .prefetch_related("affiliations")
+                .order_by("position"),
+            ),
+            "links",
+            Prefetch("award_entries", queryset=AwardEntry.objects.for_paper()),
+        )
+
+
+class Paper(models.Model):
+    """A published paper: its translated title, abstract and summary, and links."""
+
+    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    title = models.CharField(_("title"), max_length=400)
+    abstract = models.TextField(_("abstract"), blank=True)
+    summary = models.TextField(
+        _("summary"),
+        blank=True,
+        help_text=_("An introduction for a general reader; may be longer than the abstract."),
+    )
+    conference = models.ForeignKey(
+        "papers.Conference",
+        on_delete=models.PROTECT,
+        related_name="papers",
+        verbose_name=_("published at"),
+        help_text=_("The conference whose proceedings published the paper."),
+    )
+    pages = models.CharField(
+        _("pages"), max_length=30, blank=True, help_text=_("In the proceedings, e.g. 448-456.")
+    )
+    image = models.ImageField(_("teaser image"), upload_to="papers/", blank=True)
+    image_alt = models.CharField(
+        _("image description"),
+        max_length=300,
+        blank=True,
+        help_text=_("Alternative text for readers who cannot see the image."),
+    )
+    authors = models.ManyToManyField(
+        "papers.Author",
+        through="papers.Authorship",
+        related_name="papers",
+        verbose_name=_("authors"),
+    )
+
+    objects = PaperQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("paper")
+        verbose_name_plural = _("papers")
+        ordering = ["slug"]
+
+    def __str__(self):
+        return self.title_en or self.slug
+
+    def get_absolute_url(self):
+        return reverse("papers:paper-detail", kwargs={"slug": self.slug})
+
+    def natural_key(self):
+        return (self.slug,)
+
+    natural_key.dependencies = ["papers.conference"]
+
+    @property
+    def ordered_authorships(self):
+        """The authorships in author order, from the prefetch cache when present."""
+        return sorted(self.authorships.all(), key=lambda authorship: authorship.position)
+
+
+class AuthorshipQuerySet(models.QuerySet):
+    def get_by_natural_key(self, paper_slug, author_slug):
+        return self.get(paper__slug=paper_slug, author__slug=author_slug)
+
+
+class Authorship(models.Model):
+    """An author's place on a paper, with the affiliations given on that paper."""
+
+    paper = models.ForeignKey(
+        "papers.Paper",
+        on_delete=models.CASCADE,
+        related_name="authorships",
+        verbose_name=_("paper"),
+    )
+    author = models.ForeignKey(
+        "papers.Author",
+        on_delete=models.PROTECT,
+        related_name="authorships",
+        verbose_name=_("author"),
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), help_text=_("1 for the first author, 2 for the second, and so on.")
+    )
+    affiliations = models.ManyToManyField(
+        "papers.Institution",
+        blank=True,
+        related_name="authorships",
+        verbose_name=_("affiliations"),
+    )
+
+    objects = AuthorshipQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("authorship")
+        verbose_name_plural = _("authorships")
+        ordering = ["paper", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["paper", "position"], name="authorship_unique_position"
+            ),
+            models.UniqueConstraint(fields=["paper", "author"], name="authorship_unique_author"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="authorship_position_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.author} ({self.position})"
+
+    def natural_key(self):
+        return (self.paper.slug, self.author.slug)
+
+    natural_key.dependencies = ["papers.paper", "papers.author"]
+
+
+class PaperLinkQuerySet(models.QuerySet):
+    def get_by_natural_key(self, paper_slug, kind):
+        return self.get(paper__slug=paper_slug, kind=kind)
+
+
+class PaperLink(models.Model):
+    """A typed external link of a paper: its arXiv, OpenReview, PMLR or poster page."""
+
+    class Kind(models.TextChoices):
+        # Declaration order is the order links are shown in.
+        PMLR = "pmlr", _("PMLR proceedings")
+        OPENREVIEW = "openreview", _("OpenReview")
+        ARXIV = "arxiv", _("arXiv")
+        POSTER = "poster", _("Conference poster page")
+        PDF = "pdf", _("PDF")
+        DOI = "doi", _("DOI")
+        CODE = "code", _("Code")
+
+    paper = models.ForeignKey(
+        "papers.Paper", on_delete=models.CASCADE, related_name="links", verbose_name=_("paper")
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    url = models.URLField(_("URL"), max_length=500)
+
+    objects = PaperLinkQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("link")
+        verbose_name_plural = _("links")
+        ordering = ["paper", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "kind"], name="paperlink_unique_kind"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()}: {self.url}"
+
+    def natural_key(self):
+        return (self.paper.slug, self.kind)
+
+    natural_key.dependencies = ["papers.paper"]
+
+    @property
+    def sort_key(self):
+        return list(self.Kind.values).index(self.kind)
+
+
+class AwardQuerySet(models.QuerySet):
+    def get_by_natural_key(self, conference_slug, slug):
+        return self.get(conference__slug=conference_slug, slug=slug)
+
+    def for_detail(self):
+        """Awards with their conference and entries (papers with authors in order)."""
+        return self.select_related("conference__venue").prefetch_related(
+            Prefetch("entries", queryset=AwardEntry.objects.for_award())
+        )
+
+
+class Award(models.Model):
+    """An award given at a conference, such as the ICML 2025 Test of Time Award.
+
+    The same ``slug`` at every edition of a venue makes an award series.
+    """
+
+    conference = models.ForeignKey(
+        "papers.Conference",
+        on_delete=models.PROTECT,
+        related_name="awards",
+        verbose_name=_("awarded at"),
+    )
+    slug = models.SlugField(
+        _("slug"),
+        max_length=80,
+        help_text=_("The same slug at every edition links the years of one award."),
+    )
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    position = models.PositiveSmallIntegerField(
+        _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
+    )
+    papers = models.ManyToManyField(
+        "papers.Paper",
+        through="papers.AwardEntry",
+        related_name="awards",
+        verbose_name=_("papers"),
+    )
+
+    objects = AwardQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("award")
+        verbose_name_plural = _("awards")
+        ordering = ["conference", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["conference", "slug"], name="award_unique_slug"),
+        ]
+
+    def __str__(self):
+        return f"{self.conference}: {self.name_en}"
+
+    def get_absolute_url(self):
+        return reverse(
+            "papers:award-detail",
+            kwargs={"conference_slug": self.conference.slug, "slug": self.slug},
+        )
+
+    def natural_key(self):
+        return (self.conference.slug, self.slug)
+
+    natural_key.dependencies = ["papers.conference"]
+
+
+# Winners before honourable mentions. An expression rather than a stored column:
+# loaddata saves raw, without calling save(), so a derived column could go stale.
+LEVEL_RANK = Case(
+    When(level="winner", then=Value(0)),
+    default=Value(1),
+    output_field=models.PositiveSmallIntegerField(),
+)
+
+
+class AwardEntryQuerySet(models.QuerySet):
+    def get_by_natural_key(self, conference_slug, award_slug, paper_slug):
+        return self.get(
+            award__conference__slug=conference_slug,
+            award__slug=award_slug,
+            paper__slug=paper_slug,
+        )
+
+    def for_award(self):
+        """Entries with their papers and ordered authors: winners first."""
+        return (
+            self.select_related("paper__conference")
+            .prefetch_related(
+                Prefetch(
+                    "paper__authorships",
+                    queryset=Authorship.objects.select_related("author").order_by("position"),
+                ),
+                "paper__links",
+            )
+            .order_by(LEVEL_RANK, "position", "paper__slug")
+        )
+
+    def for_paper(self):
+        """Entries with their award and the conference that gave it."""
+        return self.select_related("award__conference").order_by(
+            "-award__conference__year", "award__position", LEVEL_RANK
+        )
+
+
+class AwardEntry(models.Model):
+    """One paper's place in an award: a winner or an honourable mention."""
+
+    class Level(models.TextChoices):
+        WINNER = "winner", _("Winner")
+        HONOURABLE_MENTION = "honourable-mention", _("Honourable mention")
+
+    award = models.ForeignKey(
+        "papers.Award", on_delete=models.CASCADE, related_name="entries", verbose_name=_("award")
+    )
+    paper = models.ForeignKey(
+        "papers.Paper",
+        on_delete=models.PROTECT,
+        related_name="award_entries",
+        verbose_name=_("paper"),
+    )
+    level = models.CharField(
+        _("level"), max_length=20, choices=Level.choices, default=Level.WINNER
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), default=0, help_text=_("Order within the same level, lowest first.")
+    )
+
+    objects = AwardEntryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("award entry")
+        verbose_name_plural = _("award entries")
+        ordering = ["award", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["award", "paper"], name="awardentry_unique_paper"),
+        ]
+
+    def __str__(self):
+        return f"{self.award}: {self.paper} ({self.get_level_display()})"
+
+    def natural_key(self):
+        return (self.award.conference.slug, self.award.slug, self.paper.slug)
+
+    natural_key.dependencies = ["papers.award", "papers.paper"]
+
+    @property
+    def is_honourable_mention(self):
+        return self.level == self.Level.HONOURABLE_MENTION

@@ -1,0 +1,14 @@
+"""Test settings: the project's settings with a fixed key and fast hashing."""
+
+import os
+
+os.environ.setdefault("DJANGO_INSECURE_DEV", "true")
+
+from awardsite.settings import *  # noqa: E402,F403
+
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
