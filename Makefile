@@ -8,7 +8,7 @@ PORT ?= 8000
 # Development only: a fixed secret key for the local server and the tests.
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
-.PHONY: run test install messages data check clean
+.PHONY: run test install messages data check clean vendor
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -30,12 +30,20 @@ data: messages
 	$(DEV_ENV) $(PY) manage.py loaddata icml
 
 run: data
-	$(DEV_ENV) DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
+	$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 test: messages
+	$(VENV)/bin/ruff check .
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles
+
+# Refresh the committed third-party browser assets from the npm registry.
+vendor:
+	npm install --no-audit --no-fund --ignore-scripts
+	mkdir -p static/vendor/jquery-ui
+	cp node_modules/jquery-ui/dist/jquery-ui.min.js node_modules/jquery-ui/LICENSE.txt static/vendor/jquery-ui/

@@ -42,11 +42,12 @@ def env_list(name, default):
 
 
 DEBUG = env_bool("DJANGO_DEBUG")
-# make run and the tests set DJANGO_INSECURE_DEV to use a fixed development key;
-# a production deployment sets DJANGO_SECRET_KEY and leaves it unset.
+# make run and the tests set DJANGO_INSECURE_DEV to use a fixed development key
+# and serve uploads; a production deployment sets DJANGO_SECRET_KEY and leaves it unset.
+INSECURE_DEV = env_bool("DJANGO_INSECURE_DEV")
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
-    if DEBUG or env_bool("DJANGO_INSECURE_DEV"):
+    if DEBUG or INSECURE_DEV:
         SECRET_KEY = "insecure-development-key-do-not-use-in-production"
     else:
         raise ImproperlyConfigured(
@@ -148,6 +149,9 @@ STORAGES = {
         )
     },
 }
+# Uploaded media are served by Django itself only for local use; production
+# serves MEDIA_ROOT from the web server or object storage.
+SERVE_MEDIA = env_bool("DJANGO_SERVE_MEDIA", DEBUG or INSECURE_DEV)
 # Serve static files straight from the app and STATICFILES_DIRS when the
 # collected copy does not exist yet (make run collects them first).
 WHITENOISE_USE_FINDERS = True
@@ -155,7 +159,7 @@ WHITENOISE_USE_FINDERS = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG and not env_bool("DJANGO_INSECURE_DEV"))
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not (DEBUG or INSECURE_DEV))
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 LOGGING = {
@@ -164,3 +168,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }
+
+# modeltranslation's tabbed admin would load jQuery UI from a CDN; serve our copy
+# (from npm, see package.json and `make vendor`) so the admin calls no other host.
+JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
+
+# `manage.py loaddata icml` finds the shipped content here.
+FIXTURE_DIRS = [BASE_DIR / "fixtures"]

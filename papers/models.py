@@ -7,7 +7,7 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 """
 
 from django.db import models
-from django.db.models import Case, Prefetch, Q, Value, When
+from django.db.models import Case, Count, Prefetch, Q, Value, When
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -49,7 +49,12 @@ class ConferenceQuerySet(models.QuerySet):
     def for_listing(self):
         """Conferences with their venue and awards, for the home page."""
         return self.select_related("venue").prefetch_related(
-            Prefetch("awards", queryset=Award.objects.order_by("position", "slug"))
+            Prefetch(
+                "awards",
+                queryset=Award.objects.annotate(entry_count=Count("entries")).order_by(
+                    "position", "slug"
+                ),
+            )
         )
 
 
@@ -227,6 +232,22 @@ class PaperQuerySet(models.QuerySet):
             ),
             "links",
             Prefetch("award_entries", queryset=AwardEntry.objects.for_paper()),
+        )
+
+    def published_without_award_at(self, conference):
+        """Papers published at ``conference`` that no award of that conference went to.
+
+        For ICML 2025 these are the other papers we feature; for ICML 2015 the
+        papers honoured ten years later. Authors, links and awards are prefetched.
+        """
+        return (
+            self.filter(conference=conference)
+            .exclude(award_entries__award__conference=conference)
+            .with_authors()
+            .prefetch_related(
+                "links", Prefetch("award_entries", queryset=AwardEntry.objects.for_paper())
+            )
+            .order_by("title_en")
         )
 
 
@@ -508,9 +529,7 @@ class AwardEntry(models.Model):
         related_name="award_entries",
         verbose_name=_("paper"),
     )
-    level = models.CharField(
-        _("level"), max_length=20, choices=Level.choices, default=Level.WINNER
-    )
+    level = models.CharField(_("level"), max_length=20, choices=Level.choices, default=Level.WINNER)
     position = models.PositiveSmallIntegerField(
         _("position"), default=0, help_text=_("Order within the same level, lowest first.")
     )

@@ -27,6 +27,7 @@ class ConferenceDetailView(DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["awards"] = Award.objects.filter(conference=self.object).for_detail()
+        context["other_papers"] = Paper.objects.published_without_award_at(self.object)
         return context
 
 
@@ -36,9 +37,7 @@ class AwardDetailView(DetailView):
     model = Award
 
     def get_queryset(self):
-        return Award.objects.filter(
-            conference__slug=self.kwargs["conference_slug"]
-        ).for_detail()
+        return Award.objects.filter(conference__slug=self.kwargs["conference_slug"]).for_detail()
 
 
 class PaperDetailView(DetailView):

@@ -6,9 +6,13 @@ os.environ.setdefault("DJANGO_INSECURE_DEV", "true")
 
 from awardsite.settings import *  # noqa: E402,F403
 
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+# In-memory SQLite unless DATABASE_URL names another database (e.g. PostgreSQL).
+if not os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Whitenoise looks for collected files only when asked; tests use the finders.
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,109 @@
+"""Template tags for translated content, language switching and date ranges.
+
+Translated prose goes through ``{% translated obj "field" %}`` (inline) or
+``{% translated_block obj "field" %}`` (paragraphs). Where the visitor's language
+has no value, the tags show the English original marked ``lang="en"`` with a
+visible, translated note; an empty field never passes for a translation, and an
+English page never shows another language's text.
+"""
+
+from django import template
+from django.conf import settings
+from django.template.defaultfilters import linebreaks_filter
+from django.urls import translate_url
+from django.utils import formats
+from django.utils.html import format_html
+from django.utils.translation import get_language, gettext
+from modeltranslation.utils import build_localized_fieldname
+
+register = template.Library()
+
+
+def localized_value(obj, field):
+    """Return ``(text, language)`` for ``obj.field`` in the active language.
+
+    ``language`` is the active language when ``obj`` has a value in it, the
+    default language when the value falls back to it, and ``None`` when
+    neither has a value (``text`` is then ""). Raises AttributeError for a
+    field that is not translated on ``obj``.
+    """
+    language = get_language() or settings.LANGUAGE_CODE
+    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    for candidate in dict.fromkeys([language, default]):
+        value = getattr(obj, build_localized_fieldname(field, candidate))
+        if value:
+            return value, candidate
+        if language == default:
+            break
+    return "", None
+
+
+@register.simple_tag
+def translated(obj, field):
+    """Inline translated text, e.g. a title: ``{% translated paper "title" %}``.
+
+    Returns escaped HTML. A fallback is wrapped in ``<span lang="en">`` and followed
+    by a short note ("English original" in the visitor's language).
+    """
+    text, language = localized_value(obj, field)
+    if language is None or language == (get_language() or settings.LANGUAGE_CODE):
+        return text
+    return format_html(
+        '<span lang="{}">{}</span> <span class="fallback-note">{}</span>',
+        language,
+        text,
+        gettext("(English original)"),
+    )
+
+
+@register.simple_tag
+def translated_block(obj, field):
+    """Translated prose as paragraphs: ``{% translated_block paper "abstract" %}``.
+
+    Blank lines separate paragraphs. A fallback comes in a ``<div lang="en">``
+    after a paragraph saying that no translation exists yet. Empty fields give "".
+    """
+    text, language = localized_value(obj, field)
+    if language is None:
+        return ""
+    paragraphs = linebreaks_filter(text, autoescape=True)
+    if language == (get_language() or settings.LANGUAGE_CODE):
+        return paragraphs
+    return format_html(
+        '<p class="fallback-note">{}</p><div lang="{}">{}</div>',
+        gettext("No translation yet: this is the English original."),
+        language,
+        paragraphs,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def url_in_language(context, language):
+    """The current page's URL in ``language`` (a code from settings.LANGUAGES)."""
+    request = context["request"]
+    return translate_url(request.get_full_path(), language)
+
+
+@register.filter
+def date_range(conference):
+    """Format a conference's dates in the active language, e.g. "13–19 July 2025".
+
+    Returns "" when the start date is unknown, and the start date alone when
+    the end date is unknown or the same day.
+    """
+    start, end = conference.start_date, conference.end_date
+    if start is None:
+        return ""
+    if end is None or end == start:
+        return formats.date_format(start, "DATE_FORMAT")
+    if (start.year, start.month) == (end.year, end.month):
+        # "13–19 July 2025"; the Chinese catalogue puts the month first.
+        return gettext("%(start_day)s–%(end_day)s %(year_month)s") % {
+            "start_day": start.day,
+            "end_day": end.day,
+            "year_month": formats.date_format(start, "YEAR_MONTH_FORMAT"),
+        }
+    return gettext("%(start)s – %(end)s") % {
+        "start": formats.date_format(start, "DATE_FORMAT"),
+        "end": formats.date_format(end, "DATE_FORMAT"),
+    }

@@ -1,0 +1,284 @@
+"""The public pages: content, languages, fallbacks, 404s and query counts."""
+
+import polib
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from papers.models import AwardEntry, PaperLink
+
+from . import factories
+from .html import CJK, visible_text
+
+CATALOGUE = settings.BASE_DIR / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"
+
+
+def _award_with_papers(count, conference=None):
+    """An award going to ``count`` papers, each with two authors, an affiliation and a link."""
+    award = factories.award(conference=conference or factories.conference())
+    institution = factories.institution()
+    for n in range(count):
+        paper = factories.paper(
+            conference=award.conference,
+            authors=[factories.author(), factories.author()],
+            affiliations=[institution],
+            links=[(PaperLink.Kind.ARXIV, f"https://arxiv.org/abs/2501.{n:05d}")],
+        )
+        level = AwardEntry.Level.WINNER if n % 2 else AwardEntry.Level.HONOURABLE_MENTION
+        factories.award_entry(award, paper, level=level, position=n)
+    return award
+
+
+def _author_with_papers(count):
+    """An author of ``count`` papers, each with a co-author, an affiliation and an award."""
+    person = factories.author()
+    institution = factories.institution()
+    for _ in range(count):
+        paper = factories.paper(
+            authors=[factories.author(), person],
+            affiliations=[institution],
+            links=[(PaperLink.Kind.PMLR, "https://proceedings.mlr.press/v37/x.html")],
+        )
+        factories.award_entry(factories.award(), paper)
+    return person
+
+
+def _queries(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+# Query counts: the same with one item as with many ---------------------------
+
+
+@pytest.mark.django_db
+def test_home_queries_do_not_grow_with_conferences(client):
+    _award_with_papers(1)
+    one = _queries(client, "/en/")
+    for _ in range(6):
+        _award_with_papers(2)
+
+    assert _queries(client, "/en/") == one
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["conference", "award"])
+def test_award_listing_queries_do_not_grow_with_papers(client, page):
+    def url(award):
+        return (
+            award.conference.get_absolute_url()
+            if page == "conference"
+            else award.get_absolute_url()
+        )
+
+    one = _queries(client, url(_award_with_papers(1)))
+    many = _award_with_papers(15)
+    _award_with_papers(4, conference=many.conference)
+
+    assert _queries(client, url(many)) == one
+
+
+@pytest.mark.django_db
+def test_paper_queries_do_not_grow_with_authors_links_and_awards(client):
+    single = factories.paper(
+        authors=[factories.author()], links=[("arxiv", "https://arxiv.org/abs/1")]
+    )
+    factories.award_entry(factories.award(), single)
+    one = _queries(client, single.get_absolute_url())
+
+    crowded = factories.paper(
+        authors=[factories.author() for _ in range(12)],
+        affiliations=[factories.institution(), factories.institution()],
+        links=[
+            (kind, "https://example.org/") for kind in ("arxiv", "pmlr", "openreview", "poster")
+        ],
+    )
+    for _ in range(3):
+        factories.award_entry(factories.award(), crowded)
+
+    assert _queries(client, crowded.get_absolute_url()) == one
+
+
+@pytest.mark.django_db
+def test_author_queries_do_not_grow_with_papers(client):
+    one = _queries(client, _author_with_papers(1).get_absolute_url())
+
+    assert _queries(client, _author_with_papers(12).get_absolute_url()) == one
+
+
+# What the pages say ------------------------------------------------------------
+
+
+def test_test_of_time_paper_names_where_published_and_where_awarded(icml, client):
+    english = visible_text(
+        client.get("/en/papers/trust-region-policy-optimization/").content.decode()
+    )
+    chinese = visible_text(
+        client.get("/zh-hans/papers/trust-region-policy-optimization/").content.decode()
+    )
+
+    assert "Published at ICML 2015, Lille, PMLR, volume 37, pp. 1889-1897" in english
+    assert "Awards ICML 2025 Test of Time Award, honourable mention" in english
+    assert "发表于 ICML 2015，里尔，PMLR 第 37 卷，第 1889-1897 页" in chinese
+    assert "奖项 ICML 2025 时间检验奖，荣誉提及" in chinese
+
+
+def test_paper_lists_authors_in_order_with_affiliations(client, db):
+    first, second = factories.author(name="Ada Zed"), factories.author(name="Bo Alpha")
+    paper = factories.paper(
+        authors=[first, second],
+        affiliations=[
+            factories.institution(name_en="Princeton University", name_zh_hans="普林斯顿大学")
+        ],
+    )
+
+    english = visible_text(client.get(paper.get_absolute_url()).content.decode())
+    chinese = visible_text(client.get(f"/zh-hans/papers/{paper.slug}/").content.decode())
+
+    assert "Ada Zed (Princeton University) Bo Alpha (Princeton University)" in english
+    assert "Ada Zed（普林斯顿大学） Bo Alpha（普林斯顿大学）" in chinese
+
+
+def test_conference_page_lists_winners_before_honourable_mentions(client, db):
+    award = factories.award()
+    mention = factories.paper(conference=award.conference, title_en="Mentioned paper")
+    winner = factories.paper(conference=award.conference, title_en="Winning paper")
+    factories.award_entry(award, mention, level=AwardEntry.Level.HONOURABLE_MENTION)
+    factories.award_entry(award, winner, level=AwardEntry.Level.WINNER, position=5)
+
+    text = visible_text(client.get(award.conference.get_absolute_url()).content.decode())
+
+    assert text.index("Winner Winning paper") < text.index("Honourable mention Mentioned paper")
+
+
+def test_missing_chinese_abstract_falls_back_visibly_to_english(client, db):
+    paper = factories.paper(abstract_en="Only in English.", abstract_zh_hans="", title_zh_hans="")
+
+    html = client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
+
+    note = '<p class="fallback-note">暂无中文译文，以下为英文原文。</p>'
+    assert f'{note}<div lang="en"><p>Only in English.</p></div>' in html
+    assert (
+        f'<span lang="en">{paper.title_en}</span> <span class="fallback-note">（英文原文）</span>'
+        in html
+    )
+
+
+def test_english_page_never_shows_chinese_fallback(client, db):
+    paper = factories.paper(
+        abstract_en="", abstract_zh_hans="只有中文。", summary_zh_hans="中文导读。"
+    )
+
+    html = client.get(paper.get_absolute_url()).content.decode()
+
+    assert "只有中文" not in html
+    assert "中文导读" not in html
+    assert "Abstract" not in visible_text(html)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/en/",
+        "/en/conferences/icml-2025/",
+        "/en/conferences/icml-2025/awards/test-of-time/",
+        "/en/papers/collabllm/",
+        "/en/authors/michael-i-jordan/",
+        "/en/papers/no-such-paper/",
+    ],
+)
+def test_english_pages_have_no_chinese(icml, client, url):
+    text = visible_text(client.get(url).content.decode(), skip_languages=["zh-hans"])
+
+    assert CJK.findall(text) == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/zh-hans/",
+        "/zh-hans/conferences/icml-2025/",
+        "/zh-hans/conferences/icml-2015/",
+        "/zh-hans/conferences/icml-2025/awards/test-of-time/",
+        "/zh-hans/papers/collabllm/",
+        "/zh-hans/papers/near-optimal-decision-trees-split-second/",
+        "/zh-hans/authors/michael-i-jordan/",
+        "/zh-hans/papers/no-such-paper/",
+    ],
+)
+def test_chinese_pages_have_no_english_labels(icml, client, url):
+    text = visible_text(client.get(url).content.decode(), skip_languages=["en"])
+    labels = {
+        entry.msgid
+        for entry in polib.pofile(str(CATALOGUE))
+        if entry.msgstr != entry.msgid
+        and any(c.isalpha() for c in entry.msgid)
+        and "%" not in entry.msgid
+    }
+    # Interface labels are whole words: "Award" must not match inside "Awards".
+    words = set(text.replace("，", " ").replace("：", " ").split())
+    phrases = [label for label in labels if " " in label.strip() and label in text]
+
+    assert sorted(labels & words) == []
+    assert phrases == []
+
+
+def test_chinese_catalogue_is_complete():
+    catalogue = polib.pofile(str(CATALOGUE))
+
+    assert [entry.msgid for entry in catalogue.untranslated_entries()] == []
+    assert [entry.msgid for entry in catalogue.fuzzy_entries()] == []
+
+
+# Languages and 404s -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "prefix"),
+    [
+        ("zh-CN", "/zh-hans/"),
+        ("zh-SG", "/zh-hans/"),
+        ("zh-Hans-CN", "/zh-hans/"),
+        ("zh-hans", "/zh-hans/"),
+        ("en-GB,en;q=0.8", "/en/"),
+        ("fr-FR", "/en/"),
+    ],
+)
+def test_root_redirects_by_accept_language(client, db, accept_language, prefix):
+    response = client.get("/", headers={"accept-language": accept_language})
+
+    assert response.status_code == 302
+    assert response["Location"] == prefix
+
+
+def test_language_switcher_keeps_the_page(icml, client):
+    html = client.get("/en/papers/collabllm/").content.decode()
+
+    assert (
+        '<a href="/zh-hans/papers/collabllm/" hreflang="zh-hans" lang="zh-hans">简体中文</a>'
+        in html
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "conferences/nope/",
+        "conferences/icml-2025/awards/nope/",
+        "conferences/nope/awards/test-of-time/",
+        "conferences/icml-2015/awards/test-of-time/",
+        "papers/nope/",
+        "authors/nope/",
+        "no/such/page/",
+    ],
+)
+def test_unknown_slugs_are_404_in_the_visitors_language(icml, client, language, path):
+    response = client.get(f"/{language}/{path}")
+
+    assert response.status_code == 404
+    heading = {"en": "<h1>Page not found</h1>", "zh-hans": "<h1>页面不存在</h1>"}[language]
+    assert heading in response.content.decode()
