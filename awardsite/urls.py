@@ -3,10 +3,14 @@
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
+from django.http import HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
 urlpatterns = [
+    # Browsers ask for /favicon.ico on every page, the admin's included.
+    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
 ]

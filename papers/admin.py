@@ -31,8 +31,8 @@ class VenueAdmin(TranslationAdmin):
 
 @admin.register(Conference)
 class ConferenceAdmin(TranslationAdmin):
-    list_display = ["name", "venue", "year", "city", "start_date", "end_date"]
-    list_filter = ["venue", "year"]
+    list_display = ["name", "venue", "year", "city", "start_date", "end_date", "status"]
+    list_filter = ["status", "venue", "year"]
     list_select_related = ["venue"]
     search_fields = ["name_en", "name_zh_hans", "city_en", "city_zh_hans", "slug"]
     autocomplete_fields = ["venue"]
@@ -80,8 +80,8 @@ class AwardEntryInline(admin.TabularInline):
 
 @admin.register(Paper)
 class PaperAdmin(TranslationAdmin):
-    list_display = ["title", "conference", "slug"]
-    list_filter = ["conference", "awards__conference", "awards__slug"]
+    list_display = ["title", "conference", "slug", "status"]
+    list_filter = ["status", "conference", "awards__conference", "awards__slug"]
     list_select_related = ["conference"]
     search_fields = [
         "title_en",
@@ -103,8 +103,8 @@ class AwardEntryForAwardInline(admin.TabularInline):
 
 @admin.register(Award)
 class AwardAdmin(TranslationAdmin):
-    list_display = ["name", "conference", "slug", "position"]
-    list_filter = ["conference", "slug"]
+    list_display = ["name", "conference", "slug", "position", "status"]
+    list_filter = ["status", "conference", "slug"]
     list_select_related = ["conference"]
     search_fields = ["name_en", "name_zh_hans", "slug", "conference__slug"]
     autocomplete_fields = ["conference"]

@@ -12,6 +12,24 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 
+class Status(models.TextChoices):
+    """Publication status: visitors see only published conferences, awards and papers."""
+
+    DRAFT = "draft", _("Draft")
+    PUBLISHED = "published", _("Published")
+
+
+def status_field():
+    return models.CharField(
+        _("status"),
+        max_length=10,
+        choices=Status.choices,
+        default=Status.DRAFT,
+        db_index=True,
+        help_text=_("Visitors see only published items."),
+    )
+
+
 class VenueQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
@@ -43,17 +61,28 @@ class ConferenceQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
 
+    def published(self):
+        return self.filter(status=Status.PUBLISHED)
+
     def newest_first(self):
         return self.order_by("-year", "-start_date", "slug")
 
     def for_listing(self):
-        """Conferences with their venue and awards, for the home page."""
+        """Conferences with their venue and published awards, for the home page.
+
+        Each award carries ``entry_count``: its entries whose paper is published.
+        """
         return self.select_related("venue").prefetch_related(
             Prefetch(
                 "awards",
-                queryset=Award.objects.annotate(entry_count=Count("entries")).order_by(
-                    "position", "slug"
-                ),
+                queryset=Award.objects.filter(status=Status.PUBLISHED)
+                .annotate(
+                    entry_count=Count(
+                        "entries",
+                        filter=Q(entries__paper__in=Paper.objects.published()),
+                    )
+                )
+                .order_by("position", "slug"),
             )
         )
 
@@ -87,6 +116,7 @@ class Conference(models.Model):
         help_text=_("Where the papers are published, e.g. PMLR volume 267."),
     )
     website = models.URLField(_("website"), blank=True)
+    status = status_field()
 
     objects = ConferenceQuerySet.as_manager()
 
@@ -147,17 +177,22 @@ class AuthorQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
 
+    def published(self):
+        """Authors of at least one published paper."""
+        return self.filter(authorships__paper__in=Paper.objects.published()).distinct()
+
     def for_detail(self):
-        """Authors with their authorships, papers, co-authors and awards."""
+        """Authors with their published papers, co-authors and awards."""
         return self.prefetch_related(
             Prefetch(
                 "authorships",
-                queryset=Authorship.objects.select_related("paper__conference__venue")
+                queryset=Authorship.objects.filter(paper__in=Paper.objects.published())
+                .select_related("paper__conference__venue")
                 .prefetch_related(
                     "affiliations",
                     Prefetch(
                         "paper__award_entries",
-                        queryset=AwardEntry.objects.for_paper(),
+                        queryset=AwardEntry.objects.published().for_paper(),
                     ),
                     Prefetch(
                         "paper__authorships",
@@ -212,6 +247,10 @@ class PaperQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
 
+    def published(self):
+        """Published papers of published conferences."""
+        return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
+
     def with_authors(self):
         """Papers with their authors in order (two queries however many papers)."""
         return self.prefetch_related(
@@ -242,10 +281,15 @@ class PaperQuerySet(models.QuerySet):
         """
         return (
             self.filter(conference=conference)
-            .exclude(award_entries__award__conference=conference)
+            .exclude(
+                award_entries__in=AwardEntry.objects.published().filter(
+                    award__conference=conference
+                )
+            )
             .with_authors()
             .prefetch_related(
-                "links", Prefetch("award_entries", queryset=AwardEntry.objects.for_paper())
+                "links",
+                Prefetch("award_entries", queryset=AwardEntry.objects.published().for_paper()),
             )
             .order_by("title_en")
         )
@@ -279,6 +323,7 @@ class Paper(models.Model):
         blank=True,
         help_text=_("Alternative text for readers who cannot see the image."),
     )
+    status = status_field()
     authors = models.ManyToManyField(
         "papers.Author",
         through="papers.Authorship",
@@ -414,10 +459,14 @@ class AwardQuerySet(models.QuerySet):
     def get_by_natural_key(self, conference_slug, slug):
         return self.get(conference__slug=conference_slug, slug=slug)
 
+    def published(self):
+        """Published awards of published conferences."""
+        return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
+
     def for_detail(self):
-        """Awards with their conference and entries (papers with authors in order)."""
+        """Awards with their conference and published entries (authors in order)."""
         return self.select_related("conference__venue").prefetch_related(
-            Prefetch("entries", queryset=AwardEntry.objects.for_award())
+            Prefetch("entries", queryset=AwardEntry.objects.published().for_award())
         )
 
 
@@ -443,6 +492,7 @@ class Award(models.Model):
     position = models.PositiveSmallIntegerField(
         _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
     )
+    status = status_field()
     papers = models.ManyToManyField(
         "papers.Paper",
         through="papers.AwardEntry",
@@ -491,6 +541,10 @@ class AwardEntryQuerySet(models.QuerySet):
             award__slug=award_slug,
             paper__slug=paper_slug,
         )
+
+    def published(self):
+        """Entries whose award and paper are both published."""
+        return self.filter(award__in=Award.objects.published(), paper__in=Paper.objects.published())
 
     def for_award(self):
         """Entries with their papers and ordered authors: winners first."""

@@ -1,5 +1,6 @@
 """Public pages. Each view's queryset comes from the model's QuerySet vocabulary,
-so every page runs a fixed number of queries however many papers it lists."""
+so every page runs a fixed number of queries however many papers it lists, and
+shows only published items (an unpublished or unknown slug is a 404)."""
 
 from django.views.generic import DetailView, ListView
 
@@ -13,7 +14,7 @@ class HomeView(ListView):
     context_object_name = "conferences"
 
     def get_queryset(self):
-        return Conference.objects.for_listing().newest_first()
+        return Conference.objects.published().for_listing().newest_first()
 
 
 class ConferenceDetailView(DetailView):
@@ -22,12 +23,12 @@ class ConferenceDetailView(DetailView):
     model = Conference
 
     def get_queryset(self):
-        return Conference.objects.select_related("venue")
+        return Conference.objects.published().select_related("venue")
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["awards"] = Award.objects.filter(conference=self.object).for_detail()
-        context["other_papers"] = Paper.objects.published_without_award_at(self.object)
+        context["awards"] = Award.objects.published().filter(conference=self.object).for_detail()
+        context["other_papers"] = Paper.objects.published().published_without_award_at(self.object)
         return context
 
 
@@ -37,7 +38,11 @@ class AwardDetailView(DetailView):
     model = Award
 
     def get_queryset(self):
-        return Award.objects.filter(conference__slug=self.kwargs["conference_slug"]).for_detail()
+        return (
+            Award.objects.published()
+            .filter(conference__slug=self.kwargs["conference_slug"])
+            .for_detail()
+        )
 
 
 class PaperDetailView(DetailView):
@@ -46,7 +51,7 @@ class PaperDetailView(DetailView):
     model = Paper
 
     def get_queryset(self):
-        return Paper.objects.for_detail()
+        return Paper.objects.published().for_detail()
 
 
 class AuthorDetailView(DetailView):
@@ -55,4 +60,4 @@ class AuthorDetailView(DetailView):
     model = Author
 
     def get_queryset(self):
-        return Author.objects.for_detail()
+        return Author.objects.published().for_detail()

@@ -12,6 +12,7 @@ from papers.models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
     Venue,
 )
 
@@ -36,6 +37,7 @@ def conference(**fields):
         "city_zh_hans": "温哥华",
         "country_en": "Canada",
         "country_zh_hans": "加拿大",
+        "status": Status.PUBLISHED,
         "start_date": datetime.date(2025, 7, 13),
         "end_date": datetime.date(2025, 7, 19),
     }
@@ -63,6 +65,7 @@ def paper(authors=(), affiliations=(), links=(), **fields):
         "title_zh_hans": f"论文标题 {n}",
         "abstract_en": f"English abstract {n}.",
         "abstract_zh_hans": f"中文摘要 {n}。",
+        "status": Status.PUBLISHED,
     }
     values.update(fields)
     if "conference" not in values:
@@ -84,6 +87,7 @@ def award(**fields):
         "name_zh_hans": f"奖项 {n}",
         "description_en": "An award.",
         "description_zh_hans": "一个奖项。",
+        "status": Status.PUBLISHED,
     }
     values.update(fields)
     if "conference" not in values:

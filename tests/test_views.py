@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import AwardEntry, PaperLink
+from papers.models import AwardEntry, PaperLink, Status
 
 from . import factories
 from .html import CJK, visible_text
@@ -282,3 +282,44 @@ def test_unknown_slugs_are_404_in_the_visitors_language(icml, client, language, 
     assert response.status_code == 404
     heading = {"en": "<h1>Page not found</h1>", "zh-hans": "<h1>页面不存在</h1>"}[language]
     assert heading in response.content.decode()
+
+
+# Drafts ---------------------------------------------------------------------
+
+
+def test_draft_paper_is_hidden_everywhere(client, db):
+    award = factories.award()
+    shown = factories.paper(conference=award.conference, title_en="Shown paper")
+    draft = factories.paper(
+        conference=award.conference,
+        title_en="Draft paper",
+        status=Status.DRAFT,
+        authors=[factories.author()],
+    )
+    factories.award_entry(award, shown)
+    factories.award_entry(award, draft)
+
+    assert client.get(draft.get_absolute_url()).status_code == 404
+    assert client.get(draft.authorships.get().author.get_absolute_url()).status_code == 404
+    for url in ["/en/", award.conference.get_absolute_url(), award.get_absolute_url()]:
+        text = visible_text(client.get(url).content.decode())
+        assert "Draft paper" not in text
+    assert "1 paper" in visible_text(client.get("/en/").content.decode())
+
+
+def test_draft_award_and_conference_are_404(client, db):
+    draft_award = factories.award(status=Status.DRAFT)
+    draft_conference = factories.conference(status=Status.DRAFT)
+    paper = factories.paper(conference=draft_conference)
+
+    assert client.get(draft_award.get_absolute_url()).status_code == 404
+    assert client.get(draft_conference.get_absolute_url()).status_code == 404
+    assert client.get(paper.get_absolute_url()).status_code == 404
+    assert draft_conference.name_en not in client.get("/en/").content.decode()
+
+
+def test_favicon_redirects_to_the_static_file(client):
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/static/favicon.ico"
