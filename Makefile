@@ -8,7 +8,7 @@ PORT ?= 8000
 # Development only: a fixed secret key for the local server and the tests.
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
-.PHONY: run test install messages data check clean vendor
+.PHONY: run test install messages data check clean vendor browser
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -33,7 +33,13 @@ run: data
 	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-test: messages
+# Browser tests drive Debian's Chromium (never a downloaded browser) with a CJK font.
+browser:
+	@command -v chromium >/dev/null && fc-list :lang=zh | grep -q . || { \
+		apt-get update -qq && apt-get install -y -qq chromium fonts-wqy-microhei; } || { \
+		echo "the browser tests need Debian's chromium and fonts-wqy-microhei"; exit 1; }
+
+test: messages browser
 	$(VENV)/bin/ruff check .
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run

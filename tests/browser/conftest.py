@@ -1,0 +1,53 @@
+"""Browser tests: Debian's Chromium driven by Playwright against pytest-django's live_server.
+
+Playwright's own browser downloads are never used (`make test` installs Debian's
+chromium); the flags keep Chromium from calling any other host.
+"""
+
+import os
+import shutil
+
+import pytest
+from django.core.management import call_command
+
+# live_server runs in a thread; Playwright's sync API runs an event loop in this one.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def site(live_server, transactional_db):
+    """The live server's base URL, with the shipped ICML content loaded."""
+    call_command("loaddata", "icml", verbosity=0)
+    return live_server.url
+
+
+@pytest.fixture
+def page(page, site):
+    """A page that fails the test on any request to another host."""
+    foreign = []
+    page.on(
+        "request",
+        lambda request: (
+            foreign.append(request.url)
+            if not request.url.startswith((site, "data:", "about:"))
+            else None
+        ),
+    )
+    yield page
+    assert foreign == []
