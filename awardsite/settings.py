@@ -66,6 +66,10 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "adminsortable2",
+    "easy_thumbnails",
+    "reversion",
+    "reversion_compare",
     "papers",
 ]
 
@@ -172,6 +176,20 @@ LOGGING = {
 # modeltranslation's tabbed admin would load jQuery UI from a CDN; serve our copy
 # (from npm, see package.json and `make vendor`) so the admin calls no other host.
 JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
+
+# Teaser images (papers/images.py): uploads are refused above these limits. 5 MB is
+# ample for a 2,000-pixel-wide JPEG or PNG figure; 25 megapixels is about a 6,000 x 4,000
+# photo, far under Pillow's own decompression-bomb threshold (89 megapixels).
+PAPER_IMAGE_MAX_BYTES = int(os.environ.get("DJANGO_PAPER_IMAGE_MAX_BYTES", 5 * 1024 * 1024))
+PAPER_IMAGE_MAX_PIXELS = int(os.environ.get("DJANGO_PAPER_IMAGE_MAX_PIXELS", 25_000_000))
+# easy-thumbnails: the sizes the site shows (templates use these names).
+THUMBNAIL_ALIASES = {
+    "": {
+        "teaser": {"size": (960, 0), "upscale": False},
+        "admin": {"size": (120, 80), "upscale": False},
+    }
+}
+THUMBNAIL_TRANSPARENCY_EXTENSION = "png"
 
 # `manage.py loaddata icml` finds the shipped content here.
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]

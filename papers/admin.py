@@ -1,10 +1,27 @@
-"""The editors' admin: every model, with tabbed translation forms (modeltranslation)."""
+"""The editors' admin: every model, with tabbed translation forms (modeltranslation),
+history with compare and restore (django-reversion, django-reversion-compare),
+drag-and-drop author order (django-admin-sortable2), draft/publish actions, a preview
+of a draft's public page, and a "missing Chinese" filter and column on each
+translated model."""
 
-from django.contrib import admin
-from django.db.models import Count
+import reversion
+from adminsortable2.admin import SortableAdminBase, SortableTabularInline
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.db.models import Count, Q
+from django.templatetags.static import static
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from modeltranslation.admin import TabbedDjangoJqueryTranslationAdmin
+from django.utils.translation import ngettext
+from easy_thumbnails.exceptions import InvalidImageFormatError
+from easy_thumbnails.files import get_thumbnailer
+from modeltranslation.admin import TabbedDjangoJqueryTranslationAdmin, TranslationStackedInline
+from modeltranslation.translator import translator
+from modeltranslation.utils import build_localized_fieldname
+from reversion_compare.admin import CompareVersionAdmin
 
+from .forms import AuthorshipFormSet, TeaserImageField
 from .models import (
     Author,
     Authorship,
@@ -14,40 +31,181 @@ from .models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
     Venue,
 )
 
+PREVIEW_PARAMETER = "preview"
 
-class TranslationAdmin(TabbedDjangoJqueryTranslationAdmin):
-    """Tabbed translation fields using Django's own jQuery and our copy of jQuery UI."""
+
+def missing_chinese_q(model):
+    """A Q for rows of ``model`` where some translated field has English but no Chinese."""
+    condition = Q()
+    for field in translator.get_options_for_model(model).fields:
+        english = build_localized_fieldname(field, "en")
+        chinese = build_localized_fieldname(field, "zh_hans")
+        has_english = ~Q(**{english: ""}) & Q(**{f"{english}__isnull": False})
+        condition |= has_english & (Q(**{chinese: ""}) | Q(**{f"{chinese}__isnull": True}))
+    return condition
+
+
+def missing_chinese_fields(obj):
+    """The translated fields of ``obj`` with English text and no Chinese, in declared order."""
+    missing = []
+    for field in translator.get_options_for_model(type(obj)).fields:
+        english = getattr(obj, build_localized_fieldname(field, "en"))
+        chinese = getattr(obj, build_localized_fieldname(field, "zh_hans"))
+        if english and not chinese:
+            missing.append(field)
+    return missing
+
+
+class MissingChineseFilter(admin.SimpleListFilter):
+    """Rows missing a Chinese translation; with facets on, each choice shows its count."""
+
+    title = _("Chinese translation")
+    parameter_name = "chinese"
+
+    def lookups(self, request, model_admin):
+        return [("missing", _("Missing")), ("complete", _("Complete"))]
+
+    def queryset(self, request, queryset):
+        condition = missing_chinese_q(queryset.model)
+        if self.value() == "missing":
+            return queryset.filter(condition)
+        if self.value() == "complete":
+            return queryset.exclude(condition)
+        return None
+
+
+class ContentAdmin(CompareVersionAdmin):
+    """History, compare and restore for every content model (django-reversion-compare).
+
+    django-reversion-compare's compare view checks only that the user is staff; here it
+    also needs permission to view the model, like the history page it is reached from.
+    """
+
+    def compare_view(self, request, object_id, extra_context=None):
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        return super().compare_view(request, object_id, extra_context)
+
+
+class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
+    """Tabbed translation fields (Django's jQuery, our copy of jQuery UI), history, and
+    the "missing Chinese" filter, column and counts."""
+
+    show_facets = admin.ShowFacets.ALWAYS
+    change_list_template = "admin/papers/translated_change_list.html"
+
+    def get_list_filter(self, request):
+        return [*super().get_list_filter(request), MissingChineseFilter]
+
+    def get_list_display(self, request):
+        return [*super().get_list_display(request), "chinese_translation"]
+
+    @admin.display(description=_("Chinese"))
+    def chinese_translation(self, obj):
+        missing = missing_chinese_fields(obj)
+        if not missing:
+            return format_html(
+                '<img src="{}" alt="{}">', static("admin/img/icon-yes.svg"), _("Complete")
+            )
+        names = ", ".join(str(type(obj)._meta.get_field(field).verbose_name) for field in missing)
+        return format_html(
+            '<img src="{}" alt=""> {}', static("admin/img/icon-no.svg"), _("Missing: %s") % names
+        )
+
+    def changelist_view(self, request, extra_context=None):
+        remaining = self.model._default_manager.filter(missing_chinese_q(self.model)).count()
+        extra_context = {**(extra_context or {}), "missing_chinese_count": remaining}
+        return super().changelist_view(request, extra_context)
+
+
+class PublishingAdmin(TranslatedContentAdmin):
+    """Draft and published: actions for the changelist, and a preview of drafts.
+
+    "View on site" opens a draft's public page in preview mode (see papers.views);
+    each status change is saved through the model, so it enters the history.
+    """
+
+    actions = ["publish", "unpublish"]
+
+    def view_on_site(self, obj):
+        url = obj.get_absolute_url()
+        return url if obj.status == Status.PUBLISHED else f"{url}?{PREVIEW_PARAMETER}=1"
+
+    def _set_status(self, request, queryset, status, message):
+        changed = 0
+        with reversion.create_revision():
+            reversion.set_user(request.user)
+            reversion.set_comment(str(message))
+            for obj in queryset.exclude(status=status):
+                obj.status = status
+                obj.save(update_fields=["status"])
+                changed += 1
+        return changed
+
+    @admin.action(permissions=["change"], description=_("Publish the selected items"))
+    def publish(self, request, queryset):
+        changed = self._set_status(request, queryset, Status.PUBLISHED, _("Published."))
+        self.message_user(
+            request,
+            ngettext("%(count)d item published.", "%(count)d items published.", changed)
+            % {"count": changed},
+            messages.SUCCESS,
+        )
+
+    @admin.action(permissions=["change"], description=_("Return the selected items to draft"))
+    def unpublish(self, request, queryset):
+        changed = self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."))
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d item returned to draft.", "%(count)d items returned to draft.", changed
+            )
+            % {"count": changed},
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Venue)
-class VenueAdmin(TranslationAdmin):
+class VenueAdmin(TranslatedContentAdmin):
     list_display = ["acronym", "name", "slug"]
     search_fields = ["acronym", "name_en", "name_zh_hans", "slug"]
     prepopulated_fields = {"slug": ["acronym"]}
 
 
+class AwardInline(TranslationStackedInline):
+    """A conference's awards, translated in tabs, including rows added with "Add another"."""
+
+    model = Award
+    extra = 0
+    fields = ["name", "slug", "description", "position", "status"]
+    show_change_link = True
+
+
 @admin.register(Conference)
-class ConferenceAdmin(TranslationAdmin):
+class ConferenceAdmin(PublishingAdmin):
     list_display = ["name", "venue", "year", "city", "start_date", "end_date", "status"]
     list_filter = ["status", "venue", "year"]
     list_select_related = ["venue"]
     search_fields = ["name_en", "name_zh_hans", "city_en", "city_zh_hans", "slug"]
     autocomplete_fields = ["venue"]
     date_hierarchy = "start_date"
+    prepopulated_fields = {"slug": ["name_en"]}
+    inlines = [AwardInline]
 
 
 @admin.register(Institution)
-class InstitutionAdmin(TranslationAdmin):
+class InstitutionAdmin(TranslatedContentAdmin):
     list_display = ["name", "slug", "country"]
     search_fields = ["name_en", "name_zh_hans", "slug"]
     prepopulated_fields = {"slug": ["name_en"]}
 
 
 @admin.register(Author)
-class AuthorAdmin(admin.ModelAdmin):
+class AuthorAdmin(ContentAdmin):
     list_display = ["name", "slug", "paper_count"]
     search_fields = ["name", "other_names", "slug"]
     prepopulated_fields = {"slug": ["name"]}
@@ -60,8 +218,15 @@ class AuthorAdmin(admin.ModelAdmin):
         return obj.paper_count
 
 
-class AuthorshipInline(admin.TabularInline):
+class AuthorshipInline(SortableTabularInline):
+    """Authors in order: drag a row by its handle; the position is renumbered to match.
+
+    Pick an author or institution by typing part of the name; the "+" beside the
+    author adds a new person without leaving the paper.
+    """
+
     model = Authorship
+    formset = AuthorshipFormSet
     extra = 0
     autocomplete_fields = ["author", "affiliations"]
     ordering = ["position"]
@@ -79,7 +244,7 @@ class AwardEntryInline(admin.TabularInline):
 
 
 @admin.register(Paper)
-class PaperAdmin(TranslationAdmin):
+class PaperAdmin(SortableAdminBase, PublishingAdmin):
     list_display = ["title", "conference", "slug", "status"]
     list_filter = ["status", "conference", "awards__conference", "awards__slug"]
     list_select_related = ["conference"]
@@ -91,7 +256,19 @@ class PaperAdmin(TranslationAdmin):
     ]
     autocomplete_fields = ["conference"]
     prepopulated_fields = {"slug": ["title_en"]}
+    readonly_fields = ["teaser_thumbnail"]
+    formfield_overrides = {models.ImageField: {"form_class": TeaserImageField}}
     inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
+
+    @admin.display(description=_("current teaser"))
+    def teaser_thumbnail(self, obj):
+        if not obj.image:
+            return "–"
+        try:
+            url = get_thumbnailer(obj.image)["admin"].url
+        except (OSError, InvalidImageFormatError):  # a missing or unreadable file
+            return _("The stored image cannot be read.")
+        return format_html('<img src="{}" alt="{}">', url, obj.image_alt_en)
 
 
 class AwardEntryForAwardInline(admin.TabularInline):
@@ -102,17 +279,18 @@ class AwardEntryForAwardInline(admin.TabularInline):
 
 
 @admin.register(Award)
-class AwardAdmin(TranslationAdmin):
+class AwardAdmin(PublishingAdmin):
     list_display = ["name", "conference", "slug", "position", "status"]
     list_filter = ["status", "conference", "slug"]
     list_select_related = ["conference"]
     search_fields = ["name_en", "name_zh_hans", "slug", "conference__slug"]
     autocomplete_fields = ["conference"]
+    prepopulated_fields = {"slug": ["name_en"]}
     inlines = [AwardEntryForAwardInline]
 
 
 @admin.register(AwardEntry)
-class AwardEntryAdmin(admin.ModelAdmin):
+class AwardEntryAdmin(ContentAdmin):
     list_display = ["paper", "award", "level", "position"]
     list_filter = ["level", "award__conference", "award__slug"]
     list_select_related = ["paper", "award__conference"]
@@ -121,7 +299,7 @@ class AwardEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Authorship)
-class AuthorshipAdmin(admin.ModelAdmin):
+class AuthorshipAdmin(ContentAdmin):
     list_display = ["author", "paper", "position"]
     list_select_related = ["author", "paper"]
     search_fields = ["author__name", "paper__title_en", "paper__title_zh_hans"]
@@ -129,7 +307,7 @@ class AuthorshipAdmin(admin.ModelAdmin):
 
 
 @admin.register(PaperLink)
-class PaperLinkAdmin(admin.ModelAdmin):
+class PaperLinkAdmin(ContentAdmin):
     list_display = ["paper", "kind", "url"]
     list_filter = ["kind"]
     list_select_related = ["paper"]

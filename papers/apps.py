@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
 
@@ -8,3 +9,9 @@ class PapersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "papers"
     verbose_name = _("Awards and papers")
+
+    def ready(self):
+        from .roles import sync_editors_group
+
+        # After auth's own post_migrate handler has created this app's permissions.
+        post_migrate.connect(sync_editors_group, sender=self, dispatch_uid="papers-editors")

@@ -6,10 +6,15 @@ Prose fields are translated by django-modeltranslation (see ``translation.py``);
 their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 """
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Case, Count, Prefetch, Q, Value, When
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+
+from .slugs import SlugFromTitleMixin
+
+SLUG_HELP = _("Leave blank to make one from the English title or name.")
 
 
 class Status(models.TextChoices):
@@ -87,8 +92,11 @@ class ConferenceQuerySet(models.QuerySet):
         )
 
 
-class Conference(models.Model):
+class Conference(SlugFromTitleMixin, models.Model):
     """One edition of a venue: ICML 2025 in Vancouver, 13-19 July 2025."""
+
+    slug_source = "name_en"
+    slug_fallback = "conference"
 
     venue = models.ForeignKey(
         "papers.Venue",
@@ -100,7 +108,11 @@ class Conference(models.Model):
         _("slug"),
         max_length=50,
         unique=True,
-        help_text=_("Language-neutral key used in URLs and fixtures, e.g. icml-2025."),
+        blank=True,
+        help_text=_(
+            "Language-neutral key used in URLs and fixtures, e.g. icml-2025. "
+            "Leave blank to make one from the English name."
+        ),
     )
     year = models.PositiveSmallIntegerField(_("year"))
     name = models.CharField(_("name"), max_length=200)
@@ -151,10 +163,13 @@ class InstitutionQuerySet(models.QuerySet):
         return self.get(slug=slug)
 
 
-class Institution(models.Model):
+class Institution(SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
 
-    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    slug_source = "name_en"
+    slug_fallback = "institution"
+
+    slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
     name = models.CharField(_("name"), max_length=200)
     country = models.CharField(_("country"), max_length=100, blank=True)
     website = models.URLField(_("website"), blank=True)
@@ -204,13 +219,16 @@ class AuthorQuerySet(models.QuerySet):
         )
 
 
-class Author(models.Model):
+class Author(SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
 
     Affiliations belong to the authorship (people move), not to the person.
     """
 
-    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    slug_source = "name"
+    slug_fallback = "author"
+
+    slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
     name = models.CharField(
         _("name"), max_length=200, help_text=_("The name as the person publishes it.")
     )
@@ -295,10 +313,13 @@ class PaperQuerySet(models.QuerySet):
         )
 
 
-class Paper(models.Model):
+class Paper(SlugFromTitleMixin, models.Model):
     """A published paper: its translated title, abstract and summary, and links."""
 
-    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    slug_source = "title_en"
+    slug_fallback = "paper"
+
+    slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     title = models.CharField(_("title"), max_length=400)
     abstract = models.TextField(_("abstract"), blank=True)
     summary = models.TextField(
@@ -348,6 +369,20 @@ class Paper(models.Model):
         return (self.slug,)
 
     natural_key.dependencies = ["papers.conference"]
+
+    def clean(self):
+        """An image needs a description in both languages (screen readers read it)."""
+        super().clean()
+        if self.image:
+            missing = {
+                field: ValidationError(
+                    _("Describe the image for readers who cannot see it."), code="required"
+                )
+                for field in ("image_alt_en", "image_alt_zh_hans")
+                if not (getattr(self, field) or "").strip()
+            }
+            if missing:
+                raise ValidationError(missing)
 
     @property
     def ordered_authorships(self):
@@ -470,11 +505,14 @@ class AwardQuerySet(models.QuerySet):
         )
 
 
-class Award(models.Model):
+class Award(SlugFromTitleMixin, models.Model):
     """An award given at a conference, such as the ICML 2025 Test of Time Award.
 
     The same ``slug`` at every edition of a venue makes an award series.
     """
+
+    slug_source = "name_en"
+    slug_fallback = "award"
 
     conference = models.ForeignKey(
         "papers.Conference",
@@ -485,7 +523,11 @@ class Award(models.Model):
     slug = models.SlugField(
         _("slug"),
         max_length=80,
-        help_text=_("The same slug at every edition links the years of one award."),
+        blank=True,
+        help_text=_(
+            "The same slug at every edition links the years of one award. "
+            "Leave blank to make one from the English name."
+        ),
     )
     name = models.CharField(_("name"), max_length=200)
     description = models.TextField(_("description"), blank=True)
@@ -523,6 +565,9 @@ class Award(models.Model):
         return (self.conference.slug, self.slug)
 
     natural_key.dependencies = ["papers.conference"]
+
+    def slug_scope(self):
+        return {"conference_id": self.conference_id}
 
 
 # Winners before honourable mentions. An expression rather than a stored column:

@@ -1,0 +1,81 @@
+"""Forms and formsets the editors' admin uses: the teaser image field and author order."""
+
+from adminsortable2.admin import CustomInlineFormSet
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db.models import F
+from django.utils.translation import gettext_lazy as _
+
+from .images import clean_image
+
+
+class TeaserImageField(forms.ImageField):
+    """An image upload checked and normalised by its content (``papers.images.clean_image``).
+
+    Replaces Django's own check (which opens the file with Pillow without our limits and
+    would let a decompression bomb's warning through) with ``clean_image``: every bad
+    upload becomes a form error, and the value saved is the re-encoded image.
+    """
+
+    def to_python(self, data):
+        upload = forms.FileField.to_python(self, data)
+        if upload is None:
+            return None
+        return clean_image(upload)
+
+
+class AuthorshipFormSet(CustomInlineFormSet):
+    """A paper's authorships, reorderable by drag and drop (django-admin-sortable2).
+
+    Authorship positions are unique per paper (a database constraint), so swapping two
+    authors cannot be validated or saved row by row: each row would collide with the
+    other's old position. The formset checks the new positions as a whole instead, and
+    moves the rows it is about to renumber out of the way (one UPDATE) before saving.
+    """
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        # Per-row validation against the database would see the other row's old
+        # position; ``clean`` checks positions across the whole formset instead.
+        form._get_validation_exclusions = _excluding_position(form._get_validation_exclusions)
+
+    def clean(self):
+        super().clean()
+        seen = set()
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+                continue
+            position = form.cleaned_data.get("position")
+            if position is None:
+                continue  # a new row: save_new gives it the next free position
+            if position < 1:
+                raise ValidationError(_("Author positions start at 1."), code="position")
+            if position in seen:
+                raise ValidationError(
+                    _("Two authors have position %(position)s."),
+                    code="duplicate_position",
+                    params={"position": position},
+                )
+            seen.add(position)
+
+    def save_existing_objects(self, commit=True):
+        if commit:
+            # Rows that change position, and rows about to be deleted (whose position
+            # another row may take before the deletion comes in the loop).
+            moved = [
+                form.instance.pk
+                for form in self.initial_forms
+                if form.instance.pk
+                and ("position" in form.changed_data or self._should_delete_form(form))
+            ]
+            # Original positions are distinct, so shifted ones are too, and none of them
+            # can meet a final position (positions stay far below the offset).
+            self.model._default_manager.filter(pk__in=moved).update(position=F("position") + 10_000)
+        return super().save_existing_objects(commit)
+
+
+def _excluding_position(get_exclusions):
+    def exclusions():
+        return {*get_exclusions(), "position"}
+
+    return exclusions

@@ -1,0 +1,182 @@
+"""Checking and normalising uploaded teaser images, by their content.
+
+``clean_image(upload)`` is the one gate every uploaded image passes (the admin's form
+field calls it). It reads the bytes with Pillow and never trusts the file name or the
+browser's content type. It refuses, with a ValidationError whose ``code`` says why:
+
+- ``too_large``: more than ``settings.PAPER_IMAGE_MAX_BYTES`` bytes;
+- ``svg``: an SVG drawing (XML that could carry scripts; Pillow cannot read it anyway);
+- ``not_image``: anything Pillow cannot identify as a JPEG, PNG, GIF or WebP image;
+- ``too_many_pixels``: more than ``settings.PAPER_IMAGE_MAX_PIXELS`` pixels;
+- ``bomb``: a decompression bomb, i.e. a header claiming more pixels than Pillow's own
+  ``Image.MAX_IMAGE_PIXELS``, refused before any pixel is decoded;
+- ``truncated``: a file whose pixel data ends early or is corrupt.
+
+An accepted image is re-encoded: its EXIF orientation is applied (so the pixels stand
+the right way up and the EXIF tag is gone), CMYK becomes RGB (through the embedded ICC
+profile when there is one), palette and grey-with-alpha images become RGB or RGBA, and
+transparency is kept. Images with transparency are stored as PNG, the rest in their own
+format (JPEG, PNG or WebP; a GIF becomes a PNG of its first frame). The new file is named
+after the content, so ``figure.txt`` holding a PNG is stored as ``figure.png``.
+"""
+
+import io
+import warnings
+from pathlib import PurePath
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.template.defaultfilters import filesizeformat
+from django.utils.translation import gettext_lazy as _
+from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+
+ACCEPTED_FORMATS = {"JPEG", "PNG", "GIF", "WEBP"}
+# Output format and file extension for each accepted input format (opaque images).
+OUTPUT = {
+    "JPEG": ("JPEG", "jpg"),
+    "PNG": ("PNG", "png"),
+    "GIF": ("PNG", "png"),
+    "WEBP": ("WEBP", "webp"),
+}
+CONTENT_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
+SVG_MARKERS = (b"<svg", b"<?xml", b"<!doctype svg")
+
+
+def clean_image(upload):
+    """Check ``upload`` (a Django File) by its content and return a normalised copy.
+
+    Returns a SimpleUploadedFile holding the re-encoded image, named ``<stem>.<ext>``
+    after the detected format, with an ``image`` attribute (the Pillow image, already
+    loaded) as Django's own ImageField sets. Raises ValidationError (codes listed in the
+    module docstring) and never anything else for bad input. Limits come from settings
+    (PAPER_IMAGE_MAX_BYTES, PAPER_IMAGE_MAX_PIXELS).
+    """
+    max_bytes = settings.PAPER_IMAGE_MAX_BYTES
+    if upload.size is not None and upload.size > max_bytes:
+        raise ValidationError(
+            _("The image is %(size)s; the limit is %(limit)s."),
+            code="too_large",
+            params={"size": filesizeformat(upload.size), "limit": filesizeformat(max_bytes)},
+        )
+    upload.seek(0)
+    data = upload.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValidationError(
+            _("The image is larger than %(limit)s."),
+            code="too_large",
+            params={"limit": filesizeformat(max_bytes)},
+        )
+    if _looks_like_svg(data):
+        raise ValidationError(
+            _("SVG drawings are not accepted: upload a PNG, JPEG or WebP image."), code="svg"
+        )
+
+    image, input_format = _open(data)
+    image = _normalise(image)
+    output_format, extension = OUTPUT[input_format]
+    if image.mode == "RGBA" and output_format == "JPEG":
+        output_format, extension = "PNG", "png"  # JPEG has no transparency
+    buffer = io.BytesIO()
+    save_options = {"JPEG": {"quality": 90, "optimize": True}, "WEBP": {"quality": 90}}
+    image.save(buffer, format=output_format, **save_options.get(output_format, {}))
+    stem = PurePath(upload.name or "image").stem[:80] or "image"
+    cleaned = SimpleUploadedFile(
+        f"{stem}.{extension}", buffer.getvalue(), content_type=CONTENT_TYPES[output_format]
+    )
+    cleaned.image = image
+    return cleaned
+
+
+def _looks_like_svg(data):
+    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith(SVG_MARKERS) or b"<svg" in head
+
+
+def _open(data):
+    """Identify and fully decode ``data`` within the limits; return the Pillow image."""
+    max_pixels = settings.PAPER_IMAGE_MAX_PIXELS
+    # Pillow warns (DecompressionBombWarning) above MAX_IMAGE_PIXELS and raises above
+    # twice that. Both are refusals here: the warning is turned into an error so a
+    # bomb never gets decoded, whatever the process's warning filters say.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            image = Image.open(io.BytesIO(data))
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
+            raise _bomb_error() from error
+        except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
+            raise ValidationError(
+                _("This file is not an image that can be shown: upload a PNG, JPEG or WebP."),
+                code="not_image",
+            ) from error
+        if image.format not in ACCEPTED_FORMATS:
+            raise ValidationError(
+                _("%(format)s images are not accepted: upload a PNG, JPEG or WebP image."),
+                code="not_image",
+                params={"format": image.format},
+            )
+        width, height = image.size
+        if width * height > max_pixels:
+            raise ValidationError(
+                _(
+                    "The image is %(width)s × %(height)s pixels; the limit is "
+                    "%(limit)s million pixels."
+                ),
+                code="too_many_pixels",
+                params={"width": width, "height": height, "limit": max_pixels // 1_000_000},
+            )
+        try:
+            image.load()
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
+            raise _bomb_error() from error
+        except (OSError, ValueError, SyntaxError, EOFError) as error:
+            raise ValidationError(
+                _("The image is truncated or damaged: export it again and upload the new file."),
+                code="truncated",
+            ) from error
+    return image, image.format
+
+
+def _bomb_error():
+    return ValidationError(
+        _("The image claims an enormous size (a decompression bomb) and was refused."),
+        code="bomb",
+    )
+
+
+def _normalise(image):
+    """Apply EXIF orientation and bring the pixels to RGB, RGBA or L."""
+    image = ImageOps.exif_transpose(image)
+    if image.mode == "CMYK":
+        image = _cmyk_to_rgb(image)
+    elif image.mode == "P" or image.mode == "PA":
+        image = image.convert("RGBA" if _has_transparency(image) else "RGB")
+    elif image.mode == "LA" or (image.mode == "L" and "transparency" in image.info):
+        image = image.convert("RGBA")
+    elif image.mode == "RGB" and "transparency" in image.info:
+        image = image.convert("RGBA")
+    elif image.mode not in {"RGB", "RGBA", "L"}:
+        # 1-bit, 16-bit grey, 32-bit integer or float, YCbCr, LAB, HSV...
+        image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+    if image.mode == "RGBA" and image.getextrema()[3] == (255, 255):
+        image = image.convert("RGB")  # an alpha channel that hides nothing
+    return image
+
+
+def _has_transparency(image):
+    return "transparency" in image.info or image.mode == "PA"
+
+
+def _cmyk_to_rgb(image):
+    """CMYK to RGB, through the image's own ICC profile when it has one."""
+    profile = image.info.get("icc_profile")
+    if profile:
+        try:
+            source = ImageCms.ImageCmsProfile(io.BytesIO(profile))
+            return ImageCms.profileToProfile(
+                image, source, ImageCms.createProfile("sRGB"), outputMode="RGB"
+            )
+        except (ImageCms.PyCMSError, OSError):
+            pass  # a broken profile: fall back to Pillow's plain conversion
+    return image.convert("RGB")

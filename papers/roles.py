@@ -1,0 +1,59 @@
+"""Roles: the "Editors" group and editor accounts.
+
+Editors maintain content and nothing else: the group holds exactly the add, change,
+delete and view permissions of the ``papers`` app's models (history, compare and restore
+need no more: django-reversion checks the model's own permissions), and none on users,
+groups or any other app. ``sync_editors_group`` runs after every ``migrate``
+(``PapersConfig.ready``), so the group exists on a new database and follows new models;
+rights given to the group by hand are reset there, so give other rights to another group.
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+EDITORS = "Editors"
+EDITOR_APPS = ("papers",)
+
+
+def editor_permissions():
+    """The permissions an editor needs: every permission of the apps in EDITOR_APPS."""
+    return Permission.objects.filter(content_type__app_label__in=EDITOR_APPS)
+
+
+def sync_editors_group(using="default", **kwargs):
+    """Create the Editors group if needed and give it exactly ``editor_permissions()``.
+
+    Connected to ``post_migrate`` for the papers app (after auth has created the papers
+    permissions). Returns the group.
+    """
+    group, _created = Group.objects.using(using).get_or_create(name=EDITORS)
+    group.permissions.set(editor_permissions().using(using))
+    return group
+
+
+@transaction.atomic
+def create_editor(username, email, password, dry_run=False):
+    """Create a staff, non-superuser account in the Editors group and return it.
+
+    ``password`` is checked by AUTH_PASSWORD_VALIDATORS. Raises ValidationError for a
+    taken username or a password the validators refuse; with ``dry_run`` everything is
+    checked and nothing is saved (the unsaved user is returned).
+    """
+    User = get_user_model()
+    if User._default_manager.filter(**{User.USERNAME_FIELD: username}).exists():
+        raise ValidationError(
+            _("A user named %(username)s already exists."), params={"username": username}
+        )
+    user = User(**{User.USERNAME_FIELD: username}, email=email or "", is_staff=True)
+    user.full_clean(exclude=["password"])
+    validate_password(password, user)
+    user.set_password(password)
+    if dry_run:
+        return user
+    user.save()
+    user.groups.add(sync_editors_group())
+    return user
