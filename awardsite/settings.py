@@ -190,6 +190,8 @@ THUMBNAIL_ALIASES = {
     }
 }
 THUMBNAIL_TRANSPARENCY_EXTENSION = "png"
+# Figures and diagrams stay lossless; photographs (JPEG) stay JPEG.
+THUMBNAIL_PRESERVE_EXTENSIONS = ("png", "webp")
 
 # `manage.py loaddata icml` finds the shipped content here.
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]

@@ -36,6 +36,8 @@ from .models import (
 )
 
 PREVIEW_PARAMETER = "preview"
+# Addresses typed without a scheme are https (Django 6's default; 5.2 warns without it).
+URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
 
 
 def missing_chinese_q(model):
@@ -84,6 +86,8 @@ class ContentAdmin(CompareVersionAdmin):
     django-reversion-compare's compare view checks only that the user is staff; here it
     also needs permission to view the model, like the history page it is reached from.
     """
+
+    formfield_overrides = URL_FIELDS
 
     def compare_view(self, request, object_id, extra_context=None):
         if not self.has_view_or_change_permission(request):
@@ -235,6 +239,7 @@ class AuthorshipInline(SortableTabularInline):
 class PaperLinkInline(admin.TabularInline):
     model = PaperLink
     extra = 0
+    formfield_overrides = URL_FIELDS
 
 
 class AwardEntryInline(admin.TabularInline):
@@ -257,7 +262,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     autocomplete_fields = ["conference"]
     prepopulated_fields = {"slug": ["title_en"]}
     readonly_fields = ["teaser_thumbnail"]
-    formfield_overrides = {models.ImageField: {"form_class": TeaserImageField}}
+    formfield_overrides = {**URL_FIELDS, models.ImageField: {"form_class": TeaserImageField}}
     inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
 
     @admin.display(description=_("current teaser"))

@@ -376,7 +376,7 @@ class Paper(SlugFromTitleMixin, models.Model):
         if self.image:
             missing = {
                 field: ValidationError(
-                    _("Describe the image for readers who cannot see it."), code="required"
+                    _("Describe the image for readers who cannot see it."), code="alt_text_missing"
                 )
                 for field in ("image_alt_en", "image_alt_zh_hans")
                 if not (getattr(self, field) or "").strip()

@@ -1,0 +1,434 @@
+"""The editors' admin: roles, changelists, publishing, preview, history, authors, images."""
+
+import io
+
+import pytest
+import reversion
+from django.contrib.auth.models import Group, Permission
+from django.db import connection
+from django.db.models.fields.files import FieldFile
+from django.test.utils import CaptureQueriesContext
+from PIL import Image
+from reversion.models import Version
+
+from papers.models import Award, Conference, Paper, Status
+from papers.roles import EDITORS, create_editor
+
+from . import factories
+
+PASSWORD = "a-long-editor-passphrase"
+CHANGELISTS = [
+    "venue",
+    "conference",
+    "institution",
+    "author",
+    "paper",
+    "award",
+    "awardentry",
+    "authorship",
+    "paperlink",
+]
+
+
+@pytest.fixture
+def editor(db):
+    return create_editor("editor", "editor@example.org", PASSWORD)
+
+
+@pytest.fixture
+def editor_client(client, editor):
+    client.force_login(editor)
+    return client
+
+
+def _populate(count):
+    """``count`` papers, each with two authors, a link and an award entry."""
+    institution = factories.institution(name_zh_hans="")
+    for n in range(count):
+        paper = factories.paper(
+            authors=[factories.author(), factories.author()],
+            affiliations=[institution],
+            links=[("arxiv", f"https://arxiv.org/abs/2501.{n:05d}")],
+            title_zh_hans="" if n % 2 else "有中文",
+        )
+        factories.award_entry(factories.award(conference=paper.conference), paper)
+
+
+def _changelist_queries(client, name):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/admin/papers/{name}/")
+    assert response.status_code == 200
+    return len(queries)
+
+
+# Roles -------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_editors_group_has_exactly_the_content_permissions():
+    group = Group.objects.get(name=EDITORS)
+
+    granted = set(group.permissions.values_list("content_type__app_label", "codename"))
+    content = set(
+        Permission.objects.filter(content_type__app_label="papers").values_list(
+            "content_type__app_label", "codename"
+        )
+    )
+    assert granted == content
+    assert {codename.split("_")[0] for _, codename in granted} == {
+        "add",
+        "change",
+        "delete",
+        "view",
+    }
+    assert len(granted) == 4 * len(CHANGELISTS)
+
+
+def test_editor_is_staff_but_not_superuser(editor):
+    assert (editor.is_staff, editor.is_superuser) == (True, False)
+    assert list(editor.groups.values_list("name", flat=True)) == [EDITORS]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/auth/user/",
+        "/admin/auth/group/",
+        "/admin/auth/user/add/",
+        "/admin/auth/group/1/change/",
+    ],
+)
+def test_editor_cannot_reach_user_management(editor_client, url):
+    assert editor_client.get(url).status_code in {403, 404}
+
+
+def test_editor_admin_index_lists_no_user_management(editor_client):
+    html = editor_client.get("/admin/").content.decode()
+
+    assert "/admin/papers/paper/" in html
+    assert "/admin/auth/" not in html
+
+
+@pytest.mark.parametrize("name", CHANGELISTS)
+def test_editor_can_add_and_list_every_content_model(editor_client, name):
+    assert editor_client.get(f"/admin/papers/{name}/add/").status_code == 200
+    assert editor_client.get(f"/admin/papers/{name}/").status_code == 200
+
+
+# Changelists: query counts do not grow with rows --------------------------------
+
+
+@pytest.mark.parametrize("name", CHANGELISTS)
+def test_changelist_queries_do_not_grow_with_rows(editor_client, name):
+    # Two rows, not one: a related-object filter with a single choice hides itself
+    # (and its facet counts), which would be a difference in filters, not in rows.
+    _populate(2)
+    few = _changelist_queries(editor_client, name)
+    _populate(10)
+
+    assert _changelist_queries(editor_client, name) == few
+
+
+# Missing Chinese translations ----------------------------------------------------
+
+
+def test_missing_chinese_filter_column_and_count(editor_client):
+    complete = factories.paper(title_en="Complete", title_zh_hans="完整")
+    missing = factories.paper(title_en="Untranslated", title_zh_hans="")
+    Paper.objects.exclude(pk__in=[complete.pk, missing.pk]).delete()
+
+    listed = editor_client.get("/admin/papers/paper/?chinese=missing")
+    html = listed.content.decode()
+
+    assert list(listed.context["cl"].result_list) == [missing]
+    assert "1 item still misses a Chinese translation." in html
+    assert "Missing: title" in html
+    assert "Missing (1)" in html and "Complete (1)" in html
+
+
+# Publishing and preview -------------------------------------------------------
+
+
+def test_publish_action_publishes_and_records_history(editor_client):
+    paper = factories.paper(status=Status.DRAFT)
+
+    response = editor_client.post(
+        "/admin/papers/paper/", {"action": "publish", "_selected_action": [paper.pk]}
+    )
+
+    assert response.status_code == 302
+    paper.refresh_from_db()
+    assert paper.status == Status.PUBLISHED
+    assert Version.objects.get_for_object(paper).get().revision.user.username == "editor"
+
+
+def test_draft_is_hidden_from_visitors_and_previewed_for_editors(client, editor):
+    paper = factories.paper(status=Status.DRAFT, title_en="Secret draft")
+    url = paper.get_absolute_url()
+
+    assert client.get(url).status_code == 404
+    assert client.get(f"{url}?preview=1").status_code == 404
+    client.force_login(editor)
+    assert client.get(url).status_code == 404
+    preview = client.get(f"{url}?preview=1")
+
+    html = preview.content.decode()
+    assert preview.status_code == 200
+    assert "Secret draft" in html
+    assert 'class="preview-banner"' in html
+    assert '<meta name="robots" content="noindex, nofollow">' in html
+    assert preview["X-Robots-Tag"] == "noindex, nofollow"
+    assert "no-store" in preview["Cache-Control"] and "private" in preview["Cache-Control"]
+
+
+def test_staff_without_view_permission_gets_no_preview(client, django_user_model):
+    paper = factories.paper(status=Status.DRAFT)
+    client.force_login(django_user_model.objects.create_user("staff", is_staff=True))
+
+    assert client.get(f"{paper.get_absolute_url()}?preview=1").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["conference", "award"])
+def test_draft_conference_and_award_can_be_previewed(editor_client, kind):
+    award = factories.award(
+        status=Status.DRAFT, conference=factories.conference(status=Status.DRAFT)
+    )
+    paper = factories.paper(conference=award.conference, title_en="Awarded paper")
+    factories.award_entry(award, paper)
+    obj = award if kind == "award" else award.conference
+    if kind == "conference":
+        Award.objects.filter(pk=award.pk).update(status=Status.PUBLISHED)
+
+    assert editor_client.get(obj.get_absolute_url()).status_code == 404
+    preview = editor_client.get(f"{obj.get_absolute_url()}?preview=1")
+
+    assert preview.status_code == 200
+    assert "Awarded paper" in preview.content.decode()
+
+
+def test_view_on_site_of_a_draft_opens_the_preview(editor_client):
+    paper = factories.paper(status=Status.DRAFT)
+
+    html = editor_client.get(f"/admin/papers/paper/{paper.pk}/change/").content.decode()
+
+    assert f'href="{paper.get_absolute_url()}?preview=1"' in html
+
+
+# History: compare and restore ---------------------------------------------------
+
+
+def _two_versions(paper):
+    for title in ["First title", "Second title"]:
+        with reversion.create_revision():
+            paper.title_en = title
+            paper.save()
+    return list(Version.objects.get_for_object(paper).order_by("pk"))
+
+
+def test_editor_compares_two_versions(editor_client):
+    paper = factories.paper()
+    first, second = _two_versions(paper)
+
+    response = editor_client.get(
+        f"/admin/papers/paper/{paper.pk}/history/compare/",
+        {"version_id1": first.pk, "version_id2": second.pk},
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "First" in html and "Second" in html
+
+
+def test_compare_needs_the_models_view_permission(client, django_user_model):
+    paper = factories.paper()
+    first, second = _two_versions(paper)
+    client.force_login(django_user_model.objects.create_user("staff", is_staff=True))
+
+    response = client.get(
+        f"/admin/papers/paper/{paper.pk}/history/compare/",
+        {"version_id1": first.pk, "version_id2": second.pk},
+    )
+
+    assert response.status_code == 403
+
+
+def test_editor_restores_an_old_version(editor_client):
+    paper = factories.paper()
+    first, _second = _two_versions(paper)
+    url = f"/admin/papers/paper/{paper.pk}/history/{first.pk}/"
+    form = editor_client.get(url)
+    assert form.status_code == 200
+
+    response = editor_client.post(url, _form_data(form))
+
+    assert response.status_code == 302
+    paper.refresh_from_db()
+    assert paper.title_en == "First title"
+
+
+# The paper form: slugs, authors, images -------------------------------------------
+
+
+def _form_data(response):
+    """The POST data a browser would send for the admin form in ``response``."""
+    data = {}
+    adminform = response.context["adminform"]
+    for name, field in adminform.form.fields.items():
+        value = adminform.form[name].value()
+        if name in adminform.form.initial or value is not None:
+            data[name] = _wire(field, value)
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        management = formset.management_form
+        for name in management.fields:
+            data[management.add_prefix(name)] = management[name].value()
+        for form in formset.forms:
+            for name, field in form.fields.items():
+                value = form[name].value()
+                if value is not None:
+                    data[form.add_prefix(name)] = _wire(field, value)
+    return data
+
+
+def _wire(field, value):
+    if isinstance(value, list | tuple):
+        return [str(item) for item in value]
+    if isinstance(value, bool):
+        return "on" if value else ""
+    if isinstance(value, FieldFile):  # a stored file: a browser sends nothing for it
+        return ""
+    return value if value is not None else ""
+
+
+def _change_url(paper):
+    return f"/admin/papers/paper/{paper.pk}/change/"
+
+
+def test_editor_swaps_two_authors(editor_client):
+    first, second = factories.author(name="First Author"), factories.author(name="Second Author")
+    paper = factories.paper(authors=[first, second])
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["authorships-0-position"], data["authorships-1-position"] = "2", "1"
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 302, response.context["errors"] if response.context else ""
+    assert [a.author.name for a in paper.ordered_authorships] == ["Second Author", "First Author"]
+
+
+def test_duplicate_author_positions_are_a_form_error(editor_client):
+    paper = factories.paper(authors=[factories.author(), factories.author()])
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["authorships-0-position"] = data["authorships-1-position"] = "1"
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert "Two authors have position 1." in response.content.decode()
+
+
+def _png(color=(10, 120, 200)):
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), color).save(buffer, format="PNG")
+    buffer.name = "teaser.png"
+    buffer.seek(0)
+    return buffer
+
+
+def test_editor_uploads_an_image_with_both_alt_texts(editor_client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper()
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 302
+    paper.refresh_from_db()
+    assert paper.image.name.startswith("papers/teaser")
+    page = editor_client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
+    assert 'alt="蓝色方块"' in page
+    assert '<img src="/media/papers/teaser.png.960x0_q85.png" alt="蓝色方块">' in page
+
+
+def test_image_without_chinese_alt_text_is_a_form_error(editor_client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper()
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="")
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["image_alt_zh_hans"] == [
+        "Describe the image for readers who cannot see it."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"<svg xmlns='http://www.w3.org/2000/svg'/>", "SVG drawings are not accepted"),
+        (b"GIF89a but not really", "This file is not an image"),
+    ],
+)
+def test_bad_upload_is_a_form_error_not_a_500(editor_client, settings, tmp_path, content, message):
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper()
+    data = _form_data(editor_client.get(_change_url(paper)))
+    upload = io.BytesIO(content)
+    upload.name = "teaser.png"
+    data.update(image=upload, image_alt_en="x", image_alt_zh_hans="x")
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert message in str(response.context["adminform"].form.errors["image"])
+
+
+def test_paper_slug_is_made_from_the_english_title(editor_client):
+    conference = factories.conference()
+    form = editor_client.get("/admin/papers/paper/add/")
+    data = _form_data(form)
+    data.update(title_en="Attention Is All You Need", conference=conference.pk, slug="")
+
+    response = editor_client.post("/admin/papers/paper/add/", data)
+
+    assert response.status_code == 302
+    assert Paper.objects.get(title_en="Attention Is All You Need").slug == (
+        "attention-is-all-you-need"
+    )
+
+
+def test_chinese_only_titles_get_readable_unique_slugs(db):
+    conference = factories.conference()
+    first = Paper.objects.create(title_en="信任区域策略优化", conference=conference)
+    second = Paper.objects.create(title_en="信任区域策略优化", conference=conference)
+    symbols = Paper.objects.create(title_en="？！", conference=conference)
+
+    assert (first.slug, second.slug, symbols.slug) == (
+        "xin-ren-qu-yu-ce-lue-you-hua",
+        "xin-ren-qu-yu-ce-lue-you-hua-2",
+        "paper",
+    )
+
+
+def test_award_slugs_are_unique_per_conference(db):
+    conference, other = factories.conference(), factories.conference()
+    here = Award.objects.create(conference=conference, name_en="Best Paper")
+    again = Award.objects.create(conference=conference, name_en="Best Paper")
+    elsewhere = Award.objects.create(conference=other, name_en="Best Paper")
+
+    assert (here.slug, again.slug, elsewhere.slug) == ("best-paper", "best-paper-2", "best-paper")
+
+
+def test_conference_form_has_award_rows_with_language_tabs(editor_client):
+    conference = factories.conference()
+    factories.award(conference=conference)
+
+    html = editor_client.get(f"/admin/papers/conference/{conference.pk}/change/").content.decode()
+
+    assert 'name="awards-0-name_zh_hans"' in html
+    assert 'name="awards-__prefix__-name_zh_hans"' in html
+    assert "tabbed_translation_fields.js" in html
+    assert Conference.objects.count() >= 1

@@ -1,0 +1,151 @@
+"""Teaser images checked by content (papers/images.py), and through the admin's form."""
+
+import io
+import struct
+import zlib
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+from PIL import Image
+
+from papers.images import clean_image
+
+
+def image_bytes(mode="RGB", size=(40, 30), color=(200, 30, 30), format="PNG", **options):
+    buffer = io.BytesIO()
+    Image.new(mode, size, color).save(buffer, format=format, **options)
+    return buffer.getvalue()
+
+
+def png_header(width, height):
+    """A PNG that claims ``width`` x ``height`` pixels in a few dozen bytes."""
+
+    def chunk(kind, data):
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0"))
+        + chunk(b"IEND", b"")
+    )
+
+
+def upload(data, name="teaser.png"):
+    return SimpleUploadedFile(name, data)
+
+
+def refusal_code(data, name="teaser.png"):
+    with pytest.raises(ValidationError) as refusal:
+        clean_image(upload(data, name))
+    return refusal.value.code
+
+
+SVG = b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "code"),
+    [
+        (b"%PDF-1.7 not an image at all", "paper.png", "not_image"),
+        (b"", "empty.png", "not_image"),
+        (SVG, "figure.svg", "svg"),
+        (SVG.replace(b'<?xml version="1.0"?>\n', b""), "figure.png", "svg"),
+        (image_bytes(format="BMP"), "figure.bmp", "not_image"),
+        (image_bytes(size=(600, 400), format="JPEG")[:900], "cut.jpg", "truncated"),
+        (png_header(6000, 5000), "big.png", "too_many_pixels"),
+        # Over Pillow's MAX_IMAGE_PIXELS (its warning) and over twice that (its error).
+        (png_header(10_000, 10_000), "bomb.png", "bomb"),
+        (png_header(30_000, 30_000), "bomb.png", "bomb"),
+    ],
+)
+def test_bad_uploads_are_refused_with_a_reason(data, name, code):
+    assert refusal_code(data, name) == code
+
+
+def test_truncated_png_is_refused():
+    data = image_bytes(size=(300, 300), format="PNG", compress_level=0)
+
+    assert refusal_code(data[: len(data) // 2]) == "truncated"
+
+
+def test_too_many_bytes_is_refused(settings):
+    settings.PAPER_IMAGE_MAX_BYTES = 1000
+    data = image_bytes(size=(200, 200), format="PNG", compress_level=0)
+
+    assert refusal_code(data) == "too_large"
+
+
+def test_image_is_recognised_by_content_not_extension():
+    cleaned = clean_image(upload(image_bytes(format="PNG"), "figure.txt"))
+
+    assert (cleaned.name, cleaned.content_type, cleaned.image.size) == (
+        "figure.png",
+        "image/png",
+        (40, 30),
+    )
+
+
+def test_exif_orientation_is_applied():
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90° clockwise to display
+    data = image_bytes(size=(40, 30), format="JPEG", exif=exif.tobytes())
+
+    cleaned = Image.open(io.BytesIO(clean_image(upload(data, "photo.jpg")).read()))
+
+    assert cleaned.size == (30, 40)
+    assert cleaned.getexif().get(0x0112) is None
+
+
+def test_cmyk_becomes_rgb_with_the_same_colour():
+    data = image_bytes(mode="CMYK", color=(0, 255, 255, 0), format="JPEG")
+
+    cleaned = Image.open(io.BytesIO(clean_image(upload(data, "print.jpg")).read()))
+
+    assert cleaned.mode == "RGB"
+    red, green, blue = cleaned.getpixel((5, 5))
+    assert red > 240 and green < 15 and blue < 15
+
+
+def test_palette_with_transparency_keeps_it():
+    image = Image.new("P", (20, 20), 0)
+    image.putpalette([255, 255, 255, 200, 0, 0] + [0] * 762)
+    image.paste(1, (0, 0, 10, 20))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", transparency=0)
+
+    cleaned = Image.open(io.BytesIO(clean_image(upload(buffer.getvalue())).read()))
+
+    assert cleaned.mode == "RGBA"
+    assert cleaned.getpixel((2, 2)) == (200, 0, 0, 255)
+    assert cleaned.getpixel((15, 2))[3] == 0
+
+
+def test_opaque_palette_becomes_rgb():
+    data = image_bytes(mode="P", color=3, format="GIF")
+
+    cleaned = clean_image(upload(data, "anim.gif"))
+
+    assert (cleaned.name, cleaned.image.mode) == ("anim.png", "RGB")
+
+
+def test_transparent_webp_keeps_alpha_and_format():
+    data = image_bytes(mode="RGBA", color=(0, 0, 255, 128), format="WEBP", lossless=True)
+
+    cleaned = clean_image(upload(data, "figure.webp"))
+
+    assert (cleaned.name, cleaned.image.mode) == ("figure.webp", "RGBA")
+    assert cleaned.image.getpixel((1, 1)) == (0, 0, 255, 128)
+
+
+def test_grey_with_alpha_in_jpeg_input_is_stored_as_png():
+    data = image_bytes(mode="LA", color=(100, 50), format="PNG")
+
+    cleaned = clean_image(upload(data, "mask.png"))
+
+    assert (cleaned.name, cleaned.image.mode) == ("mask.png", "RGBA")
+    assert cleaned.image.getpixel((0, 0)) == (100, 100, 100, 50)
