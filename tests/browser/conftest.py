@@ -51,3 +51,24 @@ def page(page, site):
     )
     yield page
     assert foreign == []
+
+
+EDITOR_PASSWORD = "a-long-editor-passphrase"
+
+
+@pytest.fixture
+def editor_page(page, site, settings, tmp_path):
+    """``page`` logged in to the admin as an editor (staff, not a superuser).
+
+    Uploads go to a temporary MEDIA_ROOT.
+    """
+    from papers.roles import create_editor
+
+    settings.MEDIA_ROOT = tmp_path
+    create_editor("editor", "editor@example.org", EDITOR_PASSWORD)
+    page.goto(f"{site}/admin/login/")
+    page.fill("#id_username", "editor")
+    page.fill("#id_password", EDITOR_PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{site}/admin/")
+    return page

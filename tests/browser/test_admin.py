@@ -1,0 +1,78 @@
+"""The editors' admin in Chromium: an editor (not a superuser) edits and publishes a paper."""
+
+import pytest
+from PIL import Image
+
+from papers.models import Conference, Paper, Status
+
+pytestmark = pytest.mark.browser
+
+SLUG = "conformal-prediction-as-bayesian-quadrature"
+
+
+def _png(path):
+    Image.new("RGB", (320, 200), (20, 110, 200)).save(path, format="PNG")
+    return str(path)
+
+
+def _open_paper(page, site):
+    paper = Paper.objects.get(slug=SLUG)
+    page.goto(f"{site}/admin/papers/paper/{paper.pk}/change/")
+    return paper
+
+
+def test_editor_retitles_reorders_illustrates_and_publishes_a_paper(editor_page, site, tmp_path):
+    Paper.objects.filter(slug=SLUG).update(status=Status.DRAFT)
+    page = editor_page
+    assert page.goto(f"{site}/zh-hans/papers/{SLUG}/").status == 404
+
+    _open_paper(page, site)
+    page.get_by_role("tab", name="ZH-HANS").first.click()
+    page.fill("#id_title_zh_hans", "共形预测即贝叶斯求积（新译）")
+    handles = page.locator("#authorships-group tbody tr.has_original td.original p")
+    assert handles.nth(0).inner_text().startswith("Jake Snell")
+    handles.nth(1).drag_to(handles.nth(0))
+    page.set_input_files("#id_image", _png(tmp_path / "teaser.png"))
+    page.get_by_role("tab", name="EN").nth(3).click()
+    page.fill("#id_image_alt_en", "A blue rectangle")
+    page.get_by_role("tab", name="ZH-HANS").nth(3).click()
+    page.fill("#id_image_alt_zh_hans", "蓝色矩形")
+    page.select_option("#id_status", "published")
+    page.click("input[name=_save]")
+
+    assert page.locator(".messagelist .success").count() == 1, page.content()
+    page.goto(f"{site}/zh-hans/papers/{SLUG}/")
+    assert page.locator("h1").inner_text() == "共形预测即贝叶斯求积（新译）"
+    authors = page.locator(".author-affiliations li a").all_inner_texts()
+    assert authors[:2] == ["Thomas Griffiths", "Jake Snell"]
+    image = page.locator("figure.teaser img")
+    assert image.get_attribute("alt") == "蓝色矩形"
+    assert image.evaluate("img => img.complete && img.naturalWidth") == 320
+
+
+def test_svg_upload_is_refused_in_the_form(editor_page, site, tmp_path):
+    svg = tmp_path / "teaser.png"
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
+    page = editor_page
+    _open_paper(page, site)
+
+    page.set_input_files("#id_image", str(svg))
+    page.click("input[name=_continue]")
+
+    assert "SVG drawings are not accepted" in page.locator(".field-image .errorlist").inner_text()
+    assert Paper.objects.get(slug=SLUG).image.name == ""
+
+
+def test_award_rows_added_with_add_another_have_language_tabs(editor_page, site):
+    page = editor_page
+    conference = Conference.objects.get(slug="icml-2025")
+    page.goto(f"{site}/admin/papers/conference/{conference.pk}/change/")
+    existing = page.locator("#awards-group .inline-related:not(.empty-form)").count()
+
+    page.click("#awards-group .add-row a")
+
+    row = page.locator(f"#awards-{existing}")
+    row.get_by_role("tab", name="ZH-HANS").first.click()
+    row.locator(f"#id_awards-{existing}-name_zh_hans").fill("最佳论文奖")
+    assert row.locator(f"#id_awards-{existing}-name_zh_hans").is_visible()
+    assert not row.locator(f"#id_awards-{existing}-name_en").is_visible()
