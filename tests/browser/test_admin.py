@@ -2,6 +2,7 @@
 
 import pytest
 from PIL import Image
+from playwright.sync_api import expect
 
 from papers.models import Conference, Paper, Status
 
@@ -40,7 +41,7 @@ def test_editor_retitles_reorders_illustrates_and_publishes_a_paper(editor_page,
     page.select_option("#id_status", "published")
     page.click("input[name=_save]")
 
-    assert page.locator(".messagelist .success").count() == 1, page.content()
+    expect(page.locator(".messagelist .success")).to_have_count(1)
     page.goto(f"{site}/zh-hans/papers/{SLUG}/")
     assert page.locator("h1").inner_text() == "共形预测即贝叶斯求积（新译）"
     authors = page.locator(".author-affiliations li a").all_inner_texts()
@@ -59,7 +60,7 @@ def test_svg_upload_is_refused_in_the_form(editor_page, site, tmp_path):
     page.set_input_files("#id_image", str(svg))
     page.click("input[name=_continue]")
 
-    assert "SVG drawings are not accepted" in page.locator(".field-image .errorlist").inner_text()
+    expect(page.locator(".field-image .errorlist")).to_contain_text("SVG drawings are not accepted")
     assert Paper.objects.get(slug=SLUG).image.name == ""
 
 
@@ -76,3 +77,27 @@ def test_award_rows_added_with_add_another_have_language_tabs(editor_page, site)
     row.locator(f"#id_awards-{existing}-name_zh_hans").fill("最佳论文奖")
     assert row.locator(f"#id_awards-{existing}-name_zh_hans").is_visible()
     assert not row.locator(f"#id_awards-{existing}-name_en").is_visible()
+
+
+def test_editor_adds_a_new_author_from_the_paper_form(editor_page, site):
+    page = editor_page
+    paper = _open_paper(page, site)
+
+    page.click("#authorships-group .add-row a")
+    row = page.locator("#authorships-2")
+    with page.expect_popup() as popup_info:
+        row.locator("a.add-related[data-popup='yes']").first.click()
+    popup = popup_info.value
+    popup.fill("#id_name", "Ada Newcomer")
+    popup.click("input[name=_save]")
+    popup.wait_for_event("close")
+    # Institutions are picked by typing part of the name (autocomplete).
+    row.locator(".field-affiliations .select2-selection").click()
+    page.keyboard.type("Prince")
+    page.locator(".select2-results__option", has_text="Princeton University").click()
+    page.click("input[name=_save]")
+
+    expect(page.locator(".messagelist .success")).to_have_count(1)
+    newcomer = paper.authorships.get(author__name="Ada Newcomer")
+    assert (newcomer.position, newcomer.author.slug) == (3, "ada-newcomer")
+    assert list(newcomer.affiliations.values_list("slug", flat=True)) == ["princeton-university"]
