@@ -7,8 +7,9 @@ translated model."""
 import reversion
 from adminsortable2.admin import SortableAdminBase, SortableTabularInline
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Q
 from django.templatetags.static import static
 from django.utils.html import format_html
@@ -21,7 +22,7 @@ from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 from reversion_compare.admin import CompareVersionAdmin
 
-from .forms import AuthorshipFormSet, TeaserImageField
+from .forms import POSITION_OFFSET, AuthorshipFormSet, TeaserImageField, move_positions_aside
 from .models import (
     Author,
     Authorship,
@@ -264,6 +265,24 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     readonly_fields = ["teaser_thumbnail"]
     formfield_overrides = {**URL_FIELDS, models.ImageField: {"form_class": TeaserImageField}}
     inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
+
+    def revision_view(self, request, object_id, version_id, extra_context=None):
+        """Restore a version, including an earlier author order.
+
+        django-reversion saves the old authorships one at a time, so two authors who
+        swapped places would each collide with the other's current position. Their rows
+        are moved aside first; if the version is only viewed, or cannot be restored,
+        the move is undone with everything else.
+        """
+        paper_id = unquote(object_id)
+        if not paper_id.isdigit():  # no such paper: django-reversion answers 404
+            return super().revision_view(request, object_id, version_id, extra_context)
+        with transaction.atomic():
+            move_positions_aside(Authorship.objects.filter(paper_id=paper_id))
+            response = super().revision_view(request, object_id, version_id, extra_context)
+            if Authorship.objects.filter(paper_id=paper_id, position__gte=POSITION_OFFSET).exists():
+                transaction.set_rollback(True)
+        return response
 
     @admin.display(description=_("current teaser"))
     def teaser_thumbnail(self, obj):

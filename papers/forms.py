@@ -8,6 +8,19 @@ from django.utils.translation import gettext_lazy as _
 
 from .images import clean_image
 
+# Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
+POSITION_OFFSET = 10_000
+
+
+def move_positions_aside(authorships):
+    """Add POSITION_OFFSET to the positions of ``authorships`` (a QuerySet), in one UPDATE.
+
+    Original positions are distinct per paper, so the shifted ones are too, and none can
+    meet a final position: the rows can then be renumbered one by one without breaking
+    the paper-and-position unique constraint. Returns the number of rows moved.
+    """
+    return authorships.update(position=F("position") + POSITION_OFFSET)
+
 
 class TeaserImageField(forms.ImageField):
     """An image upload checked and normalised by its content (``papers.images.clean_image``).
@@ -68,9 +81,7 @@ class AuthorshipFormSet(CustomInlineFormSet):
                 if form.instance.pk
                 and ("position" in form.changed_data or self._should_delete_form(form))
             ]
-            # Original positions are distinct, so shifted ones are too, and none of them
-            # can meet a final position (positions stay far below the offset).
-            self.model._default_manager.filter(pk__in=moved).update(position=F("position") + 10_000)
+            move_positions_aside(self.model._default_manager.filter(pk__in=moved))
         return super().save_existing_objects(commit)
 
 

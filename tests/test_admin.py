@@ -432,3 +432,33 @@ def test_conference_form_has_award_rows_with_language_tabs(editor_client):
     assert 'name="awards-__prefix__-name_zh_hans"' in html
     assert "tabbed_translation_fields.js" in html
     assert Conference.objects.count() >= 1
+
+
+def test_editor_restores_an_earlier_author_order(editor_client):
+    first, second = factories.author(name="First Author"), factories.author(name="Second Author")
+    paper = factories.paper(authors=[first, second])
+    # Two saves through the admin: the original order, then the swapped one.
+    editor_client.post(_change_url(paper), _form_data(editor_client.get(_change_url(paper))))
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["authorships-0-position"], data["authorships-1-position"] = "2", "1"
+    editor_client.post(_change_url(paper), data)
+    original = Version.objects.get_for_object(paper).order_by("pk").first()
+    url = f"/admin/papers/paper/{paper.pk}/history/{original.pk}/"
+
+    response = editor_client.post(url, _form_data(editor_client.get(url)))
+
+    assert response.status_code == 302
+    assert [a.author.name for a in paper.ordered_authorships] == ["First Author", "Second Author"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/papers/paper/abc/history/1/",
+        "/admin/papers/paper/999/history/1/",
+        "/admin/papers/paper/999/history/compare/?version_id1=1&version_id2=2",
+        "/admin/papers/paper/999/change/",
+    ],
+)
+def test_unknown_objects_in_the_admin_are_not_errors(editor_client, url):
+    assert editor_client.get(url).status_code in {302, 404}
