@@ -180,8 +180,8 @@ JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 # Teaser images (papers/images.py): uploads are refused above these limits. 5 MB is
 # ample for a 2,000-pixel-wide JPEG or PNG figure; 25 megapixels is about a 6,000 x 4,000
 # photo, far under Pillow's own decompression-bomb threshold (89 megapixels).
-PAPER_IMAGE_MAX_BYTES = int(os.environ.get("DJANGO_PAPER_IMAGE_MAX_BYTES", 5 * 1024 * 1024))
-PAPER_IMAGE_MAX_PIXELS = int(os.environ.get("DJANGO_PAPER_IMAGE_MAX_PIXELS", 25_000_000))
+PAPER_IMAGE_MAX_BYTES = 5 * 1024 * 1024
+PAPER_IMAGE_MAX_PIXELS = 25_000_000
 # easy-thumbnails: the sizes the site shows (templates use these names).
 THUMBNAIL_ALIASES = {
     "": {

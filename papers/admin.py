@@ -286,10 +286,14 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
 
     @admin.display(description=_("current teaser"))
     def teaser_thumbnail(self, obj):
-        if not obj.image:
+        """The stored teaser, small; after a refused form, still the stored one."""
+        name = obj.image.name
+        if obj.image and not obj.image._committed:  # an upload the form has not saved
+            name = Paper.objects.filter(pk=obj.pk).values_list("image", flat=True).first()
+        if not name:
             return "–"
         try:
-            url = get_thumbnailer(obj.image)["admin"].url
+            url = get_thumbnailer(obj.image.storage, relative_name=name)["admin"].url
         except (OSError, InvalidImageFormatError):  # a missing or unreadable file
             return _("The stored image cannot be read.")
         return format_html('<img src="{}" alt="{}">', url, obj.image_alt_en)

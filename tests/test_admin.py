@@ -462,3 +462,30 @@ def test_editor_restores_an_earlier_author_order(editor_client):
 )
 def test_unknown_objects_in_the_admin_are_not_errors(editor_client, url):
     assert editor_client.get(url).status_code in {302, 404}
+
+
+def test_refused_upload_keeps_showing_the_stored_teaser(editor_client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper()
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
+    editor_client.post(_change_url(paper), data)
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data.update(image=_png(), image_alt_zh_hans="")
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert '<img src="/media/papers/teaser.png.120x80_q85.png" alt="A blue square">' in (
+        response.content.decode()
+    )
+
+
+def test_editor_deletes_a_link(editor_client):
+    paper = factories.paper(links=[("arxiv", "https://arxiv.org/abs/2501.00001")])
+    link = paper.links.get()
+
+    response = editor_client.post(f"/admin/papers/paperlink/{link.pk}/delete/", {"post": "yes"})
+
+    assert response.status_code == 302
+    assert list(paper.links.all()) == []
