@@ -13,11 +13,12 @@ browser's content type. It refuses, with a ValidationError whose ``code`` says w
 - ``truncated``: a file whose pixel data ends early or is corrupt.
 
 An accepted image is re-encoded: its EXIF orientation is applied (so the pixels stand
-the right way up and the EXIF tag is gone), CMYK becomes RGB (through the embedded ICC
-profile when there is one), palette and grey-with-alpha images become RGB or RGBA, and
-transparency is kept. Images with transparency are stored as PNG, the rest in their own
-format (JPEG, PNG or WebP; a GIF becomes a PNG of its first frame). The new file is named
-after the content, so ``figure.txt`` holding a PNG is stored as ``figure.png``.
+the right way up; no EXIF is kept, nor camera details or GPS positions with it), CMYK
+becomes RGB (through the embedded ICC profile when there is one), palette and
+grey-with-alpha images become RGB or RGBA, and transparency is kept. Images with
+transparency are stored as PNG, the rest in their own format (JPEG, PNG or WebP; a GIF
+becomes a PNG of its first frame). The new file is named after the content, so
+``figure.txt`` holding a PNG is stored as ``figure.png``.
 """
 
 import io
@@ -73,13 +74,20 @@ def clean_image(upload):
         )
 
     image, input_format = _open(data)
+    converted_from_cmyk = image.mode == "CMYK"
     image = _normalise(image)
     output_format, extension = OUTPUT[input_format]
     if image.mode == "RGBA" and output_format == "JPEG":
         output_format, extension = "PNG", "png"  # JPEG has no transparency
     buffer = io.BytesIO()
-    save_options = {"JPEG": {"quality": 90, "optimize": True}, "WEBP": {"quality": 90}}
-    image.save(buffer, format=output_format, **save_options.get(output_format, {}))
+    options = {"JPEG": {"quality": 90, "optimize": True}, "WEBP": {"quality": 90}}
+    options = dict(options.get(output_format, {}))
+    # Keep an RGB image's colour profile (e.g. Display P3 from a phone); a CMYK image's
+    # profile described the old pixels, which are now sRGB. No EXIF is written, so
+    # camera details and GPS positions are dropped.
+    if image.info.get("icc_profile") and not converted_from_cmyk:
+        options["icc_profile"] = image.info["icc_profile"]
+    image.save(buffer, format=output_format, **options)
     stem = PurePath(upload.name or "image").stem[:80] or "image"
     cleaned = SimpleUploadedFile(
         f"{stem}.{extension}", buffer.getvalue(), content_type=CONTENT_TYPES[output_format]
@@ -89,8 +97,9 @@ def clean_image(upload):
 
 
 def _looks_like_svg(data):
+    """True for XML that is (or may be, within its first kilobyte) an SVG drawing."""
     head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return head.startswith(SVG_MARKERS) or b"<svg" in head
+    return head.startswith(SVG_MARKERS) or (head.startswith(b"<") and b"<svg" in head)
 
 
 def _open(data):

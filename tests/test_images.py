@@ -149,3 +149,27 @@ def test_grey_with_alpha_in_jpeg_input_is_stored_as_png():
 
     assert (cleaned.name, cleaned.image.mode) == ("mask.png", "RGBA")
     assert cleaned.image.getpixel((0, 0)) == (100, 100, 100, 50)
+
+
+def test_rgb_colour_profile_is_kept_and_gps_position_dropped():
+    from PIL import ImageCms
+
+    profile = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    exif = Image.Exif()
+    exif[0x8825] = {2: (48.0, 51.0, 0.0)}  # GPSInfo: a latitude
+    data = image_bytes(format="JPEG", icc_profile=profile, exif=exif.tobytes())
+
+    cleaned = Image.open(io.BytesIO(clean_image(upload(data, "photo.jpg")).read()))
+
+    assert cleaned.info.get("icc_profile") == profile
+    assert dict(cleaned.getexif()) == {}
+
+
+def test_png_mentioning_svg_in_its_metadata_is_still_an_image():
+    from PIL import PngImagePlugin
+
+    text = PngImagePlugin.PngInfo()
+    text.add_text("Software", "exported from <svg> editor")
+    data = image_bytes(format="PNG", pnginfo=text)
+
+    assert clean_image(upload(data)).image.size == (40, 30)
