@@ -288,7 +288,11 @@ class PaperQuerySet(models.QuerySet):
                 .order_by("position"),
             ),
             "links",
-            Prefetch("award_entries", queryset=AwardEntry.objects.for_paper()),
+            # Only published awards (of published conferences); the paper is the page's own.
+            Prefetch(
+                "award_entries",
+                queryset=AwardEntry.objects.filter(award__in=Award.objects.published()).for_paper(),
+            ),
         )
 
     def published_without_award_at(self, conference):

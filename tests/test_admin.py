@@ -489,3 +489,21 @@ def test_editor_deletes_a_link(editor_client):
 
     assert response.status_code == 302
     assert list(paper.links.all()) == []
+
+
+def test_draft_award_is_not_shown_on_a_published_papers_page(client, db):
+    paper = factories.paper()
+    factories.award_entry(factories.award(name_en="Secret award", status=Status.DRAFT), paper)
+
+    html = client.get(paper.get_absolute_url()).content.decode()
+
+    assert "Secret award" not in html
+
+
+def test_preview_of_a_draft_paper_shows_its_published_awards(editor_client):
+    paper = factories.paper(status=Status.DRAFT)
+    factories.award_entry(factories.award(name_en="Public award"), paper)
+
+    html = editor_client.get(f"{paper.get_absolute_url()}?preview=1").content.decode()
+
+    assert "Public award" in html
