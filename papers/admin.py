@@ -111,6 +111,7 @@ class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
 
     @admin.display(description=_("Chinese"))
     def chinese_translation(self, obj):
+        """A tick, or a cross and the names of the fields still without Chinese."""
         missing = missing_chinese_fields(obj)
         if not missing:
             return format_html(
@@ -122,6 +123,7 @@ class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
         )
 
     def changelist_view(self, request, extra_context=None):
+        """The list, with ``missing_chinese_count``: rows still missing Chinese (one query)."""
         remaining = self.model._default_manager.filter(missing_chinese_q(self.model)).count()
         extra_context = {**(extra_context or {}), "missing_chinese_count": remaining}
         return super().changelist_view(request, extra_context)
@@ -137,10 +139,16 @@ class PublishingAdmin(TranslatedContentAdmin):
     actions = ["publish", "unpublish"]
 
     def view_on_site(self, obj):
+        """The public page of a published object, the preview of a draft."""
         url = obj.get_absolute_url()
         return url if obj.status == Status.PUBLISHED else f"{url}?{PREVIEW_PARAMETER}=1"
 
     def _set_status(self, request, queryset, status, message):
+        """Give ``status`` to the items of ``queryset`` that lack it, in one revision.
+
+        Returns how many changed. Each is saved through the model, so the history shows
+        who published or withdrew it, and when.
+        """
         changed = 0
         with reversion.create_revision():
             reversion.set_user(request.user)
@@ -153,6 +161,7 @@ class PublishingAdmin(TranslatedContentAdmin):
 
     @admin.action(permissions=["change"], description=_("Publish the selected items"))
     def publish(self, request, queryset):
+        """Make the selected items visible to visitors."""
         changed = self._set_status(request, queryset, Status.PUBLISHED, _("Published."))
         self.message_user(
             request,
@@ -163,6 +172,7 @@ class PublishingAdmin(TranslatedContentAdmin):
 
     @admin.action(permissions=["change"], description=_("Return the selected items to draft"))
     def unpublish(self, request, queryset):
+        """Hide the selected items from visitors again (editors can still preview them)."""
         changed = self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."))
         self.message_user(
             request,

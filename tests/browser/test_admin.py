@@ -73,10 +73,23 @@ def test_award_rows_added_with_add_another_have_language_tabs(editor_page, site)
     page.click("#awards-group .add-row a")
 
     row = page.locator(f"#awards-{existing}")
+    english, chinese = (
+        row.locator(f"#id_awards-{existing}-name_en"),
+        row.locator(f"#id_awards-{existing}-name_zh_hans"),
+    )
+    english.fill("Best Reviewer Award")
     row.get_by_role("tab", name="ZH-HANS").first.click()
-    row.locator(f"#id_awards-{existing}-name_zh_hans").fill("最佳论文奖")
-    assert row.locator(f"#id_awards-{existing}-name_zh_hans").is_visible()
-    assert not row.locator(f"#id_awards-{existing}-name_en").is_visible()
+    assert (chinese.is_visible(), english.is_visible()) == (True, False)
+    chinese.fill("最佳审稿人奖")
+    page.click("input[name=_continue]")
+
+    expect(page.locator(".messagelist .success")).to_have_count(1)
+    award = conference.awards.get(name_en="Best Reviewer Award")
+    assert (award.name_zh_hans, award.slug, award.status) == (
+        "最佳审稿人奖",
+        "best-reviewer-award",
+        Status.DRAFT,
+    )
 
 
 def test_editor_adds_a_new_author_from_the_paper_form(editor_page, site):
