@@ -1,6 +1,7 @@
 """The public pages as a reader sees them in Chromium, in both languages."""
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -11,8 +12,8 @@ def test_reader_switches_language_on_a_paper_page(page, site):
 
     page.get_by_role("link", name="简体中文").click()
 
-    assert page.url == f"{site}/zh-hans/papers/trust-region-policy-optimization/"
-    assert page.locator("h1").inner_text() == "信任区域策略优化"
+    expect(page).to_have_url(f"{site}/zh-hans/papers/trust-region-policy-optimization/")
+    expect(page.locator("h1")).to_have_text("信任区域策略优化")
     assert page.locator("html").get_attribute("lang") == "zh-hans"
 
 
@@ -21,8 +22,8 @@ def test_chinese_home_leads_to_the_award_papers(page, site):
     page.get_by_role("link", name="ICML 2025").click()
     page.get_by_role("link", name="共形预测作为贝叶斯求积").click()
 
-    assert page.get_by_role("heading", name="摘要").is_visible()
-    assert page.get_by_role("link", name="Jake Snell").is_visible()
+    expect(page.get_by_role("heading", name="摘要")).to_be_visible()
+    expect(page.get_by_role("link", name="Jake Snell")).to_be_visible()
 
 
 def test_untranslated_title_is_marked_as_english(page, site):
