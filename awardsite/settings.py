@@ -57,6 +57,14 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# The public address, e.g. https://awards.example.org: canonical URLs, hreflang
+# alternates, feeds, the sitemap and citation metadata use it. Empty: the host
+# of each request.
+SITE_URL = os.environ.get("DJANGO_SITE_URL", "").strip().rstrip("/")
+if SITE_URL and not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(
+        f"DJANGO_SITE_URL must start with http:// or https://, not {SITE_URL!r}."
+    )
 
 INSTALLED_APPS = [
     "modeltranslation",
@@ -70,6 +78,7 @@ INSTALLED_APPS = [
     "easy_thumbnails",
     "reversion",
     "reversion_compare",
+    "django.contrib.sitemaps",
     "papers",
 ]
 

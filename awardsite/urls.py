@@ -1,16 +1,23 @@
-"""Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/), admin outside."""
+"""Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/); admin, sitemap and
+robots.txt outside."""
 
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap
 from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
+from papers.sitemaps import SITEMAPS
+from papers.views import robots_txt
+
 urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
+    path("robots.txt", robots_txt, name="robots-txt"),
+    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
 ]

@@ -1,4 +1,5 @@
-"""Forms and formsets the editors' admin uses: the teaser image field and author order."""
+"""Forms: the visitors' search form, and the teaser image field and author-order
+formset the editors' admin uses."""
 
 from adminsortable2.admin import CustomInlineFormSet
 from django import forms
@@ -7,6 +8,8 @@ from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 
 from .images import clean_image
+from .models import Award, Conference
+from .templatetags.awards import localized_value
 
 # Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
 POSITION_OFFSET = 10_000
@@ -90,3 +93,46 @@ def _excluding_position(get_exclusions):
         return {*get_exclusions(), "position"}
 
     return exclusions
+
+
+# Longer queries are refused with a form error rather than searched.
+QUERY_MAX_LENGTH = 200
+
+
+class SearchForm(forms.Form):
+    """Search text and filters, read from the query string of the search page.
+
+    ``conference`` is a conference slug, ``year`` a conference year and
+    ``award`` an award series slug, each limited to published values (two
+    queries, whatever the number of conferences and awards). Unknown values,
+    text over ``QUERY_MAX_LENGTH`` characters and NUL characters are form
+    errors, shown on the page; they never reach the database.
+    """
+
+    q = forms.CharField(
+        label=_("Search for"),
+        max_length=QUERY_MAX_LENGTH,
+        required=False,
+        help_text=_("Words from a title, abstract or summary, an author or an institution."),
+    )
+    conference = forms.ChoiceField(label=_("Conference"), required=False)
+    year = forms.TypedChoiceField(label=_("Year"), required=False, coerce=int, empty_value=None)
+    award = forms.ChoiceField(label=_("Award"), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        any_choice = [("", _("Any"))]
+        conferences = list(Conference.objects.published().newest_first())
+        self.fields["conference"].choices = any_choice + [
+            (conference.slug, localized_value(conference, "name")[0]) for conference in conferences
+        ]
+        years = sorted({conference.year for conference in conferences}, reverse=True)
+        self.fields["year"].choices = any_choice + [(year, year) for year in years]
+        series = {}
+        for award in Award.objects.published().order_by("-conference__year", "position"):
+            series.setdefault(award.slug, localized_value(award, "name")[0])
+        self.fields["award"].choices = any_choice + list(series.items())
+
+    def has_criteria(self):
+        """Whether the (valid) form asks for anything: text or a filter."""
+        return any(self.cleaned_data.get(name) not in (None, "") for name in self.fields)

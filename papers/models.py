@@ -316,6 +316,75 @@ class PaperQuerySet(models.QuerySet):
             .order_by("title_en")
         )
 
+    def search(self, text):
+        """Papers matching every word of ``text`` in one of ``SEARCH_FIELDS``.
+
+        Words are separated by white space; a word matches as a case-insensitive
+        substring (so a Chinese phrase such as 共形预测 needs no spaces). At most
+        ``SEARCH_MAX_WORDS`` words are used. An empty ``text`` matches every paper.
+        """
+        matches = self
+        for word in text.split()[:SEARCH_MAX_WORDS]:
+            condition = Q()
+            for field in SEARCH_FIELDS:
+                condition |= Q(**{f"{field}__icontains": word})
+            # A subquery rather than joins, so a paper matching twice is listed once.
+            matches = matches.filter(pk__in=Paper.objects.filter(condition).values("pk"))
+        return matches
+
+    def listed_at(self, conference=None, year=None):
+        """Papers a conference page lists: published at it or awarded (published) by it.
+
+        ``conference`` is a slug, ``year`` a conference year; ``None`` leaves either open.
+        """
+        published_at, awarded_at = Q(), Q()
+        if conference is not None:
+            published_at &= Q(conference__slug=conference)
+            awarded_at &= Q(award__conference__slug=conference)
+        if year is not None:
+            published_at &= Q(conference__year=year)
+            awarded_at &= Q(award__conference__year=year)
+        awarded = AwardEntry.objects.published().filter(awarded_at).values("paper")
+        return self.filter(published_at | Q(pk__in=awarded))
+
+    def with_award(self, slug):
+        """Papers with a published entry in an award series (an award ``slug``, any year)."""
+        return self.filter(
+            pk__in=AwardEntry.objects.published().filter(award__slug=slug).values("paper")
+        )
+
+    def for_citation(self):
+        """Papers with what a citation needs: conference, venue, authors in order, links."""
+        return self.select_related("conference__venue").with_authors().prefetch_related("links")
+
+    def for_listing(self):
+        """Papers with authors in order, links and published awards, for a list of results."""
+        return (
+            self.select_related("conference")
+            .with_authors()
+            .prefetch_related(
+                "links",
+                Prefetch("award_entries", queryset=AwardEntry.objects.published().for_paper()),
+            )
+        )
+
+
+# What the search box looks in: prose in both languages, author names and
+# affiliations. Used by PaperQuerySet.search().
+SEARCH_FIELDS = [
+    "title_en",
+    "title_zh_hans",
+    "abstract_en",
+    "abstract_zh_hans",
+    "summary_en",
+    "summary_zh_hans",
+    "authorships__author__name",
+    "authorships__author__other_names",
+    "authorships__affiliations__name_en",
+    "authorships__affiliations__name_zh_hans",
+]
+SEARCH_MAX_WORDS = 10
+
 
 class Paper(SlugFromTitleMixin, models.Model):
     """A published paper: its translated title, abstract and summary, and links."""
@@ -502,6 +571,12 @@ class AwardQuerySet(models.QuerySet):
         """Published awards of published conferences."""
         return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
 
+    def series(self, venue_slug, slug):
+        """Every edition of one award at one venue (the same ``slug``), newest first."""
+        return self.filter(conference__venue__slug=venue_slug, slug=slug).order_by(
+            "-conference__year", "-conference__start_date"
+        )
+
     def for_detail(self):
         """Awards with their conference and published entries (authors in order)."""
         return self.select_related("conference__venue").prefetch_related(
@@ -572,6 +647,13 @@ class Award(SlugFromTitleMixin, models.Model):
 
     def slug_scope(self):
         return {"conference_id": self.conference_id}
+
+    def get_series_url(self):
+        """The page of every edition of this award at the venue (see the class docstring)."""
+        return reverse(
+            "papers:award-series",
+            kwargs={"venue_slug": self.conference.venue.slug, "slug": self.slug},
+        )
 
 
 # Winners before honourable mentions. An expression rather than a stored column:

@@ -1,21 +1,58 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from . import views
+from . import feeds, views
+
+
+class CitationFormatConverter:
+    """The citation formats of papers/citations.py: "bib", "ris" or "json"."""
+
+    regex = "bib|ris|json"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(CitationFormatConverter, "citation_format")
 
 app_name = "papers"
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
+    path("search/", views.SearchView.as_view(), name="search"),
+    path("feeds/awards.atom", feeds.LatestAwardsFeed(), name="awards-feed"),
     path(
         "conferences/<slug:slug>/",
         views.ConferenceDetailView.as_view(),
         name="conference-detail",
     ),
     path(
+        "conferences/<slug:slug>/cite.<citation_format:fmt>",
+        views.conference_citation,
+        name="conference-citation",
+    ),
+    path(
         "conferences/<slug:conference_slug>/awards/<slug:slug>/",
         views.AwardDetailView.as_view(),
         name="award-detail",
     ),
+    path(
+        "conferences/<slug:conference_slug>/awards/<slug:slug>/cite.<citation_format:fmt>",
+        views.award_citation,
+        name="award-citation",
+    ),
+    path(
+        "venues/<slug:venue_slug>/awards/<slug:slug>/",
+        views.AwardSeriesView.as_view(),
+        name="award-series",
+    ),
     path("papers/<slug:slug>/", views.PaperDetailView.as_view(), name="paper-detail"),
+    path(
+        "papers/<slug:slug>/cite.<citation_format:fmt>",
+        views.paper_citation,
+        name="paper-citation",
+    ),
     path("authors/<slug:slug>/", views.AuthorDetailView.as_view(), name="author-detail"),
 ]

@@ -5,11 +5,18 @@ shows only published items (an unpublished or unknown slug is a 404).
 Editors preview a draft by adding ``?preview=1`` to its address (the admin's "View on
 site" does): see ``PreviewMixin``."""
 
+from django.conf import settings
 from django.db.models import Prefetch
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.generic import DetailView, ListView
 
-from .models import Author, Award, AwardEntry, Conference, Paper, Status
+from . import citations
+from .forms import SearchForm
+from .metadata import absolute_url
+from .models import LEVEL_RANK, Author, Award, AwardEntry, Conference, Paper, Status
 
 
 class PreviewMixin:
@@ -98,6 +105,28 @@ class AwardDetailView(PreviewMixin, DetailView):
         return awards.published().for_detail()
 
 
+class AwardSeriesView(ListView):
+    """Every edition of one award at one venue (the same award slug), newest first,
+    each with its winners and honourable mentions. 404 when no edition is published."""
+
+    template_name = "papers/award_series.html"
+    context_object_name = "awards"
+    allow_empty = False
+
+    def get_queryset(self):
+        return (
+            Award.objects.published()
+            .series(self.kwargs["venue_slug"], self.kwargs["slug"])
+            .for_detail()
+        )
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["latest"] = context["awards"][0]
+        context["venue"] = context["latest"].conference.venue
+        return context
+
+
 class PaperDetailView(PreviewMixin, DetailView):
     """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown."""
 
@@ -115,3 +144,105 @@ class AuthorDetailView(DetailView):
 
     def get_queryset(self):
         return Author.objects.published().for_detail()
+
+
+class SearchView(ListView):
+    """Search published papers: ``?q=`` text (see ``PaperQuerySet.search``), filtered by
+    ``conference`` (slug), ``year`` and ``award`` (series slug); ``page`` of 20 results.
+
+    Invalid parameters are shown as form errors on a normal page; a ``page``
+    that is not a number, or is out of range, is a 404 (Django's paginator).
+    """
+
+    template_name = "papers/search.html"
+    context_object_name = "papers"
+    paginate_by = 20
+
+    def get_queryset(self):
+        self.form = SearchForm(self.request.GET or None)
+        if not (self.form.is_bound and self.form.is_valid() and self.form.has_criteria()):
+            return Paper.objects.none()
+        data = self.form.cleaned_data
+        papers = Paper.objects.published().search(data["q"])
+        if data["conference"] or data["year"] is not None:
+            papers = papers.listed_at(conference=data["conference"] or None, year=data["year"])
+        if data["award"]:
+            papers = papers.with_award(data["award"])
+        return papers.for_listing().order_by("-conference__year", "title_en", "pk")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["form"] = self.form
+        context["searched"] = (
+            self.form.is_bound and self.form.is_valid() and self.form.has_criteria()
+        )
+        return context
+
+
+def _citation_response(request, papers, fmt, filename):
+    """``papers`` in citation format ``fmt`` (a key of citations.FORMATS) as a download."""
+    formatter, content_type = citations.FORMATS[fmt]  # the URL allows only these keys
+    papers = list(papers)
+    urls = {paper.pk: absolute_url(paper.get_absolute_url(), request) for paper in papers}
+    response = HttpResponse(formatter(papers, urls), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
+    return response
+
+
+def paper_citation(request, slug, fmt):
+    """One published paper's citation as BibTeX (``bib``), RIS (``ris``) or CSL-JSON
+    (``json``). 404 for an unknown or unpublished paper or format."""
+    paper = get_object_or_404(Paper.objects.published().for_citation(), slug=slug)
+    return _citation_response(request, [paper], fmt, slug)
+
+
+def award_citation(request, conference_slug, slug, fmt):
+    """Citations of an award's papers, winners first, in ``fmt`` (see paper_citation)."""
+    award = get_object_or_404(
+        Award.objects.published().filter(conference__slug=conference_slug), slug=slug
+    )
+    order = (
+        AwardEntry.objects.published()
+        .filter(award=award)
+        .order_by(LEVEL_RANK, "position", "paper__slug")
+        .values_list("paper_id", flat=True)
+    )
+    return _citation_response(request, _in_order(order), fmt, f"{conference_slug}-{slug}")
+
+
+def conference_citation(request, slug, fmt):
+    """Citations of every paper a conference page lists (its awards' papers, then the
+    others), in ``fmt`` (see paper_citation)."""
+    conference = get_object_or_404(Conference.objects.published(), slug=slug)
+    awarded = (
+        AwardEntry.objects.published()
+        .filter(award__conference=conference)
+        .order_by("award__position", "award__slug", LEVEL_RANK, "position", "paper__slug")
+        .values_list("paper_id", flat=True)
+    )
+    others = (
+        Paper.objects.published()
+        .published_without_award_at(conference)
+        .values_list("pk", flat=True)
+    )
+    return _citation_response(request, _in_order([*awarded, *others]), fmt, slug)
+
+
+def _in_order(pks):
+    """The published papers with primary keys ``pks``, in that order, once each (two
+    queries plus the prefetches of ``Paper.objects.for_citation()``)."""
+    order = list(dict.fromkeys(pks))
+    papers = Paper.objects.published().filter(pk__in=order).for_citation().in_bulk()
+    return [papers[pk] for pk in order if pk in papers]
+
+
+def robots_txt(request):
+    """robots.txt: everything may be crawled except the admin and the search results
+    (endless combinations of parameters); names the sitemap by its absolute URL."""
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        *(f"Disallow: /{code}/search/" for code, _name in settings.LANGUAGES),
+        f"Sitemap: {absolute_url(reverse('sitemap'), request)}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

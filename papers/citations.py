@@ -1,0 +1,232 @@
+"""Citation export in BibTeX, RIS and CSL-JSON, for one paper or a list of papers.
+
+Every formatter takes papers with their conference, venue, ordered authors and
+links prefetched (``Paper.objects.for_citation()``) and returns text. Citations
+describe the paper as published: English titles and abstracts.
+
+Libraries: bibtexparser 2 writes BibTeX entries and pylatexenc turns Unicode and
+TeX's special characters (& % $ # _ { } ~ ^ \\) into LaTeX; rispy writes RIS.
+CSL-JSON is plain JSON (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html).
+TeX maths in a title or abstract (``\\(k\\)``, ``$O(n)$``) is kept as maths in
+BibTeX and left as written elsewhere.
+"""
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import bibtexparser
+import rispy
+from bibtexparser.model import Entry, Field
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from .mathtext import MATH, math_segments
+from .metadata import first_page_and_last, paper_identifiers
+
+# Lower-case particles that belong to the family name ("Ludwig van Beethoven").
+PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos"}
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_latex = UnicodeToLatexEncoder(
+    non_ascii_only=False, unknown_char_policy="keep", unknown_char_warning=False
+)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A person's name split for citation formats: ``literal`` when it cannot be split."""
+
+    given: str = ""
+    family: str = ""
+    literal: str = ""
+
+
+def split_name(name):
+    """Split a name as published ("Michael I. Jordan") into given and family names.
+
+    The family name is the last word with any lower-case particles before it
+    ("Jan van Rossem" -> given "Jan", family "van Rossem"), the rule BibTeX
+    itself applies to "First von Last". A one-word name, or one written in
+    Chinese, Japanese or Korean script, is kept whole as ``literal``.
+    """
+    words = name.split()
+    if len(words) < 2 or CJK.search(name):
+        return Name(literal=" ".join(words))
+    start = len(words) - 1
+    while start > 1 and words[start - 1] in PARTICLES:
+        start -= 1
+    return Name(given=" ".join(words[:start]), family=" ".join(words[start:]))
+
+
+def tex(text):
+    """``text`` as LaTeX: specials and accents escaped, TeX maths kept as ``$...$``."""
+    parts = []
+    for is_math, segment in math_segments(text):
+        parts.append(f"${segment}$" if is_math else _latex.unicode_to_latex(segment))
+    return "".join(parts)
+
+
+def one_line(text):
+    """``text`` with runs of white space (newlines included) made single spaces."""
+    return " ".join(text.split())
+
+
+def citation_key(paper, taken):
+    """An ASCII key like ``snell2025conformal``: first author's family name, year,
+    first title word of four letters or more; a letter is added while ``taken``
+    (a set, updated) has it already."""
+    authorships = paper.ordered_authorships
+    name = split_name(authorships[0].author.name) if authorships else Name()
+    words = re.findall(r"[A-Za-z]{4,}", _ascii(MATH.sub(" ", paper.title_en)))
+    base = _ascii(name.family or name.literal).lower() + str(paper.conference.year)
+    base += words[0].lower() if words else ""
+    base = re.sub(r"[^a-z0-9]", "", base) or paper.slug
+    key, suffix = base, ord("a")
+    while key in taken:
+        key, suffix = f"{base}{chr(suffix)}", suffix + 1
+    taken.add(key)
+    return key
+
+
+def _ascii(text):
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+def _keys(papers):
+    taken = set()
+    return [(citation_key(paper, taken), paper) for paper in papers]
+
+
+def _bibtex_name(name):
+    if name.literal:
+        return "{" + tex(name.literal) + "}"
+    return f"{tex(name.family)}, {tex(name.given)}"
+
+
+def _place(conference):
+    return ", ".join(value for value in (conference.city_en, conference.country_en) if value)
+
+
+def to_bibtex(papers, urls):
+    """BibTeX ``@inproceedings`` entries for ``papers``.
+
+    ``urls`` maps a paper's pk to its absolute page URL on this site, used when
+    no proceedings or OpenReview page is known.
+    """
+    entries = []
+    for key, paper in _keys(papers):
+        ids = paper_identifiers(paper)
+        conference = paper.conference
+        fields = [
+            ("title", "{" + tex(paper.title_en) + "}"),
+            (
+                "author",
+                " and ".join(
+                    _bibtex_name(split_name(a.author.name)) for a in paper.ordered_authorships
+                ),
+            ),
+            ("booktitle", tex(conference.venue.name_en)),
+            ("year", str(conference.year)),
+        ]
+        first, last = first_page_and_last(paper.pages)
+        if first:
+            fields.append(("pages", f"{first}--{last}" if last else first))
+        if _place(conference):
+            fields.append(("address", tex(_place(conference))))
+        if conference.proceedings_en:
+            fields.append(("note", tex(conference.proceedings_en)))
+        if ids["doi"]:
+            fields.append(("doi", ids["doi"]))
+        if ids["arxiv"]:
+            fields += [("eprint", ids["arxiv"]), ("archiveprefix", "arXiv")]
+        fields.append(("url", ids["landing"] or urls[paper.pk]))
+        if paper.abstract_en:
+            fields.append(("abstract", tex(one_line(paper.abstract_en))))
+        entries.append(
+            Entry("inproceedings", key, [Field(name, value) for name, value in fields if value])
+        )
+    return bibtexparser.write_string(bibtexparser.Library(entries))
+
+
+class _RisWriter(rispy.RisWriter):
+    """rispy's writer without its "1." line before each record, which RIS does not define."""
+
+    def set_header(self, count):
+        return ""
+
+
+def _ris_name(name):
+    return name.literal or f"{name.family}, {name.given}"
+
+
+def to_ris(papers, urls):
+    """RIS records (type ``CPAPER``: conference paper) for ``papers``; ``urls`` as in to_bibtex."""
+    records = []
+    for _key, paper in _keys(papers):
+        ids = paper_identifiers(paper)
+        conference = paper.conference
+        record = {
+            "type_of_reference": "CPAPER",
+            "title": one_line(paper.title_en),
+            "authors": [_ris_name(split_name(a.author.name)) for a in paper.ordered_authorships],
+            "year": str(conference.year),
+            "secondary_title": conference.venue.name_en,
+            "urls": [url for url in (ids["landing"], urls[paper.pk]) if url],
+            "language": "en",
+        }
+        first, last = first_page_and_last(paper.pages)
+        if first:
+            record["start_page"] = first
+        if last:
+            record["end_page"] = last
+        if _place(conference):
+            record["place_published"] = _place(conference)
+        if ids["doi"]:
+            record["doi"] = ids["doi"]
+        if paper.abstract_en:
+            record["abstract"] = one_line(paper.abstract_en)
+        records.append(record)
+    return rispy.dumps(records, implementation=_RisWriter)
+
+
+def to_csl_json(papers, urls):
+    """CSL-JSON items (type ``paper-conference``) for ``papers`` as indented JSON text."""
+    items = []
+    for key, paper in _keys(papers):
+        ids = paper_identifiers(paper)
+        conference = paper.conference
+        item = {
+            "id": key,
+            "type": "paper-conference",
+            "title": one_line(paper.title_en),
+            "author": [_csl_name(split_name(a.author.name)) for a in paper.ordered_authorships],
+            "issued": {"date-parts": [[conference.year]]},
+            "container-title": conference.venue.name_en,
+            "event-title": conference.name_en,
+            "URL": ids["landing"] or urls[paper.pk],
+            "language": "en",
+        }
+        if _place(conference):
+            item["event-place"] = _place(conference)
+        if paper.pages:
+            item["page"] = paper.pages
+        if ids["doi"]:
+            item["DOI"] = ids["doi"]
+        if paper.abstract_en:
+            item["abstract"] = one_line(paper.abstract_en)
+        items.append(item)
+    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+
+
+def _csl_name(name):
+    if name.literal:
+        return {"literal": name.literal}
+    return {"family": name.family, "given": name.given}
+
+
+# The formats a URL may ask for: extension -> (formatter, content type).
+FORMATS = {
+    "bib": (to_bibtex, "application/x-bibtex; charset=utf-8"),
+    "ris": (to_ris, "application/x-research-info-systems; charset=utf-8"),
+    "json": (to_csl_json, "application/vnd.citationstyles.csl+json; charset=utf-8"),
+}
