@@ -1,0 +1,203 @@
+"""Citation export (papers/citations.py) and its downloads."""
+
+import json
+
+import bibtexparser
+import pytest
+import rispy
+from pylatexenc.latex2text import LatexNodes2Text
+
+from papers.citations import split_name, tex, to_bibtex, to_csl_json, to_ris
+from papers.models import Paper
+
+from . import factories
+
+SPECIALS = "Gains & losses: 50% of $5 # _ {x} ~ ^ \\ in Zürich"
+
+
+def _paper(db_title=SPECIALS, names=("Zoë Núñez-Łukasz", "Jan van Rossem", "张伟"), **fields):
+    conference = factories.conference(year=2025, city_en="Montréal", country_en="Canada")
+    paper = factories.paper(
+        conference=conference,
+        title_en=db_title,
+        authors=[factories.author(name=name) for name in names],
+        links=[
+            ("arxiv", "https://arxiv.org/abs/2502.13228"),
+            ("pmlr", "https://proceedings.mlr.press/v267/x25a.html"),
+            ("doi", "https://doi.org/10.5555/12345.678"),
+        ],
+        pages="10-20",
+        **fields,
+    )
+    return Paper.objects.for_citation().get(pk=paper.pk)
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "family", "literal"),
+    [
+        ("Michael I. Jordan", "Michael I.", "Jordan", ""),
+        ("Jan van Rossem", "Jan", "van Rossem", ""),
+        ("Ludwig van der Berg", "Ludwig", "van der Berg", ""),
+        ("张伟", "", "", "张伟"),
+        ("Madonna", "", "", "Madonna"),
+        ("  Ada   Lovelace ", "Ada", "Lovelace", ""),
+    ],
+)
+def test_split_name(name, given, family, literal):
+    parsed = split_name(name)
+
+    assert (parsed.given, parsed.family, parsed.literal) == (given, family, literal)
+
+
+def test_tex_escapes_specials_and_keeps_maths():
+    assert tex("A & B: 50% of $x$ # _ {y} ~ ^ \\ Zürich") == (
+        "A \\& B: 50\\% of $x$ \\# \\_ \\{y\\} {\\textasciitilde} {\\textasciicircum} "
+        '{\\textbackslash} Z\\"urich'
+    )
+    assert tex("Top-\\(k\\) in $O(n)$") == "Top-$k$ in $O(n)$"
+
+
+def test_bibtex_round_trips_non_ascii_names_and_specials(db):
+    paper = _paper()
+
+    text = to_bibtex([paper], {paper.pk: "https://awards.example.org/en/papers/x/"})
+    library = bibtexparser.parse_string(text)
+
+    assert library.failed_blocks == []
+    [entry] = library.entries
+    assert entry.entry_type == "inproceedings"
+    # Letters without an ASCII base (Ł) are left out of the key, which stays ASCII.
+    assert entry.key == "nunezukasz2025gains"
+    assert entry["title"] == (
+        "{Gains \\& losses: 50\\% of \\$5 \\# \\_ \\{x\\} {\\textasciitilde} "
+        '{\\textasciicircum} {\\textbackslash} in Z\\"urich}'
+    )
+    assert entry["author"] == ("N\\'u\\~nez-{\\L}ukasz, Zo\\\"e and van Rossem, Jan and {张伟}")
+    # Read back as LaTeX, the fields say what the database says.
+    # (pylatexenc reads \textasciicircum back as the modifier letter U+02C6.)
+    assert LatexNodes2Text().latex_to_text(entry["title"]).replace("ˆ", "^") == SPECIALS
+    assert LatexNodes2Text().latex_to_text(entry["author"]) == (
+        "Núñez-Łukasz, Zoë and van Rossem, Jan and 张伟"
+    )
+    assert entry["pages"] == "10--20"
+    assert entry["address"] == "Montr\\'eal, Canada"
+    assert entry["doi"] == "10.5555/12345.678"
+    assert entry["eprint"] == "2502.13228"
+    assert entry["url"] == "https://proceedings.mlr.press/v267/x25a.html"
+
+
+def test_bibtex_keys_stay_unique(db):
+    person = factories.author(name="Ada Lovelace")
+    conference = factories.conference(year=2025)
+    papers = [
+        factories.paper(conference=conference, title_en="Engines", authors=[person])
+        for _ in range(3)
+    ]
+    papers = list(Paper.objects.filter(pk__in=[p.pk for p in papers]).for_citation())
+
+    text = to_bibtex(papers, {p.pk: "https://x/" for p in papers})
+
+    keys = [entry.key for entry in bibtexparser.parse_string(text).entries]
+    assert keys == ["lovelace2025engines", "lovelace2025enginesa", "lovelace2025enginesb"]
+
+
+def test_ris_has_one_author_line_each_in_order(db):
+    paper = _paper(abstract_en="Line one.\n\nLine two.")
+
+    text = to_ris([paper], {paper.pk: "https://awards.example.org/en/papers/x/"})
+    [record] = rispy.loads(text)
+
+    assert not text.startswith("1.")
+    assert record["type_of_reference"] == "CPAPER"
+    assert record["title"] == SPECIALS
+    assert record["authors"] == ["Núñez-Łukasz, Zoë", "van Rossem, Jan", "张伟"]
+    assert (record["start_page"], record["end_page"]) == ("10", "20")
+    assert record["abstract"] == "Line one. Line two."
+    assert record["urls"] == [
+        "https://proceedings.mlr.press/v267/x25a.html",
+        "https://awards.example.org/en/papers/x/",
+    ]
+
+
+def test_csl_json_names_and_fields(db):
+    paper = _paper()
+
+    [item] = json.loads(to_csl_json([paper], {paper.pk: "https://x/"}))
+
+    assert item["type"] == "paper-conference"
+    assert item["title"] == SPECIALS
+    assert item["author"] == [
+        {"family": "Núñez-Łukasz", "given": "Zoë"},
+        {"family": "van Rossem", "given": "Jan"},
+        {"literal": "张伟"},
+    ]
+    assert item["issued"] == {"date-parts": [[2025]]}
+    assert item["DOI"] == "10.5555/12345.678"
+    assert item["event-place"] == "Montréal, Canada"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content_type"),
+    [
+        ("bib", "application/x-bibtex; charset=utf-8"),
+        ("ris", "application/x-research-info-systems; charset=utf-8"),
+        ("json", "application/vnd.citationstyles.csl+json; charset=utf-8"),
+    ],
+)
+def test_paper_citation_download(icml, client, fmt, content_type):
+    response = client.get(f"/en/papers/trust-region-policy-optimization/cite.{fmt}")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == content_type
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="trust-region-policy-optimization.{fmt}"'
+    )
+    assert "Schulman" in response.content.decode()
+
+
+def test_award_citation_lists_winners_first(icml, client):
+    text = client.get("/en/conferences/icml-2025/awards/test-of-time/cite.bib").content.decode()
+
+    keys = [entry.key for entry in bibtexparser.parse_string(text).entries]
+    # The winner, then the honourable mentions in their order (fixture positions 1, 2).
+    assert keys == ["ioffe2015batch", "schulman2015trust", "rezende2015variational"]
+
+
+def test_conference_citation_lists_every_paper_of_the_page_once(icml, client):
+    text = client.get("/zh-hans/conferences/icml-2025/cite.json").content.decode()
+
+    items = json.loads(text)
+    page = client.get("/en/conferences/icml-2025/").content.decode()
+    assert len(items) == len({item["id"] for item in items}) == page.count('class="paper-item"')
+    assert items[0]["title"] == "Conformal Prediction as Bayesian Quadrature"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "papers/nope/cite.bib",
+        "papers/collabllm/cite.pdf",
+        "conferences/nope/cite.ris",
+        "conferences/icml-2025/awards/nope/cite.json",
+    ],
+)
+def test_unknown_citations_are_404(icml, client, path):
+    assert client.get(f"/en/{path}").status_code == 404
+
+
+def test_draft_paper_has_no_citation(client, db):
+    draft = factories.paper(status="draft")
+
+    assert client.get(f"/en/papers/{draft.slug}/cite.bib").status_code == 404
+
+
+def test_award_citation_leaves_out_draft_papers(client, db):
+    award = factories.award()
+    shown = factories.paper(conference=award.conference, title_en="Shown")
+    hidden = factories.paper(conference=award.conference, title_en="Hidden", status="draft")
+    factories.award_entry(award, shown)
+    factories.award_entry(award, hidden)
+
+    items = json.loads(client.get(f"{award.get_absolute_url()}cite.json").content)
+
+    assert [item["title"] for item in items] == ["Shown"]

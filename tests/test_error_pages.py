@@ -1,0 +1,42 @@
+"""Friendly error pages in both languages; the 500 page needs neither the database
+nor context processors."""
+
+import pytest
+from django.test import override_settings
+from django.urls import path
+
+from .html import visible_text
+
+
+def _fail(request):
+    raise RuntimeError("boom")
+
+
+urlpatterns = [path("boom/", _fail)]
+
+
+@pytest.mark.parametrize(
+    ("language", "heading", "search"),
+    [("en", "Page not found", "Search the papers"), ("zh-hans", "页面不存在", "搜索论文")],
+)
+def test_404_page_offers_home_and_search(client, db, language, heading, search):
+    response = client.get(f"/{language}/no/such/page/")
+
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f"<h1>{heading}</h1>" in html
+    assert f'<a href="/{language}/search/">{search}</a>' in html
+
+
+@override_settings(ROOT_URLCONF=__name__, DEBUG=False)
+def test_500_page_is_bilingual_without_the_database(client, django_db_blocker):
+    client.raise_request_exception = False
+    with django_db_blocker.block():
+        response = client.get("/boom/")
+
+    assert response.status_code == 500
+    text = visible_text(response.content.decode())
+    assert "Server error" in text
+    assert "服务器错误" in text
+    assert '<a href="/en/">Go to the list of conferences</a>' in response.content.decode()
+    assert '<a href="/zh-hans/" lang="zh-hans">前往会议列表</a>' in response.content.decode()

@@ -1,0 +1,97 @@
+"""The Atom feeds of newly published awards (papers/feeds.py)."""
+
+import datetime
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from papers.models import Award, Status
+
+from . import factories
+
+ATOM = {"a": "http://www.w3.org/2005/Atom"}
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+def _feed(client, language):
+    response = client.get(f"/{language}/feeds/awards.atom")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/atom+xml; charset=utf-8"
+    return ET.fromstring(response.content)
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "entry"),
+    [
+        ("en", "Newly published conference awards", "ICML 2025: Outstanding Paper Award"),
+        ("zh-hans", "最新发布的会议奖项", "ICML 2025：杰出论文奖"),
+    ],
+)
+def test_feed_per_language_declares_its_language(icml, client, language, title, entry):
+    feed = _feed(client, language)
+
+    assert feed.get(XML_LANG) == language
+    assert feed.find("a:title", ATOM).text == title
+    entries = feed.findall("a:entry", ATOM)
+    assert [e.find("a:title", ATOM).text for e in entries][0] == entry
+    assert len(entries) == 3
+    link = entries[0].find("a:link", ATOM).get("href")
+    assert link == f"http://testserver/{language}/conferences/icml-2025/awards/outstanding-paper/"
+    assert entries[0].find("a:updated", ATOM).text == "2025-07-13T00:00:00+00:00"
+
+
+def test_feed_lists_newest_conference_first_and_only_published(client, db):
+    old = factories.award(
+        conference=factories.conference(start_date=datetime.date(2015, 7, 6), end_date=None),
+        name_en="Old",
+    )
+    new = factories.award(
+        conference=factories.conference(start_date=datetime.date(2025, 7, 13)), name_en="New"
+    )
+    factories.award(status=Status.DRAFT, name_en="Draft")
+    factories.award(conference=factories.conference(status=Status.DRAFT), name_en="Hidden")
+
+    titles = [e.find("a:title", ATOM).text for e in _feed(client, "en").findall("a:entry", ATOM)]
+
+    assert titles == [f"{new.conference.name_en}: New", f"{old.conference.name_en}: Old"]
+
+
+def test_every_entry_has_an_updated_date_even_without_conference_dates(client, db):
+    factories.award(conference=factories.conference(start_date=None, end_date=None))
+
+    [entry] = _feed(client, "en").findall("a:entry", ATOM)
+
+    assert entry.find("a:updated", ATOM).text
+
+
+def test_feed_entry_lists_the_award_papers(client, db):
+    award = factories.award()
+    paper = factories.paper(conference=award.conference, title_en="Winning <paper>")
+    factories.award_entry(award, paper)
+
+    [entry] = _feed(client, "en").findall("a:entry", ATOM)
+
+    assert "<li>Winning &lt;paper&gt;</li>" in entry.find("a:summary", ATOM).text
+
+
+def test_pages_link_to_the_feed_in_their_language(icml, client):
+    html = client.get("/zh-hans/papers/collabllm/").content.decode()
+
+    assert (
+        '<link rel="alternate" type="application/atom+xml" title="最新发布的会议奖项" '
+        'href="http://testserver/zh-hans/feeds/awards.atom">'
+    ) in html
+
+
+def test_feed_queries_do_not_grow_with_awards(client, db, django_assert_num_queries):
+    factories.award_entry(factories.award(), factories.paper(authors=[factories.author()]))
+    with django_assert_num_queries(4):
+        _feed(client, "en")
+    for _ in range(5):
+        award = factories.award()
+        for _ in range(3):
+            factories.award_entry(award, factories.paper(authors=[factories.author()]))
+
+    with django_assert_num_queries(4):
+        _feed(client, "en")
+    assert Award.objects.count() == 6
