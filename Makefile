@@ -8,7 +8,7 @@ PORT ?= 8000
 # Development only: a fixed secret key for the local server and the tests.
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
-.PHONY: run test install messages data check clean vendor browser
+.PHONY: run test install messages data check clean vendor browser tools audit
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -39,14 +39,32 @@ browser:
 		apt-get update -qq && apt-get install -y -qq chromium fonts-wqy-microhei; } || { \
 		echo "the browser tests need Debian's chromium and fonts-wqy-microhei"; exit 1; }
 
-test: messages browser
+# Quality tools from npm (package.json, package-lock.json): axe-core and the Nu HTML
+# Checker for `make test`, Lighthouse for `make audit`. The checker runs on Java.
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; } || { \
+		echo "npm (Node.js) is required: install the npm package"; exit 1; }
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+tools: node_modules/.installed
+	@command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq default-jre-headless; } || { \
+		echo "Java is required by the HTML checker: install default-jre-headless"; exit 1; }
+
+test: messages browser tools
 	$(VENV)/bin/ruff check .
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest
 
+# Lighthouse on the home, conference and paper pages in both languages: prints each
+# page's accessibility, best-practices and SEO scores; fails below 0.95.
+audit: data browser tools
+	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) scripts/audit.py
+
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 staticfiles node_modules
 
 # Refresh the committed third-party browser assets from the npm registry.
 vendor:

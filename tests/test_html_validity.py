@@ -1,0 +1,49 @@
+"""The Nu HTML Checker (npm vnu-jar, run with Java) on the public pages in both
+languages: no errors. The pages are saved to files first, since the checker
+refuses to fetch loopback addresses."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from django.conf import settings
+
+from .pages import URLS
+
+VNU = settings.BASE_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+
+
+def test_pages_are_valid_html(icml, client, tmp_path):
+    assert VNU.exists(), "vnu-jar is missing: `make test` installs it (npm ci)"
+    java = shutil.which("java")
+    assert java, "Java is missing: `make test` installs it (default-jre-headless)"
+    files = {}
+    for n, url in enumerate(URLS):
+        response = client.get(url)
+        assert response.status_code in (200, 404), url
+        path = tmp_path / f"page-{n}.html"
+        path.write_bytes(response.content)
+        files[str(path)] = url
+
+    result = subprocess.run(
+        [java, "-jar", str(VNU), "--errors-only", "--format", "json", *files],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    messages = json.loads(result.stderr or result.stdout)["messages"]
+    errors = [
+        (files.get(m.get("url", "").removeprefix("file:"), m.get("url")), m["message"])
+        for m in messages
+    ]
+    assert errors == []
+    assert result.returncode == 0
+
+
+@pytest.mark.parametrize("url", ["/en/feeds/awards.atom", "/sitemap.xml"])
+def test_feeds_and_sitemap_are_well_formed_xml(icml, client, url):
+    import xml.etree.ElementTree as ET
+
+    ET.fromstring(client.get(url).content)
