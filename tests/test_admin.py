@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from PIL import Image
 from reversion.models import Version
 
-from papers.models import Award, Conference, Paper, Status
+from papers.models import Award, Paper, Status
 from papers.roles import EDITORS, create_editor
 
 from . import factories
@@ -234,9 +234,12 @@ def test_editor_compares_two_versions(editor_client):
         {"version_id1": first.pk, "version_id2": second.pk},
     )
 
-    html = response.content.decode()
+    html = " ".join(response.content.decode().split())
     assert response.status_code == 200
-    assert "First" in html and "Second" in html
+    assert (
+        '<h3>title [en]</h3> <div class="module"> <pre class="highlight">'
+        "<del>- First title</del> <ins>+ Second title</ins></pre>"
+    ) in html
 
 
 def test_compare_needs_the_models_view_permission(client, django_user_model):
@@ -431,7 +434,6 @@ def test_conference_form_has_award_rows_with_language_tabs(editor_client):
     assert 'name="awards-0-name_zh_hans"' in html
     assert 'name="awards-__prefix__-name_zh_hans"' in html
     assert "tabbed_translation_fields.js" in html
-    assert Conference.objects.count() >= 1
 
 
 def test_editor_restores_an_earlier_author_order(editor_client):
