@@ -740,3 +740,30 @@ class AwardEntry(models.Model):
     @property
     def is_honourable_mention(self):
         return self.level == self.Level.HONOURABLE_MENTION
+
+
+class ImportRecord(models.Model):
+    """What the last ``import_conference`` set on one object, field by field.
+
+    The importer compares it with the database to tell an editor's change (keep it)
+    from a change in the fixture (apply it). Not a fixture model: never exported.
+    """
+
+    model = models.CharField(_("model"), max_length=50)
+    key = models.CharField(
+        _("natural key"), max_length=400, help_text=_("The object's natural key as a JSON list.")
+    )
+    values = models.JSONField(_("imported values"), default=dict)
+    source = models.CharField(_("source file"), max_length=400, blank=True)
+    imported_at = models.DateTimeField(_("imported at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("import record")
+        verbose_name_plural = _("import records")
+        ordering = ["model", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["model", "key"], name="importrecord_unique_key"),
+        ]
+
+    def __str__(self):
+        return f"{self.model} {self.key}"

@@ -1,0 +1,101 @@
+"""Write a conference and everything that belongs to it as a fixture (``export_conference``).
+
+The output is the format :mod:`papers.importing` reads (``docs/fixture-format.md``):
+the same field names, the same normalised values, objects in dependency order and
+sorted by natural key, so export, flush, import and export again give the same bytes.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from django.core.files.storage import default_storage
+from django.db.models import Q
+
+from .importing import database_value, field_specs
+from .models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    Conference,
+    Institution,
+    Paper,
+    PaperLink,
+    Venue,
+)
+
+# Where images go, relative to the exported fixture file.
+IMAGE_DIRECTORY = "images"
+
+
+@dataclass
+class Export:
+    """An exported fixture: its text and the image files it names (relative path -> bytes)."""
+
+    text: str
+    images: dict = field(default_factory=dict)
+
+
+def belonging_to(conference):
+    """The objects that make up ``conference``, per model (model -> queryset).
+
+    The conference, its awards and award entries; the papers published at it and the
+    papers awarded at it (a test-of-time award goes to papers of an earlier edition);
+    their authorships, authors, affiliated institutions and links; and the
+    conferences those papers were published at, with their venues, so the file
+    imports into an empty database. An earlier conference is exported on its own,
+    without its awards or other papers (export that conference for those).
+    """
+    papers = Paper.objects.filter(
+        Q(conference=conference) | Q(award_entries__award__conference=conference)
+    ).distinct()
+    conferences = Conference.objects.filter(Q(pk=conference.pk) | Q(papers__in=papers)).distinct()
+    authorships = Authorship.objects.filter(paper__in=papers)
+    return {
+        Venue: Venue.objects.filter(conferences__in=conferences).distinct(),
+        Conference: conferences.select_related("venue"),
+        Institution: Institution.objects.filter(authorships__in=authorships).distinct(),
+        Author: Author.objects.filter(authorships__in=authorships).distinct(),
+        Paper: papers.select_related("conference"),
+        Authorship: authorships.select_related("paper", "author").prefetch_related("affiliations"),
+        PaperLink: PaperLink.objects.filter(paper__in=papers).select_related("paper"),
+        Award: Award.objects.filter(conference=conference).select_related("conference"),
+        AwardEntry: AwardEntry.objects.filter(award__conference=conference).select_related(
+            "award__conference", "paper"
+        ),
+    }
+
+
+def export_conference(slug):
+    """Export the conference with natural key ``slug``; return an :class:`Export`.
+
+    Images are named ``images/<file name>`` relative to the fixture; the caller writes
+    ``Export.images`` there. Empty translations stay ``""``. Raises
+    ``Conference.DoesNotExist`` for an unknown slug.
+    """
+    conference = Conference.objects.get(slug=slug)
+    objects, images = [], {}
+    for model, queryset in belonging_to(conference).items():
+        specs = field_specs(model)
+        rows = []
+        for instance in queryset:
+            fields = {}
+            for name, spec in specs.items():
+                if spec.kind == "image":
+                    stored = getattr(instance, spec.attname)
+                    if stored:
+                        relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
+                        with default_storage.open(stored.name, "rb") as image:
+                            images[relative] = image.read()
+                        fields[name] = relative
+                    else:
+                        fields[name] = ""
+                else:
+                    fields[name] = database_value(spec, instance)
+            rows.append((tuple(instance.natural_key()), fields))
+        rows.sort(key=lambda row: row[0])
+        label = model._meta.label_lower
+        objects.extend({"model": label, "fields": fields} for _, fields in rows)
+    text = json.dumps(objects, ensure_ascii=False, indent=2) + "\n"
+    return Export(text, images)

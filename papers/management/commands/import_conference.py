@@ -1,0 +1,94 @@
+"""Import a conference fixture without losing editors' work.
+
+``loaddata`` overwrites whatever it is given and stops at the first error. This command
+checks the whole file first and writes nothing unless all of it is valid, shows what
+it would change (``--dry-run``), and keeps the fields editors changed in the admin
+since the last import (``--overwrite`` takes the file's values instead). The logic is
+in :mod:`papers.importing`; the format is documented in ``docs/fixture-format.md``.
+"""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from papers.importing import FixtureInvalid, format_key, import_fixture
+
+
+def _short(value, limit=60):
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Command(BaseCommand):
+    help = (
+        "Check a conference fixture (JSON or YAML, natural keys) and import it in one "
+        "transaction. Exits non-zero, writing nothing, if any object is invalid."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="the fixture file (.json, .yaml or .yml)")
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print what would be created, updated or left unchanged, and write nothing",
+        )
+        parser.add_argument(
+            "--overwrite",
+            action="store_true",
+            help="take the file's value also for fields an editor changed since the last import",
+        )
+
+    def handle(self, *args, path, dry_run, overwrite, verbosity, **options):
+        """Import ``path``; print one line per object and a summary.
+
+        Raises ``CommandError`` (exit status 1) listing every problem, having written
+        nothing, when the file cannot be imported.
+        """
+        try:
+            plan = import_fixture(path, overwrite=overwrite, dry_run=dry_run)
+        except FixtureInvalid as error:
+            for problem in error.problems:
+                self.stderr.write(self.style.ERROR(str(problem)))
+            count = len(error.problems)
+            raise CommandError(
+                f"{count} problem{'s' if count != 1 else ''} in {path}; nothing was written."
+            ) from None
+        would = "would be " if dry_run else ""
+        for change in plan.changes:
+            name = f"{change.item.label} {format_key(change.item.key)}"
+            if change.action == "create":
+                self.stdout.write(self.style.SUCCESS(f"create {name}"))
+            elif change.action == "update":
+                fields = ", ".join(change.changes)
+                self.stdout.write(self.style.WARNING(f"update {name}: {fields}"))
+            elif dry_run or verbosity >= 2:
+                self.stdout.write(f"unchanged {name}")
+            for field, (kept, offered) in change.conflicts.items():
+                self.stdout.write(
+                    self.style.NOTICE(
+                        f"conflict {name} {field}: an editor changed it since the last "
+                        f"import; kept {_short(kept)}, the file has {_short(offered)} "
+                        "(--overwrite takes the file's value)"
+                    )
+                )
+        created, updated = plan.count("create"), plan.count("update")
+        unchanged = plan.count("unchanged")
+        conflicts = sum(len(change.conflicts) for change in plan.conflicts)
+        kept = (
+            f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
+        )
+        if not created and not updated:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Nothing to change: the database already matches {path} "
+                    f"({unchanged} objects){kept}."
+                )
+            )
+        else:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"{created} {would}created, {updated} {would}updated, "
+                    f"{unchanged} unchanged{kept}."
+                    + (" Dry run: nothing was written." if dry_run else "")
+                )
+            )
