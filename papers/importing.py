@@ -348,7 +348,11 @@ def parse(path):
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as error:
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {error}")]) from None
+            message = getattr(error, "problem", None) or str(error)
+            mark = getattr(error, "problem_mark", None)
+            if mark is not None:
+                message += f" at line {mark.line + 1} column {mark.column + 1}"
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {message}")]) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

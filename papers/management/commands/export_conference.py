@@ -5,7 +5,6 @@ version control: export, flush, import and export again give the same bytes. The
 logic is in :mod:`papers.exporting`; the format is in ``docs/fixture-format.md``.
 """
 
-import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -40,7 +39,7 @@ class Command(BaseCommand):
                     "this conference has images: name an output file with -o so they "
                     "can be written next to it"
                 )
-            sys.stdout.write(exported.text)
+            self.stdout.write(exported.text)
             return
         path = Path(output)
         path.write_text(exported.text, encoding="utf-8")

@@ -1,0 +1,833 @@
+"""import_conference and export_conference: the checks, the plan, the round trip."""
+
+import copy
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from PIL import Image
+
+from papers.importing import MAX_IMAGE_BYTES, FixtureInvalid, check_image, import_fixture
+from papers.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    Conference,
+    ImportRecord,
+    Institution,
+    Paper,
+    PaperLink,
+    Venue,
+)
+
+DATA = Path(__file__).parent / "data"
+MODELS = [
+    Venue,
+    Conference,
+    Institution,
+    Author,
+    Paper,
+    Authorship,
+    PaperLink,
+    Award,
+    AwardEntry,
+    ImportRecord,
+]
+
+
+def snapshot():
+    """Every row of every table the importer writes, to compare before and after."""
+    tables = {model.__name__: list(model.objects.order_by("pk").values()) for model in MODELS}
+    tables["affiliations"] = sorted(
+        Authorship.affiliations.through.objects.values_list("authorship_id", "institution_id")
+    )
+    return tables
+
+
+def small_fixture():
+    """A valid new conference: venue, conference, 2 authors, 1 paper, 1 award."""
+    return [
+        {"model": "papers.venue", "fields": {"slug": "tv", "acronym": "TV", "name_en": "Test"}},
+        {
+            "model": "papers.conference",
+            "fields": {
+                "venue": ["tv"],
+                "slug": "tv-2030",
+                "year": 2030,
+                "name_en": "TV 2030",
+                "name_zh_hans": "",
+                "start_date": "2030-05-01",
+                "end_date": "2030-05-03",
+                "website": "https://tv.example.org/",
+                "status": "published",
+            },
+        },
+        {"model": "papers.institution", "fields": {"slug": "inst", "name_en": "Inst"}},
+        {"model": "papers.author", "fields": {"slug": "ann", "name": "Ann A"}},
+        {"model": "papers.author", "fields": {"slug": "bob", "name": "Bob B"}},
+        {
+            "model": "papers.paper",
+            "fields": {
+                "slug": "p1",
+                "title_en": "Paper One",
+                "title_zh_hans": "论文一",
+                "conference": ["tv-2030"],
+                "status": "published",
+            },
+        },
+        {
+            "model": "papers.authorship",
+            "fields": {"paper": ["p1"], "author": ["ann"], "position": 1, "affiliations": []},
+        },
+        {
+            "model": "papers.authorship",
+            "fields": {
+                "paper": ["p1"],
+                "author": ["bob"],
+                "position": 2,
+                "affiliations": [["inst"]],
+            },
+        },
+        {
+            "model": "papers.paperlink",
+            "fields": {"paper": ["p1"], "kind": "code", "url": "https://code.example.org/p1"},
+        },
+        {
+            "model": "papers.award",
+            "fields": {"conference": ["tv-2030"], "slug": "best", "name_en": "Best Paper"},
+        },
+        {
+            "model": "papers.awardentry",
+            "fields": {"award": ["tv-2030", "best"], "paper": ["p1"], "level": "winner"},
+        },
+    ]
+
+
+def write(tmp_path, objects, name="fixture.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(objects, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def run(*args):
+    """Run import_conference; return (stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_conference", *[str(arg) for arg in args], stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def run_failing(path):
+    """Run import_conference on a bad file; return its stderr lines (one per problem)."""
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("import_conference", str(path), stdout=io.StringIO(), stderr=err)
+    return err.getvalue().strip().splitlines()
+
+
+def obj(objects, model, **match):
+    """The fixture object of ``model`` whose fields include ``match``."""
+    return next(
+        o
+        for o in objects
+        if o["model"] == model and all(o["fields"].get(k) == v for k, v in match.items())
+    )
+
+
+@pytest.fixture
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def before(icml):
+    """The database (the shipped ICML content) before a failing import."""
+    return snapshot()
+
+
+def png_bytes(size=(8, 8)):
+    buffer = io.BytesIO()
+    Image.new("RGB", size, (200, 10, 10)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+# --- every kind of error: a clear message, and the database unchanged ---------------
+
+
+def test_import_invalid_json_names_line_and_writes_nothing(tmp_path, before):
+    path = tmp_path / "bad.json"
+    path.write_text('[{"model": "papers.venue", "fields": {]', encoding="utf-8")
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}: invalid JSON: Expecting property name enclosed in double quotes "
+        "at line 1 column 39"
+    ]
+    assert snapshot() == before
+
+
+def test_import_invalid_yaml_is_reported(tmp_path, before):
+    path = tmp_path / "bad.yaml"
+    path.write_text("- model: papers.venue\n  fields: {slug: [\n", encoding="utf-8")
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}: invalid YAML: expected the node content, but found '<stream end>' "
+        "at line 3 column 1"
+    ]
+    assert snapshot() == before
+
+
+def test_import_not_utf8_names_the_byte(tmp_path, before):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('[{"model": "papers.author", "fields": {"name": "Müller"}}]'.encode("latin-1"))
+
+    lines = run_failing(path)
+
+    assert lines == [f"{path}: not UTF-8: byte 49 (line 1) cannot be decoded"]
+    assert snapshot() == before
+
+
+def test_import_unknown_model_names_the_object(tmp_path, before):
+    objects = small_fixture() + [{"model": "auth.user", "fields": {"username": "x"}}]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{tmp_path / 'fixture.json'}, object 12: unknown model 'auth.user'")
+    assert snapshot() == before
+
+
+def test_import_unknown_field_names_object_and_field(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.paper", slug="p1")["fields"]["subtitle_en"] = "x"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        f"{tmp_path / 'fixture.json'}, object 6, papers.paper [\"p1\"], field 'subtitle_en': "
+        "unknown field for papers.paper; its fields are slug, title_en"
+    )
+    assert snapshot() == before
+
+
+def test_import_missing_required_field(tmp_path, before):
+    objects = small_fixture()
+    del obj(objects, "papers.paper", slug="p1")["fields"]["title_en"]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f"{tmp_path / 'fixture.json'}, object 6, papers.paper [\"p1\"], field 'title_en': "
+        "required field missing"
+    ]
+    assert snapshot() == before
+
+
+def test_import_blank_required_field(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.author", slug="ann")["fields"]["name"] = ""
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f"{tmp_path / 'fixture.json'}, object 4, papers.author [\"ann\"], field 'name': "
+        "This field cannot be blank."
+    ]
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("model", "match", "name", "value", "message"),
+    [
+        ("papers.conference", {}, "year", "2030", "expected a whole number, got a string"),
+        ("papers.paper", {}, "title_en", 42, "expected a string, got a number"),
+        (
+            "papers.paper",
+            {},
+            "conference",
+            "tv-2030",
+            "expected the natural key of a papers.conference: a list of 1 non-empty "
+            'string(s), got "tv-2030"',
+        ),
+        ("papers.award", {}, "position", True, "expected a whole number, got true/false"),
+        (
+            "papers.authorship",
+            {"position": 2},
+            "affiliations",
+            "inst",
+            "expected a list of natural keys, got a string",
+        ),
+        (
+            "papers.awardentry",
+            {},
+            "level",
+            "gold",
+            "Value 'gold' is not a valid choice.",
+        ),
+    ],
+)
+def test_import_wrong_type_names_object_and_field(
+    tmp_path, before, model, match, name, value, message
+):
+    objects = small_fixture()
+    target = obj(objects, model, **match)
+    target["fields"][name] = value
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert len(lines) == 1
+    assert lines[0].endswith(f"field {name!r}: {message}")
+    assert f"object {objects.index(target) + 1}, {model} " in lines[0]
+    assert snapshot() == before
+
+
+def test_import_duplicate_natural_key(tmp_path, before):
+    objects = small_fixture()
+    objects.append(copy.deepcopy(obj(objects, "papers.author", slug="bob")))
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 12, papers.author ["bob"]: '
+        "duplicate natural key: object 5 has the same key"
+    ]
+    assert snapshot() == before
+
+
+def test_import_reference_to_nothing(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.authorship", position=2)["fields"]["affiliations"] = [["nowhere"]]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 8, papers.authorship ["p1", "bob"], '
+        "field 'affiliations': refers to papers.institution [\"nowhere\"], which is neither "
+        "in this file nor in the database"
+    ]
+    assert snapshot() == before
+
+
+def test_import_reference_to_the_database_is_accepted(tmp_path, icml):
+    objects = small_fixture()
+    obj(objects, "papers.authorship", position=2)["fields"]["author"] = ["sergey-ioffe"]
+
+    import_fixture(write(tmp_path, objects))
+
+    assert list(Paper.objects.get(slug="p1").authors.order_by("slug")) == [
+        Author.objects.get(slug="ann"),
+        Author.objects.get(slug="sergey-ioffe"),
+    ]
+
+
+def test_import_invalid_date(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.conference")["fields"]["start_date"] = "2030-02-30"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 2, papers.conference ["tv-2030"], '
+        "field 'start_date': “2030-02-30” value has the correct format (YYYY-MM-DD) but "
+        "it is an invalid date."
+    ]
+    assert snapshot() == before
+
+
+def test_import_end_date_before_start(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.conference")["fields"]["end_date"] = "2030-04-30"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 2, papers.conference ["tv-2030"], '
+        "field 'end_date': the end date 2030-04-30 is before the start date 2030-05-01"
+    ]
+    assert snapshot() == before
+
+
+def test_import_second_edition_in_the_same_year(tmp_path, before):
+    objects = small_fixture()
+    conference = obj(objects, "papers.conference")["fields"]
+    conference.update(venue=["icml"], year=2025)
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 2, papers.conference ["tv-2030"], '
+        "field 'year': the venue icml already has a conference in 2025"
+    ]
+    assert snapshot() == before
+
+
+def test_import_malformed_url(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.paperlink")["fields"]["url"] = "htp//code.example.org"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 9, papers.paperlink ["p1", "code"], '
+        "field 'url': Enter a valid URL."
+    ]
+    assert snapshot() == before
+
+
+def test_import_duplicate_author_positions(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.authorship", position=2)["fields"]["position"] = 1
+
+    lines = run_failing(write(tmp_path, objects))
+
+    name = tmp_path / "fixture.json"
+    assert lines == [
+        f'{name}, object 7, papers.authorship ["p1", "ann"], field \'position\': '
+        "duplicate author position 1 on paper p1: bob has it too",
+        f'{name}, object 8, papers.authorship ["p1", "bob"], field \'position\': '
+        "duplicate author position 1 on paper p1: ann has it too",
+    ]
+    assert snapshot() == before
+
+
+def test_import_missing_author_position(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.authorship", position=2)["fields"]["position"] = 3
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 8, papers.authorship ["p1", "bob"], '
+        "field 'position': author positions on paper p1 are 1, 3: 2 missing "
+        "(they run 1, 2, 3, ... without gaps)"
+    ]
+    assert snapshot() == before
+
+
+def test_import_author_positions_count_the_database(tmp_path, before):
+    """An authorship in the database that the file leaves out keeps its place."""
+    objects = [
+        {
+            "model": "papers.authorship",
+            "fields": {
+                "paper": ["trust-region-policy-optimization"],
+                "author": ["jake-snell"],
+                "position": 1,
+            },
+        }
+    ]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines[0].startswith(
+        f"{tmp_path / 'fixture.json'}, object 1, papers.authorship "
+        '["trust-region-policy-optimization", "jake-snell"], field \'position\': '
+        "duplicate author position 1 on paper trust-region-policy-optimization: "
+    )
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "title_fr",
+            "unknown language suffix 'fr': the languages are written title_en or title_zh_hans",
+        ),
+        (
+            "title_zh",
+            "unknown language suffix 'zh': the languages are written title_en or title_zh_hans",
+        ),
+        ("title", "'title' is translated: write title_en and title_zh_hans"),
+    ],
+)
+def test_import_unknown_language_suffix(tmp_path, before, name, message):
+    objects = small_fixture()
+    obj(objects, "papers.paper")["fields"][name] = "Titre"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 6, papers.paper ["p1"], field {name!r}: {message}'
+    ]
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "the image file 'images/teaser.png' does not exist next to the fixture"),
+        (b"", "the image file is empty"),
+        (b"GIF89a but not really an image", "the file is not an image Pillow can read"),
+        (
+            b"\x89PNG" + b"0" * MAX_IMAGE_BYTES,
+            "the image file is too large: 5242884 bytes, at most 5242880 allowed",
+        ),
+    ],
+    ids=["missing", "empty", "not-an-image", "too-large"],
+)
+def test_import_bad_image(tmp_path, before, media, content, message):
+    if content is not None:
+        (tmp_path / "images").mkdir()
+        (tmp_path / "images" / "teaser.png").write_bytes(content)
+    objects = small_fixture()
+    obj(objects, "papers.paper")["fields"]["image"] = "images/teaser.png"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f"{tmp_path / 'fixture.json'}, object 6, papers.paper [\"p1\"], field 'image': {message}"
+    ]
+    assert snapshot() == before
+    assert not media.exists()
+
+
+def test_check_image_refuses_a_format_browsers_do_not_show():
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4)).save(buffer, "TIFF")
+
+    with pytest.raises(Exception, match="the image is TIFF; use one of GIF, JPEG, PNG, WEBP"):
+        check_image(buffer.getvalue())
+
+
+def test_check_image_names_the_format_from_the_content():
+    assert check_image(png_bytes()) == "png"
+
+
+def test_import_reports_every_problem_at_once(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.conference")["fields"]["website"] = "not a url"
+    obj(objects, "papers.paper")["fields"]["title_de"] = "Titel"
+    del obj(objects, "papers.author", slug="bob")["fields"]["name"]
+    objects.append({"model": "papers.paper", "pk": 3, "fields": {"slug": "p9"}})
+
+    with pytest.raises(FixtureInvalid) as raised:
+        import_fixture(write(tmp_path, objects))
+
+    assert [(p.index, p.label, p.key, p.field) for p in raised.value.problems] == [
+        (2, "papers.conference", ("tv-2030",), "website"),
+        (5, "papers.author", ("bob",), "name"),
+        (6, "papers.paper", ("p1",), "title_de"),
+        (12, "papers.paper", None, None),
+        (12, "papers.paper", ("p9",), "title_en"),
+        (12, "papers.paper", ("p9",), "conference"),
+    ]
+    assert len(run_failing(write(tmp_path, objects))) == 6
+    assert snapshot() == before
+
+
+def test_import_fixture_raises_with_every_problem(tmp_path, db):
+    objects = small_fixture()
+    obj(objects, "papers.paperlink")["fields"]["url"] = "nope"
+    obj(objects, "papers.award")["fields"]["position"] = -1
+
+    with pytest.raises(FixtureInvalid) as raised:
+        import_fixture(write(tmp_path, objects))
+
+    assert [(problem.label, problem.field) for problem in raised.value.problems] == [
+        ("papers.paperlink", "url"),
+        ("papers.award", "position"),
+    ]
+
+
+# --- what a valid import does --------------------------------------------------------
+
+
+def test_import_creates_everything_with_references_in_any_order(tmp_path, db):
+    """Award entries before their award and paper, authorships before their authors."""
+    objects = list(reversed(small_fixture()))
+
+    out, _ = run(write(tmp_path, objects))
+
+    paper = Paper.objects.get(slug="p1")
+    assert [(a.author.slug, a.position) for a in paper.ordered_authorships] == [
+        ("ann", 1),
+        ("bob", 2),
+    ]
+    assert list(paper.authorships.get(author__slug="bob").affiliations.all()) == [
+        Institution.objects.get(slug="inst")
+    ]
+    assert list(AwardEntry.objects.values_list("award__slug", "paper__slug", "level")) == [
+        ("best", "p1", "winner")
+    ]
+    assert paper.conference.start_date.isoformat() == "2030-05-01"
+    assert out.splitlines()[-1] == "11 created, 0 updated, 0 unchanged."
+
+
+def test_import_leaves_new_objects_draft_unless_published(tmp_path, db):
+    import_fixture(write(tmp_path, small_fixture()))
+
+    assert Award.objects.get(slug="best").status == "draft"
+    assert Paper.objects.get(slug="p1").status == "published"
+
+
+def test_import_dry_run_writes_nothing_and_lists_every_object(tmp_path, icml, media):
+    path = DATA / "example-2026.json"
+    import_fixture(DATA / "example-2016.json")
+    before = snapshot()
+
+    out, _ = run(path, "--dry-run")
+
+    lines = out.splitlines()
+    assert lines[:2] == [
+        'create papers.conference ["example-2026"]',
+        'create papers.institution ["example-institute"]',
+    ]
+    assert len(lines) == 15
+    assert (
+        lines[-1]
+        == "14 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
+    )
+    assert snapshot() == before
+    assert not (media / "papers").exists()
+
+
+def test_import_dry_run_shows_updates_and_unchanged(tmp_path, db):
+    objects = small_fixture()
+    path = write(tmp_path, objects)
+    import_fixture(path)
+    obj(objects, "papers.paper")["fields"]["title_en"] = "Paper One, revised"
+    path = write(tmp_path, objects)
+    before = snapshot()
+
+    out, _ = run(path, "--dry-run")
+
+    lines = out.splitlines()
+    assert 'update papers.paper ["p1"]: title_en' in lines
+    assert 'unchanged papers.author ["ann"]' in lines
+    assert (
+        lines[-1]
+        == "0 would be created, 1 would be updated, 10 unchanged. Dry run: nothing was written."
+    )
+    assert snapshot() == before
+
+
+def test_import_twice_changes_nothing_and_says_so(tmp_path, db, media):
+    path = DATA / "example-2016.json"
+    run(path)
+    before = snapshot()
+
+    out, _ = run(path)
+
+    assert out == f"Nothing to change: the database already matches {path} (6 objects).\n"
+    assert snapshot() == before
+
+
+def test_import_applies_a_changed_file(tmp_path, db):
+    objects = small_fixture()
+    import_fixture(write(tmp_path, objects))
+    obj(objects, "papers.paper")["fields"]["title_zh_hans"] = "论文一（修订）"
+    obj(objects, "papers.authorship", position=2)["fields"]["affiliations"] = []
+
+    out, _ = run(write(tmp_path, objects))
+
+    assert Paper.objects.get(slug="p1").title_zh_hans == "论文一（修订）"
+    assert not Authorship.objects.get(author__slug="bob").affiliations.exists()
+    assert out.splitlines()[-1] == "0 created, 2 updated, 9 unchanged."
+
+
+def test_import_swaps_author_positions(tmp_path, db):
+    objects = small_fixture()
+    import_fixture(write(tmp_path, objects))
+    obj(objects, "papers.authorship", position=1)["fields"]["position"] = 3
+    obj(objects, "papers.authorship", position=2)["fields"]["position"] = 1
+    obj(objects, "papers.authorship", position=3)["fields"]["position"] = 2
+
+    import_fixture(write(tmp_path, objects))
+
+    assert [a.author.slug for a in Paper.objects.get(slug="p1").ordered_authorships] == [
+        "bob",
+        "ann",
+    ]
+
+
+def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
+    objects = small_fixture()
+    path = write(tmp_path, objects)
+    import_fixture(path)
+    Paper.objects.filter(slug="p1").update(title_zh_hans="编辑修改的标题")
+    before = snapshot()
+
+    out, _ = run(path)
+
+    assert Paper.objects.get(slug="p1").title_zh_hans == "编辑修改的标题"
+    assert out.splitlines() == [
+        'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
+        'import; kept "编辑修改的标题", the file has "论文一" (--overwrite takes the '
+        "file's value)",
+        f"Nothing to change: the database already matches {path} (11 objects); "
+        "1 editor change kept.",
+    ]
+    assert snapshot() == before
+
+
+def test_import_keeps_an_editors_change_when_the_file_changes_too(tmp_path, db):
+    objects = small_fixture()
+    import_fixture(write(tmp_path, objects))
+    Author.objects.filter(slug="ann").update(name="Ann Editor")
+    obj(objects, "papers.author", slug="ann")["fields"]["name"] = "Ann File"
+    obj(objects, "papers.author", slug="bob")["fields"]["name"] = "Bob File"
+
+    plan = import_fixture(write(tmp_path, objects))
+
+    assert dict(Author.objects.values_list("slug", "name")) == {
+        "ann": "Ann Editor",
+        "bob": "Bob File",
+    }
+    assert [(c.item.key, c.conflicts) for c in plan.conflicts] == [
+        (("ann",), {"name": ("Ann Editor", "Ann File")})
+    ]
+
+
+def test_import_overwrite_takes_the_files_value(tmp_path, db):
+    path = write(tmp_path, small_fixture())
+    import_fixture(path)
+    Paper.objects.filter(slug="p1").update(title_zh_hans="编辑修改的标题")
+
+    out, _ = run(path, "--overwrite")
+
+    assert Paper.objects.get(slug="p1").title_zh_hans == "论文一"
+    assert out.splitlines()[-1] == "0 created, 1 updated, 10 unchanged."
+    assert run(path)[0] == f"Nothing to change: the database already matches {path} (11 objects).\n"
+
+
+def test_import_keeps_values_never_imported_but_fills_empty_ones(tmp_path, icml):
+    """loaddata or an editor set these; the importer has no record of them."""
+    objects = [
+        {
+            "model": "papers.author",
+            "fields": {
+                "slug": "jake-snell",
+                "name": "J. Snell",
+                "homepage": "https://j.example.org/",
+            },
+        }
+    ]
+
+    plan = import_fixture(write(tmp_path, objects))
+
+    author = Author.objects.get(slug="jake-snell")
+    assert (author.name, author.homepage) == ("Jake Snell", "https://j.example.org/")
+    assert plan.conflicts[0].conflicts == {"name": ("Jake Snell", "J. Snell")}
+
+
+def test_import_yaml_gives_the_same_objects_as_json(tmp_path, db):
+    import yaml
+
+    path = tmp_path / "fixture.yaml"
+    objects = small_fixture()
+    obj(objects, "papers.conference")["fields"].pop("start_date")
+    text = yaml.safe_dump(objects, allow_unicode=True) + "\n"
+    path.write_text(
+        text.replace("end_date: '2030-05-03'", "end_date: 2030-05-03"), encoding="utf-8"
+    )
+
+    import_fixture(path)
+
+    conference = Conference.objects.get(slug="tv-2030")
+    assert (conference.start_date, str(conference.end_date)) == (None, "2030-05-03")
+    assert Paper.objects.get(slug="p1").title_zh_hans == "论文一"
+
+
+# --- the documented example, the round trip and the shipped fixtures ---------------------
+
+
+def test_documented_example_imports(icml, media):
+    run(DATA / "example-2016.json")
+
+    out, _ = run(DATA / "example-2026.json")
+
+    conference = Conference.objects.get(slug="example-2026")
+    assert list(conference.awards.values_list("slug", "name_en", "name_zh_hans")) == [
+        ("best-example-paper", "Best Example Paper Award", "最佳示例论文奖"),
+        ("test-of-time", "Example Test of Time Award", "示例时间检验奖"),
+    ]
+    test_of_time = AwardEntry.objects.get(award__slug="test-of-time", award__conference=conference)
+    assert test_of_time.paper.conference.slug == "example-2016"
+    paper = Paper.objects.get(slug="learning-from-examples")
+    assert [a.author.slug for a in paper.ordered_authorships] == ["bo-sample", "ada-example"]
+    assert Author.objects.get(slug="ada-example").papers.count() == 3
+    assert paper.image.name == "papers/learning-from-examples.png"
+    assert (media / paper.image.name).read_bytes() == (
+        DATA / "images" / "learning-from-examples.png"
+    ).read_bytes()
+    assert out.splitlines()[-1] == "14 created, 0 updated, 0 unchanged."
+
+
+def test_documented_example_is_the_one_in_the_docs():
+    docs = (Path(__file__).parents[1] / "docs" / "fixture-format.md").read_text(encoding="utf-8")
+    example = (DATA / "example-2026.json").read_text(encoding="utf-8")
+
+    assert example.strip() in docs
+
+
+def test_round_trip_is_byte_identical(tmp_path, icml, media):
+    import_fixture(DATA / "example-2016.json")
+    import_fixture(DATA / "example-2026.json")
+    first = tmp_path / "first" / "example-2026.json"
+    second = tmp_path / "second" / "example-2026.json"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    call_command("export_conference", "example-2026", "-o", str(first), stderr=io.StringIO())
+
+    call_command("flush", "--noinput")
+    assert Paper.objects.count() == 0
+    import_fixture(first)
+    call_command("export_conference", "example-2026", "-o", str(second), stderr=io.StringIO())
+
+    assert second.read_bytes() == first.read_bytes()
+    assert (second.parent / "images" / "learning-from-examples.png").read_bytes() == (
+        first.parent / "images" / "learning-from-examples.png"
+    ).read_bytes()
+    exported = json.loads(first.read_text(encoding="utf-8"))
+    paper = obj(exported, "papers.paper", slug="a-second-example")
+    assert paper["fields"]["title_zh_hans"] == ""
+    assert paper["fields"]["title_en"] == "A Second Example"
+
+
+def test_export_of_shipped_conference_is_the_shipped_fixture(tmp_path, icml):
+    """Everything that belongs to ICML 2025, including the ICML 2015 papers it honoured."""
+    out = io.StringIO()
+
+    call_command("export_conference", "icml-2025", stdout=out)
+
+    shipped = json.loads((Path(__file__).parents[1] / "fixtures" / "icml.json").read_text())
+
+    def canonical(objects):
+        return sorted(json.dumps(o, sort_keys=True, ensure_ascii=False) for o in objects)
+
+    assert canonical(json.loads(out.getvalue())) == canonical(shipped)
+
+
+def test_export_unknown_conference_is_an_error(db):
+    with pytest.raises(CommandError, match="no conference with the slug 'nope'"):
+        call_command("export_conference", "nope")
+
+
+def test_export_with_images_needs_an_output_file(icml, media):
+    import_fixture(DATA / "example-2016.json")
+    import_fixture(DATA / "example-2026.json")
+
+    with pytest.raises(CommandError, match="this conference has images"):
+        call_command("export_conference", "example-2026", stdout=io.StringIO())
+
+
+def test_loaddata_of_shipped_fixtures_still_works_and_import_agrees(db):
+    call_command("loaddata", "icml", verbosity=0)
+    before = snapshot()
+
+    plan = import_fixture(Path(__file__).parents[1] / "fixtures" / "icml.json")
+
+    assert (plan.count("create"), plan.count("update"), plan.conflicts) == (0, 0, [])
+    assert {k: v for k, v in snapshot().items() if k != "ImportRecord"} == {
+        k: v for k, v in before.items() if k != "ImportRecord"
+    }
+    assert ImportRecord.objects.count() == 219
