@@ -8,7 +8,7 @@ PORT ?= 8000
 # Development only: a fixed secret key for the local server and the tests.
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
-.PHONY: run test install messages data check clean vendor browser tools audit
+.PHONY: run test install messages data check clean vendor browser tools audit bench-import
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -62,6 +62,10 @@ test: messages browser tools
 audit: data browser tools
 	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) scripts/audit.py
+
+# Times import_conference on a synthetic 5,000-paper conference (target: import < 60 s).
+bench-import: install
+	$(DEV_ENV) $(PY) benchmarks/import_conference.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles node_modules

@@ -29,6 +29,10 @@ from .models import (
 IMAGE_DIRECTORY = "images"
 
 
+class ExportError(Exception):
+    """The conference cannot be exported faithfully (an image is unreadable or ambiguous)."""
+
+
 @dataclass
 class Export:
     """An exported fixture: its text and the image files it names (relative path -> bytes)."""
@@ -72,7 +76,8 @@ def export_conference(slug):
 
     Images are named ``images/<file name>`` relative to the fixture; the caller writes
     ``Export.images`` there. Empty translations stay ``""``. Raises
-    ``Conference.DoesNotExist`` for an unknown slug.
+    ``Conference.DoesNotExist`` for an unknown slug and :class:`ExportError` when a
+    stored image cannot be read or two images share a file name.
     """
     conference = Conference.objects.get(slug=slug)
     objects, images = [], {}
@@ -86,8 +91,18 @@ def export_conference(slug):
                     stored = getattr(instance, spec.attname)
                     if stored:
                         relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
-                        with default_storage.open(stored.name, "rb") as image:
-                            images[relative] = image.read()
+                        try:
+                            with default_storage.open(stored.name, "rb") as image:
+                                data = image.read()
+                        except OSError as error:
+                            raise ExportError(
+                                f"{model._meta.label_lower} {instance.natural_key()}: "
+                                f"the image {stored.name} cannot be read: {error}"
+                            ) from None
+                        if images.setdefault(relative, data) != data:
+                            raise ExportError(
+                                f"two different images would both be written as {relative}"
+                            )
                         fields[name] = relative
                     else:
                         fields[name] = ""

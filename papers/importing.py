@@ -283,7 +283,8 @@ def store_image(source_name, data):
     name = f"{IMAGE_DIRECTORY}/{Path(source_name).name}"
     if default_storage.exists(name) and stored_image_digest(name) == image_digest(data):
         return name
-    return default_storage.save(name, ContentFile(data))
+    max_length = Paper._meta.get_field("image").max_length
+    return default_storage.save(name, ContentFile(data), max_length=max_length)
 
 
 # ---------------------------------------------------------------------------
@@ -384,12 +385,12 @@ def _type_name(value):
 def _check_reference(spec, value):
     """A natural key: a list of strings as long as the target's key."""
     length = key_length(spec.target)
-    shown = json.dumps(value, ensure_ascii=False, default=str)
     if (
         not isinstance(value, list)
         or len(value) != length
         or not all(isinstance(part, str) and part for part in value)
     ):
+        shown = json.dumps(value, ensure_ascii=False, default=str)
         raise ValidationError(
             f"expected the natural key of a {spec.target._meta.label_lower}: a list of "
             f"{length} non-empty string(s), got {shown}"
@@ -433,6 +434,12 @@ def clean_value(spec, value, base_dir):
         raise ValidationError(f"expected a file path, got {_type_name(value)}")
     if not value:
         return "", None
+    stored_name = f"{IMAGE_DIRECTORY}/{Path(value).name}"
+    if len(stored_name) > model_field.max_length:
+        raise ValidationError(
+            f"the image file name is too long: {stored_name!r} has {len(stored_name)} "
+            f"characters, at most {model_field.max_length} fit"
+        )
     image_path = base_dir / value
     if not image_path.is_file():
         raise ValidationError(f"the image file {value!r} does not exist next to the fixture")
@@ -681,6 +688,9 @@ def database_value(spec, instance):
     if spec.kind == "reference":
         return list(getattr(instance, spec.name).natural_key())
     if spec.kind == "references":
+        loaded = getattr(instance, "_imported_" + spec.name, None)  # see load_existing()
+        if loaded is not None:
+            return sorted(loaded)
         return sorted(list(related.natural_key()) for related in getattr(instance, spec.name).all())
     value = getattr(instance, spec.attname)
     if spec.kind == "image":
@@ -714,8 +724,6 @@ def load_existing(model, items):
     if model is AwardEntry:
         select.append("award__conference")
     queryset = model.objects.select_related(*select)
-    if model is Authorship:
-        queryset = queryset.prefetch_related("affiliations")
     found = {}
     if KEY_FIELDS[model] == ("slug",):
         lookup, parts = "slug__in", {item.key[0] for item in items}
@@ -726,6 +734,17 @@ def load_existing(model, items):
     for chunk in _chunks(parts):
         for instance in queryset.filter(**{lookup: chunk}):
             found[tuple(instance.natural_key())] = instance
+    if model is Authorship:
+        # The affiliations' keys in one query per batch, without building Institutions.
+        by_pk = {instance.pk: instance for instance in found.values()}
+        for instance in by_pk.values():
+            instance._imported_affiliations = []
+        through = Authorship.affiliations.through.objects
+        for chunk in _chunks(by_pk):
+            for pk, slug in through.filter(authorship__in=chunk).values_list(
+                "authorship_id", "institution__slug"
+            ):
+                by_pk[pk]._imported_affiliations.append([slug])
     return found
 
 
@@ -1038,9 +1057,12 @@ def import_fixture(path, *, overwrite=False, dry_run=False):
     found, having written nothing.
     """
     fixture = read_fixture(path)
-    plan = plan_import(fixture, overwrite=overwrite)
-    if plan.problems:
-        raise FixtureInvalid(plan.problems)
-    if not dry_run and plan.writes_anything:
-        apply_plan(plan, source=str(path))
+    # Compare and write in one transaction, so that an editor's save in between
+    # cannot be overwritten unseen.
+    with transaction.atomic():
+        plan = plan_import(fixture, overwrite=overwrite)
+        if plan.problems:
+            raise FixtureInvalid(plan.problems)
+        if not dry_run and plan.writes_anything:
+            apply_plan(plan, source=str(path))
     return plan

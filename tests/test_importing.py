@@ -831,3 +831,28 @@ def test_loaddata_of_shipped_fixtures_still_works_and_import_agrees(db):
         k: v for k, v in before.items() if k != "ImportRecord"
     }
     assert ImportRecord.objects.count() == 219
+
+
+def test_documented_yaml_snippet_matches_the_example():
+    import yaml
+
+    docs = (Path(__file__).parents[1] / "docs" / "fixture-format.md").read_text(encoding="utf-8")
+    snippet = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    example = json.loads((DATA / "example-2026.json").read_text(encoding="utf-8"))
+
+    for written in yaml.safe_load(snippet):
+        fields = {
+            name: value.isoformat() if hasattr(value, "isoformat") else value
+            for name, value in written["fields"].items()
+        }
+        key = {name: fields[name] for name in ("slug", "paper", "author") if name in fields}
+        assert fields.items() <= obj(example, written["model"], **key)["fields"].items()
+
+
+def test_export_reports_a_missing_stored_image(icml, media):
+    import_fixture(DATA / "example-2016.json")
+    import_fixture(DATA / "example-2026.json")
+    (media / "papers" / "learning-from-examples.png").unlink()
+
+    with pytest.raises(CommandError, match=r"the image papers/learning-from-examples.png cannot"):
+        call_command("export_conference", "example-2026", "-o", str(media / "out.json"))

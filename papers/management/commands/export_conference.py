@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.exporting import export_conference
+from papers.exporting import ExportError, export_conference
 from papers.models import Conference
 
 
@@ -26,13 +26,15 @@ class Command(BaseCommand):
     def handle(self, *args, slug, output, **options):
         """Export conference ``slug`` to ``output`` (or standard output).
 
-        Raises ``CommandError`` for an unknown slug, or when the conference has
-        images and no ``--output`` says where to put them.
+        Raises ``CommandError`` for an unknown slug, an unreadable stored image, or
+        when the conference has images and no ``--output`` says where to put them.
         """
         try:
             exported = export_conference(slug)
         except Conference.DoesNotExist:
             raise CommandError(f"no conference with the slug {slug!r}") from None
+        except ExportError as error:
+            raise CommandError(str(error)) from None
         if output is None:
             if exported.images:
                 raise CommandError(

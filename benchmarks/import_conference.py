@@ -1,0 +1,197 @@
+"""Benchmark import_conference on a synthetic conference of 5,000 papers and 15,000 authors.
+
+Run with ``make bench-import`` (or ``.venv/bin/python benchmarks/import_conference.py``).
+It writes the fixture to a temporary directory, migrates a fresh SQLite database
+there, and prints the wall time of each step in seconds:
+
+- validate: read and check the file (``read_fixture``), no comparison;
+- dry-run: what ``import_conference --dry-run`` does (check and compare, no write);
+- import: the first import into the empty database (everything created);
+- re-import: the same file again (nothing to change).
+
+The target, from the issue "New conferences": the import under 60 s on SQLite on a
+2-core machine. The script exits non-zero when the import takes longer.
+Options: ``--papers N`` (default 5000), ``--authors N`` (default 15000).
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_SECONDS = 60
+AUTHORS_PER_PAPER = 4
+INSTITUTIONS = 300
+
+
+def synthetic_fixture(papers, authors):
+    """A conference fixture (a list of objects) with ``papers`` papers and ``authors`` authors.
+
+    Every paper has AUTHORS_PER_PAPER authors (cycling through all authors, so each
+    one appears), one affiliation per authorship, one link; one award has 10
+    winners and 10 honourable mentions; both languages are filled on the
+    conference and papers.
+    """
+    objects = [
+        {
+            "model": "papers.venue",
+            "fields": {"slug": "synth", "acronym": "SYN", "name_en": "Synthetic"},
+        },
+        {
+            "model": "papers.conference",
+            "fields": {
+                "venue": ["synth"],
+                "slug": "synth-2030",
+                "year": 2030,
+                "name_en": "Synthetic 2030",
+                "name_zh_hans": "合成会议 2030",
+                "start_date": "2030-07-01",
+                "end_date": "2030-07-07",
+                "website": "https://synth.example.org/",
+                "status": "published",
+            },
+        },
+    ]
+    objects += [
+        {
+            "model": "papers.institution",
+            "fields": {
+                "slug": f"inst-{i}",
+                "name_en": f"Institute {i}",
+                "name_zh_hans": f"研究所 {i}",
+            },
+        }
+        for i in range(INSTITUTIONS)
+    ]
+    objects += [
+        {
+            "model": "papers.author",
+            "fields": {"slug": f"author-{i}", "name": f"Author {i}", "homepage": "", "orcid": ""},
+        }
+        for i in range(authors)
+    ]
+    next_author = 0
+    for p in range(papers):
+        slug = f"paper-{p}"
+        objects.append(
+            {
+                "model": "papers.paper",
+                "fields": {
+                    "slug": slug,
+                    "title_en": f"A Synthetic Paper Number {p}",
+                    "title_zh_hans": f"合成论文 {p}",
+                    "abstract_en": "An abstract of a few sentences. " * 8,
+                    "abstract_zh_hans": "",
+                    "conference": ["synth-2030"],
+                    "pages": f"{p * 10 + 1}-{p * 10 + 10}",
+                    "status": "published",
+                },
+            }
+        )
+        chosen = set()
+        while len(chosen) < AUTHORS_PER_PAPER:
+            chosen.add(next_author % authors)
+            next_author += 1
+        for position, author in enumerate(sorted(chosen), start=1):
+            objects.append(
+                {
+                    "model": "papers.authorship",
+                    "fields": {
+                        "paper": [slug],
+                        "author": [f"author-{author}"],
+                        "position": position,
+                        "affiliations": [[f"inst-{(author + p) % INSTITUTIONS}"]],
+                    },
+                }
+            )
+        objects.append(
+            {
+                "model": "papers.paperlink",
+                "fields": {
+                    "paper": [slug],
+                    "kind": "pdf",
+                    "url": f"https://synth.example.org/{slug}.pdf",
+                },
+            }
+        )
+    objects.append(
+        {
+            "model": "papers.award",
+            "fields": {"conference": ["synth-2030"], "slug": "best-paper", "name_en": "Best Paper"},
+        }
+    )
+    objects += [
+        {
+            "model": "papers.awardentry",
+            "fields": {
+                "award": ["synth-2030", "best-paper"],
+                "paper": [f"paper-{p}"],
+                "level": "winner" if p < 10 else "honourable-mention",
+                "position": p % 10,
+            },
+        }
+        for p in range(20)
+    ]
+    return objects
+
+
+def timed(function):
+    start = time.perf_counter()
+    result = function()
+    return time.perf_counter() - start, result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=5000)
+    parser.add_argument("--authors", type=int, default=15000)
+    options = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-import-"))
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
+    os.environ["DJANGO_MEDIA_ROOT"] = str(workdir / "media")
+    os.environ.setdefault("DJANGO_INSECURE_DEV", "true")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "awardsite.settings"
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from papers.importing import import_fixture, plan_import, read_fixture
+    from papers.models import Author, Authorship, Paper
+
+    call_command("migrate", verbosity=0)
+    objects = synthetic_fixture(options.papers, options.authors)
+    path = workdir / "synthetic.json"
+    path.write_text(json.dumps(objects, ensure_ascii=False, indent=2), encoding="utf-8")
+    size = path.stat().st_size / 1e6
+    print(f"fixture: {path} ({len(objects)} objects, {size:.1f} MB)")
+    print(f"{options.papers} papers, {options.authors} authors, SQLite at {workdir}")
+
+    validate, fixture = timed(lambda: read_fixture(path))
+    assert not fixture.problems, fixture.problems[:5]
+    dry_run, plan = timed(lambda: plan_import(read_fixture(path)))
+    assert plan.count("create") == len(objects)
+    first, _ = timed(lambda: import_fixture(path))
+    again, plan = timed(lambda: import_fixture(path))
+    assert not plan.writes_anything
+    counts = (Paper.objects.count(), Author.objects.count(), Authorship.objects.count())
+    assert counts == (options.papers, options.authors, options.papers * AUTHORS_PER_PAPER), counts
+
+    print(f"validate   {validate:7.2f} s")
+    print(f"dry-run    {dry_run:7.2f} s")
+    print(f"import     {first:7.2f} s   (target: under {TARGET_SECONDS} s)")
+    print(f"re-import  {again:7.2f} s   (nothing to change)")
+    if first >= TARGET_SECONDS:
+        print("FAIL: the import is slower than the target")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
