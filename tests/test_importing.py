@@ -427,11 +427,13 @@ def test_import_author_positions_count_the_database(tmp_path, before):
 
     lines = run_failing(write(tmp_path, objects))
 
-    assert lines[0].startswith(
+    assert lines == [
         f"{tmp_path / 'fixture.json'}, object 1, papers.authorship "
         '["trust-region-policy-optimization", "jake-snell"], field \'position\': '
         "duplicate author position 1 on paper trust-region-policy-optimization: "
-    )
+        "john-schulman (in the database, not in this file: list it with its new position, "
+        "or delete it in the admin) has it too"
+    ]
     assert snapshot() == before
 
 
@@ -856,3 +858,40 @@ def test_export_reports_a_missing_stored_image(icml, media):
 
     with pytest.raises(CommandError, match=r"the image papers/learning-from-examples.png cannot"):
         call_command("export_conference", "example-2026", "-o", str(media / "out.json"))
+
+
+def test_import_field_written_twice_in_one_object(tmp_path, before):
+    path = tmp_path / "twice.json"
+    path.write_text(
+        '[{"model": "papers.author", "fields": {"slug": "x", "name": "A", "name": "B"}}]',
+        encoding="utf-8",
+    )
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}, object 1, papers.author [\"x\"], field 'name': written more than once in this "
+        "object"
+    ]
+    assert snapshot() == before
+
+
+def test_import_command_exits_non_zero_on_a_bad_file(tmp_path):
+    """The real command line: status 1, the problem on standard error, nothing written."""
+    import os
+    import subprocess
+    import sys
+
+    path = write(tmp_path, [{"model": "papers.nothing", "fields": {}}])
+    database = tmp_path / "db.sqlite3"
+    env = {**os.environ, "DJANGO_INSECURE_DEV": "true", "DATABASE_URL": f"sqlite:///{database}"}
+    manage = Path(__file__).parents[1] / "manage.py"
+    subprocess.run([sys.executable, manage, "migrate", "-v0"], env=env, check=True)
+
+    result = subprocess.run(
+        [sys.executable, manage, "import_conference", path], env=env, capture_output=True, text=True
+    )
+
+    assert result.returncode == 1
+    assert f"{path}, object 1: unknown model 'papers.nothing'" in result.stderr
+    assert "1 problem in" in result.stderr

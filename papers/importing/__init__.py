@@ -1,0 +1,78 @@
+"""Read, check and apply a conference fixture (``manage.py import_conference``).
+
+The format is Django's fixture format with natural keys, as ``fixtures/icml.json``
+uses it and ``docs/fixture-format.md`` documents it: a list of
+``{"model": "papers.<name>", "fields": {...}}`` objects, in JSON or YAML.
+
+Three steps, none of which writes until the last:
+
+1. :func:`read_fixture` parses the file and checks every object and field through
+   Django's own field machinery (``Field.clean``: types, lengths, slugs, URLs,
+   choices, dates), natural keys, references (to the file or the database) and
+   images. It collects every problem instead of stopping at the first.
+2. :func:`plan_import` compares the file with the database and with what the last
+   import set (:class:`~papers.models.ImportRecord`): a field whose database value
+   differs from the last imported one was changed by an editor, and is kept
+   (a *conflict*) unless ``overwrite`` is true. It checks the model constraints on
+   the values the database would end up with.
+3. :func:`apply_plan` writes the plan with bulk queries inside one transaction.
+
+:func:`import_fixture` runs the three and raises :class:`FixtureInvalid` (carrying
+every :class:`Problem`) before anything is written.
+
+Modules: ``fields`` (the models, keys and fields a fixture may write), ``images``,
+``reading`` (step 1), ``planning`` (step 2), ``applying`` (step 3).
+"""
+
+from django.db import transaction
+
+from .applying import apply_plan
+from .fields import (
+    FIXTURE_MODELS,
+    KEY_FIELDS,
+    MAX_IMAGE_BYTES,
+    FixtureInvalid,
+    Problem,
+    field_specs,
+    format_key,
+)
+from .images import check_image, store_image
+from .planning import Plan, database_value, plan_import
+from .reading import Fixture, read_fixture
+
+__all__ = [
+    "FIXTURE_MODELS",
+    "KEY_FIELDS",
+    "MAX_IMAGE_BYTES",
+    "Fixture",
+    "FixtureInvalid",
+    "Plan",
+    "Problem",
+    "apply_plan",
+    "check_image",
+    "database_value",
+    "field_specs",
+    "format_key",
+    "import_fixture",
+    "plan_import",
+    "read_fixture",
+    "store_image",
+]
+
+
+def import_fixture(path, *, overwrite=False, dry_run=False):
+    """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``.
+
+    Returns the :class:`Plan`. Raises :class:`FixtureInvalid` listing every problem
+    found, having written nothing.
+    """
+    fixture = read_fixture(path)
+    # Compare and write in one transaction, so that an editor's save in between
+    # cannot be overwritten unseen.
+    with transaction.atomic():
+        plan = plan_import(fixture, overwrite=overwrite)
+        if plan.problems:
+            raise FixtureInvalid(plan.problems)
+        if not dry_run and plan.writes_anything:
+            apply_plan(plan, source=str(path))
+    return plan

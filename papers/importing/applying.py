@@ -1,0 +1,163 @@
+"""Step 3: write a plan to the database with bulk queries, in one transaction."""
+
+import datetime
+from collections import defaultdict
+
+from django.db import transaction
+from django.utils import translation
+
+from ..models import (
+    Authorship,
+    ImportRecord,
+)
+from .fields import (
+    BATCH_SIZE,
+    FIXTURE_MODELS,
+    FixtureInvalid,
+    chunks,
+    existing_keys,
+    field_specs,
+    format_key,
+)
+from .images import store_image
+
+
+def apply_plan(plan, *, source=""):
+    """Write ``plan`` to the database in one transaction; return the plan.
+
+    Creates and updates objects with bulk queries in dependency order, stores new
+    images in the media storage, sets affiliations, and records what was imported
+    (:class:`~papers.models.ImportRecord`). Raises :class:`FixtureInvalid` if the
+    plan has problems; nothing is written then.
+    """
+    if plan.problems:
+        raise FixtureInvalid(plan.problems)
+    by_model = defaultdict(list)
+    for change in plan.changes:
+        by_model[change.item.model].append(change)
+    primary_keys = defaultdict(dict)
+    for model, keys in plan.fixture.database_keys.items():
+        primary_keys[model].update(keys)
+    with transaction.atomic(), translation.override("en"):
+        for model in FIXTURE_MODELS:
+            _apply_model(model, by_model.get(model, []), primary_keys)
+        _write_records(plan.changes, source)
+    return plan
+
+
+def _python_value(spec, value, primary_keys, change):
+    if spec.kind == "reference":
+        return primary_keys[spec.target][tuple(value)]
+    if spec.kind == "date":
+        return value and datetime.date.fromisoformat(value)
+    if spec.kind == "image":
+        if not value:
+            return ""
+        source_name, data = change.item.images[spec.name]
+        return store_image(source_name, data)
+    return value
+
+
+def _apply_model(model, changes, primary_keys):
+    specs = field_specs(model)
+    plain = [spec for spec in specs.values() if spec.kind != "references"]
+    for change in changes:
+        if change.instance is not None:
+            primary_keys[model][change.item.key] = change.instance.pk
+    # Authors that change places first step aside (positions above any real one),
+    # so that no intermediate state breaks the one-author-per-position constraint.
+    moving = [
+        change for change in changes if change.action == "update" and "position" in change.changes
+    ]
+    if model is Authorship and moving:
+        for offset, change in enumerate(moving):
+            change.instance.position = 16000 + offset
+        Authorship.objects.bulk_update(
+            [change.instance for change in moving], ["position"], batch_size=BATCH_SIZE
+        )
+    created = [change for change in changes if change.action == "create"]
+    new_instances = []
+    for change in created:
+        kwargs = {
+            spec.attname: _python_value(spec, change.final[spec.name], primary_keys, change)
+            for spec in plain
+        }
+        new_instances.append(model(**kwargs))
+    model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
+    for change, instance in zip(created, new_instances, strict=True):
+        change.instance = instance
+    if any(instance.pk is None for instance in new_instances):  # no RETURNING support
+        primary_keys[model].update(existing_keys(model, [c.item.key for c in created]))
+    else:
+        for change in created:
+            primary_keys[model][change.item.key] = change.instance.pk
+    # Updates, grouped by the set of fields they change.
+    groups = defaultdict(list)
+    for change in changes:
+        if change.action != "update":
+            continue
+        names = set()
+        for name in change.changes:
+            spec = specs[name]
+            if spec.kind == "references":
+                continue
+            setattr(
+                change.instance,
+                spec.attname,
+                _python_value(spec, change.final[name], primary_keys, change),
+            )
+            names.add(spec.attname)
+            if spec.translated:  # keep modeltranslation's original column in step
+                names.add(spec.field.translated_field.attname)
+        if names:
+            groups[frozenset(names)].append(change.instance)
+    for names, instances in groups.items():
+        model.objects.bulk_update(instances, sorted(names), batch_size=BATCH_SIZE)
+    for spec in specs.values():
+        if spec.kind == "references":
+            _apply_many_to_many(model, spec, changes, primary_keys)
+
+
+def _apply_many_to_many(model, spec, changes, primary_keys):
+    through = getattr(model, spec.name).through
+    source = f"{model._meta.model_name}_id"
+    target = f"{spec.target._meta.model_name}_id"
+    touched = [
+        change
+        for change in changes
+        if (change.action == "create" and change.final[spec.name]) or spec.name in change.changes
+    ]
+    if not touched:
+        return
+    for chunk in chunks([change.instance.pk for change in touched if change.action == "update"]):
+        through.objects.filter(**{f"{source}__in": chunk}).delete()
+    rows = [
+        through(**{source: change.instance.pk, target: primary_keys[spec.target][tuple(key)]})
+        for change in touched
+        for key in change.final[spec.name]
+    ]
+    through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
+
+
+def _write_records(changes, source):
+    new, changed = [], []
+    for change in changes:
+        if not change.record_changed:
+            continue
+        if change.record is None:
+            new.append(
+                ImportRecord(
+                    model=change.item.label,
+                    key=format_key(change.item.key),
+                    values=change.record_values,
+                    source=source,
+                )
+            )
+        else:
+            change.record.values = change.record_values
+            change.record.source = source
+            changed.append(change.record)
+    ImportRecord.objects.bulk_create(new, batch_size=BATCH_SIZE)
+    ImportRecord.objects.bulk_update(
+        changed, ["values", "source", "imported_at"], batch_size=BATCH_SIZE
+    )

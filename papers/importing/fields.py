@@ -1,0 +1,209 @@
+"""The fixture's vocabulary: the models, their natural keys and fields, and problems."""
+
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from django.db import models
+from modeltranslation.translator import translator
+
+from ..models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    Conference,
+    Institution,
+    Paper,
+    PaperLink,
+    Venue,
+)
+
+# Dependency order: every model refers only to models before it.
+FIXTURE_MODELS = [
+    Venue,
+    Conference,
+    Institution,
+    Author,
+    Paper,
+    Authorship,
+    PaperLink,
+    Award,
+    AwardEntry,
+]
+# The fields whose values make up each model's natural key (see its natural_key()).
+KEY_FIELDS = {
+    Venue: ("slug",),
+    Conference: ("slug",),
+    Institution: ("slug",),
+    Author: ("slug",),
+    Paper: ("slug",),
+    Authorship: ("paper", "author"),
+    PaperLink: ("paper", "kind"),
+    Award: ("conference", "slug"),
+    AwardEntry: ("award", "paper"),
+}
+# Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
+LANGUAGE_SUFFIXES = ("en", "zh_hans")
+# A teaser is shown at most about 1,200 px wide; 5 MiB holds such a PNG or JPEG with
+# room to spare and keeps an accidental camera original or poster PDF out of media.
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+# Formats every current browser displays in an <img>.
+IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
+# Where stored images go: Paper.image's upload_to.
+IMAGE_DIRECTORY = "papers"
+# Rows per bulk query: below SQLite's 999 bound parameters for the widest model.
+BATCH_SIZE = 500
+
+
+class Problem:
+    """One thing wrong with a fixture: where (file, object, field) and what."""
+
+    def __init__(self, file, message, *, index=None, label=None, key=None, field=None):
+        self.file, self.message = str(file), str(message)
+        self.index, self.label, self.key, self.field = index, label, key, field
+
+    def __str__(self):
+        where = [self.file]
+        if self.index is not None:
+            where.append(f"object {self.index}")
+        if self.label:
+            where.append(self.label + ("" if self.key is None else " " + format_key(self.key)))
+        if self.field:
+            where.append(f"field {self.field!r}")
+        return ": ".join([", ".join(where), self.message])
+
+    def __repr__(self):
+        return f"<Problem {self}>"
+
+
+class FixtureInvalid(Exception):
+    """The fixture cannot be imported; ``problems`` lists every reason."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+def format_key(key):
+    """A natural key as written in fixtures and messages: a JSON list."""
+    return json.dumps(list(key), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------
+# The fields a fixture may name
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field a fixture may write for a model, and how its value is checked.
+
+    ``kind`` is ``"text"``, ``"integer"``, ``"date"``, ``"reference"`` (a
+    foreign key, written as the target's natural key), ``"references"`` (a
+    many-to-many, a list of natural keys) or ``"image"``.
+    """
+
+    name: str
+    field: models.Field
+    kind: str
+    required: bool
+    translated: bool = False
+    target: type | None = None
+
+    @property
+    def attname(self):
+        return self.field.attname
+
+
+@cache
+def translated_fields(model):
+    """The names of the model's fields translated by modeltranslation ({} if none)."""
+    try:
+        return frozenset(translator.get_options_for_model(model).all_fields)
+    except Exception:  # NotRegistered
+        return frozenset()
+
+
+@cache
+def field_specs(model):
+    """The fixture fields of ``model`` in the order export writes them (name -> spec).
+
+    Every concrete field except the primary key; a translated field appears as
+    ``<name>_en`` and ``<name>_zh_hans``, never under its bare name. A field is
+    required when the model allows it neither blank nor has a default (for a
+    translated field: its English column).
+    """
+    specs = {}
+    translated = translated_fields(model)
+    for model_field in model._meta.fields + model._meta.many_to_many:
+        if model_field.primary_key or model_field.auto_created:
+            continue
+        if getattr(model_field, "translated_field", None) is not None:
+            continue  # a TranslationField: added next to its original below
+        if model_field.many_to_many and not model_field.remote_field.through._meta.auto_created:
+            continue  # Paper.authors and Award.papers are written as their own objects
+        required = not model_field.blank and not model_field.has_default()
+        if model_field.name in translated:
+            for suffix in LANGUAGE_SUFFIXES:
+                column = model._meta.get_field(f"{model_field.name}_{suffix}")
+                specs[column.name] = FieldSpec(
+                    column.name, column, "text", required and suffix == "en", translated=True
+                )
+            continue
+        if model_field.many_to_many:
+            kind = "references"
+        elif model_field.is_relation:
+            kind = "reference"
+        elif isinstance(model_field, models.ImageField):
+            kind = "image"
+        elif isinstance(model_field, models.DateField):
+            kind = "date"
+        elif isinstance(model_field, models.IntegerField):
+            kind = "integer"
+        else:
+            kind = "text"
+        target = model_field.related_model if model_field.is_relation else None
+        specs[model_field.name] = FieldSpec(
+            model_field.name, model_field, kind, required, False, target
+        )
+    return specs
+
+
+@cache
+def model_labels():
+    """``"papers.paper"`` -> model, for every fixture model."""
+    return {model._meta.label_lower: model for model in FIXTURE_MODELS}
+
+
+def key_length(model):
+    """How many strings make up the model's natural key."""
+    return sum(
+        key_length(field_specs(model)[name].target)
+        if field_specs(model)[name].kind == "reference"
+        else 1
+        for name in KEY_FIELDS[model]
+    )
+
+
+def chunks(values, size=BATCH_SIZE):
+    values = list(values)
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def existing_keys(model, keys):
+    """Which of ``keys`` (natural key tuples) exist in the database: key -> primary key."""
+    found = {}
+    if model is Award:
+        for chunk in chunks({key[0] for key in keys}):
+            for pk, conference, slug in Award.objects.filter(
+                conference__slug__in=chunk
+            ).values_list("pk", "conference__slug", "slug"):
+                found[(conference, slug)] = pk
+        return {key: pk for key, pk in found.items() if key in keys}
+    if KEY_FIELDS[model] != ("slug",):
+        raise ValueError(f"no natural key lookup for {model._meta.label_lower}")
+    for chunk in chunks(key[0] for key in keys):
+        for pk, slug in model.objects.filter(slug__in=chunk).values_list("pk", "slug"):
+            found[(slug,)] = pk
+    return found

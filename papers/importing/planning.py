@@ -1,0 +1,288 @@
+"""Step 2: compare a checked fixture with the database and the last import."""
+
+import datetime
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from ..models import (
+    Authorship,
+    AwardEntry,
+    Conference,
+    ImportRecord,
+)
+from .fields import FIXTURE_MODELS, KEY_FIELDS, Problem, chunks, field_specs, format_key
+from .images import stored_image_digest
+from .reading import Fixture, Item
+
+
+@dataclass
+class Change:
+    """What the import does to one object: ``action`` is create, update or unchanged."""
+
+    item: Item
+    action: str
+    # field -> (database value, new value), for the fields that change
+    changes: dict = field(default_factory=dict)
+    # field -> (database value kept, fixture value), for editors' changes kept
+    conflicts: dict = field(default_factory=dict)
+    final: dict = field(default_factory=dict)
+    instance: models.Model | None = None
+    record: ImportRecord | None = None
+    record_values: dict = field(default_factory=dict)
+
+    @property
+    def record_changed(self):
+        return self.record is None or self.record.values != self.record_values
+
+
+@dataclass
+class Plan:
+    """Everything an import would do, object by object, in fixture order."""
+
+    fixture: Fixture
+    changes: list
+    problems: list
+    overwrite: bool = False
+
+    def count(self, action):
+        return sum(change.action == action for change in self.changes)
+
+    @property
+    def conflicts(self):
+        return [change for change in self.changes if change.conflicts]
+
+    @property
+    def writes_anything(self):
+        return any(change.action != "unchanged" or change.record_changed for change in self.changes)
+
+
+def database_value(spec, instance):
+    """A field's current database value, normalised like :attr:`Item.values`."""
+    if spec.kind == "reference":
+        return list(getattr(instance, spec.name).natural_key())
+    if spec.kind == "references":
+        loaded = getattr(instance, "_imported_" + spec.name, None)  # see load_existing()
+        if loaded is not None:
+            return sorted(loaded)
+        return sorted(list(related.natural_key()) for related in getattr(instance, spec.name).all())
+    value = getattr(instance, spec.attname)
+    if spec.kind == "image":
+        return stored_image_digest(value.name if value else "")
+    if spec.kind == "date":
+        return value.isoformat() if value else None
+    if value is None and spec.kind == "text":
+        return ""  # an empty translation column may hold NULL
+    return value
+
+
+def default_value(spec):
+    """What a new object gets for a field the fixture leaves out."""
+    if spec.kind == "references":
+        return []
+    if spec.field.has_default():
+        return spec.field.get_default()
+    if spec.kind == "date":
+        return None
+    return "" if spec.kind in ("text", "image") else None
+
+
+def load_existing(model, items):
+    """The database objects with the items' natural keys (key -> instance).
+
+    Loaded in bulk with what their natural keys and references need. For
+    authorships, every authorship of the items' papers is returned, including the
+    ones the file leaves out (the author order is checked on all of them).
+    """
+    select = [spec.name for spec in field_specs(model).values() if spec.kind == "reference"]
+    if model is AwardEntry:
+        select.append("award__conference")
+    queryset = model.objects.select_related(*select)
+    found = {}
+    if KEY_FIELDS[model] == ("slug",):
+        lookup, parts = "slug__in", {item.key[0] for item in items}
+    elif model is AwardEntry:
+        lookup, parts = "award__conference__slug__in", {item.key[0] for item in items}
+    else:  # Authorship, PaperLink (by paper), Award (by conference)
+        lookup, parts = f"{KEY_FIELDS[model][0]}__slug__in", {item.key[0] for item in items}
+    for chunk in chunks(parts):
+        for instance in queryset.filter(**{lookup: chunk}):
+            found[tuple(instance.natural_key())] = instance
+    if model is Authorship:
+        # The affiliations' keys in one query per batch, without building Institutions.
+        by_pk = {instance.pk: instance for instance in found.values()}
+        for instance in by_pk.values():
+            instance._imported_affiliations = []
+        through = Authorship.affiliations.through.objects
+        for chunk in chunks(by_pk):
+            for pk, slug in through.filter(authorship__in=chunk).values_list(
+                "authorship_id", "institution__slug"
+            ):
+                by_pk[pk]._imported_affiliations.append([slug])
+    return found
+
+
+def plan_import(fixture, *, overwrite=False):
+    """Compare ``fixture`` with the database; return the :class:`Plan`. Writes nothing.
+
+    For each field the fixture names, with *database* the current value, *record*
+    what the last import set and *file* the fixture's value:
+
+    - file equals database: unchanged;
+    - the database still holds what the last import set (or, for an object never
+      imported, the field is empty): the file's value is taken;
+    - otherwise an editor changed it: the database value is kept and the field is
+      listed as a conflict, unless ``overwrite`` is true.
+
+    Fields the fixture leaves out keep their database value (a new object gets the
+    field's default). Problems found here (constraints on the resulting values,
+    author order) go into ``Plan.problems`` together with the fixture's.
+    """
+    problems = list(fixture.problems)
+    changes = []
+    by_model = defaultdict(list)
+    for item in fixture.items:
+        if item.valid:
+            by_model[item.model].append(item)
+    existing_authorships = {}
+    for model in FIXTURE_MODELS:
+        items = by_model.get(model, [])
+        if not items:
+            continue
+        existing = load_existing(model, items)
+        if model is Authorship:
+            existing_authorships = existing
+        records = _load_records(model, items)
+        specs = field_specs(model)
+        for item in items:
+            instance = existing.get(item.key)
+            record = records.get(item.key)
+            change = Change(item, "create", instance=instance, record=record)
+            change.record_values = {**(record.values if record else {}), **item.values}
+            if instance is None:
+                change.final = {
+                    name: item.values[name] if name in item.values else default_value(spec)
+                    for name, spec in specs.items()
+                }
+            else:
+                current = {name: database_value(spec, instance) for name, spec in specs.items()}
+                change.final = dict(current)
+                for name, value in item.values.items():
+                    if value == current[name]:
+                        continue
+                    if record is not None and name in record.values:
+                        edited = record.values[name] != current[name]
+                    else:
+                        edited = current[name] not in ("", None, [])
+                    if edited and not overwrite:
+                        change.conflicts[name] = (current[name], value)
+                    else:
+                        change.changes[name] = (current[name], value)
+                        change.final[name] = value
+                change.action = "update" if change.changes else "unchanged"
+            changes.append(change)
+    problems.extend(_check_final_values(fixture, changes, existing_authorships))
+    return Plan(fixture, changes, problems, overwrite)
+
+
+def _load_records(model, items):
+    label = model._meta.label_lower
+    keys = {format_key(item.key): item.key for item in items}
+    records = {}
+    for chunk in chunks(keys):
+        for record in ImportRecord.objects.filter(model=label, key__in=chunk):
+            records[keys[record.key]] = record
+    return records
+
+
+def _check_final_values(fixture, changes, existing_authorships):
+    """Constraints the resulting objects must meet: dates, author order, unique pairs."""
+    problems = []
+    path = fixture.path
+
+    def problem(change, name, message):
+        item = change.item
+        problems.append(
+            Problem(path, message, index=item.index, label=item.label, key=item.key, field=name)
+        )
+
+    # Conference: its model's CheckConstraints (end date not before start) and one
+    # edition per venue and year.
+    years = {}
+    for change in changes:
+        if change.item.model is not Conference:
+            continue
+        final = change.final
+        start, end = final["start_date"], final["end_date"]
+        for constraint in Conference._meta.constraints:
+            if isinstance(constraint, models.CheckConstraint):
+                probe = Conference(
+                    start_date=start and datetime.date.fromisoformat(start),
+                    end_date=end and datetime.date.fromisoformat(end),
+                )
+                try:
+                    constraint.validate(Conference, probe, exclude={"venue", "status"})
+                except ValidationError:
+                    problem(
+                        change, "end_date", f"the end date {end} is before the start date {start}"
+                    )
+        venue_year = (tuple(final["venue"]), final["year"])
+        other = years.setdefault(venue_year, change)
+        clash = (
+            other is not change
+            or Conference.objects.filter(venue__slug=venue_year[0][0], year=venue_year[1])
+            .exclude(slug=change.item.key[0])
+            .exists()
+        )
+        if clash:
+            problem(
+                change,
+                "year",
+                f"the venue {venue_year[0][0]} already has a conference in {venue_year[1]}",
+            )
+    # Authorship: per paper, positions 1..n once each, counting the authorships
+    # the file leaves out.
+    positions = defaultdict(dict)  # paper key -> authorship key -> (position, change or None)
+    for key, instance in existing_authorships.items():
+        positions[key[:1]][key] = (instance.position, None)
+    for change in changes:
+        if change.item.model is Authorship:
+            positions[change.item.key[:1]][change.item.key] = (change.final["position"], change)
+    for paper, authors in positions.items():
+        in_file = [change for _, change in authors.values() if change is not None]
+        if not in_file:
+            continue
+        holders = defaultdict(list)
+        for key, (position, _) in authors.items():
+            holders[position].append(key[1])
+        duplicates = {position for position, slugs in holders.items() if len(slugs) > 1}
+        for change in in_file:
+            position = change.final["position"]
+            if position in duplicates:
+                others = [
+                    slug
+                    if authors[(paper[0], slug)][1] is not None
+                    else f"{slug} (in the database, not in this file: list it with its "
+                    "new position, or delete it in the admin)"
+                    for slug in sorted(holders[position])
+                    if slug != change.item.key[1]
+                ]
+                problem(
+                    change,
+                    "position",
+                    f"duplicate author position {position} on paper {paper[0]}: "
+                    f"{', '.join(others)} has it too",
+                )
+        missing = sorted(set(range(1, len(authors) + 1)) - set(holders))
+        if missing and not duplicates:
+            last = max(in_file, key=lambda change: change.final["position"])
+            listed = ", ".join(str(position) for position in sorted(holders))
+            problem(
+                last,
+                "position",
+                f"author positions on paper {paper[0]} are {listed}: "
+                f"{', '.join(map(str, missing))} missing (they run 1, 2, 3, ... without gaps)",
+            )
+    return problems

@@ -1,0 +1,365 @@
+"""Step 1: parse a fixture file and check every object, collecting every problem."""
+
+import datetime
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.utils import translation
+
+from .fields import (
+    IMAGE_DIRECTORY,
+    KEY_FIELDS,
+    LANGUAGE_SUFFIXES,
+    FixtureInvalid,
+    Problem,
+    existing_keys,
+    field_specs,
+    format_key,
+    key_length,
+    model_labels,
+    translated_fields,
+)
+from .images import check_image, image_digest
+
+
+@dataclass
+class Item:
+    """One object of the fixture, with its checked values (JSON values, see below).
+
+    ``values`` holds what the fixture writes, normalised the way export writes it:
+    strings, integers, ``"YYYY-MM-DD"`` or ``None`` for dates, a natural key list for
+    a reference, a sorted list of natural keys for ``affiliations`` and an image
+    digest for an image (its bytes are in ``images``).
+    """
+
+    index: int
+    model: type
+    key: tuple | None
+    values: dict
+    images: dict = field(default_factory=dict)
+    valid: bool = True
+
+    @property
+    def label(self):
+        return self.model._meta.label_lower
+
+
+@dataclass
+class Fixture:
+    """A read fixture: its items, every problem found, and the database keys it names."""
+
+    path: Path
+    items: list
+    problems: list
+    # model -> natural key -> primary key, for objects the file names and the database holds
+    database_keys: dict
+
+
+class _JSONObject(dict):
+    """A JSON object that remembers the names written more than once in it."""
+
+    duplicates = ()
+
+    @classmethod
+    def from_pairs(cls, pairs):
+        obj = cls(pairs)
+        if len(obj) != len(pairs):
+            names = [name for name, _ in pairs]
+            obj.duplicates = sorted({name for name in names if names.count(name) > 1})
+        return obj
+
+
+def parse(path):
+    """Load the fixture file at ``path`` into Python lists and dicts.
+
+    ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), others as
+    JSON. Raises :class:`FixtureInvalid` when the file cannot be read, is not UTF-8,
+    or is not valid JSON or YAML.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise FixtureInvalid([Problem(path, f"cannot read the file: {error.strerror}")]) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise FixtureInvalid(
+            [Problem(path, f"not UTF-8: byte {error.start} (line {line}) cannot be decoded")]
+        ) from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            message = getattr(error, "problem", None) or str(error)
+            mark = getattr(error, "problem_mark", None)
+            if mark is not None:
+                message += f" at line {mark.line + 1} column {mark.column + 1}"
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {message}")]) from None
+    try:
+        return json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+    except json.JSONDecodeError as error:
+        raise FixtureInvalid(
+            [
+                Problem(
+                    path, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+                )
+            ]
+        ) from None
+
+
+def _messages(error):
+    return "; ".join(error.messages)
+
+
+def _type_name(value):
+    return {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _check_reference(spec, value):
+    """A natural key: a list of strings as long as the target's key."""
+    length = key_length(spec.target)
+    if (
+        not isinstance(value, list)
+        or len(value) != length
+        or not all(isinstance(part, str) and part for part in value)
+    ):
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+        raise ValidationError(
+            f"expected the natural key of a {spec.target._meta.label_lower}: a list of "
+            f"{length} non-empty string(s), got {shown}"
+        )
+    return list(value)
+
+
+def clean_value(spec, value, base_dir):
+    """Check one field value; return ``(normalised value, image bytes or None)``.
+
+    Types are strict (a string for text, an integer for numbers, a list for a
+    natural key); everything else is ``Field.clean``: lengths, slugs, URLs, choices,
+    dates, blank. Raises ``ValidationError`` with a message for the fixture's author.
+    """
+    model_field = spec.field
+    if spec.kind == "text":
+        if not isinstance(value, str):
+            raise ValidationError(f"expected a string, got {_type_name(value)}")
+        return model_field.clean(value, None), None
+    if spec.kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValidationError(f"expected a whole number, got {_type_name(value)}")
+        return model_field.clean(value, None), None
+    if spec.kind == "date":
+        if value is None and model_field.null:
+            return None, None
+        if isinstance(value, datetime.datetime) or not isinstance(value, str | datetime.date):
+            raise ValidationError(f"expected a date written YYYY-MM-DD, got {_type_name(value)}")
+        return model_field.clean(value, None).isoformat(), None
+    if spec.kind == "reference":
+        return _check_reference(spec, value), None
+    if spec.kind == "references":
+        if not isinstance(value, list):
+            raise ValidationError(f"expected a list of natural keys, got {_type_name(value)}")
+        keys = [_check_reference(spec, part) for part in value]
+        if len({tuple(key) for key in keys}) != len(keys):
+            raise ValidationError("the same key is listed twice")
+        return sorted(keys), None
+    # An image: a path relative to the fixture file, or "" for none.
+    if not isinstance(value, str):
+        raise ValidationError(f"expected a file path, got {_type_name(value)}")
+    if not value:
+        return "", None
+    stored_name = f"{IMAGE_DIRECTORY}/{Path(value).name}"
+    if len(stored_name) > model_field.max_length:
+        raise ValidationError(
+            f"the image file name is too long: {stored_name!r} has {len(stored_name)} "
+            f"characters, at most {model_field.max_length} fit"
+        )
+    image_path = base_dir / value
+    if not image_path.is_file():
+        raise ValidationError(f"the image file {value!r} does not exist next to the fixture")
+    data = image_path.read_bytes()
+    check_image(data)
+    return image_digest(data), data
+
+
+def _key_of(model, values):
+    """The natural key tuple from an item's values (reference fields flattened)."""
+    parts = []
+    for name in KEY_FIELDS[model]:
+        value = values[name]
+        parts.extend(value if isinstance(value, list) else [value])
+    return tuple(parts)
+
+
+def read_fixture(path):
+    """Parse and check the fixture at ``path``; return a :class:`Fixture`.
+
+    Never raises for a problem in the content: every problem found is in
+    ``Fixture.problems`` (an unreadable or unparsable file raises
+    :class:`FixtureInvalid`). Queries the database only to find the objects the
+    file refers to but does not contain.
+    """
+    path = Path(path)
+    data = parse(path)
+    base_dir = path.parent
+    problems = []
+    if not isinstance(data, list):
+        raise FixtureInvalid(
+            [Problem(path, f"expected a list of objects at the top, got {_type_name(data)}")]
+        )
+    items = []
+    with translation.override("en"):  # Django's messages, in the language of this tool
+        for index, obj in enumerate(data, start=1):
+            item = _read_object(path, base_dir, index, obj, problems)
+            if item is not None:
+                items.append(item)
+    # Duplicate natural keys.
+    seen = {}
+    for item in items:
+        if item.key is None:
+            continue
+        first = seen.setdefault((item.model, item.key), item)
+        if first is not item:
+            item.valid = False
+            problems.append(
+                Problem(
+                    path,
+                    f"duplicate natural key: object {first.index} has the same key",
+                    index=item.index,
+                    label=item.label,
+                    key=item.key,
+                )
+            )
+    database_keys = _check_references(path, items, seen, problems)
+    return Fixture(path, items, problems, database_keys)
+
+
+def _read_object(path, base_dir, index, obj, problems):
+    """Check one fixture object; return its Item, or None when it is unusable."""
+
+    def problem(message, **where):
+        problems.append(Problem(path, message, index=index, **where))
+
+    if not isinstance(obj, dict):
+        problem(f"expected an object with 'model' and 'fields', got {_type_name(obj)}")
+        return None
+    label = obj.get("model")
+    model = model_labels().get(label.lower()) if isinstance(label, str) else None
+    if model is None:
+        known = ", ".join(sorted(model_labels()))
+        problem(f"unknown model {label!r}; a fixture may contain {known}")
+        return None
+    label = model._meta.label_lower
+    for extra in sorted(set(obj) - {"model", "fields"}):
+        if extra == "pk":
+            problem("primary keys are not used: objects are named by natural keys", label=label)
+        else:
+            problem(
+                f"unknown entry {extra!r}: an object has only 'model' and 'fields'", label=label
+            )
+    fields = obj.get("fields")
+    if not isinstance(fields, dict):
+        problem(f"'fields' must be an object, got {_type_name(fields)}", label=label)
+        return None
+    specs = field_specs(model)
+    values, images, valid, where = {}, {}, True, {"label": label}
+    # The key first, so every later message can name the object by it.
+    for name in KEY_FIELDS[model]:
+        if name in fields:
+            try:
+                values[name], _ = clean_value(specs[name], fields[name], base_dir)
+            except ValidationError:
+                pass  # reported with the other fields below
+    key = _key_of(model, values) if all(name in values for name in KEY_FIELDS[model]) else None
+    if key is not None:
+        where["key"] = key
+    for name in getattr(fields, "duplicates", ()):
+        valid = False
+        problem("written more than once in this object", field=name, **where)
+    for name, value in fields.items():
+        spec = specs.get(name)
+        if spec is None:
+            valid = False
+            problem(_unknown_field_message(model, name), field=name, **where)
+            continue
+        try:
+            values[name], image = clean_value(spec, value, base_dir)
+        except ValidationError as error:
+            valid = False
+            problem(_messages(error), field=name, **where)
+            continue
+        if image is not None:
+            images[name] = (value, image)
+    for name, spec in specs.items():
+        if spec.required and name not in fields:
+            valid = False
+            problem("required field missing", field=name, **where)
+    return Item(index, model, key, values, images, valid and key is not None)
+
+
+def _unknown_field_message(model, name):
+    translated = translated_fields(model)
+    suffixes = " or ".join(f"{name.split('_')[0]}_{suffix}" for suffix in LANGUAGE_SUFFIXES)
+    if name in translated:
+        return f"{name!r} is translated: write {name}_en and {name}_zh_hans"
+    for base in translated:
+        if name.startswith(base + "_"):
+            suffixes = " or ".join(f"{base}_{suffix}" for suffix in LANGUAGE_SUFFIXES)
+            return (
+                f"unknown language suffix {name[len(base) + 1 :]!r}: "
+                f"the languages are written {suffixes}"
+            )
+    known = ", ".join(field_specs(model))
+    return f"unknown field for {model._meta.label_lower}; its fields are {known}"
+
+
+def _check_references(path, items, in_file, problems):
+    """Report references found neither in the file nor in the database.
+
+    Returns model -> natural key -> primary key for the referenced objects that the
+    database holds (whether or not the file contains them too).
+    """
+    wanted = defaultdict(set)
+    for item in items:
+        for name, value in item.values.items():
+            spec = field_specs(item.model)[name]
+            if spec.kind == "reference":
+                wanted[spec.target].add(tuple(value))
+            elif spec.kind == "references":
+                wanted[spec.target].update(tuple(key) for key in value)
+    database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
+    for item in items:
+        for name, value in item.values.items():
+            spec = field_specs(item.model)[name]
+            if spec.kind not in ("reference", "references"):
+                continue
+            for key in [value] if spec.kind == "reference" else value:
+                key = tuple(key)
+                if (spec.target, key) not in in_file and key not in database_keys[spec.target]:
+                    item.valid = False
+                    problems.append(
+                        Problem(
+                            path,
+                            f"refers to {spec.target._meta.label_lower} {format_key(key)}, "
+                            "which is neither in this file nor in the database",
+                            index=item.index,
+                            label=item.label,
+                            key=item.key,
+                            field=name,
+                        )
+                    )
+    return database_keys
