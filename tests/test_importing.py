@@ -603,7 +603,8 @@ def test_import_dry_run_shows_updates_and_unchanged(tmp_path, db):
     out, _ = run(path, "--dry-run")
 
     lines = out.splitlines()
-    assert 'update papers.paper ["p1"]: title_en' in lines
+    index = lines.index('update papers.paper ["p1"]: title_en')
+    assert lines[index + 1] == '    title_en: "Paper One" -> "Paper One, revised"'
     assert 'unchanged papers.author ["ann"]' in lines
     assert (
         lines[-1]

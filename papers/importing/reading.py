@@ -313,10 +313,9 @@ def _read_object(path, base_dir, index, obj, problems):
 
 def _unknown_field_message(model, name):
     translated = translated_fields(model)
-    suffixes = " or ".join(f"{name.split('_')[0]}_{suffix}" for suffix in LANGUAGE_SUFFIXES)
     if name in translated:
         return f"{name!r} is translated: write {name}_en and {name}_zh_hans"
-    for base in translated:
+    for base in sorted(translated, key=len, reverse=True):  # image_alt before image
         if name.startswith(base + "_"):
             suffixes = " or ".join(f"{base}_{suffix}" for suffix in LANGUAGE_SUFFIXES)
             return (

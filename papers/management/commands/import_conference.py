@@ -61,6 +61,9 @@ class Command(BaseCommand):
             elif change.action == "update":
                 fields = ", ".join(change.changes)
                 self.stdout.write(self.style.WARNING(f"update {name}: {fields}"))
+                if dry_run or verbosity >= 2:
+                    for field, (old, new) in change.changes.items():
+                        self.stdout.write(f"    {field}: {_short(old)} -> {_short(new)}")
             elif dry_run or verbosity >= 2:
                 self.stdout.write(f"unchanged {name}")
             for field, (kept, offered) in change.conflicts.items():
