@@ -11,12 +11,14 @@ there, and prints the wall time of each step in seconds:
 
 The target, from the issue "New conferences": the import under 60 s on SQLite on a
 2-core machine. The script exits non-zero when the import takes longer.
-Options: ``--papers N`` (default 5000), ``--authors N`` (default 15000).
+Options: ``--papers N`` (default 5000), ``--authors N`` (default 15000), ``--keep``
+(leave the temporary directory with the fixture and database; removed otherwise).
 """
 
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -149,9 +151,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=5000)
     parser.add_argument("--authors", type=int, default=15000)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     options = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-import-"))
+    try:
+        return run(options, workdir)
+    finally:
+        if not options.keep:
+            shutil.rmtree(workdir)
+
+
+def run(options, workdir):
+    """Generate the fixture in ``workdir``, time the steps, print the figures."""
     os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
     os.environ["DJANGO_MEDIA_ROOT"] = str(workdir / "media")
     os.environ.setdefault("DJANGO_INSECURE_DEV", "true")
