@@ -30,26 +30,24 @@ from .applying import apply_plan
 from .fields import (
     FIXTURE_MODELS,
     KEY_FIELDS,
-    MAX_IMAGE_BYTES,
     FixtureInvalid,
     Problem,
     field_specs,
     format_key,
 )
-from .images import check_image, store_image
+from .images import prepare_image, store_image
 from .planning import Plan, database_value, plan_import
 from .reading import Fixture, read_fixture
 
 __all__ = [
     "FIXTURE_MODELS",
     "KEY_FIELDS",
-    "MAX_IMAGE_BYTES",
     "Fixture",
     "FixtureInvalid",
     "Plan",
     "Problem",
     "apply_plan",
-    "check_image",
+    "prepare_image",
     "database_value",
     "field_specs",
     "format_key",

@@ -53,8 +53,8 @@ def _python_value(spec, value, primary_keys, change):
     if spec.kind == "image":
         if not value:
             return ""
-        source_name, data = change.item.images[spec.name]
-        return store_image(source_name, data)
+        image = change.item.images[spec.name]
+        return store_image(image.name, image.data)
     return value
 
 

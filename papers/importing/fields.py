@@ -45,11 +45,6 @@ KEY_FIELDS = {
 }
 # Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
 LANGUAGE_SUFFIXES = ("en", "zh_hans")
-# A teaser is shown at most about 1,200 px wide; 5 MiB holds such a PNG or JPEG with
-# room to spare and keeps an accidental camera original or poster PDF out of media.
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
-# Formats every current browser displays in an <img>.
-IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
 # Where stored images go: Paper.image's upload_to.
 IMAGE_DIRECTORY = "papers"
 # Rows per bulk query: below SQLite's 999 bound parameters for the widest model.
@@ -130,8 +125,8 @@ def field_specs(model):
 
     Every concrete field except the primary key; a translated field appears as
     ``<name>_en`` and ``<name>_zh_hans``, never under its bare name. A field is
-    required when the model allows it neither blank nor has a default (for a
-    translated field: its English column).
+    required when it is part of the natural key, or when the model allows it neither
+    blank nor has a default (for a translated field: its English column).
     """
     specs = {}
     translated = translated_fields(model)
@@ -142,7 +137,11 @@ def field_specs(model):
             continue  # a TranslationField: added next to its original below
         if model_field.many_to_many and not model_field.remote_field.through._meta.auto_created:
             continue  # Paper.authors and Award.papers are written as their own objects
-        required = not model_field.blank and not model_field.has_default()
+        # A natural key's parts are required even where the admin may leave them blank
+        # (it makes slugs from titles; a fixture must name its objects).
+        required = (
+            not model_field.blank and not model_field.has_default()
+        ) or model_field.name in KEY_FIELDS[model]
         if model_field.name in translated:
             for suffix in LANGUAGE_SUFFIXES:
                 column = model._meta.get_field(f"{model_field.name}_{suffix}")

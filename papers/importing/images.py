@@ -1,51 +1,34 @@
-"""Image files named by a fixture: checked with Pillow, stored in the media storage."""
+"""Image files named by a fixture: checked by the admin's rules, stored in the media storage."""
 
 import hashlib
-import io
-import warnings
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from PIL import Image
 
+from ..images import clean_image
 from ..models import (
     Paper,
 )
-from .fields import IMAGE_DIRECTORY, IMAGE_FORMATS, MAX_IMAGE_BYTES
+from .fields import IMAGE_DIRECTORY
 
 
-def check_image(data, *, max_bytes=MAX_IMAGE_BYTES):
-    """Check that ``data`` (bytes) is one image a browser can show; return its extension.
+def prepare_image(data, source_name):
+    """Check and normalise an image file's bytes as the admin does; return (name, bytes).
 
-    Returns ``"png"``, ``"jpg"``, ``"gif"`` or ``"webp"``, from the content, never the
-    file name. Raises ``ValidationError`` when ``data`` is empty, larger than
-    ``max_bytes`` (bytes; default :data:`MAX_IMAGE_BYTES`), not an image Pillow can
-    read, in another format, or has more pixels than Pillow's decompression-bomb
-    limit (``PIL.Image.MAX_IMAGE_PIXELS``).
+    The rules are the admin's, in one place: :func:`papers.images.clean_image` (size and
+    pixel limits from ``settings.PAPER_IMAGE_MAX_BYTES`` and ``PAPER_IMAGE_MAX_PIXELS``;
+    PNG, JPEG, GIF or WebP by content, never SVG; re-encoded without EXIF, so without
+    GPS positions). Returns the file name to store (the source's stem, the extension
+    of the stored format) and the bytes to store. Raises ``ValidationError`` for an
+    empty file and for everything ``clean_image`` refuses.
     """
     if not data:
         raise ValidationError("the image file is empty")
-    if len(data) > max_bytes:
-        raise ValidationError(
-            f"the image file is too large: {len(data)} bytes, at most {max_bytes} allowed"
-        )
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
-                image_format = image.format
-                image.verify()
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
-        raise ValidationError(f"the image has too many pixels: {error}") from error
-    except Exception as error:  # Pillow raises many kinds for a file that is no image
-        raise ValidationError("the file is not an image Pillow can read") from error
-    if image_format not in IMAGE_FORMATS:
-        raise ValidationError(
-            f"the image is {image_format}; use one of {', '.join(sorted(IMAGE_FORMATS))}"
-        )
-    return IMAGE_FORMATS[image_format]
+    cleaned = clean_image(ContentFile(data, name=Path(source_name).name))
+    cleaned.seek(0)
+    return cleaned.name, cleaned.read()
 
 
 def image_digest(data):
@@ -68,13 +51,13 @@ def stored_image_digest(name):
         return f"missing:{name}"
 
 
-def store_image(source_name, data):
-    """Save image bytes in the media storage under ``papers/<file name>``; return the name.
+def store_image(file_name, data):
+    """Save image bytes in the media storage under ``papers/<file_name>``; return the name.
 
     When a file of that name with the same bytes is already stored, it is reused, so
     importing the same fixture twice, or after ``flush``, stores nothing new.
     """
-    name = f"{IMAGE_DIRECTORY}/{Path(source_name).name}"
+    name = f"{IMAGE_DIRECTORY}/{file_name}"
     if default_storage.exists(name) and stored_image_digest(name) == image_digest(data):
         return name
     max_length = Paper._meta.get_field("image").max_length

@@ -10,7 +10,6 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 
 from .fields import (
-    IMAGE_DIRECTORY,
     KEY_FIELDS,
     LANGUAGE_SUFFIXES,
     FixtureInvalid,
@@ -22,7 +21,16 @@ from .fields import (
     model_labels,
     translated_fields,
 )
-from .images import check_image, image_digest
+from .images import image_digest, prepare_image
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """An image file named by a fixture, checked and ready to store."""
+
+    name: str  # the file name to store it under, in papers/
+    data: bytes  # the normalised bytes to store
+    source_digest: str  # image_digest() of the file as the fixture gives it
 
 
 @dataclass
@@ -31,8 +39,8 @@ class Item:
 
     ``values`` holds what the fixture writes, normalised the way export writes it:
     strings, integers, ``"YYYY-MM-DD"`` or ``None`` for dates, a natural key list for
-    a reference, a sorted list of natural keys for ``affiliations`` and an image
-    digest for an image (its bytes are in ``images``).
+    a reference, a sorted list of natural keys for ``affiliations`` and the digest
+    of the image as it will be stored for an image (see ``images``).
     """
 
     index: int
@@ -147,7 +155,7 @@ def _check_reference(spec, value):
 
 
 def clean_value(spec, value, base_dir):
-    """Check one field value; return ``(normalised value, image bytes or None)``.
+    """Check one field value; return ``(normalised value, PreparedImage or None)``.
 
     Types are strict (a string for text, an integer for numbers, a list for a
     natural key); everything else is ``Field.clean``: lengths, slugs, URLs, choices,
@@ -182,18 +190,12 @@ def clean_value(spec, value, base_dir):
         raise ValidationError(f"expected a file path, got {_type_name(value)}")
     if not value:
         return "", None
-    stored_name = f"{IMAGE_DIRECTORY}/{Path(value).name}"
-    if len(stored_name) > model_field.max_length:
-        raise ValidationError(
-            f"the image file name is too long: {stored_name!r} has {len(stored_name)} "
-            f"characters, at most {model_field.max_length} fit"
-        )
     image_path = base_dir / value
     if not image_path.is_file():
         raise ValidationError(f"the image file {value!r} does not exist next to the fixture")
     data = image_path.read_bytes()
-    check_image(data)
-    return image_digest(data), data
+    name, stored = prepare_image(data, value)
+    return image_digest(stored), PreparedImage(name, stored, image_digest(data))
 
 
 def _key_of(model, values):
@@ -284,7 +286,8 @@ def _read_object(path, base_dir, index, obj, problems):
                 values[name], _ = clean_value(specs[name], fields[name], base_dir)
             except ValidationError:
                 pass  # reported with the other fields below
-    key = _key_of(model, values) if all(name in values for name in KEY_FIELDS[model]) else None
+    named = all(values.get(name) not in (None, "") for name in KEY_FIELDS[model])
+    key = _key_of(model, values) if named else None
     if key is not None:
         where["key"] = key
     for name in getattr(fields, "duplicates", ()):
@@ -302,8 +305,12 @@ def _read_object(path, base_dir, index, obj, problems):
             valid = False
             problem(_messages(error), field=name, **where)
             continue
+        if values[name] == "" and name in KEY_FIELDS[model]:
+            valid = False
+            problem("part of the natural key: it cannot be empty", field=name, **where)
+            continue
         if image is not None:
-            images[name] = (value, image)
+            images[name] = image
     for name, spec in specs.items():
         if spec.required and name not in fields:
             valid = False
