@@ -761,6 +761,9 @@ class ImportRecord(models.Model):
         verbose_name = _("import record")
         verbose_name_plural = _("import records")
         ordering = ["model", "key"]
+        # Bookkeeping of the import command, not content: no admin, no permissions
+        # (so the Editors group, which gets every papers permission, is unchanged).
+        default_permissions = ()
         constraints = [
             models.UniqueConstraint(fields=["model", "key"], name="importrecord_unique_key"),
         ]
