@@ -113,6 +113,7 @@ class SearchForm(forms.Form):
         label=_("Search for"),
         max_length=QUERY_MAX_LENGTH,
         required=False,
+        widget=forms.SearchInput,
         help_text=_("Words from a title, abstract or summary, an author or an institution."),
     )
     conference = forms.ChoiceField(label=_("Conference"), required=False)

@@ -188,6 +188,9 @@ def test_english_page_never_shows_chinese_fallback(client, db):
         "/en/papers/collabllm/",
         "/en/authors/michael-i-jordan/",
         "/en/papers/no-such-paper/",
+        "/en/venues/icml/awards/test-of-time/",
+        "/en/search/?q=learning",
+        "/en/search/?year=abc",
     ],
 )
 def test_english_pages_have_no_chinese(icml, client, url):
@@ -207,6 +210,9 @@ def test_english_pages_have_no_chinese(icml, client, url):
         "/zh-hans/papers/near-optimal-decision-trees-split-second/",
         "/zh-hans/authors/michael-i-jordan/",
         "/zh-hans/papers/no-such-paper/",
+        "/zh-hans/venues/icml/awards/test-of-time/",
+        "/zh-hans/search/?q=learning",
+        "/zh-hans/search/?year=abc&q=" + "x" * 201,
     ],
 )
 def test_chinese_pages_have_no_english_labels(icml, client, url):
