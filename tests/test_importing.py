@@ -956,3 +956,20 @@ def test_import_command_exits_non_zero_on_a_bad_file(tmp_path):
     assert result.returncode == 1
     assert f"{path}, object 1: unknown model 'papers.nothing'" in result.stderr
     assert "1 problem in" in result.stderr
+
+
+def test_import_updates_enter_the_admins_history(tmp_path, db):
+    from reversion.models import Version
+
+    objects = small_fixture()
+    import_fixture(write(tmp_path, objects))
+    assert Version.objects.count() == 0  # created in bulk: the admin makes the first version
+    obj(objects, "papers.paper")["fields"]["title_en"] = "Paper One, revised"
+    path = write(tmp_path, objects)
+
+    import_fixture(path)
+
+    versions = Version.objects.get_for_object(Paper.objects.get(slug="p1"))
+    assert [(v.field_dict["title_en"], v.revision.comment) for v in versions] == [
+        ("Paper One, revised", f"import_conference {path}")
+    ]

@@ -3,6 +3,7 @@
 import datetime
 from collections import defaultdict
 
+import reversion
 from django.db import transaction
 from django.utils import translation
 
@@ -42,7 +43,29 @@ def apply_plan(plan, *, source=""):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
         _write_records(plan.changes, source)
+        _add_to_history(plan.changes, source)
     return plan
+
+
+def _add_to_history(changes, source):
+    """One django-reversion revision holding every object the import updated.
+
+    So the admin's history shows the import's change, and restoring an editor's older
+    version is a visible step back, not a silent undo of the import. Created objects
+    get no version here (bulk_create sends no signals; the admin makes the first
+    version on the first save), which keeps a 5,000-paper import fast.
+    """
+    updated = [
+        change.instance
+        for change in changes
+        if change.action == "update" and reversion.is_registered(change.item.model)
+    ]
+    if not updated:
+        return
+    with reversion.create_revision(manage_manually=True):
+        reversion.set_comment(f"import_conference {source}".strip())
+        for instance in updated:
+            reversion.add_to_revision(instance)
 
 
 def _python_value(spec, value, primary_keys, change):
