@@ -937,6 +937,31 @@ def test_import_field_written_twice_in_one_object(tmp_path, before):
     assert snapshot() == before
 
 
+def test_import_field_written_twice_in_one_yaml_mapping(tmp_path, before):
+    path = tmp_path / "twice.yaml"
+    path.write_text(
+        "- model: papers.author\n  fields: {slug: x, name: A, name: B}\n", encoding="utf-8"
+    )
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}, object 1, papers.author [\"x\"], field 'name': written more than once in this "
+        "object"
+    ]
+    assert snapshot() == before
+
+
+def test_import_yaml_mapping_with_a_list_as_key_is_invalid_yaml(tmp_path, before):
+    path = tmp_path / "odd.yaml"
+    path.write_text("- model: papers.author\n  fields:\n    ? [a, b]\n    : 1\n", encoding="utf-8")
+
+    lines = run_failing(path)
+
+    assert lines == [f"{path}: invalid YAML: found unhashable key at line 3 column 7"]
+    assert snapshot() == before
+
+
 def test_import_command_exits_non_zero_on_a_bad_file(tmp_path):
     """The real command line: status 1, the problem on standard error, nothing written."""
     import os

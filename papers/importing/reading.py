@@ -3,6 +3,7 @@
 import datetime
 import json
 from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +81,32 @@ class _JSONObject(dict):
         return obj
 
 
+def _yaml_loader(yaml):
+    """PyYAML's SafeLoader, building mappings as :class:`_JSONObject` so that a name
+    written twice in one mapping is reported as in JSON (PyYAML keeps the last one)."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader, node):
+        loader.flatten_mapping(node)
+        pairs = []
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, Hashable):  # as SafeLoader's own mappings refuse it
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found unhashable key",
+                    key_node.start_mark,
+                )
+            pairs.append((key, loader.construct_object(value_node, deep=True)))
+        return _JSONObject.from_pairs(pairs)
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return Loader
+
+
 def parse(path):
     """Load the fixture file at ``path`` into Python lists and dicts.
 
@@ -103,7 +130,7 @@ def parse(path):
         import yaml
 
         try:
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=_yaml_loader(yaml))  # a SafeLoader
         except yaml.YAMLError as error:
             message = getattr(error, "problem", None) or str(error)
             mark = getattr(error, "problem_mark", None)
