@@ -107,3 +107,26 @@ def test_chinese_titles_match_seed_001(icml):
 
     for paper in Paper.objects.filter(award_entries__award__conference__slug="icml-2025"):
         assert paper.title_zh_hans in headings
+
+
+def test_reimporting_the_shipped_content_keeps_an_editors_author_order(db):
+    """`make run` imports fixtures/icml.json every time; an editor's work must survive."""
+    call_command("import_conference", "fixtures/icml.json", verbosity=0)
+    trpo = Paper.objects.get(slug="trust-region-policy-optimization")
+    first, second = trpo.authorships.order_by("position")[:2]
+    first.position, second.position = 99, 1
+    first.save()
+    second.save()
+    first.position = 2
+    first.save()
+    trpo.title_zh_hans = "编辑改过的标题"
+    trpo.save()
+
+    call_command("import_conference", "fixtures/icml.json", verbosity=0)
+
+    trpo.refresh_from_db()
+    assert trpo.title_zh_hans == "编辑改过的标题"
+    assert [a.author.slug for a in trpo.ordered_authorships][:2] == [
+        "sergey-levine",
+        "john-schulman",
+    ]
