@@ -77,3 +77,12 @@ def test_maths_is_laid_out_as_mathml(page, site):
     math = page.locator("math").first
     assert math.evaluate("m => m.constructor.name") == "MathMLElement"
     assert math.bounding_box()["width"] > 0
+
+
+def test_award_page_keeps_paper_titles_in_their_own_case(page, site):
+    page.goto(f"{site}/en/conferences/icml-2025/awards/test-of-time/")
+
+    title = page.locator(".paper-title").first
+    level = page.locator(".award-level > h2").first
+    assert title.evaluate("el => getComputedStyle(el).textTransform") == "none"
+    assert level.evaluate("el => getComputedStyle(el).textTransform") == "uppercase"
