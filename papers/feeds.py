@@ -30,6 +30,9 @@ class LatestAwardsFeed(Feed):
     feed_type = Atom1Feed
     title = gettext_lazy("Newly published conference awards")
     subtitle = gettext_lazy("Award-winning machine-learning papers, newest awards first.")
+    # Atom (RFC 4287, 4.1.1) requires an author for the feed or every entry: the site's
+    # own name, since the awards are announced by the conference team that runs it.
+    author_name = gettext_lazy("Conference Awards")
     description_template = "papers/feeds/award_description.html"
 
     def __call__(self, request, *args, **kwargs):

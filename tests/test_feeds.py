@@ -95,3 +95,12 @@ def test_feed_queries_do_not_grow_with_awards(client, db, django_assert_num_quer
     with django_assert_num_queries(4):
         _feed(client, "en")
     assert Award.objects.count() == 6
+
+
+@pytest.mark.parametrize(
+    ("language", "author"), [("en", "Conference Awards"), ("zh-hans", "会议奖项")]
+)
+def test_feed_names_its_author_as_atom_requires(icml, client, language, author):
+    feed = _feed(client, language)
+
+    assert feed.find("a:author/a:name", ATOM).text == author
