@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from django.core.files.storage import default_storage
 from django.db.models import Q
 
-from .importing import database_value, field_specs
+from .importing import database_value, field_specs, format_key
 from .models import (
     Author,
     Authorship,
@@ -30,15 +30,17 @@ IMAGE_DIRECTORY = "images"
 
 
 class ExportError(Exception):
-    """The conference cannot be exported faithfully (an image is unreadable or ambiguous)."""
+    """The conference cannot be exported faithfully (two images would share a file name)."""
 
 
 @dataclass
 class Export:
-    """An exported fixture: its text and the image files it names (relative path -> bytes)."""
+    """An exported fixture: its text, the image files it names (relative path -> bytes),
+    and warnings (one line each) about what it had to leave out."""
 
     text: str
     images: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
 
 def belonging_to(conference):
@@ -75,12 +77,14 @@ def export_conference(slug):
     """Export the conference with natural key ``slug``; return an :class:`Export`.
 
     Images are named ``images/<file name>`` relative to the fixture; the caller writes
-    ``Export.images`` there. Empty translations stay ``""``. Raises
-    ``Conference.DoesNotExist`` for an unknown slug and :class:`ExportError` when a
-    stored image cannot be read or two images share a file name.
+    ``Export.images`` there. Empty translations stay ``""``. A stored image that
+    cannot be read (e.g. its file is gone from the media storage) is left out: the
+    field is written ``""`` and ``Export.warnings`` names the object, so one lost file
+    does not stop the export. Raises ``Conference.DoesNotExist`` for an unknown slug
+    and :class:`ExportError` when two images share a file name.
     """
     conference = Conference.objects.get(slug=slug)
-    objects, images = [], {}
+    objects, images, warnings = [], {}, []
     for model, queryset in belonging_to(conference).items():
         specs = field_specs(model)
         rows = []
@@ -89,16 +93,19 @@ def export_conference(slug):
             for name, spec in specs.items():
                 if spec.kind == "image":
                     stored = getattr(instance, spec.attname)
+                    data = None
                     if stored:
                         relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
                         try:
                             with default_storage.open(stored.name, "rb") as image:
                                 data = image.read()
                         except OSError as error:
-                            raise ExportError(
-                                f"{model._meta.label_lower} {instance.natural_key()}: "
-                                f"the image {stored.name} cannot be read: {error}"
-                            ) from None
+                            warnings.append(
+                                f"{model._meta.label_lower} {format_key(instance.natural_key())}"
+                                f", field {name!r}: the image {stored.name} cannot be read "
+                                f'({error.strerror or error}); it is left out (written "")'
+                            )
+                    if data is not None:
                         if images.setdefault(relative, data) != data:
                             raise ExportError(
                                 f"two different images would both be written as {relative}"
@@ -113,4 +120,4 @@ def export_conference(slug):
         label = model._meta.label_lower
         objects.extend({"model": label, "fields": fields} for _, fields in rows)
     text = json.dumps(objects, ensure_ascii=False, indent=2) + "\n"
-    return Export(text, images)
+    return Export(text, images, warnings)

@@ -70,7 +70,7 @@ def clean_image(upload):
         )
     if _looks_like_svg(data):
         raise ValidationError(
-            _("SVG drawings are not accepted: upload a PNG, JPEG or WebP image."), code="svg"
+            _("SVG drawings are not accepted: upload a PNG, JPEG, GIF or WebP image."), code="svg"
         )
 
     image, input_format = _open(data)
@@ -116,12 +116,12 @@ def _open(data):
             raise _bomb_error() from error
         except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
             raise ValidationError(
-                _("This file is not an image that can be shown: upload a PNG, JPEG or WebP."),
+                _("This file is not an image that can be shown: upload a PNG, JPEG, GIF or WebP."),
                 code="not_image",
             ) from error
         if image.format not in ACCEPTED_FORMATS:
             raise ValidationError(
-                _("%(format)s images are not accepted: upload a PNG, JPEG or WebP image."),
+                _("%(format)s images are not accepted: upload a PNG, JPEG, GIF or WebP image."),
                 code="not_image",
                 params={"format": image.format},
             )

@@ -121,11 +121,11 @@ def run(*args):
     return out.getvalue(), err.getvalue()
 
 
-def run_failing(path):
+def run_failing(path, *args):
     """Run import_conference on a bad file; return its stderr lines (one per problem)."""
     err = io.StringIO()
     with pytest.raises(CommandError, match="nothing was written"):
-        call_command("import_conference", str(path), stdout=io.StringIO(), stderr=err)
+        call_command("import_conference", str(path), *args, stdout=io.StringIO(), stderr=err)
     return err.getvalue().strip().splitlines()
 
 
@@ -471,7 +471,7 @@ def test_import_unknown_language_suffix(tmp_path, before, name, message):
         (b"", "the image file is empty"),
         (
             b"GIF89a but not really an image",
-            "This file is not an image that can be shown: upload a PNG, JPEG or WebP.",
+            "This file is not an image that can be shown: upload a PNG, JPEG, GIF or WebP.",
         ),
         (
             b"\x89PNG" + b"0" * (5 * 1024 * 1024),
@@ -479,7 +479,7 @@ def test_import_unknown_language_suffix(tmp_path, before, name, message):
         ),
         (
             b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>',
-            "SVG drawings are not accepted: upload a PNG, JPEG or WebP image.",
+            "SVG drawings are not accepted: upload a PNG, JPEG, GIF or WebP image.",
         ),
     ],
     ids=["missing", "empty", "not-an-image", "too-large", "svg"],
@@ -727,8 +727,8 @@ def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
         'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
         'import; kept "编辑修改的标题", the file has "论文一" (--overwrite takes the '
         "file's value)",
-        f"Nothing to change: the database already matches {path} (11 objects); "
-        "1 editor change kept.",
+        f"No object changed: {path} matches the database (11 objects) except 1 field an "
+        "editor changed, kept (use --overwrite to take the file's values).",
     ]
     assert snapshot() == before
 
@@ -912,13 +912,29 @@ def test_documented_yaml_snippet_matches_the_example():
         assert fields.items() <= obj(example, written["model"], **key)["fields"].items()
 
 
-def test_export_reports_a_missing_stored_image(icml, media):
+def test_export_leaves_out_a_missing_stored_image_and_warns(icml, media):
+    """One lost file in the media storage does not stop the export of everything else."""
+    from papers.exporting import export_conference
+
     import_fixture(DATA / "example-2016.json")
     import_fixture(DATA / "example-2026.json")
+    complete = json.loads(export_conference("example-2026").text)
     (media / "papers" / "learning-from-examples.png").unlink()
+    output, err = media / "out" / "out.json", io.StringIO()
+    output.parent.mkdir()
 
-    with pytest.raises(CommandError, match=r"the image papers/learning-from-examples.png cannot"):
-        call_command("export_conference", "example-2026", "-o", str(media / "out.json"))
+    call_command("export_conference", "example-2026", "-o", str(output), stderr=err)
+
+    assert err.getvalue().splitlines() == [
+        "warning: papers.paper [\"learning-from-examples\"], field 'image': the image "
+        "papers/learning-from-examples.png cannot be read (No such file or directory); "
+        'it is left out (written "")',
+        f"Wrote {output}.",
+    ]
+    assert obj(complete, "papers.paper", slug="learning-from-examples")["fields"]["image"]
+    obj(complete, "papers.paper", slug="learning-from-examples")["fields"]["image"] = ""
+    assert json.loads(output.read_text(encoding="utf-8")) == complete
+    assert not (output.parent / "images").exists()
 
 
 def test_import_field_written_twice_in_one_object(tmp_path, before):
@@ -998,3 +1014,164 @@ def test_import_updates_enter_the_admins_history(tmp_path, db):
     assert [(v.field_dict["title_en"], v.revision.comment) for v in versions] == [
         ("Paper One, revised", f"import_conference {path}")
     ]
+
+
+# --- QA round: NUL characters, deep nesting, image paths, positions -------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "match", "name", "value", "where"),
+    [
+        ("papers.paper", {}, "title_en", "a\u0000b", 'object 6, papers.paper ["p1"]'),
+        ("papers.author", {"slug": "ann"}, "slug", "an\u0000n", "object 4, papers.author"),
+        ("papers.paper", {}, "conference", ["tv\u00002030"], 'object 6, papers.paper ["p1"]'),
+        (
+            "papers.authorship",
+            {"position": 2},
+            "affiliations",
+            [["in\u0000st"]],
+            'object 8, papers.authorship ["p1", "bob"]',
+        ),
+        ("papers.paper", {}, "image", "teaser\u0000.png", 'object 6, papers.paper ["p1"]'),
+    ],
+    ids=["text", "slug", "reference", "references", "image-path"],
+)
+@pytest.mark.parametrize("dry_run", [False, True], ids=["import", "dry-run"])
+def test_import_null_character_is_refused(
+    tmp_path, before, model, match, name, value, where, dry_run
+):
+    """PostgreSQL cannot store NUL in text: every string is checked, keys and slugs too."""
+    objects = small_fixture()
+    obj(objects, model, **match)["fields"][name] = value
+
+    lines = run_failing(write(tmp_path, objects), *(["--dry-run"] if dry_run else []))
+
+    assert f"{tmp_path / 'fixture.json'}, {where}" in lines[0]
+    assert lines[0].endswith(f"field {name!r}: Null characters are not allowed.")
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("deep.json", "[" * 2000 + "]" * 2000, "JSON"),
+        ("deep.yaml", "[" * 2000 + "]" * 2000, "YAML"),
+        ("deep.yml", "- " * 2000 + "x\n", "YAML"),
+        # Parsed without trouble, but deeper than any fixture: refused before the checks.
+        (
+            "field.json",
+            '[{"model": "papers.author", "fields": {"name": ' + "[" * 500 + "]" * 500 + "}}]",
+            "JSON",
+        ),
+        ("self.yaml", "- &a [*a]\n", "YAML"),
+    ],
+    ids=["json", "yaml-flow", "yaml-block", "deep-field", "yaml-contains-itself"],
+)
+def test_import_deeply_nested_file_is_invalid(tmp_path, before, name, text, kind):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}: invalid {kind}: nested too deeply (more than 20 levels of lists and objects)"
+    ]
+    assert snapshot() == before
+
+
+def test_import_deeply_nested_file_exits_non_zero(tmp_path):
+    """The real command line: no traceback, status 1."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 2000 + "]" * 2000, encoding="utf-8")
+    env = {**os.environ, "DJANGO_INSECURE_DEV": "true"}
+    manage = Path(__file__).parents[1] / "manage.py"
+
+    result = subprocess.run(
+        [sys.executable, manage, "import_conference", "--dry-run", path],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"{path}: invalid JSON: nested too deeply" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            "../../etc/passwd",
+            "the image path '../../etc/passwd' leads outside the fixture's folder: the image "
+            "must be in that folder or below it",
+        ),
+        (
+            "images/../../outside.png",
+            "the image path 'images/../../outside.png' leads outside the fixture's folder: "
+            "the image must be in that folder or below it",
+        ),
+        (
+            "/etc/hostname",
+            "the image path '/etc/hostname' is absolute: write it relative to the fixture's folder",
+        ),
+        (
+            "images/link.png",
+            "the image path 'images/link.png' leads outside the fixture's folder: the image "
+            "must be in that folder or below it",
+        ),
+    ],
+    ids=["dot-dot", "dot-dot-in-a-folder", "absolute", "symlink-out"],
+)
+def test_import_image_path_must_stay_in_the_fixtures_folder(
+    tmp_path, before, media, value, message
+):
+    folder = tmp_path / "fixture"
+    (folder / "images").mkdir(parents=True)
+    (tmp_path / "outside.png").write_bytes(png_bytes())  # a real image, so only the path fails
+    (folder / "images" / "link.png").symlink_to(tmp_path / "outside.png")
+    objects = small_fixture()
+    obj(objects, "papers.paper")["fields"].update(
+        image=value, image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+    lines = run_failing(write(folder, objects))
+
+    assert lines == [
+        f"{folder / 'fixture.json'}, object 6, papers.paper [\"p1\"], field 'image': {message}"
+    ]
+    assert snapshot() == before
+    assert not media.exists()
+
+
+def test_import_image_path_may_use_dot_dot_and_links_inside_the_folder(tmp_path, db, media):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "teaser.png").write_bytes(png_bytes())
+    (tmp_path / "images" / "link.png").symlink_to(tmp_path / "teaser.png")
+    objects = small_fixture()
+    obj(objects, "papers.paper")["fields"].update(
+        image="images/../images/link.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+    import_fixture(write(tmp_path, objects))
+
+    assert Paper.objects.get(slug="p1").image.name == "papers/link.png"
+
+
+def test_import_author_position_zero_says_positions_start_at_1(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.authorship", position=1)["fields"]["position"] = 0
+    obj(objects, "papers.authorship", position=2)["fields"]["position"] = 1
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 7, papers.authorship ["p1", "ann"], '
+        "field 'position': author positions on paper p1 are 0, 1: 0 is not allowed, "
+        "positions start at 1 (with 2 authors they are 1, 2, each once)"
+    ]
+    assert snapshot() == before

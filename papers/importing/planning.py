@@ -311,10 +311,26 @@ def _check_final_values(fixture, changes, existing_authorships):
                     f"duplicate author position {position} on paper {paper[0]}: "
                     f"{', '.join(others)} has it too",
                 )
+        listed = ", ".join(str(position) for position in sorted(holders))
+        last = max(in_file, key=lambda change: change.final["position"])
+        # Below 1 (the model's authorship_position_from_1 constraint): say so, rather
+        # than call the top position missing.
+        too_low = sorted(position for position in holders if position < 1)
+        if too_low:
+            count = len(authors)
+            for change in [c for c in in_file if c.final["position"] < 1] or [last]:
+                problem(
+                    change,
+                    "position",
+                    f"author positions on paper {paper[0]} are {listed}: "
+                    f"{', '.join(map(str, too_low))} {'is' if len(too_low) == 1 else 'are'} "
+                    f"not allowed, positions start at 1 (with {count} author"
+                    f"{'s' if count != 1 else ''} they are "
+                    f"{', '.join(map(str, range(1, count + 1)))}, each once)",
+                )
+            continue
         missing = sorted(set(range(1, len(authors) + 1)) - set(holders))
         if missing and not duplicates:
-            last = max(in_file, key=lambda change: change.final["position"])
-            listed = ", ".join(str(position) for position in sorted(holders))
             problem(
                 last,
                 "position",

@@ -5,9 +5,10 @@ import json
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.core.exceptions import ValidationError
+from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 
 from .fields import (
@@ -23,6 +24,13 @@ from .fields import (
     translated_fields,
 )
 from .images import image_digest, prepare_image
+
+# How deeply lists and objects may nest. A fixture needs 5 levels (the list of objects,
+# an object, its fields, a list of natural keys, a key); 20 leaves room and stays far
+# below Python's recursion limit (1,000 frames), which deeper input would exhaust.
+MAX_DEPTH = 20
+# Django's own check (forms use it): PostgreSQL cannot store NUL in text columns.
+_no_null_characters = ProhibitNullCharactersValidator()
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,8 @@ def parse(path):
 
     ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), others as
     JSON. Raises :class:`FixtureInvalid` when the file cannot be read, is not UTF-8,
-    or is not valid JSON or YAML.
+    is not valid JSON or YAML, or nests lists and objects more than ``MAX_DEPTH``
+    levels deep.
     """
     path = Path(path)
     try:
@@ -126,19 +135,25 @@ def parse(path):
         raise FixtureInvalid(
             [Problem(path, f"not UTF-8: byte {error.start} (line {line}) cannot be decoded")]
         ) from None
+    too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
         try:
-            return yaml.load(text, Loader=_yaml_loader(yaml))  # a SafeLoader
+            data = yaml.load(text, Loader=_yaml_loader(yaml))  # a SafeLoader
         except yaml.YAMLError as error:
             message = getattr(error, "problem", None) or str(error)
             mark = getattr(error, "problem_mark", None)
             if mark is not None:
                 message += f" at line {mark.line + 1} column {mark.column + 1}"
             raise FixtureInvalid([Problem(path, f"invalid YAML: {message}")]) from None
+        except RecursionError:  # PyYAML's composer and constructor recurse per level
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")]) from None
+        if _too_deep(data):  # also a mapping that contains itself (&a [*a])
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")])
+        return data
     try:
-        return json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+        data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
     except json.JSONDecodeError as error:
         raise FixtureInvalid(
             [
@@ -147,6 +162,35 @@ def parse(path):
                 )
             ]
         ) from None
+    except RecursionError:  # the json module recurses per level of nesting
+        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")]) from None
+    if _too_deep(data):
+        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")])
+    return data
+
+
+def _too_deep(data):
+    """True when lists and objects nest more than MAX_DEPTH levels (or contain themselves).
+
+    Walks without recursion, so that the checks after parsing never recurse deeper than
+    MAX_DEPTH. A container reached again at no greater depth than before is not walked
+    again (YAML aliases may share one list many times); one that contains itself is
+    reached deeper each time, until it is too deep.
+    """
+    checked = {}
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, list | dict):
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        if checked.get(id(value), 0) >= depth:
+            continue  # its subtree fitted when reached at this depth or a deeper one
+        checked[id(value)] = depth
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _messages(error):
@@ -178,6 +222,8 @@ def _check_reference(spec, value):
             f"expected the natural key of a {spec.target._meta.label_lower}: a list of "
             f"{length} non-empty string(s), got {shown}"
         )
+    for part in value:
+        _no_null_characters(part)
     return list(value)
 
 
@@ -185,9 +231,13 @@ def clean_value(spec, value, base_dir):
     """Check one field value; return ``(normalised value, PreparedImage or None)``.
 
     Types are strict (a string for text, an integer for numbers, a list for a
-    natural key); everything else is ``Field.clean``: lengths, slugs, URLs, choices,
-    dates, blank. Raises ``ValidationError`` with a message for the fixture's author.
+    natural key); no string may hold a NUL character (PostgreSQL cannot store one); an
+    image path must stay inside ``base_dir`` (see :func:`_image_path`); everything else
+    is ``Field.clean``: lengths, slugs, URLs, choices, dates, blank. Raises
+    ``ValidationError`` with a message for the fixture's author.
     """
+    if isinstance(value, str):
+        _no_null_characters(value)
     model_field = spec.field
     if spec.kind == "text":
         if not isinstance(value, str):
@@ -217,12 +267,34 @@ def clean_value(spec, value, base_dir):
         raise ValidationError(f"expected a file path, got {_type_name(value)}")
     if not value:
         return "", None
-    image_path = base_dir / value
+    image_path = _image_path(base_dir, value)
     if not image_path.is_file():
         raise ValidationError(f"the image file {value!r} does not exist next to the fixture")
     data = image_path.read_bytes()
     name, stored = prepare_image(data, value)
     return image_digest(stored), PreparedImage(name, stored, image_digest(data))
+
+
+def _image_path(base_dir, value):
+    """The file an image path names: relative, and inside the fixture's folder.
+
+    ``value`` is resolved against ``base_dir`` (the fixture file's folder) following
+    ``..`` and symbolic links; an absolute path, or one that ends up outside
+    ``base_dir``, raises ``ValidationError``, so a fixture cannot make the importer read
+    files elsewhere on the server.
+    """
+    if PurePosixPath(value).is_absolute():
+        raise ValidationError(
+            f"the image path {value!r} is absolute: write it relative to the fixture's folder"
+        )
+    folder = base_dir.resolve()
+    resolved = (folder / value).resolve()
+    if not resolved.is_relative_to(folder):
+        raise ValidationError(
+            f"the image path {value!r} leads outside the fixture's folder: the image must "
+            "be in that folder or below it"
+        )
+    return resolved
 
 
 def _key_of(model, values):

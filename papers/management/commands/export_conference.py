@@ -26,8 +26,9 @@ class Command(BaseCommand):
     def handle(self, *args, slug, output, **options):
         """Export conference ``slug`` to ``output`` (or standard output).
 
-        Raises ``CommandError`` for an unknown slug, an unreadable stored image, or
-        when the conference has images and no ``--output`` says where to put them.
+        Raises ``CommandError`` for an unknown slug, two images with one file name, or
+        when the conference has images and no ``--output`` says where to put them. A
+        stored image that cannot be read is left out, with a warning on standard error.
         """
         try:
             exported = export_conference(slug)
@@ -35,6 +36,8 @@ class Command(BaseCommand):
             raise CommandError(f"no conference with the slug {slug!r}") from None
         except ExportError as error:
             raise CommandError(str(error)) from None
+        for warning in exported.warnings:
+            self.stderr.write(self.style.WARNING(f"warning: {warning}"))
         if output is None:
             if exported.images:
                 raise CommandError(

@@ -80,11 +80,20 @@ class Command(BaseCommand):
         kept = (
             f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
         )
-        if not created and not updated:
+        if not created and not updated and conflicts:
+            # Not "already matches": the kept fields differ from the file.
+            fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"Nothing to change: the database already matches {path} "
-                    f"({unchanged} objects){kept}."
+                    f"No object changed: {path} matches the database ({unchanged} objects) "
+                    f"except {fields} an editor changed, kept (use --overwrite to take the "
+                    "file's values)."
+                )
+            )
+        elif not created and not updated:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Nothing to change: the database already matches {path} ({unchanged} objects)."
                 )
             )
         else:
