@@ -42,8 +42,18 @@ def test_pages_are_valid_html(icml, client, tmp_path):
     assert result.returncode == 0
 
 
-@pytest.mark.parametrize("url", ["/en/feeds/awards.atom", "/sitemap.xml"])
-def test_feeds_and_sitemap_are_well_formed_xml(icml, client, url):
+@pytest.mark.parametrize(
+    ("url", "root"),
+    [
+        ("/en/feeds/awards.atom", "{http://www.w3.org/2005/Atom}feed"),
+        ("/zh-hans/feeds/awards.atom", "{http://www.w3.org/2005/Atom}feed"),
+        ("/sitemap.xml", "{http://www.sitemaps.org/schemas/sitemap/0.9}urlset"),
+    ],
+)
+def test_feeds_and_sitemap_are_well_formed_xml(icml, client, url, root):
     import xml.etree.ElementTree as ET
 
-    ET.fromstring(client.get(url).content)
+    response = client.get(url)
+
+    assert response.status_code == 200
+    assert ET.fromstring(response.content).tag == root  # raises ParseError if malformed
