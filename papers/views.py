@@ -165,7 +165,8 @@ class SearchView(ListView):
 
     def get_queryset(self):
         self.form = SearchForm(self.request.GET or None)
-        if not (self.form.is_bound and self.form.is_valid() and self.form.has_criteria()):
+        self.searched = self.form.is_bound and self.form.is_valid() and self.form.has_criteria()
+        if not self.searched:
             return Paper.objects.none()
         data = self.form.cleaned_data
         papers = Paper.objects.published().search(data["q"])
@@ -178,9 +179,7 @@ class SearchView(ListView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["form"] = self.form
-        context["searched"] = (
-            self.form.is_bound and self.form.is_valid() and self.form.has_criteria()
-        )
+        context["searched"] = self.searched
         return context
 
 
