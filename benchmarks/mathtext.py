@@ -6,7 +6,9 @@ Run with ``.venv/bin/python benchmarks/mathtext.py``. Prints, in milliseconds:
 - one formula nested MAX_FORMULA_DEPTH levels deep;
 - one text holding MAX_MATH_LENGTH characters of maths (the most one text may hold);
 - the same text again (served from the formula cache);
-- a 1 MB formula already stored (over the limits: shown as escaped source).
+- a 1 MB formula already stored (over the limits: shown as escaped source);
+- 1 MB of stored text with 250,000 small formulas, and with 500,000 ``\\(`` never
+  closed (both over the limits or without maths: escaped, never converted).
 
 The figures are the source of the limits' docstring in papers/mathtext.py.
 """
@@ -62,6 +64,8 @@ def main():
         ),
         ("the same text again (cached)", mathtext.math_paragraphs, full),
         ("a stored 1 MB formula (over the limit)", mathtext.math_paragraphs, huge),
+        ("a stored 1 MB text of 250,000 formulas", mathtext.math_paragraphs, "$x$ " * 250_000),
+        ("a stored 1 MB text of 500,000 unclosed \\(", mathtext.math_paragraphs, "\\(" * 500_000),
     ]
     mathtext.math_inline("$x$")  # load latex2mathml's symbol tables before timing
     mathtext.formula_mathml.cache_clear()

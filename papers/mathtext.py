@@ -20,10 +20,11 @@ in about 20-150 ms, 4,000 characters in about 0.25 s and 8,000 in about 1 s; 400
 ``MAX_FORMULA_LENGTH`` characters long and nest at most ``MAX_FORMULA_DEPTH`` levels
 (braces, ``\\left...\\right``, ``\\begin...\\end``), and one text may hold at most
 ``MAX_MATH_LENGTH`` characters of maths (five formulas at the length limit: about
-0.1-0.15 s, once). ``benchmarks/mathtext.py`` prints the current figures; it measured
-93 ms for one formula at the length limit, 141 ms for a text at the maths limit, 32 ms
-for that text again (cached), and 0.33 s for a stored 1 MB formula, which is shown as
-source (17-19 s before the limits).
+0.1-0.25 s, once). ``benchmarks/mathtext.py`` prints the current figures; with other
+jobs sharing the cores it measured 0.1-0.25 s for a text at the maths limit, 20-30 ms
+for that text again (cached), and 0.2-0.6 s for 1 MB of stored text over the limits
+(one formula, 250,000 formulas, or 500,000 unclosed ``\\(``), shown as source and
+never converted; before the limits a 1 MB formula took 17-19 s on every view.
 :class:`MathLimitsValidator` refuses text over a limit in the admin and the importer;
 text already stored over a limit is shown as its escaped TeX source, never converted.
 
@@ -67,6 +68,44 @@ MATH = re.compile(
 )
 
 
+# Where maths may start: every $, and \( and \[ while a closer is still ahead.
+_OPENERS = {
+    frozenset(kinds): re.compile("|".join([*map(re.escape, kinds), r"\$"]))
+    for kinds in [(), ("\\(",), ("\\[",), ("\\(", "\\[")]
+}
+# MATH's last alternative alone: a single-dollar formula.
+_SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
+_CLOSERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
+
+
+def math_matches(text):
+    """The matches of MATH in ``text``, as ``MATH.finditer(text)`` gives them, in linear time.
+
+    ``MATH.finditer`` alone takes quadratic time on openers that are never closed (32,000
+    ``\\(`` took about a minute): each one scans to the end of the text. An opener whose
+    closer does not occur after it cannot match, and neither can any later one of its
+    kind, so they are skipped without a scan.
+    """
+    last = {opener: text.rfind(closer) for opener, closer in _CLOSERS.items()}
+    alive = {kind for kind in ("\\(", "\\[") if last[kind] >= 0}
+    position = 0
+    while (found := _OPENERS[frozenset(alive)].search(text, position)) is not None:
+        start = found.start()
+        opener = text[start : start + 2]
+        if opener not in last or last[opener] >= start + 3:
+            match = MATH.match(text, start)
+        elif opener == "$$":  # "$$" never closed: only a single-dollar formula can start here
+            match = _SINGLE_DOLLAR.match(text, start)
+        else:  # "\\(" or "\\[" with no closer ahead: none of its kind can match any more
+            alive.discard(opener)
+            match = None
+        if match is None:
+            position = start + 1
+            continue
+        yield match
+        position = match.end()
+
+
 def math_segments(text):
     """Split ``text`` into ``(is_math, segment)`` pairs; maths segments lose their delimiters."""
     for match, chunk in _chunks(text):
@@ -75,7 +114,7 @@ def math_segments(text):
 
 def has_math(text):
     """Whether ``text`` contains TeX maths between the delimiters above."""
-    return MATH.search(text) is not None
+    return next(math_matches(text), None) is not None
 
 
 # One token that changes the nesting depth: an escaped character (``\{``, ignored), a
@@ -109,6 +148,17 @@ def math_length(text):
     return sum(len(segment) for is_math, segment in math_segments(text) if is_math)
 
 
+def _too_much_maths(text):
+    """Whether ``text`` holds more than MAX_MATH_LENGTH characters of maths; stops
+    counting there, so a huge stored text costs no more than the limit to check."""
+    total = 0
+    for match in math_matches(text):
+        total += len(match.group(match.lastgroup))
+        if total > MAX_MATH_LENGTH:
+            return True
+    return False
+
+
 @lru_cache(maxsize=FORMULA_CACHE_SIZE)
 def formula_mathml(formula, display):
     """Sanitised MathML for one formula (``display`` is "inline" or "block").
@@ -122,18 +172,16 @@ def formula_mathml(formula, display):
         return None
 
 
-def _render(text, line_breaks, convertible=True):
-    """``text`` as HTML: text escaped, maths converted unless over a limit (then escaped)."""
-    chunks = list(_chunks(text))
-    total = sum(len(chunk) for match, chunk in chunks if match is not None)
-    convertible = convertible and total <= MAX_MATH_LENGTH
+def _render(chunks, line_breaks, convertible):
+    """``chunks`` (from ``_chunks``) as HTML: text escaped, maths converted when
+    ``convertible`` and the formula is within the limits, else shown as escaped source."""
     parts = []
     for match, chunk in chunks:
         if match is None:
             escaped = conditional_escape(chunk)
             parts.append(escaped.replace("\n", "<br>") if line_breaks else escaped)
             continue
-        displayed = match["display"] is not None or match["display_dollars"] is not None
+        displayed = match.lastgroup in ("display", "display_dollars")
         mathml = None
         if convertible and _within_limits(chunk):
             mathml = formula_mathml(chunk, "block" if displayed else "inline")
@@ -141,9 +189,13 @@ def _render(text, line_breaks, convertible=True):
     return "".join(parts)
 
 
+def _math_total(chunks):
+    return sum(len(chunk) for match, chunk in chunks if match is not None)
+
+
 def _chunks(text):
     position = 0
-    for match in MATH.finditer(text):
+    for match in math_matches(text):
         if match.start() > position:
             yield None, text[position : match.start()]
         yield match, next(group for group in match.groups() if group is not None)
@@ -155,25 +207,28 @@ def _chunks(text):
 def math_inline(text):
     """``text`` as safe HTML: escaped, with its maths as MathML. Text without maths is
     only escaped, exactly as Django's autoescaping would."""
-    if not has_math(text):
+    if not has_math(text) or _too_much_maths(text):
         return conditional_escape(text)
-    return mark_safe(_render(text, line_breaks=False))  # noqa: S308 - escaped or sanitised
+    chunks = list(_chunks(text))
+    html = _render(chunks, line_breaks=False, convertible=_math_total(chunks) <= MAX_MATH_LENGTH)
+    return mark_safe(html)  # noqa: S308 - every part escaped or sanitised MathML
 
 
 def math_paragraphs(text):
     """``text`` as ``<p>`` paragraphs (like the ``linebreaks`` filter) with maths as MathML.
 
-    Text without maths gives exactly ``linebreaks(text, autoescape=True)``.
+    Text without maths, or with more than the limit, gives exactly
+    ``linebreaks(text, autoescape=True)``.
     """
-    if not has_math(text):
+    if not has_math(text) or _too_much_maths(text):
         return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped by Django
     text = normalize_newlines(str(text))
-    convertible = math_length(text) <= MAX_MATH_LENGTH
-    paragraphs = re.split("\n{2,}", text)
+    paragraphs = [list(_chunks(paragraph)) for paragraph in re.split("\n{2,}", text)]
+    convertible = sum(_math_total(chunks) for chunks in paragraphs) <= MAX_MATH_LENGTH
     return mark_safe(  # noqa: S308 - every part escaped or sanitised MathML
         "\n\n".join(
-            f"<p>{_render(paragraph, line_breaks=True, convertible=convertible)}</p>"
-            for paragraph in paragraphs
+            f"<p>{_render(chunks, line_breaks=True, convertible=convertible)}</p>"
+            for chunks in paragraphs
         )
     )
 
@@ -195,11 +250,9 @@ class MathLimitsValidator:
 
     def __call__(self, value):
         text = str(value or "")
-        if not has_math(text):
-            return
-        for is_math, formula in math_segments(text):
-            if not is_math:
-                continue
+        total = 0
+        for match in math_matches(text):
+            formula = match.group(match.lastgroup)
             start = Truncator(" ".join(formula.split())).chars(40)
             if len(formula) > MAX_FORMULA_LENGTH:
                 raise ValidationError(
@@ -231,16 +284,16 @@ class MathLimitsValidator:
                         "limit": MAX_FORMULA_DEPTH,
                     },
                 )
-        total = math_length(text)
-        if total > MAX_MATH_LENGTH:
-            raise ValidationError(
-                _(
-                    "%(field)s: the maths in this text adds up to %(length)s characters; "
-                    "one text may hold at most %(limit)s."
-                ),
-                code="too_much_maths",
-                params={"field": self.field, "length": total, "limit": MAX_MATH_LENGTH},
-            )
+            total += len(formula)
+            if total > MAX_MATH_LENGTH:
+                raise ValidationError(
+                    _(
+                        "%(field)s: the maths in this text adds up to more than %(limit)s "
+                        "characters, the most one text may hold."
+                    ),
+                    code="too_much_maths",
+                    params={"field": self.field, "limit": MAX_MATH_LENGTH},
+                )
 
     def __eq__(self, other):
         return isinstance(other, MathLimitsValidator) and str(self.field) == str(other.field)

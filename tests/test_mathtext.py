@@ -1,6 +1,8 @@
 """TeX maths rendered as MathML on the server (papers/mathtext.py)."""
 
 import json
+import random
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from xml.etree import ElementTree
@@ -451,6 +453,16 @@ def conversions(monkeypatch):
     mathtext.formula_mathml.cache_clear()
 
 
+def test_math_matches_are_the_regular_expressions_matches():
+    pieces = ["\\(", "\\)", "\\[", "\\]", "$", "$$", " ", "x", "1", "\\", "\n"]
+    generator = random.Random(8)
+    for _ in range(20_000):
+        text = "".join(generator.choices(pieces, k=generator.randint(0, 12)))
+
+        expected = [(m.span(), m.lastgroup) for m in mathtext.MATH.finditer(text)]
+        assert [(m.span(), m.lastgroup) for m in mathtext.math_matches(text)] == expected, text
+
+
 def test_a_formula_is_converted_once_however_often_it_is_shown(conversions):
     first = math_paragraphs("A \\(k\\) and $x^2$.\n\nAgain \\(k\\).")
     second = math_paragraphs("A \\(k\\) and $x^2$.\n\nAgain \\(k\\).")
@@ -467,6 +479,8 @@ def test_a_formula_is_converted_once_however_often_it_is_shown(conversions):
         f"\\({TOO_DEEP}\\)",
         "$" + "x" * 1_000_000 + "$",
         " ".join([f"${AT_LIMIT}$"] * (MAX_MATH_LENGTH // MAX_FORMULA_LENGTH + 1)),
+        "$x$ " * 100_000,
+        "\\(" * 100_000,
     ],
 )
 def test_stored_text_over_a_limit_is_shown_as_source_not_converted(conversions, text):
@@ -488,7 +502,7 @@ def test_formula_at_the_limits_is_converted(conversions):
     [
         (f"In $${TOO_LONG}$$", f"is {MAX_FORMULA_LENGTH + 1} characters long"),
         (f"In \\({TOO_DEEP}\\)", f"nests {MAX_FORMULA_DEPTH + 1} levels deep"),
-        (" ".join([f"${AT_LIMIT}$"] * 6), "adds up to 12000 characters"),
+        (" ".join([f"${AT_LIMIT}$"] * 6), f"adds up to more than {MAX_MATH_LENGTH} characters"),
     ],
 )
 def test_validator_refuses_maths_over_the_limits(text, message):
@@ -554,3 +568,29 @@ def test_import_refuses_a_formula_over_the_limit_and_writes_nothing(tmp_path, ic
     )
     assert f"nests {MAX_FORMULA_DEPTH + 1} levels deep" in lines[0]
     assert snapshot() == before
+
+
+BENCHMARK = ".venv/bin/python benchmarks/mathtext.py"
+
+
+def test_readme_benchmark_command_runs_as_written():
+    base = Path(settings.BASE_DIR)
+    assert f"`{BENCHMARK}`" in (base / "README.md").read_text(encoding="utf-8")
+
+    result = subprocess.run(  # noqa: S603 - a fixed command from the README
+        BENCHMARK.split(), cwd=base, capture_output=True, text=True, timeout=300, check=True
+    )
+
+    lines = result.stdout.splitlines()
+    assert len(lines) == 7 and all(line.endswith(" ms") for line in lines), result.stdout
+
+
+def test_documented_limits_are_the_code_limits():
+    base = Path(settings.BASE_DIR)
+    docs = (base / "docs" / "fixture-format.md").read_text(encoding="utf-8")
+    readme = " ".join((base / "README.md").read_text(encoding="utf-8").split())
+
+    for text in (" ".join(docs.split()), readme):
+        assert f"{MAX_FORMULA_LENGTH:,} characters" in text
+        assert f"{MAX_FORMULA_DEPTH} levels" in text
+        assert f"{MAX_MATH_LENGTH:,} characters of maths" in text
