@@ -12,6 +12,7 @@ from django.db.models import Case, Count, Prefetch, Q, Value, When
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from .mathtext import MathLimitsValidator
 from .slugs import SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
@@ -393,12 +394,18 @@ class Paper(SlugFromTitleMixin, models.Model):
     slug_fallback = "paper"
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
-    title = models.CharField(_("title"), max_length=400)
-    abstract = models.TextField(_("abstract"), blank=True)
+    # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
+    title = models.CharField(
+        _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
+    )
+    abstract = models.TextField(
+        _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
+    )
     summary = models.TextField(
         _("summary"),
         blank=True,
         help_text=_("An introduction for a general reader; may be longer than the abstract."),
+        validators=[MathLimitsValidator(_("Summary"))],
     )
     conference = models.ForeignKey(
         "papers.Conference",
