@@ -238,3 +238,25 @@ def test_restore_refuses_a_link_member(archive, tmp_path):
         tar.addfile(link)
     with pytest.raises(CommandError, match="'media/papers/evil.png' is not a plain file"):
         call_command("restore", str(linked), stdout=io.StringIO())
+
+
+def test_restore_refuses_other_migrations_and_names_them(archive, tmp_path):
+    def older(members):
+        manifest = json.loads(members["manifest.json"])
+        manifest["migrations"]["papers"].append("9999_from_the_future")
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    other = rewrite(archive, tmp_path / "other.tar.gz", older)
+    call_command("flush", interactive=False, verbosity=0)
+    ContentType.objects.clear_cache()
+
+    with pytest.raises(CommandError, match=r"Not applied here: papers\.9999_from_the_future\."):
+        call_command("restore", str(other), stdout=io.StringIO())
+    assert Paper.objects.count() == 0
+
+
+def test_backup_to_an_unwritable_place_is_a_clear_error(db, media, tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+
+    with pytest.raises(CommandError, match="cannot write .*a-file/site.tar.gz"):
+        call_command("backup", str(tmp_path / "a-file" / "site.tar.gz"), stdout=io.StringIO())
