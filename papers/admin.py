@@ -297,12 +297,12 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     @admin.display(description=_("teaser image"))
     def teaser_state(self, obj):
         """The change list's flag: "–" without an image, "missing file" when the stored
-        name has no file behind it (pages then show no image), else "yes"."""
+        name has no file behind it (pages then show no image), else "stored"."""
         if not obj.image:
             return "–"
         if not obj.image.storage.exists(obj.image.name):
             return format_html("<strong>{}</strong>", _("missing file"))
-        return _("yes")
+        return _("stored")
 
     @admin.display(description=_("current teaser"))
     def teaser_thumbnail(self, obj):

@@ -547,5 +547,5 @@ def test_admin_flags_a_missing_image_file(editor_client, settings, tmp_path):
     changed = editor_client.get(_change_url(paper), HTTP_ACCEPT_LANGUAGE="zh-hans")
 
     cells = re.findall(r'<td class="field-teaser_state">(.*?)</td>', listed.content.decode())
-    assert sorted(cells) == sorted(["<strong>文件缺失</strong>", "有", "–"])
+    assert sorted(cells) == sorted(["<strong>文件缺失</strong>", "已存储", "–"])
     assert "<strong>无法读取已存储的图片。</strong>" in changed.content.decode()
