@@ -261,7 +261,7 @@ class AwardEntryInline(admin.TabularInline):
 
 @admin.register(Paper)
 class PaperAdmin(SortableAdminBase, PublishingAdmin):
-    list_display = ["title", "conference", "slug", "status"]
+    list_display = ["title", "conference", "slug", "status", "teaser_state"]
     list_filter = ["status", "conference", "awards__conference", "awards__slug"]
     list_select_related = ["conference"]
     search_fields = [
@@ -294,6 +294,16 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
                 transaction.set_rollback(True)
         return response
 
+    @admin.display(description=_("teaser image"))
+    def teaser_state(self, obj):
+        """The change list's flag: "–" without an image, "missing file" when the stored
+        name has no file behind it (pages then show no image), else "stored"."""
+        if not obj.image:
+            return "–"
+        if not obj.image.storage.exists(obj.image.name):
+            return format_html("<strong>{}</strong>", _("missing file"))
+        return _("stored")
+
     @admin.display(description=_("current teaser"))
     def teaser_thumbnail(self, obj):
         """The stored teaser, small; after a refused form, still the stored one."""
@@ -305,7 +315,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
         try:
             url = get_thumbnailer(obj.image.storage, relative_name=name)["admin"].url
         except (OSError, InvalidImageFormatError):  # a missing or unreadable file
-            return _("The stored image cannot be read.")
+            return format_html("<strong>{}</strong>", _("The stored image cannot be read."))
         return format_html('<img src="{}" alt="{}">', url, obj.image_alt_en)
 
 

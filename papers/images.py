@@ -10,14 +10,19 @@ browser's content type. It refuses, with a ValidationError whose ``code`` says w
 - ``too_many_pixels``: more than ``settings.PAPER_IMAGE_MAX_PIXELS`` pixels;
 - ``bomb``: a decompression bomb, i.e. a header claiming more pixels than Pillow's own
   ``Image.MAX_IMAGE_PIXELS``, refused before any pixel is decoded;
-- ``truncated``: a file whose pixel data ends early or is corrupt.
+- ``truncated``: a file whose pixel data ends early or is corrupt;
+- ``animated``: an animated GIF, WebP or PNG. Pages show a still teaser (a thumbnail),
+  so only the first frame would ever be seen, and flattening it silently hid that from
+  the editor; moving pictures would also need a pause control (WCAG 2.2.2). The
+  message asks for a still image of the frame wanted.
 
 An accepted image is re-encoded: its EXIF orientation is applied (so the pixels stand
 the right way up; no EXIF is kept, nor camera details or GPS positions with it), CMYK
 becomes RGB (through the embedded ICC profile when there is one), palette and
-grey-with-alpha images become RGB or RGBA, and transparency is kept. Images with
+grey-with-alpha images become RGB or RGBA, 16-bit grey is scaled to 8 bits, 1-bit
+becomes black and white, and transparency is kept. Images with
 transparency are stored as PNG, the rest in their own format (JPEG, PNG or WebP; a GIF
-becomes a PNG of its first frame). The new file is named after the content, so
+becomes a PNG). The new file is named after the content, so
 ``figure.txt`` holding a PNG is stored as ``figure.png``.
 """
 
@@ -30,7 +35,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
-from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageCms, ImageMath, ImageOps, UnidentifiedImageError
 
 ACCEPTED_FORMATS = {"JPEG", "PNG", "GIF", "WEBP"}
 # Output format and file extension for each accepted input format (opaque images).
@@ -125,6 +130,14 @@ def _open(data):
                 code="not_image",
                 params={"format": image.format},
             )
+        if getattr(image, "is_animated", False):
+            raise ValidationError(
+                _(
+                    "Animated images are not accepted: pages show a still teaser, so only "
+                    "the first frame would appear. Upload a still image of the frame you want."
+                ),
+                code="animated",
+            )
         width, height = image.size
         if width * height > max_pixels:
             raise ValidationError(
@@ -155,22 +168,55 @@ def _bomb_error():
 
 
 def _normalise(image):
-    """Apply EXIF orientation and bring the pixels to RGB, RGBA or L."""
+    """Apply EXIF orientation and bring the pixels to RGB, RGBA or L, values kept.
+
+    Grey deeper than 8 bits (``I;16``, ``I;16B``, ``I;16L``, ``I``: a 16-bit PNG) is
+    scaled to 8 bits (0-65535 to 0-255) instead of being clipped, which turned every
+    pixel brighter than 255/65535 white; premultiplied alpha (``La``, ``RGBa``) is
+    un-premultiplied; a transparent colour becomes an alpha channel.
+    """
     image = ImageOps.exif_transpose(image)
     if image.mode == "CMYK":
         image = _cmyk_to_rgb(image)
-    elif image.mode == "P" or image.mode == "PA":
+    elif image.mode in WIDE_GREY:
+        image = _wide_grey_to_8_bits(image)
+    elif image.mode in PREMULTIPLIED:
+        image = image.convert(PREMULTIPLIED[image.mode])
+    if image.mode == "P" or image.mode == "PA":
         image = image.convert("RGBA" if _has_transparency(image) else "RGB")
     elif image.mode == "LA" or (image.mode == "L" and "transparency" in image.info):
         image = image.convert("RGBA")
     elif image.mode == "RGB" and "transparency" in image.info:
         image = image.convert("RGBA")
     elif image.mode not in {"RGB", "RGBA", "L"}:
-        # 1-bit, 16-bit grey, 32-bit integer or float, YCbCr, LAB, HSV...
+        # 1-bit, 32-bit float, YCbCr, LAB, HSV...
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     if image.mode == "RGBA" and image.getextrema()[3] == (255, 255):
         image = image.convert("RGB")  # an alpha channel that hides nothing
     return image
+
+
+# Grey with more than 8 bits a pixel, read as 0-65535 (what PNG's 16-bit grey holds).
+WIDE_GREY = {"I;16", "I;16B", "I;16L", "I;16N", "I"}
+# Premultiplied alpha, which Pillow's other conversions do not undo.
+PREMULTIPLIED = {"La": "LA", "RGBa": "RGBA"}
+
+
+def _wide_grey_to_8_bits(image):
+    """16-bit grey to L (or RGBA, when a grey value is marked transparent).
+
+    Pillow's own conversion clips to 0-255 instead of scaling, so a 16-bit image came
+    out white. Values are divided by 257 and rounded (65535 becomes 255).
+    """
+    wide = image.convert("I")
+    grey = wide.point(lambda value: value / 257 + 0.5).convert("L")
+    transparent = image.info.get("transparency")
+    if not isinstance(transparent, int):
+        return grey
+    alpha = ImageMath.lambda_eval(lambda args: (args["v"] != transparent) * 255, v=wide)
+    rgba = grey.convert("RGBA")
+    rgba.putalpha(alpha.convert("L"))
+    return rgba
 
 
 def _has_transparency(image):

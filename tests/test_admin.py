@@ -1,6 +1,7 @@
 """The editors' admin: roles, changelists, publishing, preview, history, authors, images."""
 
 import io
+import re
 
 import pytest
 import reversion
@@ -509,3 +510,42 @@ def test_preview_of_a_draft_paper_shows_its_published_awards(editor_client):
     html = editor_client.get(f"{paper.get_absolute_url()}?preview=1").content.decode()
 
     assert "Public award" in html
+
+
+# A stored image whose file is gone (issue 8) --------------------------------------------
+
+
+def _paper_whose_image_file_is_gone(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper(image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
+    paper.image.save("teaser.png", _png(), save=True)
+    for stored in (tmp_path / "papers").iterdir():
+        stored.unlink()
+    return paper
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_missing_image_file_shows_no_img_on_the_paper_page(
+    db, client, settings, tmp_path, language
+):
+    paper = _paper_whose_image_file_is_gone(settings, tmp_path)
+
+    response = client.get(f"/{language}/papers/{paper.slug}/")
+
+    assert response.status_code == 200
+    assert "<img" not in response.content.decode()
+    assert "<figure" not in response.content.decode()
+
+
+def test_admin_flags_a_missing_image_file(editor_client, settings, tmp_path):
+    paper = _paper_whose_image_file_is_gone(settings, tmp_path)
+    with_file = factories.paper(image_alt_en="x", image_alt_zh_hans="x")
+    with_file.image.save("other.png", _png(), save=True)
+    factories.paper()  # no image at all
+
+    listed = editor_client.get("/admin/papers/paper/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    changed = editor_client.get(_change_url(paper), HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    cells = re.findall(r'<td class="field-teaser_state">(.*?)</td>', listed.content.decode())
+    assert sorted(cells) == sorted(["<strong>文件缺失</strong>", "已存储", "–"])
+    assert "<strong>无法读取已存储的图片。</strong>" in changed.content.decode()

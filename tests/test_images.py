@@ -173,3 +173,164 @@ def test_png_mentioning_svg_in_its_metadata_is_still_an_image():
     data = image_bytes(format="PNG", pnginfo=text)
 
     assert clean_image(upload(data)).image.size == (40, 30)
+
+
+# Issue 8: unusual modes keep their pixel values; animated images are refused.
+
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_16_bit_grey(values, transparent=None):
+    """A one-row 16-bit greyscale PNG (colour type 0, depth 16) written byte by byte."""
+    ihdr = struct.pack(">IIBBBBB", len(values), 1, 16, 0, 0, 0, 0)
+    row = b"\0" + b"".join(struct.pack(">H", value) for value in values)
+    chunks = png_chunk(b"IHDR", ihdr)
+    if transparent is not None:
+        chunks += png_chunk(b"tRNS", struct.pack(">H", transparent))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunks
+        + png_chunk(b"IDAT", zlib.compress(row))
+        + png_chunk(b"IEND", b"")
+    )
+
+
+def stored(data, name="figure.png"):
+    """The image clean_image stores, decoded again from its bytes."""
+    return Image.open(io.BytesIO(clean_image(upload(data, name)).read()))
+
+
+def pixels(image):
+    return [image.getpixel((x, 0)) for x in range(image.width)]
+
+
+def test_16_bit_grey_png_is_scaled_not_white():
+    cleaned = stored(png_16_bit_grey([0, 257 * 64, 257 * 128, 65535]))
+
+    assert cleaned.mode == "L"
+    assert pixels(cleaned) == [0, 64, 128, 255]
+
+
+def test_16_bit_grey_png_with_a_transparent_grey_keeps_it():
+    cleaned = stored(png_16_bit_grey([0, 257 * 100, 65535], transparent=257 * 100))
+
+    assert cleaned.mode == "RGBA"
+    assert pixels(cleaned) == [(0, 0, 0, 255), (100, 100, 100, 0), (255, 255, 255, 255)]
+
+
+@pytest.mark.parametrize("mode", ["I;16", "I;16B", "I"])
+def test_wide_grey_modes_are_scaled(mode):
+    from papers.images import _normalise
+
+    image = Image.new(mode, (3, 1))
+    for x, value in enumerate([0, 257 * 200, 65535]):
+        image.putpixel((x, 0), value)
+
+    normalised = _normalise(image)
+
+    assert normalised.mode == "L"
+    assert pixels(normalised) == [0, 200, 255]
+
+
+@pytest.mark.parametrize(
+    ("mode", "colour", "expected"),
+    [
+        ("La", (100, 128), (199, 199, 199, 128)),
+        ("RGBa", (100, 50, 20, 128), (199, 99, 39, 128)),
+    ],
+)
+def test_premultiplied_alpha_is_undone(mode, colour, expected):
+    from papers.images import _normalise
+
+    normalised = _normalise(Image.new(mode, (1, 1), colour))
+
+    assert normalised.getpixel((0, 0)) == expected
+
+
+def test_one_bit_png_stays_black_and_white():
+    image = Image.new("1", (4, 1), 0)
+    image.putpixel((1, 0), 1)
+    image.putpixel((3, 0), 1)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+
+    cleaned = stored(buffer.getvalue())
+
+    assert [value[0] if isinstance(value, tuple) else value for value in pixels(cleaned)] == [
+        0,
+        255,
+        0,
+        255,
+    ]
+
+
+def test_grey_with_alpha_png_keeps_grey_and_alpha():
+    image = Image.new("LA", (2, 1), (30, 255))
+    image.putpixel((1, 0), (220, 0))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+
+    cleaned = stored(buffer.getvalue())
+
+    assert pixels(cleaned) == [(30, 30, 30, 255), (220, 220, 220, 0)]
+
+
+def test_palette_png_with_alpha_per_entry_keeps_it():
+    image = Image.new("P", (2, 1), 0)
+    image.putpalette([10, 20, 30, 40, 50, 60] + [0] * 762)
+    image.putpixel((1, 0), 1)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", transparency=bytes([255, 100]))
+
+    cleaned = stored(buffer.getvalue())
+
+    assert pixels(cleaned) == [(10, 20, 30, 255), (40, 50, 60, 100)]
+
+
+def test_grey_with_transparent_value_keeps_it():
+    image = Image.new("L", (2, 1), 10)
+    image.putpixel((1, 0), 77)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", transparency=77)
+
+    cleaned = stored(buffer.getvalue())
+
+    assert pixels(cleaned) == [(10, 10, 10, 255), (77, 77, 77, 0)]
+
+
+def test_cmyk_tiff_like_pixels_convert_without_a_profile():
+    from papers.images import _normalise
+
+    normalised = _normalise(Image.new("CMYK", (1, 1), (0, 255, 255, 0)))
+
+    assert (normalised.mode, normalised.getpixel((0, 0))) == ("RGB", (255, 0, 0))
+
+
+def animation(format, **options):
+    frames = [Image.new("RGB", (8, 8), colour) for colour in ((255, 0, 0), (0, 0, 255))]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, format=format, save_all=True, append_images=frames[1:], **options)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [
+        (animation("GIF"), "moving.gif"),
+        (animation("WEBP", lossless=True), "moving.webp"),
+        (animation("PNG"), "moving.png"),
+    ],
+    ids=["gif", "webp", "apng"],
+)
+def test_animated_image_is_refused_with_the_reason(data, name):
+    with pytest.raises(ValidationError) as refusal:
+        clean_image(upload(data, name))
+
+    assert refusal.value.code == "animated"
+    assert "only the first frame would appear" in refusal.value.messages[0]
+
+
+def test_single_frame_gif_is_accepted():
+    assert stored(image_bytes(mode="P", color=3, format="GIF"), "still.gif").format == "PNG"

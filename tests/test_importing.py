@@ -1175,3 +1175,74 @@ def test_import_author_position_zero_says_positions_start_at_1(tmp_path, before)
         "positions start at 1 (with 2 authors they are 1, 2, each once)"
     ]
     assert snapshot() == before
+
+
+# --- a lone surrogate escape (issue 8): a clear error, not a traceback ---------------
+
+SURROGATE_MESSAGE = (
+    "holds a lone surrogate (an escape such as \\ud800 that is half of a UTF-16 pair, "
+    "not a character); write the character itself or its full pair"
+)
+
+
+def test_import_json_with_a_lone_surrogate_names_object_and_field(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.paper")["fields"]["title_en"] = "Half \ud800 a pair"
+    path = tmp_path / "surrogate.json"
+    # json.dumps writes the escape "\ud800", as an editor's tool might.
+    path.write_text(json.dumps(objects), encoding="utf-8")
+    index = objects.index(obj(objects, "papers.paper")) + 1
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}, object {index}, papers.paper, field 'title_en': the text {SURROGATE_MESSAGE}"
+    ]
+    assert snapshot() == before
+
+
+def test_import_yaml_with_lone_surrogates_lists_each(tmp_path, before):
+    path = tmp_path / "surrogate.yaml"
+    path.write_text(
+        "- model: papers.venue\n"
+        "  fields:\n"
+        "    slug: tv\n"
+        '    acronym: "TV\\udc00"\n'
+        '    name_en: "Test \\ud800 venue"\n',
+        encoding="utf-8",
+    )
+
+    lines = run_failing(path, "--dry-run")
+
+    assert lines == [
+        f"{path}, object 1, papers.venue, field 'acronym': the text {SURROGATE_MESSAGE}",
+        f"{path}, object 1, papers.venue, field 'name_en': the text {SURROGATE_MESSAGE}",
+    ]
+    assert snapshot() == before
+
+
+def test_import_surrogate_in_a_field_name_is_reported(tmp_path, before):
+    objects = small_fixture()
+    objects[0]["fields"]["\udfff"] = "x"
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(objects), encoding="utf-8")
+
+    lines = run_failing(path)
+
+    assert lines == [
+        f"{path}, object 1, papers.venue, field '?': the name '\\udfff' {SURROGATE_MESSAGE}"
+    ]
+    assert snapshot() == before
+
+
+def test_import_accepts_a_full_surrogate_pair(tmp_path, db, media):
+    objects = small_fixture()
+    obj(objects, "papers.paper")["fields"]["title_en"] = "Maths \U0001d4af"
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps(objects), encoding="utf-8")  # written as \ud835\udcaf
+
+    run(path)
+
+    assert Paper.objects.get(slug=obj(objects, "papers.paper")["fields"]["slug"]).title_en == (
+        "Maths \U0001d4af"
+    )

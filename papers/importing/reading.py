@@ -151,6 +151,7 @@ def parse(path):
             raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")]) from None
         if _too_deep(data):  # also a mapping that contains itself (&a [*a])
             raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")])
+        _refuse_surrogates(path, data)
         return data
     try:
         data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
@@ -166,7 +167,65 @@ def parse(path):
         raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")]) from None
     if _too_deep(data):
         raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")])
+    _refuse_surrogates(path, data)
     return data
+
+
+def _has_surrogate(text):
+    return any("\ud800" <= character <= "\udfff" for character in text)
+
+
+def _refuse_surrogates(path, data):
+    """Raise FixtureInvalid naming every object and field whose text holds a lone
+    surrogate (``"\\ud800"`` in JSON or YAML): half of a UTF-16 pair, not a character,
+    which UTF-8 (the database, the terminal) cannot encode. Nothing is checked or
+    written past this point. ``data`` is already known to nest at most MAX_DEPTH deep.
+    """
+    problems = []
+    objects = data if isinstance(data, list) else [data]
+    for index, obj in enumerate(objects, start=1):
+        label = obj.get("model") if isinstance(obj, dict) else None
+        if not isinstance(label, str) or _has_surrogate(label):
+            label = None
+        stack = [((), obj)]
+        while stack:
+            where, value = stack.pop()
+            if isinstance(value, dict):
+                for name, child in value.items():
+                    if isinstance(name, str) and _has_surrogate(name):
+                        problems.append((index, label, (*where, name), f"the name {name!r}"))
+                    stack.append(((*where, name), child))
+            elif isinstance(value, list):
+                stack.extend(((*where, position), child) for position, child in enumerate(value))
+            elif isinstance(value, str) and _has_surrogate(value):
+                problems.append((index, label, where, "the text"))
+    if problems:
+        raise FixtureInvalid(
+            [
+                Problem(
+                    path,
+                    f"{what} holds a lone surrogate (an escape such as \\ud800 that is half "
+                    "of a UTF-16 pair, not a character); write the character itself or its "
+                    "full pair",
+                    index=index if isinstance(data, list) else None,
+                    label=label,
+                    field=_field_name(where),
+                )
+                for index, label, where, what in sorted(problems, key=lambda p: (p[0], str(p[2])))
+            ]
+        )
+
+
+def _field_name(where):
+    """The field a location inside an object names: ("fields", "title_en", ...) ->
+    "title_en"; ("model",) -> "model"; None at the object's top."""
+    if len(where) >= 2 and where[0] == "fields":
+        name = where[1]
+    elif where:
+        name = where[0]
+    else:
+        return None
+    return name if isinstance(name, str) and not _has_surrogate(name) else "?"
 
 
 def _too_deep(data):
