@@ -68,7 +68,7 @@ if SITE_URL and not SITE_URL.startswith(("http://", "https://")):
 
 INSTALLED_APPS = [
     "modeltranslation",
-    "django.contrib.admin",
+    "awardsite.apps.AdminConfig",  # django.contrib.admin with our site (awardsite/admin.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
