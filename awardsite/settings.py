@@ -49,7 +49,7 @@ INSECURE_DEV = env_bool("DJANGO_INSECURE_DEV")
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if DEBUG or INSECURE_DEV:
-        SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+        SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # nosec B105  # dev only
     else:
         raise ImproperlyConfigured(
             "Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=true / DJANGO_INSECURE_DEV=true "
