@@ -85,7 +85,10 @@ text = st.one_of(
     st.sampled_from(["\x00", "a\x00b", "../../etc/passwd", "%", "%zz", "%ff", "😀" * 100]),
 )
 # Characters a URL carries unencoded but that mean something to a parser.
-raw_junk = st.sampled_from(["%", "%zz", "%ff%fe", "%00", "%2F", ";", "&&=", "=", "+", "%E2%82"])
+# The last two: a lone surrogate as UTF-8 ("\ud800") and an overlong "/".
+raw_junk = st.sampled_from(
+    ["%", "%zz", "%ff%fe", "%00", "%2F", ";", "&&=", "=", "+", "%E2%82", "%ED%A0%80", "%C0%AF"]
+)
 
 
 def encoded(strategy):
