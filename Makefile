@@ -56,8 +56,10 @@ tools: node_modules/.installed
 	@command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq default-jre-headless; } || { \
 		echo "Java is required by the HTML checker: install default-jre-headless"; exit 1; }
 
+# bandit: the security linter, configured in pyproject.toml ([tool.bandit]).
 test: messages browser tools
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/bandit -c pyproject.toml -r papers awardsite scripts benchmarks --quiet
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest

@@ -6,6 +6,7 @@ site refuses to start without ``DJANGO_SECRET_KEY`` unless ``DJANGO_INSECURE_DEV
 is set by ``make run``.
 """
 
+import logging
 import os
 from pathlib import Path
 
@@ -48,7 +49,7 @@ INSECURE_DEV = env_bool("DJANGO_INSECURE_DEV")
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if DEBUG or INSECURE_DEV:
-        SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+        SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # nosec B105  # dev only
     else:
         raise ImproperlyConfigured(
             "Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=true / DJANGO_INSECURE_DEV=true "
@@ -68,7 +69,7 @@ if SITE_URL and not SITE_URL.startswith(("http://", "https://")):
 
 INSTALLED_APPS = [
     "modeltranslation",
-    "django.contrib.admin",
+    "awardsite.apps.AdminConfig",  # django.contrib.admin with our site (awardsite/admin.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -183,11 +184,37 @@ if env_bool("DJANGO_BEHIND_HTTPS_PROXY"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
+
+def one_line_warning():
+    """A logging filter (LOGGING builds it through ``"()"``) that turns a record into one
+    line at WARNING: the message stays, the traceback goes. For requests a visitor gets
+    wrong, often on purpose, which are no fault of the site and whose traceback says
+    nothing (Django logs them as errors, with the traceback)."""
+
+    def shorten(record):
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info = record.exc_text = None
+        return True
+
+    return shorten
+
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"one_line_warning": {"()": one_line_warning}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    "loggers": {
+        # A request with a Host header not in DJANGO_ALLOWED_HOSTS (scanners send many)
+        # is answered 400 and logged as one warning line, without a traceback.
+        "django.security.DisallowedHost": {
+            "handlers": ["console"],
+            "filters": ["one_line_warning"],
+            "level": "WARNING",
+            "propagate": False,
+        },
+    },
 }
 
 # modeltranslation's tabbed admin would load jQuery UI from a CDN; serve our copy

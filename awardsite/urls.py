@@ -25,6 +25,12 @@ urlpatterns += i18n_patterns(
     path("", include("papers.urls")),
     prefix_default_language=True,
 )
+# Error pages that never read the request's body (see papers/views.py).
+handler400 = "papers.views.bad_request"
+handler403 = "papers.views.permission_denied"
+handler404 = "papers.views.page_not_found"
+handler500 = "papers.views.server_error"
+
 if settings.SERVE_MEDIA:
     urlpatterns += [
         re_path(

@@ -162,6 +162,13 @@ def main():
             shutil.rmtree(workdir)
 
 
+def expect(condition, failure):
+    """Stop the benchmark with ``failure`` unless ``condition`` holds (a check that,
+    unlike assert, also runs under ``python -O``)."""
+    if not condition:
+        raise SystemExit(f"FAIL: {failure}")
+
+
 def run(options, workdir):
     """Generate the fixture in ``workdir``, time the steps, print the figures."""
     os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
@@ -186,14 +193,15 @@ def run(options, workdir):
     print(f"{options.papers} papers, {options.authors} authors, SQLite at {workdir}")
 
     validate, fixture = timed(lambda: read_fixture(path))
-    assert not fixture.problems, fixture.problems[:5]
+    expect(not fixture.problems, f"the fixture has problems: {fixture.problems[:5]}")
     dry_run, plan = timed(lambda: plan_import(read_fixture(path)))
-    assert plan.count("create") == len(objects)
+    expect(plan.count("create") == len(objects), "the dry run does not create every object")
     first, _ = timed(lambda: import_fixture(path))
     again, plan = timed(lambda: import_fixture(path))
-    assert not plan.writes_anything
+    expect(not plan.writes_anything, "importing the same file again changes something")
     counts = (Paper.objects.count(), Author.objects.count(), Authorship.objects.count())
-    assert counts == (options.papers, options.authors, options.papers * AUTHORS_PER_PAPER), counts
+    wanted = (options.papers, options.authors, options.papers * AUTHORS_PER_PAPER)
+    expect(counts == wanted, f"imported {counts} papers, authors, authorships; not {wanted}")
 
     print(f"validate   {validate:7.2f} s")
     print(f"dry-run    {dry_run:7.2f} s")

@@ -11,7 +11,7 @@ Performance is not scored: it measures the machine as much as the site.
 import json
 import os
 import socket
-import subprocess
+import subprocess  # nosec B404  # runs Lighthouse and the local server, no shell
 import sys
 import time
 import urllib.request
@@ -41,7 +41,7 @@ def wait_until_up(url, seconds=30):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(url, timeout=2):
+            with urllib.request.urlopen(url, timeout=2):  # nosec B310  # our http://127.0.0.1
                 return
         except OSError:
             time.sleep(0.3)
@@ -50,7 +50,7 @@ def wait_until_up(url, seconds=30):
 
 def audit(url):
     """Lighthouse's scores for ``url`` as ``{category: score}``."""
-    result = subprocess.run(
+    result = subprocess.run(  # nosec B603  # our Lighthouse, our URL, no shell
         [
             str(LIGHTHOUSE),
             url,
@@ -80,7 +80,7 @@ def main():
     if not LIGHTHOUSE.exists():
         raise SystemExit("Lighthouse is missing: run `make audit`, which installs it (npm ci)")
     port = free_port()
-    server = subprocess.Popen(
+    server = subprocess.Popen(  # nosec B603  # this Python running manage.py, no shell
         [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
         cwd=BASE_DIR,
         env={**os.environ, "DJANGO_INSECURE_DEV": "true"},

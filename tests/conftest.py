@@ -1,6 +1,20 @@
+import os
+
 import pytest
 from django.core.management import call_command
 from django.utils import translation
+from hypothesis import settings
+
+# Property-based tests (tests/test_robustness.py). No deadline: request times on a
+# shared 2-core machine vary, and speed is measured by the benchmarks, not here. CI
+# (CI=true) is derandomized, so a run there is reproducible; on a developer's machine
+# each run tries new examples and hypothesis replays a failure from .hypothesis/.
+# HYPOTHESIS_PROFILE picks one by name.
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True, database=None)
+settings.register_profile("dev", max_examples=25, deadline=None)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture(autouse=True)

@@ -140,7 +140,8 @@ def parse(path):
         import yaml
 
         try:
-            data = yaml.load(text, Loader=_yaml_loader(yaml))  # a SafeLoader
+            loader = _yaml_loader(yaml)
+            data = yaml.load(text, Loader=loader)  # nosec B506  # loader is a SafeLoader
         except yaml.YAMLError as error:
             message = getattr(error, "problem", None) or str(error)
             mark = getattr(error, "problem_mark", None)
