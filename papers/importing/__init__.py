@@ -26,7 +26,7 @@ Modules: ``fields`` (the models, keys and fields a fixture may write), ``images`
 
 from django.db import transaction
 
-from .applying import apply_plan
+from .applying import apply_plan, record_history
 from .fields import (
     FIXTURE_MODELS,
     KEY_FIELDS,
@@ -54,6 +54,7 @@ __all__ = [
     "import_fixture",
     "plan_import",
     "read_fixture",
+    "record_history",
     "store_image",
 ]
 
@@ -73,4 +74,6 @@ def import_fixture(path, *, overwrite=False, dry_run=False):
             raise FixtureInvalid(plan.problems)
         if not dry_run and plan.writes_anything:
             apply_plan(plan, source=str(path))
+        elif not dry_run:  # objects imported before the importer wrote history
+            record_history(plan.changes, str(path))
     return plan
