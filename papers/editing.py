@@ -112,14 +112,14 @@ class EditTokenFormMixin:
     def clean(self):
         cleaned_data = super().clean()
         model = type(self.instance)
-        # Hold the row until this transaction ends (the admin's), so two submits are
-        # checked one after the other (a no-op on SQLite, which writes one at a time).
-        model._base_manager.select_for_update().filter(pk=self.instance.pk).exists()
-        changed, opened = changes_since(self.cleaned_data.get(TOKEN_FIELD), self.instance)
+        # Read the row again and hold it until this transaction (the admin's) ends, so
+        # two submits are checked one after the other (SQLite writes one at a time).
+        current = model._base_manager.select_for_update().get(pk=self.instance.pk)
+        changed, opened = changes_since(self.cleaned_data.get(TOKEN_FIELD), current)
         if changed:
             # Renew the token: the next submit saves what the form then shows.
             self.data = self.data.copy()
-            self.data[self.add_prefix(TOKEN_FIELD)] = edit_token(self.instance)
+            self.data[self.add_prefix(TOKEN_FIELD)] = edit_token(current)
             raise ValidationError(
                 _(
                     "This %(model)s was changed and saved by someone else after you opened "
@@ -130,7 +130,7 @@ class EditTokenFormMixin:
                 code="edited_elsewhere",
                 params={
                     "model": model._meta.verbose_name,
-                    "by": _saved_by(self.instance, opened),
+                    "by": _saved_by(current, opened),
                     "changes": ", ".join(capfirst(name) for name in changed),
                 },
             )
