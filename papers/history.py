@@ -14,11 +14,13 @@ the active language, so they would make one unchanged object look different to e
 working in different languages.
 """
 
+import json
 from collections import defaultdict
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
-from django.core import serializers
+from django.core.serializers.json import DjangoJSONEncoder
+from django.core.serializers.python import Serializer as PythonSerializer
 from django.db import router
 from django.utils import timezone, translation
 from django.utils.encoding import force_str
@@ -52,6 +54,12 @@ FOLLOW = {
 }
 # Rows per query when versions are written in bulk (below SQLite's parameter limit).
 BATCH_SIZE = 500
+# What each model's __str__ reads from related objects (a version stores it as its name).
+REPR_RELATED = {
+    Authorship: ("author",),
+    Award: ("conference",),
+    AwardEntry: ("award__conference", "paper"),
+}
 
 
 def mirrored_fields(model):
@@ -183,27 +191,58 @@ def _without_versions(model, pks):
     return {pk for pk in ids if force_str(pk) not in have}
 
 
+class _BulkSerializer(PythonSerializer):
+    """Django's python serializer, reading many-to-many values from ``self.many``
+    ({field name: {pk: [related pks]}}, loaded per chunk) instead of one query each."""
+
+    def __init__(self, many):
+        super().__init__()
+        self.many = many
+
+    def handle_m2m_field(self, obj, field):
+        self._current[field.name] = self.many[field.name].get(obj.pk, [])
+
+
+def _many_to_many_values(model, names, pks):
+    """{field name: {pk: sorted related pks}} for ``model``'s many-to-many fields."""
+    values = {}
+    for name in names:
+        field = model._meta.get_field(name)
+        through = field.remote_field.through
+        source, target = field.m2m_field_name(), field.m2m_reverse_name()
+        found = defaultdict(list)
+        for pk, related in through._base_manager.filter(**{f"{source}__in": pks}).values_list(
+            source, target
+        ):
+            found[pk].append(related)
+        values[name] = {pk: sorted(related) for pk, related in found.items()}
+    return values
+
+
 def _versions(model, pks):
-    """Unsaved ``Version``s of ``model``'s objects ``pks``, serialised as reversion would."""
+    """Unsaved ``Version``s of ``model``'s objects ``pks``, serialised as reversion would
+    (its JSON format, the registered fields), a chunk of objects per query."""
     if not pks:
         return []
     content_type = ContentType.objects.get_for_model(model)
     fields = recorded_fields(model)
-    many = [field.name for field in model._meta.local_many_to_many]
+    many = [field.name for field in model._meta.local_many_to_many if field.name in fields]
     db = router.db_for_write(model)
     versions = []
     for chunk in _chunks(pks):
-        # select_related(): what __str__ reads (an award entry names award and paper).
-        for obj in (
-            model._base_manager.filter(pk__in=chunk).select_related().prefetch_related(*many)
-        ):
+        objects = list(
+            model._base_manager.filter(pk__in=chunk).select_related(*REPR_RELATED.get(model, ()))
+        )
+        serializer = _BulkSerializer(_many_to_many_values(model, many, chunk))
+        rows = serializer.serialize(objects, fields=fields)
+        for obj, row in zip(objects, rows, strict=True):
             versions.append(
                 Version(
                     content_type=content_type,
                     object_id=force_str(obj.pk),
                     db=db,
                     format="json",
-                    serialized_data=serializers.serialize("json", [obj], fields=fields),
+                    serialized_data=json.dumps([row], cls=DjangoJSONEncoder, ensure_ascii=False),
                     object_repr=force_str(obj),
                 )
             )
