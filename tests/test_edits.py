@@ -4,6 +4,7 @@ object with what belongs to it."""
 
 import importlib
 import io
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -127,6 +128,25 @@ def test_untouched_paper_save_changes_nothing(editor_client, settings, language)
     output = _import("--verbosity", "2")
     assert "conflict" not in output
     assert "update " not in output
+
+
+def test_a_fixture_correction_arrives_after_an_untouched_save(editor_client, tmp_path):
+    _import()
+    paper = _multi_paragraph_paper()
+    _saved(editor_client.post(_url(paper), _open(editor_client, _url(paper), "paper")))
+    corrected = paper.summary_zh_hans.replace("\n\n", "\n\n（更正）", 1)
+    objects = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    for item in objects:
+        if item["model"] == "papers.paper" and item["fields"]["slug"] == paper.slug:
+            item["fields"]["summary_zh_hans"] = corrected
+    path = tmp_path / "icml.json"
+    path.write_text(json.dumps(objects, ensure_ascii=False), encoding="utf-8")
+
+    out = io.StringIO()
+    call_command("import_conference", str(path), stdout=out)
+
+    assert "conflict" not in out.getvalue()
+    assert Paper.objects.get(pk=paper.pk).summary_zh_hans == corrected
 
 
 def test_untouched_conference_save_keeps_its_awards_inline_text(editor_client):
