@@ -15,7 +15,8 @@ Three steps, none of which writes until the last:
    differs from the last imported one was changed by an editor, and is kept
    (a *conflict*) unless ``overwrite`` is true. It checks the model constraints on
    the values the database would end up with.
-3. :func:`apply_plan` writes the plan with bulk queries inside one transaction.
+3. :func:`apply_plan` writes the plan with bulk queries inside one transaction, with
+   a first history version of every object it creates (:func:`record_history`).
 
 :func:`import_fixture` runs the three and raises :class:`FixtureInvalid` (carrying
 every :class:`Problem`) before anything is written.

@@ -27,9 +27,9 @@ def apply_plan(plan, *, source=""):
     """Write ``plan`` to the database in one transaction; return the plan.
 
     Creates and updates objects with bulk queries in dependency order, stores new
-    images in the media storage, sets affiliations, and records what was imported
-    (:class:`~papers.models.ImportRecord`). Raises :class:`FixtureInvalid` if the
-    plan has problems; nothing is written then.
+    images in the media storage, sets affiliations, records what was imported
+    (:class:`~papers.models.ImportRecord`) and writes the history (:func:`record_history`).
+    Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
     """
     if plan.problems:
         raise FixtureInvalid(plan.problems)
