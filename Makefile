@@ -27,12 +27,11 @@ messages: install
 
 # The shipped content goes in through import_conference, not loaddata, so running
 # `make run` again keeps what editors changed in the admin (listed as conflicts) and
-# survives a new author order; createinitialrevisions gives every object a first
+# survives a new author order; the importer also gives every object it imports a first
 # version in the admin's history, so an editor's first change can be undone.
 data: messages
 	$(DEV_ENV) $(PY) manage.py migrate --noinput --verbosity 0
 	$(DEV_ENV) $(PY) manage.py import_conference fixtures/icml.json --verbosity 0
-	$(DEV_ENV) $(PY) manage.py createinitialrevisions papers --comment "Initial version" --verbosity 0
 
 run: data
 	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0

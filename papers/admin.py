@@ -4,6 +4,8 @@ drag-and-drop author order (django-admin-sortable2), draft/publish actions, a pr
 of a draft's public page, and a "missing Chinese" filter and column on each
 translated model."""
 
+from contextlib import contextmanager
+
 import reversion
 from adminsortable2.admin import SortableAdminBase, SortableTabularInline
 from django.contrib import admin, messages
@@ -22,7 +24,9 @@ from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 from reversion_compare.admin import CompareVersionAdmin
 
+from .editing import EditTokenFormMixin
 from .forms import POSITION_OFFSET, AuthorshipFormSet, TeaserImageField, move_positions_aside
+from .history import register_models
 from .models import (
     Author,
     Authorship,
@@ -35,6 +39,10 @@ from .models import (
     Status,
     Venue,
 )
+
+# Explicitly, with what belongs to each model, before the ModelAdmins below would
+# register them implicitly (see papers.history).
+register_models()
 
 PREVIEW_PARAMETER = "preview"
 # Addresses typed without a scheme are https (Django 6's default; 5.2 warns without it).
@@ -86,9 +94,46 @@ class ContentAdmin(CompareVersionAdmin):
 
     django-reversion-compare's compare view checks only that the user is staff; here it
     also needs permission to view the model, like the history page it is reached from.
+
+    A save enters the history only when it changes something: the form or an inline
+    changed, or a version was restored or a deleted object recovered. The version holds
+    the object with what belongs to it (``papers.history.FOLLOW``). A change form
+    carries an edit token (``papers.editing``): a form opened before someone else's
+    save is refused instead of undoing that save.
     """
 
     formfield_overrides = URL_FIELDS
+    # django-reversion's views that save a version back (restore, recover).
+    RESTORING_VIEWS = ("_revision", "_recover")
+
+    @contextmanager
+    def create_revision(self, request):
+        """A revision holding only what ``log_addition`` and ``log_change`` add."""
+        with reversion.create_revision(manage_manually=True):
+            reversion.set_user(request.user)
+            yield
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None or obj.pk is None:
+            return form
+        return type(form.__name__, (EditTokenFormMixin, form), {})
+
+    def log_addition(self, request, obj, message):
+        entry = super().log_addition(request, obj, message)
+        if reversion.is_active():
+            reversion.add_to_revision(obj)
+        return entry
+
+    def log_change(self, request, obj, message):
+        """Log and record a change; nothing at all for a save that changed nothing."""
+        url_name = request.resolver_match.url_name if request.resolver_match else ""
+        if not message and not url_name.endswith(self.RESTORING_VIEWS):
+            return None
+        entry = super().log_change(request, obj, message)
+        if reversion.is_active():
+            reversion.add_to_revision(obj)
+        return entry
 
     def compare_view(self, request, object_id, extra_context=None):
         if not self.has_view_or_change_permission(request):

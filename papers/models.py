@@ -12,6 +12,7 @@ from django.db.models import Case, Count, Prefetch, Q, Value, When
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from . import text
 from .mathtext import MathLimitsValidator
 from .slugs import SlugFromTitleMixin
 
@@ -45,8 +46,8 @@ class Venue(models.Model):
     """A conference series, such as ICML, whose editions are conferences."""
 
     slug = models.SlugField(_("slug"), max_length=50, unique=True)
-    acronym = models.CharField(_("acronym"), max_length=30)
-    name = models.CharField(_("name"), max_length=200)
+    acronym = text.CharField(_("acronym"), max_length=30)
+    name = text.CharField(_("name"), max_length=200)
     website = models.URLField(_("website"), blank=True)
 
     objects = VenueQuerySet.as_manager()
@@ -116,13 +117,13 @@ class Conference(SlugFromTitleMixin, models.Model):
         ),
     )
     year = models.PositiveSmallIntegerField(_("year"))
-    name = models.CharField(_("name"), max_length=200)
-    description = models.TextField(_("description"), blank=True)
-    city = models.CharField(_("city"), max_length=100, blank=True)
-    country = models.CharField(_("country"), max_length=100, blank=True)
+    name = text.CharField(_("name"), max_length=200)
+    description = text.TextField(_("description"), blank=True)
+    city = text.CharField(_("city"), max_length=100, blank=True)
+    country = text.CharField(_("country"), max_length=100, blank=True)
     start_date = models.DateField(_("start date"), null=True, blank=True)
     end_date = models.DateField(_("end date"), null=True, blank=True)
-    proceedings = models.CharField(
+    proceedings = text.CharField(
         _("proceedings"),
         max_length=200,
         blank=True,
@@ -171,8 +172,8 @@ class Institution(SlugFromTitleMixin, models.Model):
     slug_fallback = "institution"
 
     slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
-    name = models.CharField(_("name"), max_length=200)
-    country = models.CharField(_("country"), max_length=100, blank=True)
+    name = text.CharField(_("name"), max_length=200)
+    country = text.CharField(_("country"), max_length=100, blank=True)
     website = models.URLField(_("website"), blank=True)
 
     objects = InstitutionQuerySet.as_manager()
@@ -230,16 +231,16 @@ class Author(SlugFromTitleMixin, models.Model):
     slug_fallback = "author"
 
     slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
-    name = models.CharField(
+    name = text.CharField(
         _("name"), max_length=200, help_text=_("The name as the person publishes it.")
     )
-    other_names = models.TextField(
+    other_names = text.TextField(
         _("other names"),
         blank=True,
         help_text=_("Other spellings seen in publications, one per line."),
     )
     homepage = models.URLField(_("homepage"), blank=True)
-    orcid = models.CharField(_("ORCID iD"), max_length=19, blank=True)
+    orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True)
 
     objects = AuthorQuerySet.as_manager()
 
@@ -395,13 +396,13 @@ class Paper(SlugFromTitleMixin, models.Model):
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
-    title = models.CharField(
+    title = text.CharField(
         _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
     )
-    abstract = models.TextField(
+    abstract = text.TextField(
         _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
     )
-    summary = models.TextField(
+    summary = text.TextField(
         _("summary"),
         blank=True,
         help_text=_("An introduction for a general reader; may be longer than the abstract."),
@@ -414,11 +415,11 @@ class Paper(SlugFromTitleMixin, models.Model):
         verbose_name=_("published at"),
         help_text=_("The conference whose proceedings published the paper."),
     )
-    pages = models.CharField(
+    pages = text.CharField(
         _("pages"), max_length=30, blank=True, help_text=_("In the proceedings, e.g. 448-456.")
     )
     image = models.ImageField(_("teaser image"), upload_to="papers/", blank=True)
-    image_alt = models.CharField(
+    image_alt = text.CharField(
         _("image description"),
         max_length=300,
         blank=True,
@@ -615,8 +616,8 @@ class Award(SlugFromTitleMixin, models.Model):
             "Leave blank to make one from the English name."
         ),
     )
-    name = models.CharField(_("name"), max_length=200)
-    description = models.TextField(_("description"), blank=True)
+    name = text.CharField(_("name"), max_length=200)
+    description = text.TextField(_("description"), blank=True)
     position = models.PositiveSmallIntegerField(
         _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
     )

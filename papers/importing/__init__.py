@@ -15,7 +15,8 @@ Three steps, none of which writes until the last:
    differs from the last imported one was changed by an editor, and is kept
    (a *conflict*) unless ``overwrite`` is true. It checks the model constraints on
    the values the database would end up with.
-3. :func:`apply_plan` writes the plan with bulk queries inside one transaction.
+3. :func:`apply_plan` writes the plan with bulk queries inside one transaction, with
+   a first history version of every object it creates (:func:`record_history`).
 
 :func:`import_fixture` runs the three and raises :class:`FixtureInvalid` (carrying
 every :class:`Problem`) before anything is written.
@@ -26,7 +27,7 @@ Modules: ``fields`` (the models, keys and fields a fixture may write), ``images`
 
 from django.db import transaction
 
-from .applying import apply_plan
+from .applying import apply_plan, record_history
 from .fields import (
     FIXTURE_MODELS,
     KEY_FIELDS,
@@ -54,6 +55,7 @@ __all__ = [
     "import_fixture",
     "plan_import",
     "read_fixture",
+    "record_history",
     "store_image",
 ]
 
@@ -73,4 +75,6 @@ def import_fixture(path, *, overwrite=False, dry_run=False):
             raise FixtureInvalid(plan.problems)
         if not dry_run and plan.writes_anything:
             apply_plan(plan, source=str(path))
+        elif not dry_run:  # objects imported before the importer wrote history
+            record_history(plan.changes, str(path))
     return plan

@@ -1,0 +1,79 @@
+"""Text fields that keep what editors type exactly as it was, whatever the browser sends.
+
+Browsers submit a textarea with CRLF line endings (the HTML standard's form encoding),
+so a form saved without touching a field would turn every ``\\n`` into ``\\r\\n``: the
+history would show a change nobody made and the importer a conflict whose two values
+look alike. And django-modeltranslation makes every translation column nullable, so
+Django's form for a translated ``CharField`` would save an empty field as NULL.
+
+:class:`TextField` and :class:`CharField` are the models' text fields. Their form field,
+:class:`TextFormField`, turns every line ending into ``\\n`` and an empty value into
+``""``, so a form that changes nothing submits exactly what is stored. Saving through
+the ORM does the same (``pre_save``), whatever wrote the value. modeltranslation copies
+the field's class for each language column, so ``title_en`` and ``title_zh_hans`` behave
+alike, in the admin, its inlines and any other model form.
+
+Both deconstruct as Django's own classes: they change no column, so no migration
+mentions them.
+"""
+
+from django import forms
+from django.db import models
+from modeltranslation.fields import TranslationFieldDescriptor
+
+
+def normalise_newlines(value):
+    """``value`` with every CRLF or lone CR written as LF; other values unchanged."""
+    if isinstance(value, str) and "\r" in value:
+        return value.replace("\r\n", "\n").replace("\r", "\n")
+    return value
+
+
+class TextFormField(forms.CharField):
+    """A form's text: LF line endings, and ``""`` (never None) when left empty."""
+
+    def __init__(self, *, empty_value="", **kwargs):
+        super().__init__(empty_value="", **kwargs)
+
+    def to_python(self, value):
+        return super().to_python(normalise_newlines(value))
+
+
+class _PlainText:
+    """What both model fields share: the form field, and LF and ``""`` on every save."""
+
+    def formfield(self, **kwargs):
+        # Choices keep Django's choice field; modeltranslation passes its own subclass.
+        kwargs.setdefault("form_class", TextFormField)
+        kwargs["empty_value"] = ""
+        return super().formfield(**kwargs)
+
+    def to_python(self, value):
+        return normalise_newlines(super().to_python(value))
+
+    def pre_save(self, model_instance, add):
+        value = super().pre_save(model_instance, add)
+        clean = "" if value is None else normalise_newlines(value)
+        # modeltranslation's original field reads and writes the active language's
+        # column (with fallbacks): leave the instance to that column's own field.
+        mirror = isinstance(
+            getattr(type(model_instance), self.attname, None), TranslationFieldDescriptor
+        )
+        if clean is not value and not mirror:
+            setattr(model_instance, self.attname, clean)
+        return clean
+
+    def deconstruct(self):
+        name, _path, args, kwargs = super().deconstruct()
+        django_class = next(
+            cls for cls in type(self).__mro__ if cls.__module__ == models.Field.__module__
+        )
+        return name, f"django.db.models.{django_class.__name__}", args, kwargs
+
+
+class TextField(_PlainText, models.TextField):
+    """A ``models.TextField`` that stores LF line endings and ``""`` for empty."""
+
+
+class CharField(_PlainText, models.CharField):
+    """A ``models.CharField`` that stores ``""`` for empty (and LF, should a line end)."""
