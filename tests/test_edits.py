@@ -204,7 +204,7 @@ def test_migration_repairs_crlf_and_null_text(db):
     Paper.objects.filter(pk=paper.pk).update(
         summary_en="One.\r\n\r\nTwo.\rThree.", title_zh_hans=None, image_alt_en=None
     )
-    name = "0004_repair_line_endings_and_empty_text"
+    name = "0005_repair_line_endings_and_empty_text"
     migration = importlib.import_module(f"papers.migrations.{name}")
     state = MigrationLoader(connection).project_state(("papers", name))
 
