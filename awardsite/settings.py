@@ -7,6 +7,7 @@ is set by ``make run``.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -81,6 +82,7 @@ INSTALLED_APPS = [
     "reversion_compare",
     "django.contrib.sitemaps",
     "csp",
+    "axes",
     "papers",
 ]
 
@@ -97,6 +99,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a locked-out login into the lockout page (awardsite/security.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "awardsite.urls"
@@ -218,7 +222,7 @@ THUMBNAIL_PRESERVE_EXTENSIONS = ("png", "webp")
 # `manage.py loaddata icml` finds the shipped content here.
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
-# --- Safe in public (issue 8): Content-Security-Policy, Permissions-Policy.
+# --- Safe in public (issue 8): Content-Security-Policy, Permissions-Policy, login throttling.
 # Every response (pages, admin, error pages, files served by WhiteNoise or Django)
 # gets a strict policy from django-csp 4: every script and style is a file from this
 # site; no inline script, no inline style or style attribute, no eval, no plugins,
@@ -274,3 +278,40 @@ PERMISSIONS_POLICY = {
         "xr-spatial-tracking",
     ]
 }
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one
+# username from one address, that username is refused from that address for
+# AXES_COOLOFF_TIME, even with the right password (OWASP's authentication cheat
+# sheet suggests a few failures and a lock of minutes, not for ever). Counting
+# per username *and* address means an attacker cannot lock an editor out from the
+# editor's own address. A superuser unlocks early (README: "Locked-out logins").
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+
+def env_positive_int(name, default):
+    """Return the environment variable ``name`` as a whole number of at least 1.
+
+    Anything else (text, 0, a negative number) raises ImproperlyConfigured.
+    """
+    value = os.environ.get(name, "").strip() or str(default)
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(f"{name} must be a whole number of at least 1, not {value!r}.")
+    return int(value)
+
+
+AXES_FAILURE_LIMIT = env_positive_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_positive_int("DJANGO_LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# The lockout page: our admin template, in the visitor's language, status 429.
+AXES_LOCKOUT_CALLABLE = "awardsite.security.lockout_response"
+# Behind the HTTPS proxy the client's address is the one the proxy appended to
+# X-Forwarded-For; otherwise the connection's own address (never a header a client sets).
+BEHIND_HTTPS_PROXY = env_bool("DJANGO_BEHIND_HTTPS_PROXY")
+AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"
+# Failed logins and lock-outs are logged as warnings; axes's start-up and
+# successful-login notes are left out.
+LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
