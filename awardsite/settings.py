@@ -281,10 +281,11 @@ PERMISSIONS_POLICY = {
 
 # Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one
 # username from one address, that username is refused from that address for
-# AXES_COOLOFF_TIME, even with the right password (OWASP's authentication cheat
-# sheet suggests a few failures and a lock of minutes, not for ever). Counting
-# per username *and* address means an attacker cannot lock an editor out from the
-# editor's own address. A superuser unlocks early (README: "Locked-out logins").
+# AXES_COOLOFF_TIME, even with the right password. 5 failures and 15 minutes leave
+# room for typing mistakes and allow one address at most 5 guesses a quarter hour
+# (480 a day) at one account, instead of about 6 a second. Counting per username
+# *and* address means an attacker cannot lock an editor out from the editor's own
+# address. A superuser unlocks early (README: "Safe in public").
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
