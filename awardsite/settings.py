@@ -8,9 +8,11 @@ is set by ``make run``.
 
 import logging
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -80,11 +82,16 @@ INSTALLED_APPS = [
     "reversion",
     "reversion_compare",
     "django.contrib.sitemaps",
+    "csp",
+    "axes",
     "papers",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before WhiteNoise, so files it serves carry the policies too.
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -93,6 +100,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a locked-out login into the lockout page (awardsite/security.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "awardsite.urls"
@@ -239,3 +248,98 @@ THUMBNAIL_PRESERVE_EXTENSIONS = ("png", "webp")
 
 # `manage.py loaddata icml` finds the shipped content here.
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
+
+# --- Safe in public (issue 8): Content-Security-Policy, Permissions-Policy, login throttling.
+# Every response (pages, admin, error pages, files served by WhiteNoise or Django)
+# gets a strict policy from django-csp 4: every script and style is a file from this
+# site; no inline script, no inline style or style attribute, no eval, no plugins,
+# no <base>, no framing, forms post only here. No nonce is needed: the admin's
+# inline styles are moved into files (templates/reversion-compare/,
+# static/css/admin.css).
+# JSON-LD (<script type="application/ld+json">) is data, never run, so it is allowed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
+# Browsers can report what the policy blocked to a collector (lower case: django-csp
+# takes settings named CSP_* for its old, pre-4.0 configuration).
+csp_report_uri = os.environ.get("DJANGO_CSP_REPORT_URI", "").strip()
+if csp_report_uri:
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [csp_report_uri]
+# Powerful browser features no page here uses are switched off for the site and
+# anything it might embed (django-permissions-policy). Only names Chromium knows:
+# it reports an unknown one as an error on every page.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in [
+        "accelerometer",
+        "autoplay",
+        "bluetooth",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "idle-detection",
+        "local-fonts",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    ]
+}
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one
+# username from one address, that username is refused from that address for
+# AXES_COOLOFF_TIME, even with the right password. 5 failures and 15 minutes leave
+# room for typing mistakes and allow one address at most 5 guesses a quarter hour
+# (480 a day) at one account, instead of about 6 a second. Counting per username
+# *and* address means an attacker cannot lock an editor out from the editor's own
+# address. A superuser unlocks early (README: "Safe in public").
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+
+def env_positive_int(name, default):
+    """Return the environment variable ``name`` as a whole number of at least 1.
+
+    Anything else (text, 0, a negative number) raises ImproperlyConfigured.
+    """
+    value = os.environ.get(name, "").strip() or str(default)
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(f"{name} must be a whole number of at least 1, not {value!r}.")
+    return int(value)
+
+
+AXES_FAILURE_LIMIT = env_positive_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_positive_int("DJANGO_LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# The lockout page: our admin template, in the visitor's language, status 429.
+AXES_LOCKOUT_CALLABLE = "awardsite.security.lockout_response"
+# Behind the HTTPS proxy the client's address is the one the proxy appended to
+# X-Forwarded-For; otherwise the connection's own address (never a header a client sets).
+BEHIND_HTTPS_PROXY = env_bool("DJANGO_BEHIND_HTTPS_PROXY")
+AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"
+# Failed logins and lock-outs are logged as warnings; axes's start-up and
+# successful-login notes are left out.
+LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}

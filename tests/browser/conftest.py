@@ -72,3 +72,40 @@ def editor_page(page, site, settings, tmp_path):
     page.click("input[type=submit]")
     page.wait_for_url(f"{site}/admin/")
     return page
+
+
+# Content-Security-Policy (issue 8) ----------------------------------------------------
+
+# Runs in every page and popup before the page's own scripts (Playwright injects it
+# through the DevTools protocol, which the policy does not govern).
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.reportCspViolation({
+    page: location.href,
+    directive: event.effectiveDirective,
+    blocked: event.blockedURI,
+    source: event.sourceFile,
+    line: event.lineNumber,
+  });
+}, true);
+"""
+
+
+@pytest.fixture
+def csp_violations():
+    """The Content-Security-Policy violations Chromium reported during the test."""
+    return []
+
+
+@pytest.fixture
+def context(context, csp_violations):
+    """Every browser test fails on a Content-Security-Policy violation, in any page or
+    popup it opens."""
+    context.expose_binding(
+        "reportCspViolation", lambda source, violation: csp_violations.append(violation)
+    )
+    context.add_init_script(CSP_LISTENER)
+    yield context
+    for open_page in context.pages:
+        open_page.evaluate("0")  # a round trip: reports still on their way arrive
+    assert csp_violations == []
