@@ -31,7 +31,7 @@ from reversion.models import Version
 
 from .history import belongings, recorded_fields
 
-TOKEN_FIELD = "edit_token"
+TOKEN_FIELD = "edit_token"  # nosec B105  # a form field's name, not a password
 _SALT = "papers.editing"
 
 
