@@ -14,8 +14,11 @@ class PapersConfig(AppConfig):
     verbose_name = _("Awards and papers")
 
     def ready(self):
+        from easy_thumbnails.signals import saved_file
+
         from .caching import bump_content_generation
-        from .models import ContentGeneration
+        from .images import make_thumbnails_of_saved_file
+        from .models import ContentGeneration, Paper
         from .roles import sync_editors_group
 
         # After auth's own post_migrate handler has created this app's permissions.
@@ -31,3 +34,7 @@ class PapersConfig(AppConfig):
                     sender=model,
                     dispatch_uid=f"papers-generation-{name}-{model._meta.label}",
                 )
+        # Thumbnails are made when an image is saved, never in a visitor's request.
+        saved_file.connect(
+            make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
+        )
