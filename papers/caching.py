@@ -146,6 +146,8 @@ class PublicPageCacheMiddleware:
     Goes last in ``MIDDLEWARE``: its ``process_view`` runs once the URL is resolved (in
     the language LocaleMiddleware chose) and answers from the cache without calling the
     view; on a miss it gzips, tags (ETag, Cache-Control) and stores the view's response.
+    With ``settings.PAGE_CACHE_ENABLED`` false (``DJANGO_PAGE_CACHE=false``) public pages
+    are still gzipped and tagged, but rendered every time.
     The cache is ``caches[settings.PAGE_CACHE_ALIAS]``; if it fails (Redis down), pages
     are served uncached and the error is logged, rather than every page failing.
     """
@@ -156,8 +158,7 @@ class PublicPageCacheMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        key = getattr(request, "_page_cache_key", None)
-        if key is None or not is_storable(request, response):
+        if not getattr(request, "_public_page", False) or not is_storable(request, response):
             return response
         response = self.gzip.process_response(request, response)
         set_response_etag(response)
@@ -167,7 +168,8 @@ class PublicPageCacheMiddleware:
             max_age=settings.PAGE_CACHE_MAX_AGE,
             s_maxage=settings.PAGE_CACHE_SHARED_MAX_AGE,
         )
-        if request.method == "GET":
+        key = getattr(request, "_page_cache_key", None)
+        if key is not None and request.method == "GET":
             try:
                 caches[settings.PAGE_CACHE_ALIAS].set(key, response, settings.PAGE_CACHE_TIMEOUT)
             except Exception:  # the cache is an optimisation: never fail a page for it
@@ -175,11 +177,10 @@ class PublicPageCacheMiddleware:
         return response
 
     def process_view(self, request, view_func, view_args, view_kwargs):
-        if not (
-            settings.PAGE_CACHE_ENABLED
-            and is_anonymous_request(request)
-            and is_public_view(request.resolver_match)
-        ):
+        if not (is_anonymous_request(request) and is_public_view(request.resolver_match)):
+            return None
+        request._public_page = True  # gzipped and tagged on the way out, even uncached
+        if not settings.PAGE_CACHE_ENABLED:
             return None
         key = page_key(request, content_generation())
         try:
@@ -189,4 +190,6 @@ class PublicPageCacheMiddleware:
             return None
         if cached is None:
             request._page_cache_key = key
+            return None
+        request._public_page = False  # already gzipped and tagged when it was stored
         return cached

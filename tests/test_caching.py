@@ -439,3 +439,19 @@ def test_admin_changes_show_on_the_next_request_on_redis(on_redis, visitor, edit
 @pytest.mark.django_db
 def test_import_shows_on_the_next_request_on_redis(on_redis, visitor, tmp_path):
     check_import_invalidation(visitor, tmp_path)
+
+
+@pytest.mark.django_db
+def test_with_the_cache_off_public_pages_are_still_gzipped_and_tagged(settings, visitor):
+    settings.PAGE_CACHE_ENABLED = False
+    factories.paper(title_en="A compressible title " * 20)
+
+    first, _ = fetch(visitor, "/en/search/?q=compressible", **GZIP)
+    second, queries = fetch(visitor, "/en/search/?q=compressible", **GZIP)
+
+    assert queries > 1
+    assert (first["Content-Encoding"], second["Cache-Control"]) == (
+        "gzip",
+        "public, max-age=0, s-maxage=60",
+    )
+    assert text(second) == text(first)
