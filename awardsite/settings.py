@@ -247,10 +247,9 @@ PAGE_CACHE_TIMEOUT = 24 * 60 * 60
 # visitor behind it can see a page from before a change.
 PAGE_CACHE_MAX_AGE = 0
 PAGE_CACHE_SHARED_MAX_AGE = int(os.environ.get("DJANGO_CDN_MAX_AGE", "60"))
-# 304 Not Modified from the ETag, outside the page cache so hits are answered too; the
-# page cache goes last, to run once the URL is resolved in the request's language.
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1,
+# 304 Not Modified from the ETag, outside the page cache so that hits are answered too;
+# the page cache right after it, so that a hit skips every other middleware.
+MIDDLEWARE[MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1 : 0] = [
     "django.middleware.http.ConditionalGetMiddleware",
-)
-MIDDLEWARE.append("papers.caching.PublicPageCacheMiddleware")
+    "papers.caching.PublicPageCacheMiddleware",
+]
