@@ -358,7 +358,8 @@ def wrk(url, script, duration, threads=2, connections=32):
         timeout=duration + 60,
     ).stdout
     requests, micros, p50, p95, errors = map(int, RESULT.search(output).groups())
-    return {"rps": requests / (micros / 1e6), "p50": p50 / 1000, "p95": p95 / 1000, "errors": errors}
+    rate = requests / (micros / 1e6)
+    return {"rps": rate, "p50": p50 / 1000, "p95": p95 / 1000, "errors": errors}
 
 
 # The table -------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The benchmark's trivial view: ``HttpResponse("ok")`` at ``/`` (benchmarks/trivial_settings.py)."""
+"""The benchmark's trivial view, ``HttpResponse("ok")`` at ``/``: the URLconf of
+benchmarks/trivial_settings.py."""
 
 from django.http import HttpResponse
 from django.urls import path

@@ -152,7 +152,8 @@ def page_key(request, generation):
     encoding = "gzip" if ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")) else "id"
     # Scheme, host (checked against ALLOWED_HOSTS), path and query string as sent: the
     # key is a digest, so nothing needs escaping.
-    address = f"{request.scheme}://{request.get_host()}{request.path}?{request.META.get('QUERY_STRING', '')}"
+    query = request.META.get("QUERY_STRING", "")
+    address = f"{request.scheme}://{request.get_host()}{request.path}?{query}"
     url = hashlib.sha256(address.encode()).hexdigest()
     return f"page:{generation}:{language}:{encoding}:{url}"
 
