@@ -359,7 +359,15 @@ def wrk(url, script, duration, threads=2, connections=32):
     ).stdout
     requests, micros, p50, p95, errors = map(int, RESULT.search(output).groups())
     rate = requests / (micros / 1e6)
+    drain(url)
     return {"rps": rate, "p50": p50 / 1000, "p95": p95 / 1000, "errors": errors}
+
+
+def drain(url, seconds=300):
+    """Wait until the server has answered the requests wrk left queued when it stopped
+    (sync workers finish them anyway), so that they do not slow the next run."""
+    with urllib.request.urlopen(url, timeout=seconds) as response:
+        response.read()
 
 
 # The table -------------------------------------------------------------------------
