@@ -104,10 +104,12 @@ def main():
             print(f"{label}: building {options.papers} papers and measuring...", flush=True)
             child = subprocess.run(
                 [sys.executable, __file__, *sys.argv[1:], "--measure", url, "--workdir", workdir],
-                check=True,
                 stdout=subprocess.PIPE,
                 text=True,
             )
+            if child.returncode != 0:  # keep the other databases' figures
+                print(f"{label}: the measurement failed (exit status {child.returncode})")
+                continue
             result = json.loads(child.stdout.strip().splitlines()[-1])
             rows += [{**row, "db": label} for row in result["rows"]]
             print(f"{label}: data built in {result['build_seconds']:.0f} s", flush=True)
@@ -366,8 +368,11 @@ def wrk(url, script, duration, threads=2, connections=32):
 def drain(url, seconds=300):
     """Wait until the server has answered the requests wrk left queued when it stopped
     (sync workers finish them anyway), so that they do not slow the next run."""
-    with urllib.request.urlopen(url, timeout=seconds) as response:
-        response.read()
+    try:
+        with urllib.request.urlopen(url, timeout=seconds) as response:
+            response.read()
+    except (urllib.error.URLError, OSError) as error:  # e.g. gunicorn's worker timeout
+        print(f"{url} still busy after the run: {error}", file=sys.stderr)
 
 
 # The table -------------------------------------------------------------------------
