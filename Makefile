@@ -8,7 +8,7 @@ PORT ?= 8000
 # Development only: a fixed secret key for the local server and the tests.
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
-.PHONY: run test install messages data check clean vendor browser tools audit bench-import
+.PHONY: run test install messages data check clean vendor browser tools audit bench-import redis bench
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -55,8 +55,13 @@ tools: node_modules/.installed
 	@command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq default-jre-headless; } || { \
 		echo "Java is required by the HTML checker: install default-jre-headless"; exit 1; }
 
+# The page cache's tests also run on Debian's redis-server (tests/test_caching.py).
+redis:
+	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || { \
+		echo "the Redis cache tests need Debian's redis-server"; exit 1; }
+
 # bandit: the security linter, configured in pyproject.toml ([tool.bandit]).
-test: messages browser tools
+test: messages browser tools redis
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/bandit -c pyproject.toml -r papers awardsite scripts benchmarks --quiet
 	$(DEV_ENV) $(PY) manage.py check
@@ -72,6 +77,15 @@ audit: data browser tools
 # Times import_conference on a synthetic 5,000-paper conference (target: import < 60 s).
 bench-import: install
 	$(DEV_ENV) $(PY) benchmarks/import_conference.py
+
+# Public pages under load against a trivial view, cached and uncached: prints one table
+# and whether issue 13's targets are met (see benchmarks/pages.py). BENCH_ARGS passes
+# options, e.g. BENCH_ARGS="--papers 50000" or BENCH_ARGS="--postgres postgres://...".
+bench: messages
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; } || { \
+		echo "the benchmark needs Debian's wrk"; exit 1; }
+	$(VENV)/bin/pip install --quiet --editable ".[postgres]"
+	$(PY) benchmarks/pages.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles node_modules

@@ -343,3 +343,44 @@ AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"
 # Failed logins and lock-outs are logged as warnings; axes's start-up and
 # successful-login notes are left out.
 LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
+
+# Caching (papers/caching.py, README "Running at scale") ---------------------------
+# One cache: Redis when REDIS_URL is set (e.g. redis://cache.internal:6379/0), shared by
+# every app server; otherwise each process keeps its own in local memory. Either way a
+# change retires every cached page at once: the content generation that keys them
+# lives in the database.
+REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "awardsite",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "awardsite",
+            # About 1,000 pages of some 10-100 KB each per process; the least recently
+            # used third is dropped when full.
+            "OPTIONS": {"MAX_ENTRIES": 1000},
+        }
+    }
+PAGE_CACHE_ENABLED = env_bool("DJANGO_PAGE_CACHE", True)
+PAGE_CACHE_ALIAS = "default"
+# How long a page stays in the cache if nothing changes (seconds). A change retires it
+# at once whatever this says, so it only bounds the memory of rarely visited pages.
+PAGE_CACHE_TIMEOUT = 24 * 60 * 60
+# Cache-Control of cached pages: browsers revalidate every time (a cheap 304 with the
+# ETag); a CDN or proxy may keep a page DJANGO_CDN_MAX_AGE seconds, the longest a
+# visitor behind it can see a page from before a change.
+PAGE_CACHE_MAX_AGE = 0
+PAGE_CACHE_SHARED_MAX_AGE = int(os.environ.get("DJANGO_CDN_MAX_AGE", "60"))
+# 304 Not Modified from the ETag, outside the page cache so that hits are answered too;
+# the page cache right after it, so that a hit skips every other middleware.
+MIDDLEWARE[MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1 : 0] = [
+    "django.middleware.http.ConditionalGetMiddleware",
+    "papers.caching.PublicPageCacheMiddleware",
+]

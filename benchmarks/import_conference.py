@@ -30,33 +30,71 @@ AUTHORS_PER_PAPER = 4
 INSTITUTIONS = 300
 
 
-def synthetic_fixture(papers, authors):
-    """A conference fixture (a list of objects) with ``papers`` papers and ``authors`` authors.
+# Words for the synthetic titles, so that searches (``?q=prediction``) find some papers.
+TITLE_WORDS = [
+    "Learning",
+    "Prediction",
+    "Graphs",
+    "Transformers",
+    "Diffusion",
+    "Optimisation",
+    "Robustness",
+    "Inference",
+    "Language",
+    "Vision",
+    "Reinforcement",
+    "Kernels",
+    "Sparsity",
+    "Causality",
+    "Privacy",
+    "Fairness",
+]
 
-    Every paper has AUTHORS_PER_PAPER authors (cycling through all authors, so each
-    one appears), one affiliation per authorship, one link; one award has 10
-    winners and 10 honourable mentions; both languages are filled on the
-    conference and papers.
+
+def conference_slug(index):
+    """The slug of synthetic conference ``index`` (0 is ``synth-2030``, 1 ``synth-2029``...)."""
+    return f"synth-{2030 - index}"
+
+
+def award_slug(index):
+    """The slug of synthetic award ``index`` (0 is ``best-paper``)."""
+    return "best-paper" if index == 0 else f"award-{index}"
+
+
+def synthetic_fixture(papers, authors, conferences=1, awards=1, entries_per_award=20):
+    """A fixture (a list of objects) of ``papers`` papers and ``authors`` authors.
+
+    Papers are dealt round-robin over ``conferences`` conferences of one venue (paper
+    ``p`` goes to conference ``p % conferences``), and so are ``awards`` awards, each
+    with ``entries_per_award`` papers of its conference: the first half winners, the
+    rest honourable mentions. Every paper has AUTHORS_PER_PAPER authors (cycling
+    through all authors, so each one appears), one affiliation per authorship, one
+    link; both languages are filled on the conferences and papers. The defaults are
+    the import benchmark's: one conference, one award with 10 winners and 10
+    honourable mentions.
     """
     objects = [
         {
             "model": "papers.venue",
             "fields": {"slug": "synth", "acronym": "SYN", "name_en": "Synthetic"},
         },
+    ]
+    objects += [
         {
             "model": "papers.conference",
             "fields": {
                 "venue": ["synth"],
-                "slug": "synth-2030",
-                "year": 2030,
-                "name_en": "Synthetic 2030",
-                "name_zh_hans": "合成会议 2030",
-                "start_date": "2030-07-01",
-                "end_date": "2030-07-07",
+                "slug": conference_slug(c),
+                "year": 2030 - c,
+                "name_en": f"Synthetic {2030 - c}",
+                "name_zh_hans": f"合成会议 {2030 - c}",
+                "start_date": f"{2030 - c}-07-01",
+                "end_date": f"{2030 - c}-07-07",
                 "website": "https://synth.example.org/",
                 "status": "published",
             },
-        },
+        }
+        for c in range(conferences)
     ]
     objects += [
         {
@@ -77,18 +115,23 @@ def synthetic_fixture(papers, authors):
         for i in range(authors)
     ]
     next_author = 0
+    words = TITLE_WORDS
     for p in range(papers):
         slug = f"paper-{p}"
+        title = (
+            f"{words[p % 16]} and {words[p // 16 % 16]} for {words[p // 256 % 16]}: "
+            f"Synthetic Paper {p}"
+        )
         objects.append(
             {
                 "model": "papers.paper",
                 "fields": {
                     "slug": slug,
-                    "title_en": f"A Synthetic Paper Number {p}",
+                    "title_en": title,
                     "title_zh_hans": f"合成论文 {p}",
                     "abstract_en": "An abstract of a few sentences. " * 8,
                     "abstract_zh_hans": "",
-                    "conference": ["synth-2030"],
+                    "conference": [conference_slug(p % conferences)],
                     "pages": f"{p * 10 + 1}-{p * 10 + 10}",
                     "status": "published",
                 },
@@ -120,24 +163,36 @@ def synthetic_fixture(papers, authors):
                 },
             }
         )
-    objects.append(
-        {
-            "model": "papers.award",
-            "fields": {"conference": ["synth-2030"], "slug": "best-paper", "name_en": "Best Paper"},
-        }
-    )
-    objects += [
-        {
-            "model": "papers.awardentry",
-            "fields": {
-                "award": ["synth-2030", "best-paper"],
-                "paper": [f"paper-{p}"],
-                "level": "winner" if p < 10 else "honourable-mention",
-                "position": p % 10,
-            },
-        }
-        for p in range(20)
-    ]
+    half = max(1, entries_per_award // 2)
+    for a in range(awards):
+        conference = a % conferences
+        key = [conference_slug(conference), award_slug(a)]
+        objects.append(
+            {
+                "model": "papers.award",
+                "fields": {
+                    "conference": [key[0]],
+                    "slug": key[1],
+                    "name_en": "Best Paper" if a == 0 else f"Award {a}",
+                    "position": a // conferences,
+                    "status": "published",
+                },
+            }
+        )
+        first = a // conferences * entries_per_award  # this award's papers of the conference
+        objects += [
+            {
+                "model": "papers.awardentry",
+                "fields": {
+                    "award": key,
+                    "paper": [f"paper-{conference + conferences * (first + i)}"],
+                    "level": "winner" if i < half else "honourable-mention",
+                    "position": i % half,
+                },
+            }
+            for i in range(entries_per_award)
+            if conference + conferences * (first + i) < papers
+        ]
     return objects
 
 

@@ -1,6 +1,9 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
 from django.utils.translation import gettext_lazy as _
+
+# The signals by which a change to a model's rows is seen (bulk queries send none).
+CHANGE_SIGNALS = {"save": post_save, "delete": post_delete, "m2m": m2m_changed}
 
 
 class PapersConfig(AppConfig):
@@ -11,7 +14,27 @@ class PapersConfig(AppConfig):
     verbose_name = _("Awards and papers")
 
     def ready(self):
+        from easy_thumbnails.signals import saved_file
+
+        from .caching import bump_content_generation
+        from .images import make_thumbnails_of_saved_file
+        from .models import ContentGeneration, Paper
         from .roles import sync_editors_group
 
         # After auth's own post_migrate handler has created this app's permissions.
         post_migrate.connect(sync_editors_group, sender=self, dispatch_uid="papers-editors")
+        # Any change to what the public pages show retires every cached page
+        # (papers/caching.py); many-to-many changes are sent by the through models.
+        for model in self.get_models(include_auto_created=True):
+            if model is ContentGeneration:
+                continue
+            for name, signal in CHANGE_SIGNALS.items():
+                signal.connect(
+                    bump_content_generation,
+                    sender=model,
+                    dispatch_uid=f"papers-generation-{name}-{model._meta.label}",
+                )
+        # Thumbnails are made when an image is saved, never in a visitor's request.
+        saved_file.connect(
+            make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
+        )

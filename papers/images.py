@@ -35,6 +35,8 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
+from easy_thumbnails.alias import aliases
+from easy_thumbnails.files import get_thumbnailer
 from PIL import Image, ImageCms, ImageMath, ImageOps, UnidentifiedImageError
 
 ACCEPTED_FORMATS = {"JPEG", "PNG", "GIF", "WEBP"}
@@ -235,3 +237,48 @@ def _cmyk_to_rgb(image):
         except (ImageCms.PyCMSError, OSError):
             pass  # a broken profile: fall back to Pillow's plain conversion
     return image.convert("RGB")
+
+
+# Thumbnails -----------------------------------------------------------------------
+# The sizes in settings.THUMBNAIL_ALIASES are made once, when an image is saved (the
+# admin's form, through easy-thumbnails' ``saved_file`` signal; the importer, through
+# ``make_thumbnails``), so that no visitor's request ever resizes an image.
+
+
+def make_thumbnails(storage, name):
+    """Make every size of ``settings.THUMBNAIL_ALIASES`` for the image ``name`` in ``storage``.
+
+    Returns the thumbnails' names. An existing, up-to-date thumbnail is kept. Raises
+    OSError or easy_thumbnails' InvalidImageFormatError when the file cannot be read.
+    """
+    thumbnailer = get_thumbnailer(storage, relative_name=name)
+    made = []
+    for alias, options in aliases.all(include_global=True).items():
+        thumbnail = thumbnailer.get_thumbnail({**options, "ALIAS": alias})
+        made.append(thumbnail.name)
+    return made
+
+
+def make_thumbnails_of_saved_file(fieldfile, **kwargs):
+    """easy-thumbnails' ``saved_file`` receiver: thumbnails of a newly saved image field."""
+    if fieldfile:
+        make_thumbnails(fieldfile.storage, fieldfile.name)
+
+
+def thumbnail_url(fieldfile, alias):
+    """The URL of the ``alias`` thumbnail of ``fieldfile``, never making one.
+
+    A thumbnail missing (an image stored before thumbnails were made at save, or whose
+    thumbnail could not be made) gives the image's own URL, so the page still shows it;
+    ``make_thumbnails`` fills the gap. Returns "" for an empty field, and for an image
+    whose file is missing too (pages then show no ``<img>``; the admin flags the file).
+    """
+    if not fieldfile:
+        return ""
+    options = aliases.get(alias)
+    if options is None:
+        raise ValueError(f"unknown thumbnail alias {alias!r}")
+    thumbnail = get_thumbnailer(fieldfile).get_existing_thumbnail(options)
+    if thumbnail is not None:
+        return thumbnail.url
+    return fieldfile.url if fieldfile.storage.exists(fieldfile.name) else ""

@@ -778,3 +778,23 @@ class ImportRecord(models.Model):
 
     def __str__(self):
         return f"{self.model} {self.key}"
+
+
+class ContentGeneration(models.Model):
+    """A counter raised by every change to what the public pages show (papers/caching.py).
+
+    One row. Cached pages are stored under the number current when they were made, so
+    raising it retires them all at once, in every app server, as soon as the change
+    commits. Bookkeeping, not content: no admin, no permissions.
+    """
+
+    number = models.PositiveBigIntegerField(_("number"), default=0)
+
+    class Meta:
+        verbose_name = _("content generation")
+        verbose_name_plural = _("content generations")
+        ordering = ["pk"]
+        default_permissions = ()
+
+    def __str__(self):
+        return str(self.number)

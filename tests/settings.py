@@ -16,3 +16,6 @@ STORAGES = {
 }
 # Whitenoise looks for collected files only when asked; tests use the finders.
 WHITENOISE_AUTOREFRESH = True
+# Pages are cached in tests/test_caching.py only, which turns the cache on: elsewhere a
+# page cached by one test could be served to the next, whose database was rolled back.
+PAGE_CACHE_ENABLED = False

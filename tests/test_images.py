@@ -10,6 +10,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
 from papers.images import clean_image
+from papers.importing import import_fixture
+from papers.roles import create_editor
+
+from . import factories
+from .test_admin import _change_url, _form_data, _png
+from .test_importing import small_fixture, write
 
 
 def image_bytes(mode="RGB", size=(40, 30), color=(200, 30, 30), format="PNG", **options):
@@ -334,3 +340,51 @@ def test_animated_image_is_refused_with_the_reason(data, name):
 
 def test_single_frame_gif_is_accepted():
     assert stored(image_bytes(mode="P", color=3, format="GIF"), "still.gif").format == "PNG"
+
+# Thumbnails made at upload, never in a visitor's request ----------------------------
+
+THUMBNAILS = ["papers/teaser.png.960x0_q85.png", "papers/teaser.png.120x80_q85.png"]
+
+
+def test_admin_upload_makes_every_thumbnail_at_save(db, client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(create_editor("editor", "editor@example.org", "a-long-passphrase"))
+    paper = factories.paper()
+    data = _form_data(client.get(_change_url(paper)))
+    data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
+    (tmp_path / "papers").mkdir()
+    before = sorted(path.name for path in (tmp_path / "papers").iterdir())
+
+    assert client.post(_change_url(paper), data).status_code == 302
+
+    made = sorted(f"papers/{path.name}" for path in (tmp_path / "papers").iterdir())
+    assert (before, made) == ([], sorted(["papers/teaser.png", *THUMBNAILS]))
+
+
+def test_paper_page_never_makes_a_thumbnail(db, client, settings, tmp_path):
+    """An image stored without thumbnails (say, before they were made at save) is shown
+    as it is; the visitor's request resizes nothing."""
+    settings.MEDIA_ROOT = tmp_path
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "teaser.png").write_bytes(image_bytes(size=(1200, 800)))
+    paper = factories.paper(
+        image="papers/teaser.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+    page = client.get(paper.get_absolute_url()).content.decode()
+
+    assert '<img src="/media/papers/teaser.png" alt="A figure">' in page
+    assert sorted(path.name for path in (tmp_path / "papers").iterdir()) == ["teaser.png"]
+
+
+def test_import_makes_every_thumbnail_when_it_stores_an_image(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    (tmp_path / "teaser.png").write_bytes(image_bytes(size=(1200, 800)))
+    objects = small_fixture()
+    paper = next(item for item in objects if item["model"] == "papers.paper")
+    paper["fields"].update(image="teaser.png", image_alt_en="A figure", image_alt_zh_hans="一张图")
+
+    import_fixture(write(tmp_path, objects))
+
+    stored = sorted(f"papers/{path.name}" for path in (tmp_path / "media" / "papers").iterdir())
+    assert stored == sorted(["papers/teaser.png", *THUMBNAILS])

@@ -6,6 +6,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import translation
 
+from ..caching import bump_content_generation
 from ..history import record_versions
 from ..models import (
     Authorship,
@@ -29,6 +30,8 @@ def apply_plan(plan, *, source=""):
     Creates and updates objects with bulk queries in dependency order, stores new
     images in the media storage, sets affiliations, records what was imported
     (:class:`~papers.models.ImportRecord`) and writes the history (:func:`record_history`).
+    Bulk queries send no model signals, so it raises the content generation itself,
+    retiring every cached page (:mod:`papers.caching`) when the transaction commits.
     Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
     """
     if plan.problems:
@@ -44,6 +47,8 @@ def apply_plan(plan, *, source=""):
             _apply_model(model, by_model.get(model, []), primary_keys)
         _write_records(plan.changes, source)
         record_history(plan.changes, source, primary_keys)
+        if plan.writes_anything:
+            bump_content_generation()
     return plan
 
 

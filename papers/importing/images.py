@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from ..images import clean_image
+from ..images import clean_image, make_thumbnails
 from ..models import (
     Paper,
 )
@@ -55,10 +55,13 @@ def store_image(file_name, data):
     """Save image bytes in the media storage under ``papers/<file_name>``; return the name.
 
     When a file of that name with the same bytes is already stored, it is reused, so
-    importing the same fixture twice, or after ``flush``, stores nothing new.
+    importing the same fixture twice, or after ``flush``, stores nothing new. Its
+    thumbnails (``settings.THUMBNAIL_ALIASES``) are made here, as the admin makes them
+    at upload, so that no visitor's request has to (missing ones are made again).
     """
     name = f"{IMAGE_DIRECTORY}/{file_name}"
-    if default_storage.exists(name) and stored_image_digest(name) == image_digest(data):
-        return name
-    max_length = Paper._meta.get_field("image").max_length
-    return default_storage.save(name, ContentFile(data), max_length=max_length)
+    if not (default_storage.exists(name) and stored_image_digest(name) == image_digest(data)):
+        max_length = Paper._meta.get_field("image").max_length
+        name = default_storage.save(name, ContentFile(data), max_length=max_length)
+    make_thumbnails(default_storage, name)
+    return name

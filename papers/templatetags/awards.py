@@ -18,6 +18,7 @@ from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext
 from modeltranslation.utils import build_localized_fieldname
 
+from ..images import thumbnail_url
 from ..mathtext import math_inline, math_paragraphs
 from ..metadata import (
     absolute_url,
@@ -173,3 +174,13 @@ def paper_metadata(context, paper):
             og_locale(code) for code, _name in settings.LANGUAGES if code != get_language()
         ],
     }
+
+
+@register.filter
+def teaser_url(image, alias="teaser"):
+    """The URL of ``image``'s thumbnail ``alias``, made at upload (papers.images.thumbnail_url).
+
+    Unlike easy-thumbnails' ``thumbnail_url`` filter, it never resizes the image inside
+    the visitor's request; without a thumbnail it gives the image's own URL.
+    """
+    return thumbnail_url(image, alias)

@@ -1,0 +1,467 @@
+"""Benchmark the public pages under load against a trivial Django view; print one table.
+
+Run with ``make bench`` (or ``.venv/bin/python benchmarks/pages.py``). A benchmark that
+prints figures, not a test. For each database (SQLite; PostgreSQL too with
+``--postgres URL`` or a ``postgres://`` ``DATABASE_URL``) it:
+
+1. builds the synthetic data of benchmarks/import_conference.py through the importer
+   (default 5,000 papers, 15,000 authors, 200 awards over 10 conferences; ``--papers
+   50000`` scales papers and, three per paper, authors) in a fresh database;
+2. starts three gunicorn servers on 127.0.0.1 in production mode (``DJANGO_SECRET_KEY``
+   set, debug off, collected static files, 2 sync workers each): the site with its
+   page cache (*warm*: each page fetched until both workers hold it), the site with
+   ``DJANGO_PAGE_CACHE=false`` (*cold*: every request rendered), and the trivial view
+   (``HttpResponse("ok")`` behind Django's stock middleware, benchmarks/trivial_settings.py);
+3. runs wrk (Debian's package) in ``--rounds`` interleaved rounds, each the trivial view
+   then every page warm and cold, ``-t2 -c32`` for ``--duration`` seconds, as the issue
+   did, sending ``Accept-Encoding: gzip`` as browsers do; then each page on one
+   connection (``-t1 -c1``), whose latency is the server time of one request;
+4. counts queries and bytes of each page in this process (Django's test client).
+
+Columns: req/s under load (median of the rounds) and its ratio to the trivial view's;
+p50 and p95 latency under load (ms, median of the rounds; with 32 connections on 2
+workers this is mostly queueing); p50 and p95 on one connection (the server time);
+queries per request; HTML size (uncompressed, KB) and bytes sent with gzip (KB).
+
+Targets, from issue 13, checked at the end: every warm page at least 80% of the trivial
+view's req/s; every cold page's one-connection p95 at most 25 ms and its HTML at most
+200 KB; search's one-connection p95 at most 50 ms on PostgreSQL. The exit status is 0
+whatever the figures say: the table is the result.
+
+Options: ``--papers N`` (5000), ``--authors N`` (3 per paper), ``--conferences N`` (10),
+``--awards N`` (200), ``--rounds N`` (3), ``--duration S`` (5), ``--single-duration S``
+(3), ``--port N`` (8160: the three servers use N, N+1 and N+2), ``--postgres URL``,
+``--keep`` (leave the temporary directory).
+"""
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = Path(__file__).resolve().parent
+GUNICORN = Path(sys.executable).parent / "gunicorn"
+WORKERS = 2
+ENTRIES_PER_AWARD = 5
+RATIO_TARGET = 0.80
+SERVER_P95_TARGET_MS = 25
+HTML_TARGET_KB = 200
+SEARCH_P95_TARGET_MS = 50
+# wrk reports p50/p75/p90/p99 by itself; this script makes it print p50 and p95.
+WRK_SCRIPT = """
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(95),
+    e.connect + e.read + e.write + e.status + e.timeout))
+end
+"""
+RESULT = re.compile(r"^RESULT (\d+) (\d+) (\d+) (\d+) (\d+)$", re.MULTILINE)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=5000)
+    parser.add_argument("--authors", type=int, help="default: three per paper")
+    parser.add_argument("--conferences", type=int, default=10)
+    parser.add_argument("--awards", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    parser.add_argument("--single-duration", type=int, default=3, help="seconds, one connection")
+    parser.add_argument("--port", type=int, default=8160)
+    parser.add_argument("--postgres", metavar="URL", help="also run on this PostgreSQL database")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--measure", metavar="DATABASE_URL", help=argparse.SUPPRESS)
+    parser.add_argument("--workdir", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    options.authors = options.authors or 3 * options.papers
+    if options.measure:  # a child process: one database, results as JSON on stdout
+        print(json.dumps(measure(options, options.measure, Path(options.workdir))))
+        return 0
+    if shutil.which("wrk") is None:
+        print("wrk is required: apt-get install wrk (make bench installs it)")
+        return 1
+
+    postgres = options.postgres or os.environ.get("DATABASE_URL", "")
+    workdir = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+    try:
+        databases = [("SQLite", f"sqlite:///{workdir / 'bench.sqlite3'}")]
+        if postgres.startswith(("postgres://", "postgresql://")):
+            databases.append(("PostgreSQL", postgres))
+        rows = []
+        for label, url in databases:
+            print(f"{label}: building {options.papers} papers and measuring...", flush=True)
+            child = subprocess.run(
+                [sys.executable, __file__, *sys.argv[1:], "--measure", url, "--workdir", workdir],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            if child.returncode != 0:  # keep the other databases' figures
+                print(f"{label}: the measurement failed (exit status {child.returncode})")
+                continue
+            result = json.loads(child.stdout.strip().splitlines()[-1])
+            rows += [{**row, "db": label} for row in result["rows"]]
+            print(f"{label}: data built in {result['build_seconds']:.0f} s", flush=True)
+        print_table(options, rows)
+        return 0
+    finally:
+        if options.keep:
+            print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir)
+
+
+# The child process: one database ---------------------------------------------------
+
+
+def server_environment(database_url, workdir):
+    """The environment of a production server: no development flags, a random key."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("DJANGO_") and key not in {"REDIS_URL", "DATABASE_URL"}
+    }
+    env.update(
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+        DATABASE_URL=database_url,
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,testserver",
+        DJANGO_STATIC_ROOT=str(workdir / "static"),
+        DJANGO_MEDIA_ROOT=str(workdir / "media"),
+        DJANGO_LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="awardsite.settings",
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(BENCHMARKS)]),
+    )
+    if os.environ.get("REDIS_URL"):
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    return env
+
+
+def measure(options, database_url, workdir):
+    """Build the data in ``database_url``, start the servers, run wrk; return the rows."""
+    env = server_environment(database_url, workdir)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.path[:0] = [str(ROOT), str(BENCHMARKS)]
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    started = time.perf_counter()
+    reset_database()
+    call_command("migrate", verbosity=0)
+    build_data(options, workdir)
+    build_seconds = time.perf_counter() - started
+    call_command("collectstatic", "--noinput", verbosity=0)
+    pages = page_urls()
+    sizes = count_queries_and_bytes(pages)
+
+    servers = {
+        "warm": (options.port, {}),
+        "cold": (options.port + 1, {"DJANGO_PAGE_CACHE": "false"}),
+        "trivial": (options.port + 2, {"DJANGO_SETTINGS_MODULE": "trivial_settings"}),
+    }
+    processes = []
+    script = workdir / "percentiles.lua"
+    script.write_text(WRK_SCRIPT)
+    try:
+        for port, extra in servers.values():
+            processes.append(start_server(port, {**env, **extra}))
+        for port, _extra in servers.values():
+            wait_for(f"http://127.0.0.1:{port}/")
+        for path in pages.values():  # fill both workers' caches
+            wrk(f"http://127.0.0.1:{servers['warm'][0]}{path}", script, 1, connections=4)
+        trivial = f"http://127.0.0.1:{servers['trivial'][0]}/"
+        runs = {("trivial", "-"): []}
+        for _round in range(options.rounds):
+            runs[("trivial", "-")].append(wrk(trivial, script, options.duration))
+            for mode in ("warm", "cold"):
+                for name, path in pages.items():
+                    url = f"http://127.0.0.1:{servers[mode][0]}{path}"
+                    runs.setdefault((name, mode), []).append(wrk(url, script, options.duration))
+        single = {("trivial", "-"): wrk(trivial, script, options.single_duration, 1, 1)}
+        for mode in ("warm", "cold"):
+            for name, path in pages.items():
+                url = f"http://127.0.0.1:{servers[mode][0]}{path}"
+                single[(name, mode)] = wrk(url, script, options.single_duration, 1, 1)
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+
+    rows = []
+    for (name, mode), results in runs.items():
+        rows.append(
+            {
+                "page": name,
+                "path": pages.get(name, "/"),
+                "mode": mode,
+                "rps": statistics.median(r["rps"] for r in results),
+                "p50": statistics.median(r["p50"] for r in results),
+                "p95": statistics.median(r["p95"] for r in results),
+                "errors": sum(r["errors"] for r in results),
+                "single_p50": single[(name, mode)]["p50"],
+                "single_p95": single[(name, mode)]["p95"],
+                "single_requests": single[(name, mode)]["requests"],
+                **sizes.get((name, mode), {}),
+            }
+        )
+    return {"rows": rows, "build_seconds": build_seconds}
+
+
+def reset_database():
+    """Start from an empty database: drop PostgreSQL's public schema (the role owns it)."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+
+
+def build_data(options, workdir):
+    """Import the synthetic conferences (benchmarks/import_conference.py's data)."""
+    from import_conference import synthetic_fixture
+
+    from papers.importing import import_fixture
+
+    objects = synthetic_fixture(
+        options.papers,
+        options.authors,
+        conferences=options.conferences,
+        awards=options.awards,
+        entries_per_award=ENTRIES_PER_AWARD,
+    )
+    path = workdir / "synthetic.json"
+    path.write_text(json.dumps(objects, ensure_ascii=False), encoding="utf-8")
+    import_fixture(path)
+
+
+def page_urls():
+    """The pages measured: one of each kind, the largest of its kind in the data."""
+    from django.db.models import Count
+
+    from papers.models import Author, Award, Conference, Paper
+
+    conference = Conference.objects.annotate(n=Count("papers")).order_by("-n", "slug").first()
+    award = (
+        Award.objects.filter(conference=conference)
+        .annotate(n=Count("entries"))
+        .order_by("-n", "position")
+        .first()
+    )
+    paper = Paper.objects.filter(award_entries__award=award).order_by("pk").first()
+    author = Author.objects.annotate(n=Count("authorships")).order_by("-n", "pk").first()
+    return {
+        "home": "/en/",
+        "conference": conference.get_absolute_url(),
+        "award": award.get_absolute_url(),
+        "paper": paper.get_absolute_url(),
+        "author": author.get_absolute_url(),
+        "search": "/en/search/?q=prediction",
+    }
+
+
+def count_queries_and_bytes(pages):
+    """Queries, HTML bytes and gzipped bytes of each page, cold and warm, in this process."""
+    import gzip
+
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext, override_settings
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    sizes = {}
+    for enabled, mode in ((False, "cold"), (True, "warm")):
+        cache.clear()
+        with override_settings(PAGE_CACHE_ENABLED=enabled):
+            for name, path in pages.items():
+                client.get(path, HTTP_ACCEPT_ENCODING="gzip")  # warm: fill the cache
+                with CaptureQueriesContext(connection) as queries:
+                    response = client.get(path, HTTP_ACCEPT_ENCODING="gzip")
+                if response.status_code != 200:
+                    raise RuntimeError(f"{path} answered {response.status_code}")
+                sent = response.content
+                html = gzip.decompress(sent) if response.get("Content-Encoding") else sent
+                sizes[(name, mode)] = {
+                    "queries": len(queries),
+                    "html_kb": len(html) / 1024,
+                    "sent_kb": len(sent) / 1024,
+                }
+    return sizes
+
+
+def start_server(port, env):
+    return subprocess.Popen(
+        [
+            str(GUNICORN),
+            "awardsite.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(WORKERS),
+            "--worker-class",
+            "sync",
+            "--no-control-socket",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+
+
+def wait_for(url, seconds=120):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not answer within {seconds} s")
+        time.sleep(0.5)
+
+
+def wrk(url, script, duration, threads=2, connections=32):
+    """Run wrk against ``url`` (127.0.0.1 only); return req/s, p50 and p95 (ms), errors."""
+    if not url.startswith("http://127.0.0.1:"):
+        raise ValueError("the benchmark loads only 127.0.0.1")
+    output = subprocess.run(
+        [
+            "wrk",
+            f"-t{threads}",
+            f"-c{connections}",
+            f"-d{duration}s",
+            "--timeout",
+            "10s",
+            "-H",
+            "Accept-Encoding: gzip",
+            "-s",
+            str(script),
+            url,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=duration + 60,
+    ).stdout
+    requests, micros, p50, p95, errors = map(int, RESULT.search(output).groups())
+    rate = requests / (micros / 1e6)
+    drain(url)
+    return {
+        "rps": rate,
+        "p50": p50 / 1000,
+        "p95": p95 / 1000,
+        "errors": errors,
+        "requests": requests,
+    }
+
+
+def drain(url, seconds=300):
+    """Wait until the server has answered the requests wrk left queued when it stopped
+    (sync workers finish them anyway), so that they do not slow the next run."""
+    try:
+        with urllib.request.urlopen(url, timeout=seconds) as response:
+            response.read()
+    except (urllib.error.URLError, OSError) as error:  # e.g. gunicorn's worker timeout
+        print(f"{url} still busy after the run: {error}", file=sys.stderr)
+
+
+# The table -------------------------------------------------------------------------
+
+
+def print_table(options, rows):
+    """Print every row and whether each target of issue 13 is met."""
+    print()
+    print(
+        f"{options.papers} papers, {options.authors} authors, {options.awards} awards over "
+        f"{options.conferences} conferences; gunicorn {WORKERS} sync workers per server; wrk "
+        f"-t2 -c32 -d{options.duration}s x {options.rounds} interleaved rounds (medians); "
+        f"1-conn: wrk -t1 -c1 -d{options.single_duration}s"
+    )
+    header = (
+        f"{'db':<10} {'page':<10} {'mode':<5} {'req/s':>8} {'ratio':>6} {'p50 ms':>7} "
+        f"{'p95 ms':>7} {'1-conn p50':>10} {'1-conn p95':>10} {'queries':>7} {'HTML KB':>8} "
+        f"{'sent KB':>8}  target"
+    )
+    print(header)
+    print("-" * len(header))
+    verdicts = []
+    for db in dict.fromkeys(row["db"] for row in rows):
+        group = [row for row in rows if row["db"] == db]
+        trivial = next(row for row in group if row["page"] == "trivial")
+        for row in sorted(group, key=lambda r: (r["page"] != "trivial", r["mode"], r["page"])):
+            ratio = row["rps"] / trivial["rps"]
+            verdict = target_verdict(db, row, ratio)
+            if verdict:
+                verdicts.append((db, row, verdict))
+            queries = row.get("queries", "")
+            html = f"{row['html_kb']:.1f}" if "html_kb" in row else ""
+            sent = f"{row['sent_kb']:.1f}" if "sent_kb" in row else ""
+            errors = f" ({row['errors']} errors)" if row["errors"] else ""
+            print(
+                f"{db:<10} {row['page']:<10} {row['mode']:<5} {row['rps']:>8.0f} {ratio:>6.2f} "
+                f"{row['p50']:>7.1f} {row['p95']:>7.1f} {row['single_p50']:>10.1f} "
+                f"{row['single_p95']:>10.1f} {queries!s:>7} {html:>8} {sent:>8}  "
+                f"{verdict}{errors}"
+            )
+    missed = [item for item in verdicts if "MISSED" in item[2]]
+    print()
+    print(f"targets: {len(verdicts) - len(missed)} met, {len(missed)} missed")
+    for db, row, verdict in missed:
+        print(f"  {db} {row['page']} ({row['mode']}): {verdict}")
+
+
+def missed_by(value, target):
+    """How far ``value`` (ms) is over ``target``; infinity means no request was answered."""
+    if value == float("inf"):
+        return "MISSED (no answer within the one-connection run)"
+    return f"MISSED by {value - target:.0f} ms"
+
+
+def target_verdict(db, row, ratio):
+    """The targets that apply to ``row``: met, or missed and by how much."""
+    parts = []
+    if row["mode"] == "warm":
+        ok = ratio >= RATIO_TARGET
+        parts.append(f"ratio>={RATIO_TARGET:.2f} " + ("met" if ok else f"MISSED ({ratio:.2f})"))
+    elif row["mode"] == "cold":
+        p95 = row["single_p95"]
+        if not row["single_requests"]:  # not one answer within the run: no figure
+            p95 = float("inf")
+        ok = p95 <= SERVER_P95_TARGET_MS
+        parts.append(
+            f"p95<={SERVER_P95_TARGET_MS}ms "
+            + ("met" if ok else missed_by(p95, SERVER_P95_TARGET_MS))
+        )
+        ok = row["html_kb"] <= HTML_TARGET_KB
+        parts.append(
+            f"HTML<={HTML_TARGET_KB}KB "
+            + ("met" if ok else f"MISSED by {row['html_kb'] - HTML_TARGET_KB:.0f} KB")
+        )
+        if row["page"] == "search" and db == "PostgreSQL":
+            ok = p95 <= SEARCH_P95_TARGET_MS
+            parts.append(
+                f"search p95<={SEARCH_P95_TARGET_MS}ms "
+                + ("met" if ok else missed_by(p95, SEARCH_P95_TARGET_MS))
+            )
+    return "; ".join(parts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Public pages served from Django's cache to anonymous visitors, retired at once on a change.
+
+What is cached: the response of every public view (the ``papers`` URL namespace: pages,
+feeds, citation downloads; the sitemap; robots.txt), per full URL including the query
+string, per language and per gzip/identity encoding, for a ``GET`` by a visitor who
+carries no session or messages cookie. Never cached: staff and anyone logged in (they
+carry the session cookie), ``?preview=1``, other methods than ``GET``/``HEAD``, the
+admin, and any response that is not a plain 200, sets a cookie, varies on ``Cookie``,
+is marked private or no-store, used the session, queued a message or holds a CSRF
+token (``get_token()`` was called). So nothing personal is stored or shared.
+
+Instant invalidation: :class:`~papers.models.ContentGeneration` holds a number raised
+in the same transaction as every change to a ``papers`` model (``post_save``,
+``post_delete`` and ``m2m_changed`` signals, connected in ``papers.apps``) and by the
+importer, whose bulk queries send no signals (``papers.importing.applying``). Each
+cached page is stored under the number current when the request began, so the next
+request after a change commits misses and renders afresh, in every app server, whether
+the cache is per process (local memory) or shared (Redis). The number lives in the
+database, not in the cache, because a local-memory cache is not shared between
+gunicorn workers; reading it is one query of one row. Old pages are not deleted: they
+expire (``settings.PAGE_CACHE_TIMEOUT``) or are evicted by the cache's own culling.
+
+Why a middleware of our own rather than Django's ``CacheMiddleware``/``cache_page``:
+those key a page by URL and ``Vary`` headers only, so they cannot add the content
+generation, and they would serve cached pages to staff. The pieces are Django's own:
+the cache framework (``django.core.cache``), ``patch_cache_control``,
+``set_response_etag``, ``GZipMiddleware`` (applied here, to public pages only) and
+``ConditionalGetMiddleware`` (in settings, outside this one: it answers ``304 Not
+Modified`` from the ``ETag`` stored with each page).
+
+Headers for browsers and CDNs: ``Cache-Control: public, max-age=PAGE_CACHE_MAX_AGE,
+s-maxage=PAGE_CACHE_SHARED_MAX_AGE`` (defaults 0 and 60 seconds: a browser revalidates
+each time, cheaply, with ``If-None-Match``; a CDN may keep a page a minute, so a change
+reaches visitors behind a CDN within that time) and an ``ETag``.
+
+Compression and BREACH: only these public pages are gzipped. They hold no secret (no
+CSRF token, no session data, checked above), so an attacker who reflects text into a
+page learns nothing by watching its compressed size; the admin, whose pages carry CSRF
+tokens, is never compressed.
+"""
+
+import functools
+import hashlib
+import logging
+import re
+
+from django.conf import settings
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.core.cache import caches
+from django.db import connection, transaction
+from django.db.models import F
+from django.http import HttpResponse
+from django.middleware.gzip import GZipMiddleware
+from django.urls import reverse
+from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
+from django.utils.translation import get_language_from_request
+
+from .models import ContentGeneration
+from .views import PreviewMixin
+
+logger = logging.getLogger(__name__)
+
+# Public views outside the ``papers`` namespace, by URL name.
+PUBLIC_URL_NAMES = {"robots-txt"}
+# The sitemap views of django.contrib.sitemaps, whatever URL names they are given.
+SITEMAP_VIEWS_MODULE = "django.contrib.sitemaps.views"
+ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+UNCACHEABLE_DIRECTIVES = re.compile(r"\b(private|no-store|no-cache)\b", re.IGNORECASE)
+GENERATION_ID = 1
+
+
+def content_generation():
+    """The current content generation (0 before the first change): one query.
+
+    Plain SQL without parameters rather than the ORM: it runs for every cached page,
+    where compiling the query (or converting its parameters, on SQLite) took most of
+    the time of an answer from the cache.
+    """
+    table = connection.ops.quote_name(ContentGeneration._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT number FROM {table} WHERE id = {GENERATION_ID:d}")
+        row = cursor.fetchone()
+    return row[0] if row else 0
+
+
+def bump_content_generation(**kwargs):
+    """Raise the content generation by one, retiring every cached page.
+
+    Runs inside the caller's transaction, so the new number is seen together with the
+    change it announces (and not at all if that change is rolled back). Works as a
+    receiver of any model signal (``**kwargs`` are ignored) and as a plain call.
+    """
+    generations = ContentGeneration.objects.filter(pk=GENERATION_ID)
+    if generations.update(number=F("number") + 1):
+        return
+    with transaction.atomic():
+        _row, created = ContentGeneration.objects.get_or_create(
+            pk=GENERATION_ID, defaults={"number": 1}
+        )
+    if not created:  # another process made the row in the meantime
+        generations.update(number=F("number") + 1)
+
+
+def is_public_view(resolver_match):
+    """True when the resolved view is a public page this cache may store."""
+    if resolver_match is None:
+        return False
+    return (
+        "papers" in resolver_match.namespaces
+        or resolver_match.url_name in PUBLIC_URL_NAMES
+        or getattr(resolver_match.func, "__module__", "") == SITEMAP_VIEWS_MODULE
+    )
+
+
+def is_anonymous_request(request):
+    """A ``GET`` or ``HEAD`` with no session or messages cookie and no preview.
+
+    Decided from the cookies alone, without loading a session: anyone logged in carries
+    the session cookie, so staff are never served from (or stored into) the cache.
+    """
+    return (
+        request.method in {"GET", "HEAD"}
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and CookieStorage.cookie_name not in request.COOKIES
+        and PreviewMixin.preview_parameter not in request.GET
+    )
+
+
+def is_storable(request, response):
+    """True when ``response`` holds nothing personal and may be shared with every visitor."""
+    session = getattr(request, "session", None)
+    messages = getattr(request, "_messages", None)
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not has_vary_header(response, "Cookie")
+        and not UNCACHEABLE_DIRECTIVES.search(response.get("Cache-Control", ""))
+        and "CSRF_COOKIE_NEEDS_UPDATE" not in request.META
+        and not (session is not None and session.accessed)
+        and not (messages is not None and messages.added_new)
+    )
+
+
+def page_key(request, generation):
+    """The cache key of ``request``'s page: generation, language, encoding and full URL.
+
+    The language is the one LocaleMiddleware will choose (the URL's prefix, else the
+    language cookie or Accept-Language), so it can be known before that middleware runs.
+    """
+    language = get_language_from_request(request, check_path=True)
+    encoding = "gzip" if ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")) else "id"
+    # Scheme, host (checked against ALLOWED_HOSTS), path and query string as sent: the
+    # key is a digest, so nothing needs escaping.
+    query = request.META.get("QUERY_STRING", "")
+    address = f"{request.scheme}://{request.get_host()}{request.path}?{query}"
+    url = hashlib.sha256(address.encode()).hexdigest()
+    return f"page:{generation}:{language}:{encoding}:{url}"
+
+
+@functools.cache
+def never_cached_prefixes():
+    """Where paths never looked up in the cache begin: the admin, static and media files."""
+    prefixes = (reverse("admin:index"), f"/{settings.STATIC_URL}", f"/{settings.MEDIA_URL}")
+    return tuple(prefix.replace("//", "/") for prefix in prefixes)
+
+
+def frozen(response):
+    """What the cache stores of ``response``: status, headers and body (a plain tuple,
+    which is several times quicker to unpickle than the response object)."""
+    return (response.status_code, list(response.items()), response.content)
+
+
+def thawed(stored):
+    """The response ``frozen`` stored."""
+    status, headers, content = stored
+    return HttpResponse(content, status=status, headers=headers)
+
+
+class PublicPageCacheMiddleware:
+    """Serve public pages to anonymous visitors from the cache (see the module docstring).
+
+    Goes early in ``MIDDLEWARE``, right after ConditionalGetMiddleware, in the place of
+    Django's UpdateCacheMiddleware: a page found in the cache is answered at once,
+    without the session, locale, CSRF, authentication and message middleware, URL
+    resolution or the view. On a miss, once the inner middleware and the view have
+    answered, a response of a public view (``request.resolver_match``) that passes
+    ``is_storable`` is gzipped, tagged (ETag, Cache-Control) and stored, with every
+    header the inner middleware added. With ``settings.PAGE_CACHE_ENABLED`` false
+    (``DJANGO_PAGE_CACHE=false``) public pages are still gzipped and tagged but rendered
+    every time. The cache is ``caches[settings.PAGE_CACHE_ALIAS]``; if it fails (Redis
+    down), pages are served uncached and the error is logged, rather than every page
+    failing.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.gzip = GZipMiddleware(get_response)
+
+    def __call__(self, request):
+        key = None
+        if (
+            settings.PAGE_CACHE_ENABLED
+            and is_anonymous_request(request)
+            and not request.path_info.startswith(never_cached_prefixes())
+        ):
+            key = page_key(request, content_generation())
+            try:
+                cached = caches[settings.PAGE_CACHE_ALIAS].get(key)
+            except Exception:  # the cache is an optimisation: never fail a page for it
+                logger.exception("could not read a page from the cache")
+                cached = key = None
+            if cached is not None:
+                return thawed(cached)
+        response = self.get_response(request)
+        if not (
+            is_anonymous_request(request)
+            and is_public_view(getattr(request, "resolver_match", None))
+            and is_storable(request, response)
+        ):
+            return response
+        response = self.gzip.process_response(request, response)
+        set_response_etag(response)
+        patch_cache_control(
+            response,
+            public=True,
+            max_age=settings.PAGE_CACHE_MAX_AGE,
+            s_maxage=settings.PAGE_CACHE_SHARED_MAX_AGE,
+        )
+        if key is not None and request.method == "GET":
+            try:
+                caches[settings.PAGE_CACHE_ALIAS].set(
+                    key, frozen(response), settings.PAGE_CACHE_TIMEOUT
+                )
+            except Exception:  # see above
+                logger.exception("could not store a page in the cache")
+        return response

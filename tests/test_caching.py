@@ -1,0 +1,457 @@
+"""The public page cache (papers/caching.py): what is cached, for whom, and invalidation
+through the admin and through import_conference, on local memory and on Redis."""
+
+import gzip
+import io
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+import reversion
+from django.core.cache import caches
+from django.core.management import call_command
+from django.db import connection
+from django.http import HttpResponse
+from django.test import Client, RequestFactory
+from django.test.utils import CaptureQueriesContext
+from reversion.models import Version
+
+from papers.caching import content_generation, is_storable
+from papers.models import ContentGeneration, Paper, Status
+from papers.roles import create_editor
+
+from . import factories
+from .test_admin import _change_url, _form_data
+from .test_importing import small_fixture, write
+
+GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
+
+
+@pytest.fixture(autouse=True)
+def _page_cache(settings):
+    """The page cache on, empty at the start of each test (the database is rolled back
+    after each test, the content generation with it, the cache not)."""
+    settings.PAGE_CACHE_ENABLED = True
+    caches["default"].clear()
+    yield
+    caches["default"].clear()
+
+
+@pytest.fixture
+def editor_client(db):
+    client = Client()
+    client.force_login(create_editor("editor", "editor@example.org", "a-long-passphrase"))
+    return client
+
+
+@pytest.fixture
+def visitor():
+    return Client()
+
+
+def fetch(client, url, **headers):
+    """GET ``url``; return (response, number of queries it ran)."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url, **headers)
+    return response, len(queries)
+
+
+def text(response):
+    body = response.content
+    if response.get("Content-Encoding") == "gzip":
+        body = gzip.decompress(body)
+    return body.decode()
+
+
+def cached_twice(client, url):
+    """Fetch ``url`` twice; assert the second answer came from the cache (only the
+    content generation was read); return the second response."""
+    first, _ = fetch(client, url)
+    second, queries = fetch(client, url)
+    assert (first.status_code, second.status_code, queries) == (200, 200, 1)
+    return second
+
+
+# What is cached, and with which headers ------------------------------------------
+
+
+@pytest.mark.django_db
+def test_public_page_is_served_from_the_cache_with_etag_and_cache_control(visitor):
+    paper = factories.paper()
+
+    first, first_queries = fetch(visitor, paper.get_absolute_url())
+    second, second_queries = fetch(visitor, paper.get_absolute_url())
+
+    assert first_queries > 1
+    assert second_queries == 1  # the content generation, nothing else
+    assert second.content == first.content
+    assert second["ETag"] == first["ETag"]
+    assert second["Cache-Control"] == "public, max-age=0, s-maxage=60"
+    assert second.cookies == {}
+    assert "Cookie" not in second.get("Vary", "")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/en/",
+        "/en/feeds/awards.atom",
+        "/sitemap.xml",
+        "/robots.txt",
+        "/en/search/?q=paper",
+        "/en/papers/{paper}/cite.bib",
+        "/en/conferences/{conference}/",
+        "/en/conferences/{conference}/awards/{award}/",
+        "/en/authors/{author}/",
+    ],
+)
+def test_every_kind_of_public_page_is_cached(visitor, path):
+    person = factories.author()
+    paper = factories.paper(authors=[person])
+    award = factories.award(conference=paper.conference)
+    factories.award_entry(award, paper)
+    url = path.format(
+        paper=paper.slug, conference=paper.conference.slug, award=award.slug, author=person.slug
+    )
+
+    response = cached_twice(visitor, url)
+
+    assert response["Cache-Control"] == "public, max-age=0, s-maxage=60"
+
+
+@pytest.mark.django_db
+def test_conditional_request_gets_304(visitor):
+    etag = visitor.get("/en/")["ETag"]
+
+    response, queries = fetch(visitor, "/en/", HTTP_IF_NONE_MATCH=etag)
+
+    assert (response.status_code, response.content, queries) == (304, b"", 1)
+
+
+@pytest.mark.django_db
+def test_gzip_is_cached_apart_from_identity_and_304_matches_it(visitor):
+    factories.paper(title_en="A compressible title " * 20)
+    plain = visitor.get("/en/search/?q=compressible")
+    packed = visitor.get("/en/search/?q=compressible", **GZIP)
+    again, queries = fetch(visitor, "/en/search/?q=compressible", **GZIP)
+
+    assert plain.get("Content-Encoding") is None
+    assert (packed["Content-Encoding"], again["Content-Encoding"], queries) == ("gzip", "gzip", 1)
+    assert text(packed) == plain.content.decode()
+    assert "Accept-Encoding" in packed["Vary"]
+    assert packed["ETag"] != plain["ETag"]
+    revalidated = visitor.get(
+        "/en/search/?q=compressible", HTTP_IF_NONE_MATCH=packed["ETag"], **GZIP
+    )
+    assert revalidated.status_code == 304
+
+
+@pytest.mark.django_db
+def test_each_language_and_query_string_is_cached_apart(visitor):
+    factories.paper(title_en="Gradient descent", title_zh_hans="梯度下降")
+    factories.paper(title_en="Attention", title_zh_hans="注意力")
+    urls = ["/en/search/?q=gradient", "/zh-hans/search/?q=gradient", "/en/search/?q=attention"]
+    for url in urls:
+        visitor.get(url)
+
+    pages = [text(cached_twice(visitor, url)) for url in urls]
+
+    assert '<html lang="en">' in pages[0] and "Gradient descent" in pages[0]
+    assert '<html lang="zh-hans">' in pages[1] and "梯度下降" in pages[1]
+    assert "Attention" in pages[2] and "Gradient descent" not in pages[2]
+
+
+# Who is never served from the cache ------------------------------------------------
+
+
+def _stale_behind_the_cache(paper):
+    """Change ``paper``'s title without any signal (a raw UPDATE), so a cached page
+    keeps the old title: whoever sees the new one was not served from the cache."""
+    Paper.objects.filter(pk=paper.pk).update(title_en="Changed behind the cache")
+
+
+@pytest.mark.django_db
+def test_staff_are_never_served_from_the_cache(visitor, editor_client):
+    paper = factories.paper(title_en="Old title")
+    cached_twice(visitor, paper.get_absolute_url())
+    _stale_behind_the_cache(paper)
+
+    staff_page = editor_client.get(paper.get_absolute_url())
+
+    assert "Changed behind the cache" in staff_page.content.decode()
+    assert "Old title" in visitor.get(paper.get_absolute_url()).content.decode()
+    assert "public" not in staff_page.get("Cache-Control", "")
+
+
+@pytest.mark.django_db
+def test_staff_pages_are_never_stored(visitor, editor_client):
+    paper = factories.paper(title_en="Old title")
+    editor_client.get(paper.get_absolute_url())
+
+    _response, queries = fetch(visitor, paper.get_absolute_url())
+
+    assert queries > 1
+
+
+@pytest.mark.django_db
+def test_preview_is_never_cached(visitor, editor_client):
+    paper = factories.paper(status=Status.DRAFT, title_en="Draft title")
+    url = f"{paper.get_absolute_url()}?preview=1"
+    editor_client.get(url)
+    visitor_page, _ = fetch(visitor, url)
+    assert visitor_page.status_code == 404
+
+    preview, queries = fetch(editor_client, url)
+
+    assert preview.status_code == 200
+    assert "Draft title" in preview.content.decode()
+    assert {"private", "no-store"} <= set(preview["Cache-Control"].split(", "))
+    Paper.objects.filter(pk=paper.pk).update(status=Status.PUBLISHED)
+    public_preview, public_queries = fetch(visitor, url)
+    assert public_preview.status_code == 200
+    assert public_queries > 1
+    assert "public" not in public_preview.get("Cache-Control", "")
+
+
+@pytest.mark.django_db
+def test_post_is_never_served_from_the_cache(visitor):
+    cached_twice(visitor, "/en/")
+
+    response = visitor.post("/en/")
+
+    assert response.status_code == 405
+
+
+@pytest.mark.django_db
+def test_the_admin_is_never_cached(visitor):
+    login = visitor.get("/admin/login/", **GZIP)
+
+    assert "public" not in login.get("Cache-Control", "")
+    assert login.get("Content-Encoding") is None  # pages with CSRF tokens: no BREACH
+    _again, queries = fetch(visitor, "/admin/login/")
+    assert queries == 0  # no content generation read, no cache involved
+
+
+@pytest.mark.django_db
+def test_a_visitor_with_a_messages_cookie_is_not_served_from_the_cache(visitor):
+    paper = factories.paper(title_en="Old title")
+    cached_twice(visitor, paper.get_absolute_url())
+    _stale_behind_the_cache(paper)
+    visitor.cookies["messages"] = "pending"
+
+    page = visitor.get(paper.get_absolute_url())
+
+    assert "Changed behind the cache" in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("change", "storable"),
+    [
+        (lambda request, response: None, True),
+        (lambda request, response: response.set_cookie("language", "en"), False),
+        (lambda request, response: response.__setitem__("Vary", "Cookie"), False),
+        (lambda request, response: response.__setitem__("Cache-Control", "private"), False),
+        (lambda request, response: request.META.update(CSRF_COOKIE_NEEDS_UPDATE=True), False),
+        (lambda request, response: setattr(response, "status_code", 404), False),
+    ],
+)
+def test_only_responses_with_nothing_personal_are_storable(change, storable):
+    request = RequestFactory().get("/en/")
+    response = HttpResponse("page")
+    change(request, response)
+
+    assert is_storable(request, response) is storable
+
+
+# Invalidation: a change shows on the next request ----------------------------------
+
+
+def check_admin_invalidation(visitor, editor_client):
+    """Cache pages, then change them through the admin: save, publish action, delete,
+    history restore; after each, the next anonymous request shows the change."""
+    paper = factories.paper(title_en="Before the edit")
+    with reversion.create_revision():  # the first version in the history
+        paper.save()
+    award = factories.award(conference=paper.conference, status=Status.DRAFT)
+    factories.award_entry(award, paper)
+    conference_url = paper.conference.get_absolute_url()
+    assert "Before the edit" in text(cached_twice(visitor, paper.get_absolute_url()))
+    assert award.name_en not in text(cached_twice(visitor, conference_url))
+
+    # A save through the change form (reversion keeps a version of it).
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["title_en"] = "After the edit"
+    assert editor_client.post(_change_url(paper), data).status_code == 302
+    assert "After the edit" in text(visitor.get(paper.get_absolute_url()))
+
+    # The publish action of the award changelist.
+    published = editor_client.post(
+        "/admin/papers/award/", {"action": "publish", "_selected_action": [award.pk]}
+    )
+    assert published.status_code == 302
+    assert award.name_en in text(visitor.get(conference_url))
+
+    # Restoring the older version from the history.
+    cached_twice(visitor, paper.get_absolute_url())
+    oldest = Version.objects.get_for_object(paper).last()
+    restore_url = f"/admin/papers/paper/{paper.pk}/history/{oldest.pk}/"
+    data = _form_data(editor_client.get(restore_url))
+    assert editor_client.post(restore_url, data).status_code == 302
+    assert "Before the edit" in text(visitor.get(paper.get_absolute_url()))
+
+    # Deleting the paper, then recovering it from the history.
+    cached_twice(visitor, paper.get_absolute_url())
+    deleted = editor_client.post(f"/admin/papers/paper/{paper.pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 302
+    assert visitor.get(paper.get_absolute_url()).status_code == 404
+    recover_url = f"/admin/papers/paper/recover/{Version.objects.get_deleted(Paper).get().pk}/"
+    data = _form_data(editor_client.get(recover_url))
+    assert editor_client.post(recover_url, data).status_code == 302
+    assert "Before the edit" in text(visitor.get(paper.get_absolute_url()))
+
+
+def check_import_invalidation(visitor, tmp_path):
+    """Cache a page, re-import its conference with a new title: the next request shows it."""
+    objects = small_fixture()
+    call_command("import_conference", str(write(tmp_path, objects)), stdout=io.StringIO())
+    url = Paper.objects.get(slug="p1").get_absolute_url()
+    assert "Paper One" in text(cached_twice(visitor, url))
+    before = content_generation()
+
+    paper = next(item for item in objects if item["model"] == "papers.paper")
+    paper["fields"]["title_en"] = "Paper One, revised"
+    call_command("import_conference", str(write(tmp_path, objects)), stdout=io.StringIO())
+
+    assert content_generation() == before + 1
+    assert "Paper One, revised" in text(visitor.get(url))
+
+
+@pytest.mark.django_db
+def test_admin_changes_show_on_the_next_request(visitor, editor_client):
+    check_admin_invalidation(visitor, editor_client)
+
+
+@pytest.mark.django_db
+def test_import_shows_on_the_next_request(visitor, tmp_path):
+    check_import_invalidation(visitor, tmp_path)
+
+
+@pytest.mark.django_db
+def test_an_import_that_changes_nothing_keeps_the_cache(tmp_path):
+    path = write(tmp_path, small_fixture())
+    call_command("import_conference", str(path), stdout=io.StringIO())
+    before = content_generation()
+
+    call_command("import_conference", str(path), stdout=io.StringIO())
+
+    assert content_generation() == before
+
+
+@pytest.mark.django_db
+def test_changes_to_many_to_many_fields_raise_the_generation():
+    authorship_paper = factories.paper(authors=[factories.author()])
+    authorship = authorship_paper.authorships.get()
+    before = content_generation()
+
+    authorship.affiliations.add(factories.institution())
+
+    # The institution's own save raises it once; adding it to the authorship, again.
+    assert content_generation() >= before + 2
+
+
+@pytest.mark.django_db
+def test_the_generation_row_is_made_again_when_missing():
+    ContentGeneration.objects.all().delete()
+
+    factories.venue()
+
+    assert content_generation() == 1
+
+
+# Redis (Django's RedisCache), as several app servers share it --------------------
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    """A Debian redis-server on a free local port, for this module's tests; stopped after."""
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server is not installed (make test installs Debian's redis-server)")
+    port = _free_port()
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+def on_redis(settings, redis_url):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "awardsite-tests",
+        }
+    }
+    caches["default"].clear()
+    yield
+    caches["default"].clear()
+
+
+@pytest.mark.django_db
+def test_redis_stores_the_pages(on_redis, visitor):
+    paper = factories.paper()
+
+    cached_twice(visitor, paper.get_absolute_url())
+
+    assert type(caches["default"]).__name__ == "RedisCache"
+    assert caches["default"]._cache.get_client().dbsize() >= 1
+
+
+@pytest.mark.django_db
+def test_admin_changes_show_on_the_next_request_on_redis(on_redis, visitor, editor_client):
+    check_admin_invalidation(visitor, editor_client)
+
+
+@pytest.mark.django_db
+def test_import_shows_on_the_next_request_on_redis(on_redis, visitor, tmp_path):
+    check_import_invalidation(visitor, tmp_path)
+
+
+@pytest.mark.django_db
+def test_with_the_cache_off_public_pages_are_still_gzipped_and_tagged(settings, visitor):
+    settings.PAGE_CACHE_ENABLED = False
+    factories.paper(title_en="A compressible title " * 20)
+
+    first, _ = fetch(visitor, "/en/search/?q=compressible", **GZIP)
+    second, queries = fetch(visitor, "/en/search/?q=compressible", **GZIP)
+
+    assert queries > 1
+    assert (first["Content-Encoding"], second["Cache-Control"]) == (
+        "gzip",
+        "public, max-age=0, s-maxage=60",
+    )
+    assert text(second) == text(first)
