@@ -29,7 +29,7 @@ def _edition(venue, year, winners=1, mentions=0, **fields):
         **fields,
     )
     for n in range(winners + mentions):
-        level = AwardEntry.Level.WINNER if n < winners else AwardEntry.Level.HONOURABLE_MENTION
+        level = "winner" if n < winners else "honourable-mention"
         paper = factories.paper(
             title_en=f"Paper {year}-{n}",
             authors=[factories.author(), factories.author()],

@@ -13,10 +13,12 @@ from PIL import Image
 
 from papers.importing import FixtureInvalid, import_fixture, prepare_image
 from papers.models import (
+    Affiliation,
     Author,
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     ImportRecord,
     Institution,
@@ -35,6 +37,7 @@ MODELS = [
     Authorship,
     PaperLink,
     Award,
+    AwardLevel,
     AwardEntry,
     ImportRecord,
 ]
@@ -44,13 +47,13 @@ def snapshot():
     """Every row of every table the importer writes, to compare before and after."""
     tables = {model.__name__: list(model.objects.order_by("pk").values()) for model in MODELS}
     tables["affiliations"] = sorted(
-        Authorship.affiliations.through.objects.values_list("authorship_id", "institution_id")
+        Affiliation.objects.values_list("authorship_id", "institution_id", "position")
     )
     return tables
 
 
 def small_fixture():
-    """A valid new conference: venue, conference, 2 authors, 1 paper, 1 award."""
+    """A valid new conference: venue, conference, 2 authors, 1 paper, 1 award, 1 level."""
     return [
         {"model": "papers.venue", "fields": {"slug": "tv", "acronym": "TV", "name_en": "Test"}},
         {
@@ -103,7 +106,20 @@ def small_fixture():
         },
         {
             "model": "papers.awardentry",
-            "fields": {"award": ["tv-2030", "best"], "paper": ["p1"], "level": "winner"},
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "paper": ["p1"],
+                "level": ["tv-2030", "best", "winner"],
+            },
+        },
+        {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "slug": "winner",
+                "name_en": "Winner",
+                "name_plural_en": "Winners",
+            },
         },
     ]
 
@@ -201,7 +217,7 @@ def test_import_unknown_model_names_the_object(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert len(lines) == 1
-    assert lines[0].startswith(f"{tmp_path / 'fixture.json'}, object 12: unknown model 'auth.user'")
+    assert lines[0].startswith(f"{tmp_path / 'fixture.json'}, object 13: unknown model 'auth.user'")
     assert snapshot() == before
 
 
@@ -267,11 +283,12 @@ def test_import_blank_required_field(tmp_path, before):
             "expected a list of natural keys, got a string",
         ),
         (
-            "papers.awardentry",
+            "papers.paperlink",
             {},
-            "level",
-            "gold",
-            "Value 'gold' is not a valid choice.",
+            "kind",
+            "website",
+            '"website" is not allowed; the values are pmlr, proceedings, openreview, arxiv, '
+            "poster, pdf, doi, project, code, dataset, video, slides",
         ),
     ],
 )
@@ -297,7 +314,7 @@ def test_import_duplicate_natural_key(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert lines == [
-        f'{tmp_path / "fixture.json"}, object 12, papers.author ["bob"]: '
+        f'{tmp_path / "fixture.json"}, object 13, papers.author ["bob"]: '
         "duplicate natural key: object 5 has the same key"
     ]
     assert snapshot() == before
@@ -579,9 +596,9 @@ def test_import_reports_every_problem_at_once(tmp_path, before):
         (2, "papers.conference", ("tv-2030",), "website"),
         (5, "papers.author", ("bob",), "name"),
         (6, "papers.paper", ("p1",), "title_de"),
-        (12, "papers.paper", None, None),
-        (12, "papers.paper", ("p9",), "title_en"),
-        (12, "papers.paper", ("p9",), "conference"),
+        (13, "papers.paper", None, None),
+        (13, "papers.paper", ("p9",), "title_en"),
+        (13, "papers.paper", ("p9",), "conference"),
     ]
     assert len(run_failing(write(tmp_path, objects))) == 6
     assert snapshot() == before
@@ -618,11 +635,11 @@ def test_import_creates_everything_with_references_in_any_order(tmp_path, db):
     assert list(paper.authorships.get(author__slug="bob").affiliations.all()) == [
         Institution.objects.get(slug="inst")
     ]
-    assert list(AwardEntry.objects.values_list("award__slug", "paper__slug", "level")) == [
+    assert list(AwardEntry.objects.values_list("award__slug", "paper__slug", "level__slug")) == [
         ("best", "p1", "winner")
     ]
     assert paper.conference.start_date.isoformat() == "2030-05-01"
-    assert out.splitlines()[-1] == "11 created, 0 updated, 0 unchanged."
+    assert out.splitlines()[-1] == "12 created, 0 updated, 0 unchanged."
 
 
 def test_import_leaves_new_objects_draft_unless_published(tmp_path, db):
@@ -644,10 +661,10 @@ def test_import_dry_run_writes_nothing_and_lists_every_object(tmp_path, icml, me
         'create papers.conference ["example-2026"]',
         'create papers.institution ["example-institute"]',
     ]
-    assert len(lines) == 15
+    assert len(lines) == 18
     assert (
         lines[-1]
-        == "14 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
+        == "17 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
     )
     assert snapshot() == before
     assert not (media / "papers").exists()
@@ -695,7 +712,7 @@ def test_import_applies_a_changed_file(tmp_path, db):
 
     assert Paper.objects.get(slug="p1").title_zh_hans == "论文一（修订）"
     assert not Authorship.objects.get(author__slug="bob").affiliations.exists()
-    assert out.splitlines()[-1] == "0 created, 2 updated, 9 unchanged."
+    assert out.splitlines()[-1] == "0 created, 2 updated, 10 unchanged."
 
 
 def test_import_swaps_author_positions(tmp_path, db):
@@ -727,7 +744,7 @@ def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
         'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
         'import; kept "编辑修改的标题", the file has "论文一" (--overwrite takes the '
         "file's value)",
-        f"No object changed: {path} matches the database (11 objects) except 1 field an "
+        f"No object changed: {path} matches the database (12 objects) except 1 field an "
         "editor changed, kept (use --overwrite to take the file's values).",
     ]
     assert snapshot() == before
@@ -759,7 +776,7 @@ def test_import_overwrite_takes_the_files_value(tmp_path, db):
     out, _ = run(path, "--overwrite")
 
     assert Paper.objects.get(slug="p1").title_zh_hans == "论文一"
-    assert out.splitlines()[-1] == "0 created, 1 updated, 10 unchanged."
+    assert out.splitlines()[-1] == "0 created, 1 updated, 11 unchanged."
     assert run(path)[0] == f"Nothing to change: the database already matches {path} (11 objects).\n"
 
 
@@ -822,7 +839,7 @@ def test_documented_example_imports(icml, media):
     assert paper.image.name == "papers/learning-from-examples.png"
     with Image.open(media / paper.image.name) as stored:
         assert (stored.format, stored.size) == ("PNG", (64, 48))
-    assert out.splitlines()[-1] == "14 created, 0 updated, 0 unchanged."
+    assert out.splitlines()[-1] == "17 created, 0 updated, 0 unchanged."
 
 
 def test_documented_example_is_the_one_in_the_docs():
@@ -893,7 +910,7 @@ def test_loaddata_of_shipped_fixtures_still_works_and_import_agrees(db):
     assert {k: v for k, v in snapshot().items() if k != "ImportRecord"} == {
         k: v for k, v in before.items() if k != "ImportRecord"
     }
-    assert ImportRecord.objects.count() == 219
+    assert ImportRecord.objects.count() == 223
 
 
 def test_documented_yaml_snippet_matches_the_example():

@@ -25,7 +25,7 @@ def _award_with_papers(count, conference=None):
             affiliations=[institution],
             links=[(PaperLink.Kind.ARXIV, f"https://arxiv.org/abs/2501.{n:05d}")],
         )
-        level = AwardEntry.Level.WINNER if n % 2 else AwardEntry.Level.HONOURABLE_MENTION
+        level = "winner" if n % 2 else "honourable-mention"
         factories.award_entry(award, paper, level=level, position=n)
     return award
 
