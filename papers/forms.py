@@ -146,7 +146,8 @@ class AuthorshipForm(forms.ModelForm):
         field.widget = OrderedAutocompleteSelectMultiple(
             Authorship._meta.get_field("affiliations"), admin.site
         )
-        if self.instance.pk and "affiliations" not in self.initial:
+        field.widget.choices = field.choices  # as the field does for its own widget
+        if self.instance.pk:  # in the paper's order, not the institutions' own
             self.initial["affiliations"] = [
                 row.institution_id for row in self.instance.affiliation_rows.all()
             ]

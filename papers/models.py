@@ -91,12 +91,8 @@ class ConferenceQuerySet(models.QuerySet):
         """Conferences with ``award_count`` (published awards) and ``paper_count``
         (published papers published there), for a venue's list of editions."""
         return self.annotate(
-            award_count=Count(
-                "awards", filter=Q(awards__status=Status.PUBLISHED), distinct=True
-            ),
-            paper_count=Count(
-                "papers", filter=Q(papers__status=Status.PUBLISHED), distinct=True
-            ),
+            award_count=Count("awards", filter=Q(awards__status=Status.PUBLISHED), distinct=True),
+            paper_count=Count("papers", filter=Q(papers__status=Status.PUBLISHED), distinct=True),
         )
 
     def for_listing(self):
@@ -599,9 +595,7 @@ def affiliations_in_order(lookup="affiliations"):
     """
     return Prefetch(
         lookup,
-        queryset=Institution.objects.order_by(
-            "affiliation_rows__position", "affiliation_rows__pk"
-        ),
+        queryset=Institution.objects.order_by("affiliation_rows__position", "affiliation_rows__pk"),
     )
 
 
@@ -828,12 +822,16 @@ class AwardEntryQuerySet(models.QuerySet):
 
     def for_award(self):
         """Entries with their levels, papers and ordered authors: the top level first."""
-        return self.in_level_order().select_related("paper__conference").prefetch_related(
-            Prefetch(
-                "paper__authorships",
-                queryset=Authorship.objects.select_related("author").order_by("position"),
-            ),
-            "paper__links",
+        return (
+            self.in_level_order()
+            .select_related("paper__conference")
+            .prefetch_related(
+                Prefetch(
+                    "paper__authorships",
+                    queryset=Authorship.objects.select_related("author").order_by("position"),
+                ),
+                "paper__links",
+            )
         )
 
     def for_paper(self):
@@ -906,8 +904,10 @@ class AwardEntry(models.Model):
             raise ValidationError(
                 {
                     "level": ValidationError(
-                        _("This level belongs to another award; this award's levels are: "
-                          "%(levels)s."),
+                        _(
+                            "This level belongs to another award; this award's levels are: "
+                            "%(levels)s."
+                        ),
                         code="level_of_other_award",
                         params={"levels": levels or "–"},
                     )

@@ -79,9 +79,7 @@ class VenueDetailView(DetailView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["conferences"] = (
-            self.object.conferences.published().for_venue().newest_first()
-        )
+        context["conferences"] = self.object.conferences.published().for_venue().newest_first()
         return context
 
 

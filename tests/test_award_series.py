@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import AwardEntry, Status
+from papers.models import Status
 
 from . import factories
 from .html import visible_text

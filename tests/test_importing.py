@@ -283,12 +283,11 @@ def test_import_blank_required_field(tmp_path, before):
             "expected a list of natural keys, got a string",
         ),
         (
-            "papers.paperlink",
+            "papers.paper",
             {},
-            "kind",
-            "website",
-            '"website" is not allowed; the values are pmlr, proceedings, openreview, arxiv, '
-            "poster, pdf, doi, project, code, dataset, video, slides",
+            "status",
+            "public",
+            '"public" is not allowed; the values are draft, published',
         ),
     ],
 )
@@ -686,7 +685,7 @@ def test_import_dry_run_shows_updates_and_unchanged(tmp_path, db):
     assert 'unchanged papers.author ["ann"]' in lines
     assert (
         lines[-1]
-        == "0 would be created, 1 would be updated, 10 unchanged. Dry run: nothing was written."
+        == "0 would be created, 1 would be updated, 11 unchanged. Dry run: nothing was written."
     )
     assert snapshot() == before
 
@@ -777,7 +776,7 @@ def test_import_overwrite_takes_the_files_value(tmp_path, db):
 
     assert Paper.objects.get(slug="p1").title_zh_hans == "论文一"
     assert out.splitlines()[-1] == "0 created, 1 updated, 11 unchanged."
-    assert run(path)[0] == f"Nothing to change: the database already matches {path} (11 objects).\n"
+    assert run(path)[0] == f"Nothing to change: the database already matches {path} (12 objects).\n"
 
 
 def test_import_keeps_values_never_imported_but_fills_empty_ones(tmp_path, icml):
@@ -1190,5 +1189,103 @@ def test_import_author_position_zero_says_positions_start_at_1(tmp_path, before)
         f'{tmp_path / "fixture.json"}, object 7, papers.authorship ["p1", "ann"], '
         "field 'position': author positions on paper p1 are 0, 1: 0 is not allowed, "
         "positions start at 1 (with 2 authors they are 1, 2, each once)"
+    ]
+    assert snapshot() == before
+
+
+# --- award levels, link kinds and affiliation order (issue 9) -------------------------
+
+
+def test_import_unknown_level_lists_the_awards_levels(tmp_path, before):
+    objects = small_fixture()
+    objects.append(
+        {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "slug": "runner-up",
+                "name_en": "Runner-up",
+                "name_plural_en": "Runners-up",
+                "position": 2,
+            },
+        }
+    )
+    obj(objects, "papers.awardentry")["fields"]["level"] = ["tv-2030", "best", "honorable-mention"]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        "field 'level': refers to papers.awardlevel "
+        '["tv-2030", "best", "honorable-mention"], which is neither in this file nor in the '
+        'database; the levels of award ["tv-2030", "best"] are winner, runner-up'
+    ]
+    assert snapshot() == before
+
+
+def test_import_level_of_another_award_is_refused(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.awardentry")["fields"]["level"] = [
+        "icml-2025",
+        "test-of-time",
+        "honourable-mention",
+    ]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        'field \'level\': the level ["icml-2025", "test-of-time", "honourable-mention"] '
+        'belongs to another award; the levels of award ["tv-2030", "best"] are winner'
+    ]
+    assert snapshot() == before
+
+
+def test_import_accepts_every_link_kind(tmp_path, db):
+    objects = small_fixture()
+    kinds = ["proceedings", "project", "dataset", "video", "slides"]
+    objects += [
+        {
+            "model": "papers.paperlink",
+            "fields": {"paper": ["p1"], "kind": kind, "url": f"https://{kind}.example.org/"},
+        }
+        for kind in kinds
+    ]
+
+    import_fixture(write(tmp_path, objects))
+
+    assert sorted(PaperLink.objects.values_list("kind", flat=True)) == sorted(["code", *kinds])
+
+
+def test_import_keeps_affiliation_order_and_notices_a_change(tmp_path, db):
+    objects = small_fixture()
+    objects.append({"model": "papers.institution", "fields": {"slug": "abc", "name_en": "Abc"}})
+    bob = obj(objects, "papers.authorship", position=2)
+    bob["fields"]["affiliations"] = [["inst"], ["abc"]]  # not alphabetical
+    import_fixture(write(tmp_path, objects))
+    exported = tmp_path / "exported.json"
+    call_command("export_conference", "tv-2030", "-o", str(exported), stderr=io.StringIO())
+
+    written = obj(json.loads(exported.read_text()), "papers.authorship", position=2)
+    bob["fields"]["affiliations"] = [["abc"], ["inst"]]
+    out, _ = run(write(tmp_path, objects), "--dry-run")
+
+    assert written["fields"]["affiliations"] == [["inst"], ["abc"]]
+    assert 'update papers.authorship ["p1", "bob"]: affiliations' in out.splitlines()
+    run(write(tmp_path, objects))
+    authorship = Paper.objects.for_detail().get(slug="p1").ordered_authorships[1]
+    assert [i.slug for i in authorship.affiliations.all()] == ["abc", "inst"]
+
+
+def test_import_unknown_link_kind_lists_the_kinds(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.paperlink")["fields"]["kind"] = "website"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f"{tmp_path / 'fixture.json'}, object 9, papers.paperlink, field 'kind': "
+        '"website" is not allowed; the values are pmlr, proceedings, openreview, arxiv, '
+        "poster, pdf, doi, project, code, dataset, video, slides"
     ]
     assert snapshot() == before

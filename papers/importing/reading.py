@@ -464,9 +464,8 @@ def _check_references(path, items, in_file, problems):
                     known = ""
                     if spec.target is AwardLevel:
                         levels = _levels_of(key[:2], in_file)
-                        known = f"; the levels of award {format_key(key[:2])} are " + (
-                            ", ".join(levels) if levels else "none yet (add papers.awardlevel objects)"
-                        )
+                        listed = ", ".join(levels) or "none yet (add papers.awardlevel objects)"
+                        known = f"; the levels of award {format_key(key[:2])} are {listed}"
                     problems.append(
                         Problem(
                             path,
