@@ -128,11 +128,26 @@ def synthetic_fixture(papers, authors):
     )
     objects += [
         {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["synth-2030", "best-paper"],
+                "slug": slug,
+                "name_en": name,
+                "name_plural_en": name + "s",
+                "position": position,
+            },
+        }
+        for position, (slug, name) in enumerate(
+            [("winner", "Winner"), ("honourable-mention", "Honourable mention")], start=1
+        )
+    ]
+    objects += [
+        {
             "model": "papers.awardentry",
             "fields": {
                 "award": ["synth-2030", "best-paper"],
                 "paper": [f"paper-{p}"],
-                "level": "winner" if p < 10 else "honourable-mention",
+                "level": ["synth-2030", "best-paper", "winner" if p < 10 else "honourable-mention"],
                 "position": p % 10,
             },
         }
