@@ -1289,3 +1289,18 @@ def test_import_unknown_link_kind_lists_the_kinds(tmp_path, before):
         "poster, pdf, doi, project, code, dataset, video, slides"
     ]
     assert snapshot() == before
+
+
+def test_benchmark_fixture_imports(tmp_path, db):
+    """`make bench-import` times a synthetic fixture: it must stay a valid one."""
+    import importlib.util
+
+    script = Path(__file__).parents[1] / "benchmarks" / "import_conference.py"
+    spec = importlib.util.spec_from_file_location("bench_import_conference", script)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    plan = import_fixture(write(tmp_path, bench.synthetic_fixture(papers=20, authors=30)))
+
+    assert plan.problems == []
+    assert AwardEntry.objects.filter(level__slug="honourable-mention").count() == 10
