@@ -537,6 +537,8 @@ class Authorship(models.Model):
     def natural_key(self):
         return (self.paper.slug, self.author.slug)
 
+    natural_key.dependencies = ["papers.paper", "papers.author"]
+
     def set_affiliations(self, institutions):
         """Make ``institutions`` (in order, first listed first) this authorship's affiliations."""
         self.affiliation_rows.exclude(institution__in=institutions).delete()
@@ -548,8 +550,6 @@ class Authorship(models.Model):
             if row.pk is None or row.position != position:
                 row.position = position
                 row.save()
-
-    natural_key.dependencies = ["papers.paper", "papers.author"]
 
 
 class Affiliation(models.Model):
