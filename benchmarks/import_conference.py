@@ -164,6 +164,7 @@ def synthetic_fixture(papers, authors, conferences=1, awards=1, entries_per_awar
             }
         )
     half = max(1, entries_per_award // 2)
+    levels = [("winner", "Winner"), ("honourable-mention", "Honourable mention")]
     for a in range(awards):
         conference = a % conferences
         key = [conference_slug(conference), award_slug(a)]
@@ -179,6 +180,19 @@ def synthetic_fixture(papers, authors, conferences=1, awards=1, entries_per_awar
                 },
             }
         )
+        objects += [
+            {
+                "model": "papers.awardlevel",
+                "fields": {
+                    "award": key,
+                    "slug": slug,
+                    "name_en": name,
+                    "name_plural_en": name + "s",
+                    "position": position,
+                },
+            }
+            for position, (slug, name) in enumerate(levels, start=1)
+        ]
         first = a // conferences * entries_per_award  # this award's papers of the conference
         objects += [
             {
@@ -186,7 +200,7 @@ def synthetic_fixture(papers, authors, conferences=1, awards=1, entries_per_awar
                 "fields": {
                     "award": key,
                     "paper": [f"paper-{conference + conferences * (first + i)}"],
-                    "level": "winner" if i < half else "honourable-mention",
+                    "level": [*key, "winner" if i < half else "honourable-mention"],
                     "position": i % half,
                 },
             }

@@ -19,19 +19,31 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from easy_thumbnails.exceptions import InvalidImageFormatError
 from easy_thumbnails.files import get_thumbnailer
-from modeltranslation.admin import TabbedDjangoJqueryTranslationAdmin, TranslationStackedInline
+from modeltranslation.admin import (
+    TabbedDjangoJqueryTranslationAdmin,
+    TranslationStackedInline,
+    TranslationTabularInline,
+)
 from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 from reversion_compare.admin import CompareVersionAdmin
 
 from .editing import EditTokenFormMixin
-from .forms import POSITION_OFFSET, AuthorshipFormSet, TeaserImageField, move_positions_aside
+from .forms import (
+    POSITION_OFFSET,
+    AuthorshipForm,
+    AuthorshipFormSet,
+    TeaserImageField,
+    choices_listed,
+    move_positions_aside,
+)
 from .history import register_models
 from .models import (
     Author,
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     Institution,
     Paper,
@@ -89,7 +101,15 @@ class MissingChineseFilter(admin.SimpleListFilter):
         return None
 
 
-class ContentAdmin(CompareVersionAdmin):
+class ChoicesListedMixin:
+    """Choice fields whose invalid-choice error names every allowed value."""
+
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        field = super().formfield_for_choice_field(db_field, request, **kwargs)
+        return choices_listed(field, db_field.choices)
+
+
+class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
     """History, compare and restore for every content model (django-reversion-compare).
 
     django-reversion-compare's compare view checks only that the user is staff; here it
@@ -286,22 +306,33 @@ class AuthorshipInline(SortableTabularInline):
     """
 
     model = Authorship
+    form = AuthorshipForm
     formset = AuthorshipFormSet
     extra = 0
-    autocomplete_fields = ["author", "affiliations"]
+    autocomplete_fields = ["author"]
     ordering = ["position"]
 
 
-class PaperLinkInline(admin.TabularInline):
+class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
     model = PaperLink
     extra = 0
     formfield_overrides = URL_FIELDS
 
 
 class AwardEntryInline(admin.TabularInline):
+    """A paper's awards; the level is one of the chosen award's levels (checked on save)."""
+
     model = AwardEntry
     extra = 0
     autocomplete_fields = ["award", "paper"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("award__conference", "level")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "level":
+            kwargs["queryset"] = AwardLevel.objects.select_related("award__conference")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(Paper)
@@ -364,11 +395,33 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
         return format_html('<img src="{}" alt="{}">', url, obj.image_alt_en)
 
 
+class AwardLevelInline(TranslationTabularInline):
+    """An award's levels (winner, runner-up, ...), the top level with the lowest position."""
+
+    model = AwardLevel
+    extra = 0
+    fields = ["slug", "name", "name_plural", "position"]
+
+
 class AwardEntryForAwardInline(admin.TabularInline):
+    """An award's papers; the level list offers this award's levels only."""
+
     model = AwardEntry
     extra = 0
     autocomplete_fields = ["paper"]
     fields = ["paper", "level", "position"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        self.award = obj
+        return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "level":
+            award = getattr(self, "award", None)
+            kwargs["queryset"] = AwardLevel.objects.filter(
+                award=award if award is not None and award.pk else None
+            ).select_related("award__conference")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(Award)
@@ -379,14 +432,14 @@ class AwardAdmin(PublishingAdmin):
     search_fields = ["name_en", "name_zh_hans", "slug", "conference__slug"]
     autocomplete_fields = ["conference"]
     prepopulated_fields = {"slug": ["name_en"]}
-    inlines = [AwardEntryForAwardInline]
+    inlines = [AwardLevelInline, AwardEntryForAwardInline]
 
 
 @admin.register(AwardEntry)
 class AwardEntryAdmin(ContentAdmin):
     list_display = ["paper", "award", "level", "position"]
-    list_filter = ["level", "award__conference", "award__slug"]
-    list_select_related = ["paper", "award__conference"]
+    list_filter = ["level__slug", "award__conference", "award__slug"]
+    list_select_related = ["paper", "award__conference", "level__award__conference"]
     search_fields = ["paper__title_en", "paper__title_zh_hans", "award__name_en"]
     autocomplete_fields = ["award", "paper"]
 
@@ -396,7 +449,8 @@ class AuthorshipAdmin(ContentAdmin):
     list_display = ["author", "paper", "position"]
     list_select_related = ["author", "paper"]
     search_fields = ["author__name", "paper__title_en", "paper__title_zh_hans"]
-    autocomplete_fields = ["author", "paper", "affiliations"]
+    autocomplete_fields = ["author", "paper"]
+    form = AuthorshipForm
 
 
 @admin.register(PaperLink)

@@ -18,6 +18,7 @@ from .models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     Institution,
     Paper,
@@ -48,7 +49,8 @@ def belonging_to(conference):
 
     The conference, its awards and award entries; the papers published at it and the
     papers awarded at it (a test-of-time award goes to papers of an earlier edition);
-    their authorships, authors, affiliated institutions and links; and the
+    their authorships (affiliations in order), authors, affiliated institutions and
+    links; the awards' levels; and the
     conferences those papers were published at, with their venues, so the file
     imports into an empty database. An earlier conference is exported on its own,
     without its awards or other papers (export that conference for those).
@@ -64,11 +66,16 @@ def belonging_to(conference):
         Institution: Institution.objects.filter(authorships__in=authorships).distinct(),
         Author: Author.objects.filter(authorships__in=authorships).distinct(),
         Paper: papers.select_related("conference"),
-        Authorship: authorships.select_related("paper", "author").prefetch_related("affiliations"),
+        Authorship: authorships.select_related("paper", "author").prefetch_related(
+            "affiliation_rows__institution"
+        ),
         PaperLink: PaperLink.objects.filter(paper__in=papers).select_related("paper"),
         Award: Award.objects.filter(conference=conference).select_related("conference"),
+        AwardLevel: AwardLevel.objects.filter(award__conference=conference).select_related(
+            "award__conference"
+        ),
         AwardEntry: AwardEntry.objects.filter(award__conference=conference).select_related(
-            "award__conference", "paper"
+            "award__conference", "paper", "level__award__conference"
         ),
     }
 

@@ -3,12 +3,14 @@ formset the editors' admin uses."""
 
 from adminsortable2.admin import CustomInlineFormSet
 from django import forms
+from django.contrib import admin
+from django.contrib.admin.widgets import AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
 from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 
 from .images import clean_image
-from .models import Award, Conference
+from .models import Authorship, Award, Conference, Institution
 from .templatetags.awards import localized_value
 
 # Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
@@ -86,6 +88,74 @@ class AuthorshipFormSet(CustomInlineFormSet):
             ]
             move_positions_aside(self.model._default_manager.filter(pk__in=moved))
         return super().save_existing_objects(commit)
+
+
+def choices_listed(field, choices):
+    """``field`` (a form ChoiceField) with an invalid-choice error naming every allowed value.
+
+    Django's own message says only that the value is not one of the choices.
+    """
+    allowed = ", ".join(str(value) for value, _label in choices if value not in ("", None))
+    field.error_messages["invalid_choice"] = _(
+        "Select a valid choice. %%(value)s is not one of the allowed values: %(allowed)s."
+    ) % {"allowed": allowed}
+    return field
+
+
+class OrderedAutocompleteSelectMultiple(AutocompleteSelectMultiple):
+    """The admin's autocomplete for several objects, showing the chosen ones in the
+    order of the value (the browser then submits them in that order too)."""
+
+    def optgroups(self, name, value, attr=None):
+        groups = super().optgroups(name, value, attr)
+        order = {str(part): index for index, part in enumerate(value)}
+        for _group, options, _index in groups:
+            options.sort(key=lambda option: order.get(str(option["value"]), len(order)))
+        return groups
+
+
+class OrderedInstitutionsField(forms.ModelMultipleChoiceField):
+    """Institutions chosen in order: ``clean`` returns a list, first chosen first."""
+
+    def clean(self, value):
+        chosen = {str(obj.pk): obj for obj in super().clean(value)}
+        return [chosen[str(pk)] for pk in dict.fromkeys(value or []) if str(pk) in chosen]
+
+
+class AuthorshipForm(forms.ModelForm):
+    """An authorship with its affiliations in order (see ``papers.models.Affiliation``).
+
+    The institutions are picked by typing part of the name; the order they are picked
+    in is the order the paper lists them, and is kept when the form is shown again.
+    """
+
+    affiliations = OrderedInstitutionsField(
+        queryset=Institution.objects.all(),
+        required=False,
+        label=_("affiliations"),
+        help_text=_("In the order the paper lists them."),
+    )
+
+    class Meta:
+        model = Authorship
+        fields = ["paper", "author", "position", "affiliations"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["affiliations"]
+        field.widget = OrderedAutocompleteSelectMultiple(
+            Authorship._meta.get_field("affiliations"), admin.site
+        )
+        field.widget.choices = field.choices  # as the field does for its own widget
+        if self.instance.pk:  # in the paper's order, not the institutions' own
+            self.initial["affiliations"] = [
+                row.institution_id for row in self.instance.affiliation_rows.all()
+            ]
+
+    def _save_m2m(self):
+        super()._save_m2m()
+        if "affiliations" in self.cleaned_data:
+            self.instance.set_affiliations(self.cleaned_data["affiliations"])
 
 
 def _excluding_position(get_exclusions):

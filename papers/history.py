@@ -3,8 +3,8 @@ written in bulk by the importer.
 
 An object's version is taken together with what belongs to it (django-reversion's
 ``follow``), so that restoring a version or recovering a deleted object brings all of it
-back: a conference with its awards, an award with its winners and honourable mentions,
-a paper with its authorships (and their affiliations), links and award entries.
+back: a conference with its awards, an award with its levels and their entries, a paper
+with its authorships (and their affiliations, in order), links and award entries.
 
 ``register_models()`` registers every content model once, explicitly (the admin would
 otherwise register them implicitly, in the order it meets them, and an award met first
@@ -28,10 +28,12 @@ from modeltranslation.translator import NotRegistered, translator
 from reversion.models import Revision, Version
 
 from .models import (
+    Affiliation,
     Author,
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     Institution,
     Paper,
@@ -47,9 +49,12 @@ FOLLOW = {
     Institution: (),
     Author: (),
     Paper: ("authorships", "links", "award_entries"),
-    Authorship: (),
+    # An explicit through model: its rows are not in the authorship's serialisation.
+    Authorship: ("affiliation_rows",),
+    Affiliation: (),
     PaperLink: (),
-    Award: ("entries",),
+    Award: ("levels", "entries"),
+    AwardLevel: (),
     AwardEntry: (),
 }
 # Rows per query when versions are written in bulk (below SQLite's parameter limit).
@@ -57,7 +62,9 @@ BATCH_SIZE = 500
 # What each model's __str__ reads from related objects (a version stores it as its name).
 REPR_RELATED = {
     Authorship: ("author",),
+    Affiliation: ("authorship__author", "institution"),
     Award: ("conference",),
+    AwardLevel: ("award__conference",),
     AwardEntry: ("award__conference", "paper"),
 }
 

@@ -136,7 +136,8 @@ def scholarly_article(paper, page_url, request=None):
     """A schema.org ScholarlyArticle for ``paper`` as a dict (serialise with ``json_ld``).
 
     Authors carry their affiliations and author page; ``sameAs`` lists the
-    paper's external pages; ``award`` names each published award it received.
+    paper's external pages; ``award`` names each published award it received, with
+    the level when it is not the award's top level (``AwardEntryQuerySet.in_level_order``).
     """
     article = {
         "@context": "https://schema.org",
@@ -188,7 +189,7 @@ def scholarly_article(paper, page_url, request=None):
         article["identifier"] = {"@type": "PropertyValue", "propertyID": "DOI", "value": ids["doi"]}
     awards = [
         f"{entry.award.conference.name_en} {entry.award.name_en}"
-        + (" (honourable mention)" if entry.is_honourable_mention else "")
+        + ("" if entry.is_top_level else f" ({entry.level.name_en})")
         for entry in paper.award_entries.all()
     ]
     if awards:

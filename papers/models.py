@@ -8,7 +8,7 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Case, Count, Prefetch, Q, Value, When
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -41,6 +41,10 @@ class VenueQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
 
+    def published(self):
+        """Venues with at least one published conference."""
+        return self.filter(Exists(Conference.objects.published().filter(venue=OuterRef("pk"))))
+
 
 class Venue(models.Model):
     """A conference series, such as ICML, whose editions are conferences."""
@@ -60,6 +64,9 @@ class Venue(models.Model):
     def __str__(self):
         return self.acronym
 
+    def get_absolute_url(self):
+        return reverse("papers:venue-detail", kwargs={"slug": self.slug})
+
     def natural_key(self):
         return (self.slug,)
 
@@ -73,6 +80,22 @@ class ConferenceQuerySet(models.QuerySet):
 
     def newest_first(self):
         return self.order_by("-year", "-start_date", "slug")
+
+    def with_awards(self):
+        """Conferences that give at least one published award of their own.
+
+        Leaves out editions kept only as where papers were published (an edition whose
+        papers a later conference honoured): the venue page lists those.
+        """
+        return self.filter(Exists(Award.objects.published().filter(conference=OuterRef("pk"))))
+
+    def for_venue(self):
+        """Conferences with ``award_count`` (published awards) and ``paper_count``
+        (published papers published there), for a venue's list of editions."""
+        return self.annotate(
+            award_count=Count("awards", filter=Q(awards__status=Status.PUBLISHED), distinct=True),
+            paper_count=Count("papers", filter=Q(papers__status=Status.PUBLISHED), distinct=True),
+        )
 
     def for_listing(self):
         """Conferences with their venue and published awards, for the home page.
@@ -206,7 +229,7 @@ class AuthorQuerySet(models.QuerySet):
                 queryset=Authorship.objects.filter(paper__in=Paper.objects.published())
                 .select_related("paper__conference__venue")
                 .prefetch_related(
-                    "affiliations",
+                    affiliations_in_order(),
                     Prefetch(
                         "paper__award_entries",
                         queryset=AwardEntry.objects.published().for_paper(),
@@ -286,7 +309,7 @@ class PaperQuerySet(models.QuerySet):
             Prefetch(
                 "authorships",
                 queryset=Authorship.objects.select_related("author")
-                .prefetch_related("affiliations")
+                .prefetch_related(affiliations_in_order())
                 .order_by("position"),
             ),
             "links",
@@ -496,6 +519,7 @@ class Authorship(models.Model):
     )
     affiliations = models.ManyToManyField(
         "papers.Institution",
+        through="papers.Affiliation",
         blank=True,
         related_name="authorships",
         verbose_name=_("affiliations"),
@@ -523,6 +547,65 @@ class Authorship(models.Model):
 
     natural_key.dependencies = ["papers.paper", "papers.author"]
 
+    def set_affiliations(self, institutions):
+        """Make ``institutions`` (in order, first listed first) this authorship's affiliations."""
+        self.affiliation_rows.exclude(institution__in=institutions).delete()
+        current = {row.institution_id: row for row in self.affiliation_rows.all()}
+        for position, institution in enumerate(institutions, start=1):
+            row = current.get(institution.pk) or Affiliation(
+                authorship=self, institution=institution
+            )
+            if row.pk is None or row.position != position:
+                row.position = position
+                row.save()
+
+
+class Affiliation(models.Model):
+    """One institution of an authorship, in the order the paper lists them (first first)."""
+
+    authorship = models.ForeignKey(
+        "papers.Authorship",
+        on_delete=models.CASCADE,
+        related_name="affiliation_rows",
+        verbose_name=_("authorship"),
+    )
+    institution = models.ForeignKey(
+        "papers.Institution",
+        on_delete=models.PROTECT,
+        related_name="affiliation_rows",
+        verbose_name=_("institution"),
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"),
+        default=0,
+        help_text=_("Order among the author's affiliations on this paper, lowest first."),
+    )
+
+    class Meta:
+        verbose_name = _("affiliation")
+        verbose_name_plural = _("affiliations")
+        # No unique position: the order is the point, ties fall back to the order of entry.
+        ordering = ["authorship", "position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["authorship", "institution"], name="affiliation_unique_institution"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.authorship}: {self.institution}"
+
+
+def affiliations_in_order(lookup="affiliations"):
+    """A Prefetch of an authorship's institutions in the order the paper lists them.
+
+    Prefetching ``"affiliations"`` alone would give Institution's own order (by slug).
+    """
+    return Prefetch(
+        lookup,
+        queryset=Institution.objects.order_by("affiliation_rows__position", "affiliation_rows__pk"),
+    )
+
 
 class PaperLinkQuerySet(models.QuerySet):
     def get_by_natural_key(self, paper_slug, kind):
@@ -530,17 +613,22 @@ class PaperLinkQuerySet(models.QuerySet):
 
 
 class PaperLink(models.Model):
-    """A typed external link of a paper: its arXiv, OpenReview, PMLR or poster page."""
+    """A typed external link of a paper: its proceedings, arXiv, code, dataset, video, ..."""
 
     class Kind(models.TextChoices):
         # Declaration order is the order links are shown in.
         PMLR = "pmlr", _("PMLR proceedings")
+        PROCEEDINGS = "proceedings", _("Proceedings")
         OPENREVIEW = "openreview", _("OpenReview")
         ARXIV = "arxiv", _("arXiv")
         POSTER = "poster", _("Conference poster page")
         PDF = "pdf", _("PDF")
         DOI = "doi", _("DOI")
+        PROJECT = "project", _("Project page")
         CODE = "code", _("Code")
+        DATASET = "dataset", _("Dataset")
+        VIDEO = "video", _("Video")
+        SLIDES = "slides", _("Slides")
 
     paper = models.ForeignKey(
         "papers.Paper", on_delete=models.CASCADE, related_name="links", verbose_name=_("paper")
@@ -664,13 +752,53 @@ class Award(SlugFromTitleMixin, models.Model):
         )
 
 
-# Winners before honourable mentions. An expression rather than a stored column:
-# loaddata saves raw, without calling save(), so a derived column could go stale.
-LEVEL_RANK = Case(
-    When(level="winner", then=Value(0)),
-    default=Value(1),
-    output_field=models.PositiveSmallIntegerField(),
-)
+class AwardLevelQuerySet(models.QuerySet):
+    def get_by_natural_key(self, conference_slug, award_slug, slug):
+        return self.get(award__conference__slug=conference_slug, award__slug=award_slug, slug=slug)
+
+
+class AwardLevel(models.Model):
+    """A rank an award gives, such as winner, runner-up or honourable mention.
+
+    Each award declares its own levels; ``position`` orders them, the lowest (the top
+    level) first: on every page, in feeds and citations.
+    """
+
+    award = models.ForeignKey(
+        "papers.Award", on_delete=models.CASCADE, related_name="levels", verbose_name=_("award")
+    )
+    slug = models.SlugField(
+        _("slug"), max_length=50, help_text=_("The level's key, e.g. winner or runner-up.")
+    )
+    name = models.CharField(
+        _("name"), max_length=100, help_text=_("For one paper, e.g. Honourable mention.")
+    )
+    name_plural = models.CharField(
+        _("name for several papers"),
+        max_length=100,
+        help_text=_("For two papers or more, e.g. Honourable mentions."),
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), default=0, help_text=_("Order within the award, the top level lowest.")
+    )
+
+    objects = AwardLevelQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("award level")
+        verbose_name_plural = _("award levels")
+        ordering = ["award", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["award", "slug"], name="awardlevel_unique_slug"),
+        ]
+
+    def __str__(self):
+        return f"{self.award}: {self.name_en}"
+
+    def natural_key(self):
+        return (*self.award.natural_key(), self.slug)
+
+    natural_key.dependencies = ["papers.award"]
 
 
 class AwardEntryQuerySet(models.QuerySet):
@@ -685,10 +813,26 @@ class AwardEntryQuerySet(models.QuerySet):
         """Entries whose award and paper are both published."""
         return self.filter(award__in=Award.objects.published(), paper__in=Paper.objects.published())
 
-    def for_award(self):
-        """Entries with their papers and ordered authors: winners first."""
+    def in_level_order(self):
+        """Entries in the award's order: by level (the top level first), then position.
+
+        ``is_top_level`` is annotated: true for entries of their award's top level
+        (the one with the lowest position), which badges show without the level's name.
+        """
+        lower = AwardLevel.objects.filter(
+            award=OuterRef("award_id"), position__lt=OuterRef("level__position")
+        )
         return (
-            self.select_related("paper__conference")
+            self.select_related("level")
+            .annotate(is_top_level=~Exists(lower))
+            .order_by(*AwardEntry.LEVEL_ORDER)
+        )
+
+    def for_award(self):
+        """Entries with their levels, papers and ordered authors: the top level first."""
+        return (
+            self.in_level_order()
+            .select_related("paper__conference")
             .prefetch_related(
                 Prefetch(
                     "paper__authorships",
@@ -696,22 +840,29 @@ class AwardEntryQuerySet(models.QuerySet):
                 ),
                 "paper__links",
             )
-            .order_by(LEVEL_RANK, "position", "paper__slug")
         )
 
     def for_paper(self):
-        """Entries with their award and the conference that gave it."""
-        return self.select_related("award__conference").order_by(
-            "-award__conference__year", "award__position", LEVEL_RANK
+        """Entries with their award, level and the conference that gave it."""
+        return (
+            self.in_level_order()
+            .select_related("award__conference")
+            .order_by(
+                "-award__conference__year",
+                "award__position",
+                "award__slug",
+                "level__position",
+                "level__slug",
+            )
         )
 
 
 class AwardEntry(models.Model):
-    """One paper's place in an award: a winner or an honourable mention."""
+    """One paper's place in an award, at one of the award's levels."""
 
-    class Level(models.TextChoices):
-        WINNER = "winner", _("Winner")
-        HONOURABLE_MENTION = "honourable-mention", _("Honourable mention")
+    # The one order of an award's entries: by level (the top level first), then by
+    # position within the level. Pages, feeds and citations use it.
+    LEVEL_ORDER = ("level__position", "level__slug", "position", "paper__slug")
 
     award = models.ForeignKey(
         "papers.Award", on_delete=models.CASCADE, related_name="entries", verbose_name=_("award")
@@ -722,7 +873,13 @@ class AwardEntry(models.Model):
         related_name="award_entries",
         verbose_name=_("paper"),
     )
-    level = models.CharField(_("level"), max_length=20, choices=Level.choices, default=Level.WINNER)
+    level = models.ForeignKey(
+        "papers.AwardLevel",
+        on_delete=models.PROTECT,
+        related_name="entries",
+        verbose_name=_("level"),
+        help_text=_("One of the award's own levels."),
+    )
     position = models.PositiveSmallIntegerField(
         _("position"), default=0, help_text=_("Order within the same level, lowest first.")
     )
@@ -732,22 +889,38 @@ class AwardEntry(models.Model):
     class Meta:
         verbose_name = _("award entry")
         verbose_name_plural = _("award entries")
-        ordering = ["award", "position"]
+        ordering = ["award", "level__position", "position"]
         constraints = [
             models.UniqueConstraint(fields=["award", "paper"], name="awardentry_unique_paper"),
         ]
 
     def __str__(self):
-        return f"{self.award}: {self.paper} ({self.get_level_display()})"
+        return f"{self.award}: {self.paper} ({self.level.name_en})"
 
     def natural_key(self):
         return (self.award.conference.slug, self.award.slug, self.paper.slug)
 
-    natural_key.dependencies = ["papers.award", "papers.paper"]
+    natural_key.dependencies = ["papers.award", "papers.paper", "papers.awardlevel"]
 
-    @property
-    def is_honourable_mention(self):
-        return self.level == self.Level.HONOURABLE_MENTION
+    def clean(self):
+        """The level must be one of this award's levels."""
+        super().clean()
+        if self.award_id and self.level_id and self.level.award_id != self.award_id:
+            levels = ", ".join(
+                AwardLevel.objects.filter(award_id=self.award_id).values_list("slug", flat=True)
+            )
+            raise ValidationError(
+                {
+                    "level": ValidationError(
+                        _(
+                            "This level belongs to another award; this award's levels are: "
+                            "%(levels)s."
+                        ),
+                        code="level_of_other_award",
+                        params={"levels": levels or "–"},
+                    )
+                }
+            )
 
 
 class ImportRecord(models.Model):

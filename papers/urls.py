@@ -48,6 +48,7 @@ urlpatterns = [
         views.AwardSeriesView.as_view(),
         name="award-series",
     ),
+    path("venues/<slug:slug>/", views.VenueDetailView.as_view(), name="venue-detail"),
     path("papers/<slug:slug>/", views.PaperDetailView.as_view(), name="paper-detail"),
     path(
         "papers/<slug:slug>/cite.<citation_format:fmt>",

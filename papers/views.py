@@ -23,7 +23,7 @@ from django.views.generic import DetailView, ListView
 from . import citations
 from .forms import SearchForm
 from .metadata import absolute_url
-from .models import LEVEL_RANK, Author, Award, AwardEntry, Conference, Paper, Status
+from .models import Author, Award, AwardEntry, Conference, Paper, Status, Venue
 
 
 class PreviewMixin:
@@ -62,17 +62,37 @@ def previewed_entries():
 
 
 class HomeView(ListView):
-    """The conferences, newest first, each with its awards."""
+    """The conferences that give awards, newest first, each with its awards.
+
+    Editions without awards of their own (kept for the papers a later edition honoured)
+    are left out here; their papers and their venue's page link to them.
+    """
 
     template_name = "papers/home.html"
     context_object_name = "conferences"
 
     def get_queryset(self):
-        return Conference.objects.published().for_listing().newest_first()
+        return Conference.objects.published().with_awards().for_listing().newest_first()
+
+
+class VenueDetailView(DetailView):
+    """A venue (a conference series) and its published editions, newest first, with
+    how many awards and papers each has here. 404 when it has none."""
+
+    model = Venue
+
+    def get_queryset(self):
+        return Venue.objects.published()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["conferences"] = self.object.conferences.published().for_venue().newest_first()
+        return context
 
 
 class ConferenceDetailView(PreviewMixin, DetailView):
-    """A conference's awards, winners before honourable mentions. 404 for an unknown slug."""
+    """A conference's awards, each level under its own heading, the top level first.
+    404 for an unknown slug."""
 
     model = Conference
 
@@ -208,14 +228,14 @@ def paper_citation(request, slug, fmt):
 
 
 def award_citation(request, conference_slug, slug, fmt):
-    """Citations of an award's papers, winners first, in ``fmt`` (see paper_citation)."""
+    """Citations of an award's papers, the top level first, in ``fmt`` (see paper_citation)."""
     award = get_object_or_404(
         Award.objects.published().filter(conference__slug=conference_slug), slug=slug
     )
     order = (
         AwardEntry.objects.published()
         .filter(award=award)
-        .order_by(LEVEL_RANK, "position", "paper__slug")
+        .in_level_order()
         .values_list("paper_id", flat=True)
     )
     return _citation_response(request, _in_order(order), fmt, f"{conference_slug}-{slug}")
@@ -228,7 +248,8 @@ def conference_citation(request, slug, fmt):
     awarded = (
         AwardEntry.objects.published()
         .filter(award__conference=conference)
-        .order_by("award__position", "award__slug", LEVEL_RANK, "position", "paper__slug")
+        .in_level_order()
+        .order_by("award__position", "award__slug", *AwardEntry.LEVEL_ORDER)
         .values_list("paper_id", flat=True)
     )
     others = (

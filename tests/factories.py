@@ -4,10 +4,12 @@ import datetime
 import itertools
 
 from papers.models import (
+    Affiliation,
     Author,
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     Institution,
     Paper,
@@ -73,7 +75,10 @@ def paper(authors=(), affiliations=(), links=(), **fields):
     obj = Paper.objects.create(**values)
     for position, person in enumerate(authors, start=1):
         authorship = Authorship.objects.create(paper=obj, author=person, position=position)
-        authorship.affiliations.set(affiliations)
+        Affiliation.objects.bulk_create(
+            Affiliation(authorship=authorship, institution=institution, position=order)
+            for order, institution in enumerate(affiliations, start=1)
+        )
     for kind, url in links:
         PaperLink.objects.create(paper=obj, kind=kind, url=url)
     return obj
@@ -95,5 +100,33 @@ def award(**fields):
     return Award.objects.create(**values)
 
 
-def award_entry(award, paper, level=AwardEntry.Level.WINNER, position=0):
+# Labels of the usual levels: (position, singular, plural) in English, then Chinese.
+LEVELS = {
+    "winner": (1, "Winner", "Winners", "获奖论文", "获奖论文"),
+    "runner-up": (2, "Runner-up", "Runners-up", "亚军论文", "亚军论文"),
+    "honourable-mention": (3, "Honourable mention", "Honourable mentions", "荣誉提名", "荣誉提名"),
+    "finalist": (4, "Finalist", "Finalists", "入围论文", "入围论文"),
+}
+
+
+def award_level(award, slug="winner", **fields):
+    """The award's level ``slug``, made with the labels of LEVELS when it is new."""
+    position, name, plural, name_zh, plural_zh = LEVELS.get(slug, (9, slug, slug, "", ""))
+    values = {
+        "position": position,
+        "name_en": name,
+        "name_plural_en": plural,
+        "name_zh_hans": name_zh,
+        "name_plural_zh_hans": plural_zh,
+    }
+    level, _created = AwardLevel.objects.get_or_create(
+        award=award, slug=slug, defaults={**values, **fields}
+    )
+    return level
+
+
+def award_entry(award, paper, level="winner", position=0):
+    """``paper`` in ``award`` at ``level`` (a slug: the award's level is made if new)."""
+    if isinstance(level, str):
+        level = award_level(award, level)
     return AwardEntry.objects.create(award=award, paper=paper, level=level, position=position)

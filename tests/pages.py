@@ -5,6 +5,7 @@ PATHS = [
     "conferences/icml-2025/",
     "conferences/icml-2015/",
     "conferences/icml-2025/awards/test-of-time/",
+    "venues/icml/",
     "venues/icml/awards/test-of-time/",
     "papers/statistical-query-hardness-multiclass-linear-classification/",
     "papers/trust-region-policy-optimization/",

@@ -29,6 +29,8 @@ CHANGELISTS = [
     "authorship",
     "paperlink",
 ]
+# Edited only inline: an award's levels, an authorship's affiliations.
+INLINE_ONLY = ["awardlevel", "affiliation"]
 
 
 @pytest.fixture
@@ -82,7 +84,7 @@ def test_editors_group_has_exactly_the_content_permissions():
         "delete",
         "view",
     }
-    assert len(granted) == 4 * len(CHANGELISTS)
+    assert len(granted) == 4 * len(CHANGELISTS + INLINE_ONLY)
 
 
 def test_editor_is_staff_but_not_superuser(editor):
@@ -551,3 +553,52 @@ def test_admin_flags_a_missing_image_file(editor_client, settings, tmp_path):
     cells = re.findall(r'<td class="field-teaser_state">(.*?)</td>', listed.content.decode())
     assert sorted(cells) == sorted(["<strong>文件缺失</strong>", "已存储", "–"])
     assert "<strong>无法读取已存储的图片。</strong>" in changed.content.decode()
+
+
+# Award levels, link kinds, affiliation order (issue 9) ------------------------------
+
+ALLOWED_KINDS = (
+    "pmlr, proceedings, openreview, arxiv, poster, pdf, doi, project, code, dataset, video, slides"
+)
+
+
+def test_unknown_link_kind_is_a_form_error_listing_the_kinds(editor_client):
+    paper = factories.paper(links=[("arxiv", "https://arxiv.org/abs/2501.00001")])
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["links-0-kind"] = "website"
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert (
+        f"Select a valid choice. website is not one of the allowed values: {ALLOWED_KINDS}."
+        in response.content.decode()
+    )
+
+
+def test_editor_gives_affiliations_in_the_papers_order(editor_client):
+    zeta = factories.institution(slug="zeta", name_en="Zeta Institute")
+    alpha = factories.institution(slug="alpha", name_en="Alpha University")
+    paper = factories.paper(authors=[factories.author()], affiliations=[alpha])
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["authorships-0-affiliations"] = [str(zeta.pk), str(alpha.pk)]
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 302, response.context["errors"] if response.context else ""
+    rows = paper.authorships.get().affiliation_rows.all()
+    assert [(row.institution, row.position) for row in rows] == [(zeta, 1), (alpha, 2)]
+    shown = editor_client.get(_change_url(paper)).content.decode()
+    assert shown.index(">Zeta Institute</option>") < shown.index(">Alpha University</option>")
+
+
+def test_award_form_offers_only_the_awards_own_levels(editor_client):
+    award, other = factories.award(), factories.award()
+    entry = factories.award_entry(award, factories.paper(), level="runner-up")
+    foreign = factories.award_level(other, "finalist")
+
+    html = editor_client.get(f"/admin/papers/award/{award.pk}/change/").content.decode()
+
+    assert f'<option value="{entry.level.pk}" selected>' in html
+    assert f'<option value="{foreign.pk}"' not in html
+    assert 'name="levels-0-name_plural_zh_hans"' in html

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import AwardEntry, Status
+from papers.models import Status
 
 from . import factories
 from .html import visible_text
@@ -29,7 +29,7 @@ def _edition(venue, year, winners=1, mentions=0, **fields):
         **fields,
     )
     for n in range(winners + mentions):
-        level = AwardEntry.Level.WINNER if n < winners else AwardEntry.Level.HONOURABLE_MENTION
+        level = "winner" if n < winners else "honourable-mention"
         paper = factories.paper(
             title_en=f"Paper {year}-{n}",
             authors=[factories.author(), factories.author()],

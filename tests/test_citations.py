@@ -201,3 +201,16 @@ def test_award_citation_leaves_out_draft_papers(client, db):
     items = json.loads(client.get(f"{award.get_absolute_url()}cite.json").content)
 
     assert [item["title"] for item in items] == ["Shown"]
+
+
+def test_award_citation_follows_the_level_positions(client, db):
+    award = factories.award()
+    factories.award_level(award, "shortlisted", position=5)
+    factories.award_level(award, "distinguished-paper", position=1)
+    for slug, title in [("shortlisted", "Shortlisted"), ("distinguished-paper", "Distinguished")]:
+        paper = factories.paper(conference=award.conference, title_en=title)
+        factories.award_entry(award, paper, level=slug)
+
+    text = client.get(f"{award.get_absolute_url()}cite.json").content.decode()
+
+    assert [item["title"] for item in json.loads(text)] == ["Distinguished", "Shortlisted"]

@@ -104,3 +104,17 @@ def test_feed_names_its_author_as_atom_requires(icml, client, language, author):
     feed = _feed(client, language)
 
     assert feed.find("a:author/a:name", ATOM).text == author
+
+
+def test_feed_entry_names_each_level_top_level_first(client, db):
+    award = factories.award()
+    for slug, title in [("finalist", "A finalist"), ("winner", "The winner")]:
+        paper = factories.paper(conference=award.conference, title_en=title)
+        factories.award_entry(award, paper, level=slug)
+
+    [entry] = _feed(client, "en").findall("a:entry", ATOM)
+
+    summary = entry.find("a:summary", ATOM).text
+    assert summary.index("<p>Winner</p>") < summary.index("<li>The winner</li>")
+    assert summary.index("<li>The winner</li>") < summary.index("<p>Finalist</p>")
+    assert summary.index("<p>Finalist</p>") < summary.index("<li>A finalist</li>")

@@ -63,7 +63,7 @@ def test_fixtures_count_winners_and_honourable_mentions(icml):
         ]
     }
     for (slug, level), count in levels.items():
-        assert AwardEntry.objects.filter(award__slug=slug, level=level).count() == count
+        assert AwardEntry.objects.filter(award__slug=slug, level__slug=level).count() == count
 
 
 def test_every_award_entry_shows_on_the_conference_page_in_both_languages(icml, client):

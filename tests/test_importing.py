@@ -13,10 +13,12 @@ from PIL import Image
 
 from papers.importing import FixtureInvalid, import_fixture, prepare_image
 from papers.models import (
+    Affiliation,
     Author,
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     ImportRecord,
     Institution,
@@ -35,6 +37,7 @@ MODELS = [
     Authorship,
     PaperLink,
     Award,
+    AwardLevel,
     AwardEntry,
     ImportRecord,
 ]
@@ -44,13 +47,13 @@ def snapshot():
     """Every row of every table the importer writes, to compare before and after."""
     tables = {model.__name__: list(model.objects.order_by("pk").values()) for model in MODELS}
     tables["affiliations"] = sorted(
-        Authorship.affiliations.through.objects.values_list("authorship_id", "institution_id")
+        Affiliation.objects.values_list("authorship_id", "institution_id", "position")
     )
     return tables
 
 
 def small_fixture():
-    """A valid new conference: venue, conference, 2 authors, 1 paper, 1 award."""
+    """A valid new conference: venue, conference, 2 authors, 1 paper, 1 award, 1 level."""
     return [
         {"model": "papers.venue", "fields": {"slug": "tv", "acronym": "TV", "name_en": "Test"}},
         {
@@ -103,7 +106,20 @@ def small_fixture():
         },
         {
             "model": "papers.awardentry",
-            "fields": {"award": ["tv-2030", "best"], "paper": ["p1"], "level": "winner"},
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "paper": ["p1"],
+                "level": ["tv-2030", "best", "winner"],
+            },
+        },
+        {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "slug": "winner",
+                "name_en": "Winner",
+                "name_plural_en": "Winners",
+            },
         },
     ]
 
@@ -201,7 +217,7 @@ def test_import_unknown_model_names_the_object(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert len(lines) == 1
-    assert lines[0].startswith(f"{tmp_path / 'fixture.json'}, object 12: unknown model 'auth.user'")
+    assert lines[0].startswith(f"{tmp_path / 'fixture.json'}, object 13: unknown model 'auth.user'")
     assert snapshot() == before
 
 
@@ -267,11 +283,11 @@ def test_import_blank_required_field(tmp_path, before):
             "expected a list of natural keys, got a string",
         ),
         (
-            "papers.awardentry",
+            "papers.paper",
             {},
-            "level",
-            "gold",
-            "Value 'gold' is not a valid choice.",
+            "status",
+            "public",
+            '"public" is not allowed; the values are draft, published',
         ),
     ],
 )
@@ -297,7 +313,7 @@ def test_import_duplicate_natural_key(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert lines == [
-        f'{tmp_path / "fixture.json"}, object 12, papers.author ["bob"]: '
+        f'{tmp_path / "fixture.json"}, object 13, papers.author ["bob"]: '
         "duplicate natural key: object 5 has the same key"
     ]
     assert snapshot() == before
@@ -579,9 +595,9 @@ def test_import_reports_every_problem_at_once(tmp_path, before):
         (2, "papers.conference", ("tv-2030",), "website"),
         (5, "papers.author", ("bob",), "name"),
         (6, "papers.paper", ("p1",), "title_de"),
-        (12, "papers.paper", None, None),
-        (12, "papers.paper", ("p9",), "title_en"),
-        (12, "papers.paper", ("p9",), "conference"),
+        (13, "papers.paper", None, None),
+        (13, "papers.paper", ("p9",), "title_en"),
+        (13, "papers.paper", ("p9",), "conference"),
     ]
     assert len(run_failing(write(tmp_path, objects))) == 6
     assert snapshot() == before
@@ -618,11 +634,11 @@ def test_import_creates_everything_with_references_in_any_order(tmp_path, db):
     assert list(paper.authorships.get(author__slug="bob").affiliations.all()) == [
         Institution.objects.get(slug="inst")
     ]
-    assert list(AwardEntry.objects.values_list("award__slug", "paper__slug", "level")) == [
+    assert list(AwardEntry.objects.values_list("award__slug", "paper__slug", "level__slug")) == [
         ("best", "p1", "winner")
     ]
     assert paper.conference.start_date.isoformat() == "2030-05-01"
-    assert out.splitlines()[-1] == "11 created, 0 updated, 0 unchanged."
+    assert out.splitlines()[-1] == "12 created, 0 updated, 0 unchanged."
 
 
 def test_import_leaves_new_objects_draft_unless_published(tmp_path, db):
@@ -644,10 +660,10 @@ def test_import_dry_run_writes_nothing_and_lists_every_object(tmp_path, icml, me
         'create papers.conference ["example-2026"]',
         'create papers.institution ["example-institute"]',
     ]
-    assert len(lines) == 15
+    assert len(lines) == 18
     assert (
         lines[-1]
-        == "14 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
+        == "17 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
     )
     assert snapshot() == before
     assert not (media / "papers").exists()
@@ -669,7 +685,7 @@ def test_import_dry_run_shows_updates_and_unchanged(tmp_path, db):
     assert 'unchanged papers.author ["ann"]' in lines
     assert (
         lines[-1]
-        == "0 would be created, 1 would be updated, 10 unchanged. Dry run: nothing was written."
+        == "0 would be created, 1 would be updated, 11 unchanged. Dry run: nothing was written."
     )
     assert snapshot() == before
 
@@ -695,7 +711,7 @@ def test_import_applies_a_changed_file(tmp_path, db):
 
     assert Paper.objects.get(slug="p1").title_zh_hans == "论文一（修订）"
     assert not Authorship.objects.get(author__slug="bob").affiliations.exists()
-    assert out.splitlines()[-1] == "0 created, 2 updated, 9 unchanged."
+    assert out.splitlines()[-1] == "0 created, 2 updated, 10 unchanged."
 
 
 def test_import_swaps_author_positions(tmp_path, db):
@@ -727,7 +743,7 @@ def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
         'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
         'import; kept "编辑修改的标题", the file has "论文一" (--overwrite takes the '
         "file's value)",
-        f"No object changed: {path} matches the database (11 objects) except 1 field an "
+        f"No object changed: {path} matches the database (12 objects) except 1 field an "
         "editor changed, kept (use --overwrite to take the file's values).",
     ]
     assert snapshot() == before
@@ -759,8 +775,8 @@ def test_import_overwrite_takes_the_files_value(tmp_path, db):
     out, _ = run(path, "--overwrite")
 
     assert Paper.objects.get(slug="p1").title_zh_hans == "论文一"
-    assert out.splitlines()[-1] == "0 created, 1 updated, 10 unchanged."
-    assert run(path)[0] == f"Nothing to change: the database already matches {path} (11 objects).\n"
+    assert out.splitlines()[-1] == "0 created, 1 updated, 11 unchanged."
+    assert run(path)[0] == f"Nothing to change: the database already matches {path} (12 objects).\n"
 
 
 def test_import_keeps_values_never_imported_but_fills_empty_ones(tmp_path, icml):
@@ -822,7 +838,7 @@ def test_documented_example_imports(icml, media):
     assert paper.image.name == "papers/learning-from-examples.png"
     with Image.open(media / paper.image.name) as stored:
         assert (stored.format, stored.size) == ("PNG", (64, 48))
-    assert out.splitlines()[-1] == "14 created, 0 updated, 0 unchanged."
+    assert out.splitlines()[-1] == "17 created, 0 updated, 0 unchanged."
 
 
 def test_documented_example_is_the_one_in_the_docs():
@@ -893,7 +909,7 @@ def test_loaddata_of_shipped_fixtures_still_works_and_import_agrees(db):
     assert {k: v for k, v in snapshot().items() if k != "ImportRecord"} == {
         k: v for k, v in before.items() if k != "ImportRecord"
     }
-    assert ImportRecord.objects.count() == 219
+    assert ImportRecord.objects.count() == 223
 
 
 def test_documented_yaml_snippet_matches_the_example():
@@ -1177,6 +1193,119 @@ def test_import_author_position_zero_says_positions_start_at_1(tmp_path, before)
         "positions start at 1 (with 2 authors they are 1, 2, each once)"
     ]
     assert snapshot() == before
+
+
+# --- award levels, link kinds and affiliation order (issue 9) -------------------------
+
+
+def test_import_unknown_level_lists_the_awards_levels(tmp_path, before):
+    objects = small_fixture()
+    objects.append(
+        {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "slug": "runner-up",
+                "name_en": "Runner-up",
+                "name_plural_en": "Runners-up",
+                "position": 2,
+            },
+        }
+    )
+    obj(objects, "papers.awardentry")["fields"]["level"] = ["tv-2030", "best", "honorable-mention"]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        "field 'level': refers to papers.awardlevel "
+        '["tv-2030", "best", "honorable-mention"], which is neither in this file nor in the '
+        'database; the levels of award ["tv-2030", "best"] are winner, runner-up'
+    ]
+    assert snapshot() == before
+
+
+def test_import_level_of_another_award_is_refused(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.awardentry")["fields"]["level"] = [
+        "icml-2025",
+        "test-of-time",
+        "honourable-mention",
+    ]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        'field \'level\': the level ["icml-2025", "test-of-time", "honourable-mention"] '
+        'belongs to another award; the levels of award ["tv-2030", "best"] are winner'
+    ]
+    assert snapshot() == before
+
+
+def test_import_accepts_every_link_kind(tmp_path, db):
+    objects = small_fixture()
+    kinds = ["proceedings", "project", "dataset", "video", "slides"]
+    objects += [
+        {
+            "model": "papers.paperlink",
+            "fields": {"paper": ["p1"], "kind": kind, "url": f"https://{kind}.example.org/"},
+        }
+        for kind in kinds
+    ]
+
+    import_fixture(write(tmp_path, objects))
+
+    assert sorted(PaperLink.objects.values_list("kind", flat=True)) == sorted(["code", *kinds])
+
+
+def test_import_keeps_affiliation_order_and_notices_a_change(tmp_path, db):
+    objects = small_fixture()
+    objects.append({"model": "papers.institution", "fields": {"slug": "abc", "name_en": "Abc"}})
+    bob = obj(objects, "papers.authorship", position=2)
+    bob["fields"]["affiliations"] = [["inst"], ["abc"]]  # not alphabetical
+    import_fixture(write(tmp_path, objects))
+    exported = tmp_path / "exported.json"
+    call_command("export_conference", "tv-2030", "-o", str(exported), stderr=io.StringIO())
+
+    written = obj(json.loads(exported.read_text()), "papers.authorship", position=2)
+    bob["fields"]["affiliations"] = [["abc"], ["inst"]]
+    out, _ = run(write(tmp_path, objects), "--dry-run")
+
+    assert written["fields"]["affiliations"] == [["inst"], ["abc"]]
+    assert 'update papers.authorship ["p1", "bob"]: affiliations' in out.splitlines()
+    run(write(tmp_path, objects))
+    authorship = Paper.objects.for_detail().get(slug="p1").ordered_authorships[1]
+    assert [i.slug for i in authorship.affiliations.all()] == ["abc", "inst"]
+
+
+def test_import_unknown_link_kind_lists_the_kinds(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.paperlink")["fields"]["kind"] = "website"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f"{tmp_path / 'fixture.json'}, object 9, papers.paperlink, field 'kind': "
+        '"website" is not allowed; the values are pmlr, proceedings, openreview, arxiv, '
+        "poster, pdf, doi, project, code, dataset, video, slides"
+    ]
+    assert snapshot() == before
+
+
+def test_benchmark_fixture_imports(tmp_path, db):
+    """`make bench-import` times a synthetic fixture: it must stay a valid one."""
+    import importlib.util
+
+    script = Path(__file__).parents[1] / "benchmarks" / "import_conference.py"
+    spec = importlib.util.spec_from_file_location("bench_import_conference", script)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    plan = import_fixture(write(tmp_path, bench.synthetic_fixture(papers=20, authors=30)))
+
+    assert plan.problems == []
+    assert AwardEntry.objects.filter(level__slug="honourable-mention").count() == 10
 
 
 # --- a lone surrogate escape (issue 8): a clear error, not a traceback ---------------

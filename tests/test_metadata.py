@@ -232,3 +232,17 @@ def test_doi_and_pages():
     assert first_page_and_last("1889-1897") == ("1889", "1897")
     assert first_page_and_last("448 – 456") == ("448", "456")
     assert first_page_and_last("e12") == ("e12", "")
+
+
+def test_json_ld_award_names_a_level_below_the_top(client, db):
+    conference = factories.conference(name_en="CIL 2031")
+    award = factories.award(conference=conference, name_en="Best Imaginary Paper Award")
+    winner, runner_up = factories.paper(), factories.paper()
+    factories.award_entry(award, winner, level="winner")
+    factories.award_entry(award, runner_up, level="runner-up")
+
+    [top] = _head(client, winner.get_absolute_url()).json_ld
+    [below] = _head(client, runner_up.get_absolute_url()).json_ld
+
+    assert top["award"] == ["CIL 2031 Best Imaginary Paper Award"]
+    assert below["award"] == ["CIL 2031 Best Imaginary Paper Award (Runner-up)"]

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import AwardEntry, Paper, PaperLink, Status
+from papers.models import Paper, PaperLink, Status
 
 from . import factories
 from .html import visible_text
@@ -209,7 +209,7 @@ def test_search_queries_do_not_grow_with_results(client, db):
             affiliations=[institution],
             links=[(PaperLink.Kind.ARXIV, f"https://arxiv.org/abs/2501.{n:05d}")],
         )
-        factories.award_entry(factories.award(), paper, level=AwardEntry.Level.HONOURABLE_MENTION)
+        factories.award_entry(factories.award(), paper, level="honourable-mention")
 
     many, shown = queries()
     assert shown == 16

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import AwardEntry, PaperLink, Status
+from papers.models import PaperLink, Status
 
 from . import factories
 from .html import CJK, visible_text
@@ -25,7 +25,7 @@ def _award_with_papers(count, conference=None):
             affiliations=[institution],
             links=[(PaperLink.Kind.ARXIV, f"https://arxiv.org/abs/2501.{n:05d}")],
         )
-        level = AwardEntry.Level.WINNER if n % 2 else AwardEntry.Level.HONOURABLE_MENTION
+        level = "winner" if n % 2 else "honourable-mention"
         factories.award_entry(award, paper, level=level, position=n)
     return award
 
@@ -121,9 +121,9 @@ def test_test_of_time_paper_names_where_published_and_where_awarded(icml, client
     )
 
     assert "Published at ICML 2015, Lille, PMLR, volume 37, pp. 1889-1897" in english
-    assert "Awards ICML 2025 Test of Time Award, honourable mention" in english
+    assert "Awards ICML 2025 Test of Time Award (Honourable mention)" in english
     assert "发表于 ICML 2015，里尔，PMLR 第 37 卷，第 1889-1897 页" in chinese
-    assert "奖项 ICML 2025 时间检验奖，荣誉提及" in chinese
+    assert "奖项 ICML 2025 时间检验奖（荣誉提及）" in chinese
 
 
 def test_paper_lists_authors_in_order_with_affiliations(client, db):
@@ -146,12 +146,18 @@ def test_conference_page_lists_winners_before_honourable_mentions(client, db):
     award = factories.award()
     mention = factories.paper(conference=award.conference, title_en="Mentioned paper")
     winner = factories.paper(conference=award.conference, title_en="Winning paper")
-    factories.award_entry(award, mention, level=AwardEntry.Level.HONOURABLE_MENTION)
-    factories.award_entry(award, winner, level=AwardEntry.Level.WINNER, position=5)
+    factories.award_entry(award, mention, level="honourable-mention")
+    factories.award_entry(award, winner, level="winner", position=5)
 
     text = visible_text(client.get(award.conference.get_absolute_url()).content.decode())
 
     assert text.index("Winner Winning paper") < text.index("Honourable mention Mentioned paper")
+
+
+NOTICE = (
+    '<p class="untranslated-notice" role="note">本页部分内容尚无中文译文，以英文原文显示，'
+    "并以虚线下划线或左侧竖线标出。</p>"
+)
 
 
 def test_missing_chinese_abstract_falls_back_visibly_to_english(client, db):
@@ -159,12 +165,12 @@ def test_missing_chinese_abstract_falls_back_visibly_to_english(client, db):
 
     html = client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
 
-    note = '<p class="fallback-note">暂无中文译文，以下为英文原文。</p>'
-    assert f'{note}<div lang="en"><p>Only in English.</p></div>' in html
-    assert (
-        f'<span lang="en">{paper.title_en}</span> <span class="fallback-note">（英文原文）</span>'
-        in html
-    )
+    assert '<div lang="en" class="untranslated"><p>Only in English.</p></div>' in html
+    assert f'<h1><span lang="en" class="untranslated">{paper.title_en}</span></h1>' in html
+    # Said once, at the top of the page's content, and never as a label in the text.
+    assert html.count(NOTICE) == 1
+    assert html.index(NOTICE) < html.index("<h1>")
+    assert "英文原文）" not in html
 
 
 def test_english_page_never_shows_chinese_fallback(client, db):
@@ -329,3 +335,185 @@ def test_favicon_redirects_to_the_static_file(client):
 
     assert response.status_code == 301
     assert response["Location"] == "/static/favicon.ico"
+
+
+# Award levels, names in both languages, editions without awards (issue 9) ------------
+
+
+def _imaginary_conference(**fields):
+    """The made-up Conference on Imaginary Learning 2031 (CIL): its name is the same in
+    both languages, so its Chinese name is left empty."""
+    venue = fields.pop("venue", None) or factories.venue(
+        slug="cil", acronym="CIL", name_en="Conference on Imaginary Learning"
+    )
+    values = {
+        "venue": venue,
+        "slug": "cil-2031",
+        "year": 2031,
+        "name_en": "CIL 2031",
+        "name_zh_hans": "",
+        "city_en": "Nowhere Bay",
+        "city_zh_hans": "",
+        "country_en": "Atlantis",
+        "country_zh_hans": "",
+        "proceedings_en": "Imaginary Proceedings, volume 1",
+        "proceedings_zh_hans": "",
+    }
+    return factories.conference(**{**values, **fields})
+
+
+def _levelled_award(conference):
+    """A best paper award with a winner, two runners-up and a finalist."""
+    award = factories.award(
+        conference=conference, slug="best", name_en="Best Paper Award", name_zh_hans=""
+    )
+    for slug, title, position in [
+        ("finalist", "Final Thoughts", 1),
+        ("runner-up", "Second Thoughts", 2),
+        ("winner", "First Thoughts", 1),
+        ("runner-up", "Other Thoughts", 1),
+    ]:
+        paper = factories.paper(conference=conference, title_en=title, title_zh_hans="")
+        factories.award_entry(award, paper, level=slug, position=position)
+    return award
+
+
+def test_award_page_shows_each_level_under_its_label_top_level_first(client, db):
+    award = _levelled_award(_imaginary_conference())
+
+    english = visible_text(client.get(award.get_absolute_url()).content.decode())
+    chinese = visible_text(client.get(f"/zh-hans{award.get_absolute_url()[3:]}").content.decode())
+
+    assert (
+        english.index("Winner First Thoughts")
+        < english.index("Runners-up Other Thoughts")
+        < english.index("Second Thoughts")
+        < english.index("Finalist Final Thoughts")
+    )
+    assert (
+        chinese.index("获奖论文 First Thoughts")
+        < chinese.index("亚军论文 Other Thoughts")
+        < chinese.index("入围论文 Final Thoughts")
+    )
+
+
+def test_badges_name_the_level_except_the_top_one(client, db):
+    award = _levelled_award(_imaginary_conference())
+    runner_up = award.entries.get(paper__title_en="Other Thoughts").paper
+    winner = award.entries.get(paper__title_en="First Thoughts").paper
+
+    runner_up_text = visible_text(client.get(runner_up.get_absolute_url()).content.decode())
+    winner_text = visible_text(client.get(winner.get_absolute_url()).content.decode())
+
+    assert "Awards CIL 2031 Best Paper Award (Runner-up)" in runner_up_text
+    assert "Awards CIL 2031 Best Paper Award" in winner_text
+    assert "(Winner)" not in winner_text
+
+
+def test_chinese_page_marks_untranslated_prose_but_not_names(client, db):
+    award = _levelled_award(_imaginary_conference())
+
+    html = client.get(f"/zh-hans/conferences/{award.conference.slug}/").content.decode()
+
+    # The name, the same in both languages, is shown unmarked in the heading and breadcrumb.
+    assert '<h1><span lang="en">CIL 2031</span></h1>' in html
+    assert '<li aria-current="page"><span lang="en">CIL 2031</span></li>' in html
+    # The untranslated award name is marked quietly; the page says so once, at the top.
+    assert '<span lang="en" class="untranslated">Best Paper Award</span>' in html
+    assert html.count(NOTICE) == 1
+    assert html.index(NOTICE) < html.index("<h1>")
+    assert "（英文原文）" not in html
+
+
+def test_chinese_page_without_untranslated_prose_has_no_notice(client, db):
+    conference = _imaginary_conference()
+    factories.award_entry(factories.award(conference=conference), factories.paper())
+
+    html = client.get(f"/zh-hans/conferences/{conference.slug}/").content.decode()
+
+    assert 'class="untranslated' not in html
+    assert "untranslated-notice" not in html
+
+
+def test_english_page_has_no_untranslated_notice(client, db):
+    award = _levelled_award(_imaginary_conference())
+
+    html = client.get(award.conference.get_absolute_url()).content.decode()
+
+    assert "untranslated" not in html
+
+
+def test_conference_meta_parts_are_direct_children_for_the_separator(client, db):
+    """The CSS puts " · " between the direct spans only (static/css/site.css); names
+    inside them are spans too and must not get one."""
+    conference = _imaginary_conference()
+    factories.award_entry(factories.award(conference=conference), factories.paper())
+    css = (settings.BASE_DIR / "static" / "css" / "site.css").read_text()
+
+    html = client.get(f"/zh-hans/conferences/{conference.slug}/").content.decode()
+
+    assert ".conference-meta > span + span::before" in css
+    assert ".conference-meta span + span" not in css
+    assert (
+        '<span><span lang="en">Nowhere Bay</span>，<span lang="en">Atlantis</span></span>' in html
+    )
+
+
+def test_home_page_leaves_out_editions_without_awards(client, db):
+    earlier = _imaginary_conference(slug="cil-2021", year=2021, name_en="CIL 2021")
+    later = _imaginary_conference(venue=earlier.venue)
+    honoured = factories.paper(conference=earlier, title_en="An Old Imaginary Result")
+    factories.award_entry(factories.award(conference=later, name_en="Test of Time"), honoured)
+
+    home = visible_text(client.get("/en/").content.decode())
+    paper = client.get(honoured.get_absolute_url()).content.decode()
+    venue = client.get("/en/venues/cil/").content.decode()
+
+    assert "CIL 2031" in home
+    assert "CIL 2021" not in home
+    assert "No awards of this conference" not in home
+    assert f'href="{earlier.get_absolute_url()}"' in paper
+    assert f'href="{earlier.get_absolute_url()}"' in venue
+    assert f'href="{later.get_absolute_url()}"' in venue
+    assert "No awards of its own listed; 1 paper published there" in visible_text(venue)
+
+
+def test_venue_page_in_chinese_and_404s(client, db):
+    conference = _imaginary_conference()
+    factories.award_entry(factories.award(conference=conference), factories.paper())
+    factories.venue(slug="empty-venue")
+
+    chinese = visible_text(client.get("/zh-hans/venues/cil/").content.decode())
+
+    assert "历届会议" in chinese
+    assert "CIL 2031 1 个奖项" in chinese
+    assert client.get("/en/venues/empty-venue/").status_code == 404
+    assert client.get("/en/venues/no-such-venue/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_venue_queries_do_not_grow_with_editions(client):
+    venue = factories.venue(slug="cil")
+    factories.award(conference=factories.conference(venue=venue))
+    one = _queries(client, "/en/venues/cil/")
+    for _ in range(5):
+        factories.award(conference=factories.conference(venue=venue))
+
+    assert one == 2
+    assert _queries(client, "/en/venues/cil/") == one
+
+
+def test_new_link_kinds_are_shown_in_their_order(client, db):
+    paper = factories.paper(
+        links=[
+            ("slides", "https://slides.example.org/"),
+            ("proceedings", "https://proceedings.example.org/"),
+            ("dataset", "https://data.example.org/"),
+            ("video", "https://video.example.org/"),
+            ("project", "https://project.example.org/"),
+        ]
+    )
+
+    text = visible_text(client.get(paper.get_absolute_url()).content.decode())
+
+    assert "Read the paper Proceedings Project page Dataset Video Slides" in text

@@ -161,10 +161,14 @@ def _apply_many_to_many(model, spec, changes, primary_keys):
         return
     for chunk in chunks([change.instance.pk for change in touched if change.action == "update"]):
         through.objects.filter(**{f"{source}__in": chunk}).delete()
+    ordered = not through._meta.auto_created  # a through model with a position
     rows = [
-        through(**{source: change.instance.pk, target: primary_keys[spec.target][tuple(key)]})
+        through(
+            **{source: change.instance.pk, target: primary_keys[spec.target][tuple(key)]},
+            **({"position": position} if ordered else {}),
+        )
         for change in touched
-        for key in change.final[spec.name]
+        for position, key in enumerate(change.final[spec.name], start=1)
     ]
     through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
 

@@ -12,6 +12,7 @@ from ..models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardLevel,
     Conference,
     Institution,
     Paper,
@@ -29,6 +30,7 @@ FIXTURE_MODELS = [
     Authorship,
     PaperLink,
     Award,
+    AwardLevel,
     AwardEntry,
 ]
 # The fields whose values make up each model's natural key (see its natural_key()).
@@ -41,6 +43,7 @@ KEY_FIELDS = {
     Authorship: ("paper", "author"),
     PaperLink: ("paper", "kind"),
     Award: ("conference", "slug"),
+    AwardLevel: ("award", "slug"),
     AwardEntry: ("award", "paper"),
 }
 # Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
@@ -95,7 +98,7 @@ class FieldSpec:
 
     ``kind`` is ``"text"``, ``"integer"``, ``"date"``, ``"reference"`` (a
     foreign key, written as the target's natural key), ``"references"`` (a
-    many-to-many, a list of natural keys) or ``"image"``.
+    many-to-many, a list of natural keys in order) or ``"image"``.
     """
 
     name: str
@@ -135,7 +138,7 @@ def field_specs(model):
             continue
         if getattr(model_field, "translated_field", None) is not None:
             continue  # a TranslationField: added next to its original below
-        if model_field.many_to_many and not model_field.remote_field.through._meta.auto_created:
+        if model_field.many_to_many and not _written_as_list(model_field):
             continue  # Paper.authors and Award.papers are written as their own objects
         # A natural key's parts are required even where the admin may leave them blank
         # (it makes slugs from titles; a fixture must name its objects).
@@ -168,6 +171,19 @@ def field_specs(model):
     return specs
 
 
+def _written_as_list(model_field):
+    """Whether a many-to-many field is a list in its object: an automatic join table,
+    or a through model without a natural key of its own that holds only the pair and a
+    ``position``, the list's order (``Authorship.affiliations``). Other through models
+    (``Authorship`` for ``Paper.authors``) are fixture objects of their own."""
+    through = model_field.remote_field.through
+    if through._meta.auto_created:
+        return True
+    own = {field.name for field in through._meta.local_fields if not field.primary_key}
+    pair = {model_field.m2m_field_name(), model_field.m2m_reverse_field_name()}
+    return not hasattr(through, "natural_key") and own == pair | {"position"}
+
+
 @cache
 def model_labels():
     """``"papers.paper"`` -> model, for every fixture model."""
@@ -193,6 +209,13 @@ def chunks(values, size=BATCH_SIZE):
 def existing_keys(model, keys):
     """Which of ``keys`` (natural key tuples) exist in the database: key -> primary key."""
     found = {}
+    if model is AwardLevel:
+        for chunk in chunks({key[0] for key in keys}):
+            for pk, conference, award, slug in AwardLevel.objects.filter(
+                award__conference__slug__in=chunk
+            ).values_list("pk", "award__conference__slug", "award__slug", "slug"):
+                found[(conference, award, slug)] = pk
+        return {key: pk for key, pk in found.items() if key in keys}
     if model is Award:
         for chunk in chunks({key[0] for key in keys}):
             for pk, conference, slug in Award.objects.filter(

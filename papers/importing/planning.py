@@ -11,6 +11,7 @@ from django.utils import translation
 from ..models import (
     Authorship,
     AwardEntry,
+    AwardLevel,
     Conference,
     ImportRecord,
 )
@@ -67,8 +68,8 @@ def database_value(spec, instance):
     if spec.kind == "references":
         loaded = getattr(instance, "_imported_" + spec.name, None)  # see load_existing()
         if loaded is not None:
-            return sorted(loaded)
-        return sorted(list(related.natural_key()) for related in getattr(instance, spec.name).all())
+            return list(loaded)
+        return [list(related.natural_key()) for related in ordered_references(spec, instance)]
     value = getattr(instance, spec.attname)
     if spec.kind == "image":
         return stored_image_digest(value.name if value else "")
@@ -77,6 +78,22 @@ def database_value(spec, instance):
     if value is None and spec.kind == "text":
         return ""  # an empty translation column may hold NULL
     return value
+
+
+def ordered_references(spec, instance):
+    """The objects a many-to-many field of ``instance`` names, in the list's order.
+
+    With a through model holding a ``position`` (``Authorship.affiliations``) that is
+    the order of its rows (the through model's ``Meta.ordering``; prefetch the rows to
+    save the queries); otherwise the target's own order.
+    """
+    through = spec.field.remote_field.through
+    if through._meta.auto_created:
+        return list(getattr(instance, spec.name).all())
+    rows = spec.field.m2m_field_name()
+    accessor = through._meta.get_field(rows).remote_field.get_accessor_name()
+    target = spec.field.m2m_reverse_field_name()
+    return [getattr(row, target) for row in getattr(instance, accessor).all()]
 
 
 def default_value(spec):
@@ -99,12 +116,14 @@ def load_existing(model, items):
     """
     select = [spec.name for spec in field_specs(model).values() if spec.kind == "reference"]
     if model is AwardEntry:
+        select += ["award__conference", "level__award__conference"]
+    if model is AwardLevel:
         select.append("award__conference")
     queryset = model.objects.select_related(*select)
     found = {}
     if KEY_FIELDS[model] == ("slug",):
         lookup, parts = "slug__in", {item.key[0] for item in items}
-    elif model is AwardEntry:
+    elif model in (AwardEntry, AwardLevel):
         lookup, parts = "award__conference__slug__in", {item.key[0] for item in items}
     else:  # Authorship, PaperLink (by paper), Award (by conference)
         lookup, parts = f"{KEY_FIELDS[model][0]}__slug__in", {item.key[0] for item in items}
@@ -118,8 +137,10 @@ def load_existing(model, items):
             instance._imported_affiliations = []
         through = Authorship.affiliations.through.objects
         for chunk in chunks(by_pk):
-            for pk, slug in through.filter(authorship__in=chunk).values_list(
-                "authorship_id", "institution__slug"
+            for pk, slug in (
+                through.filter(authorship__in=chunk)
+                .order_by("authorship", "position", "pk")
+                .values_list("authorship_id", "institution__slug")
             ):
                 by_pk[pk]._imported_affiliations.append([slug])
     return found

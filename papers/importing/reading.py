@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 
+from ..models import AwardEntry, AwardLevel
 from .fields import (
     KEY_FIELDS,
     LANGUAGE_SUFFIXES,
@@ -48,7 +49,7 @@ class Item:
 
     ``values`` holds what the fixture writes, normalised the way export writes it:
     strings, integers, ``"YYYY-MM-DD"`` or ``None`` for dates, a natural key list for
-    a reference, a sorted list of natural keys for ``affiliations`` and the digest
+    a reference, a list of natural keys in the file's order for ``affiliations`` and the digest
     of the image as it will be stored for an image (see ``images``).
     """
 
@@ -302,6 +303,10 @@ def clean_value(spec, value, base_dir):
     if spec.kind == "text":
         if not isinstance(value, str):
             raise ValidationError(f"expected a string, got {_type_name(value)}")
+        allowed = [str(choice) for choice, _label in model_field.flatchoices]
+        if allowed and value not in allowed:
+            shown = json.dumps(value, ensure_ascii=False)
+            raise ValidationError(f"{shown} is not allowed; the values are {', '.join(allowed)}")
         return model_field.clean(value, None), None
     if spec.kind == "integer":
         if not isinstance(value, int) or isinstance(value, bool):
@@ -321,7 +326,7 @@ def clean_value(spec, value, base_dir):
         keys = [_check_reference(spec, part) for part in value]
         if len({tuple(key) for key in keys}) != len(keys):
             raise ValidationError("the same key is listed twice")
-        return sorted(keys), None
+        return keys, None  # in order: the first listed first
     # An image: a path relative to the fixture file, or "" for none.
     if not isinstance(value, str):
         raise ValidationError(f"expected a file path, got {_type_name(value)}")
@@ -516,15 +521,50 @@ def _check_references(path, items, in_file, problems):
                 key = tuple(key)
                 if (spec.target, key) not in in_file and key not in database_keys[spec.target]:
                     item.valid = False
+                    known = ""
+                    if spec.target is AwardLevel:
+                        levels = _levels_of(key[:2], in_file)
+                        listed = ", ".join(levels) or "none yet (add papers.awardlevel objects)"
+                        known = f"; the levels of award {format_key(key[:2])} are {listed}"
                     problems.append(
                         Problem(
                             path,
                             f"refers to {spec.target._meta.label_lower} {format_key(key)}, "
-                            "which is neither in this file nor in the database",
+                            "which is neither in this file nor in the database" + known,
                             index=item.index,
                             label=item.label,
                             key=item.key,
                             field=name,
                         )
                     )
+    for item in items:
+        award, level = item.values.get("award"), item.values.get("level")
+        if item.model is AwardEntry and award and level and level[:2] != award:
+            item.valid = False
+            levels = ", ".join(_levels_of(tuple(award), in_file)) or "none yet"
+            problems.append(
+                Problem(
+                    path,
+                    f"the level {format_key(level)} belongs to another award; the levels of "
+                    f"award {format_key(award)} are {levels}",
+                    index=item.index,
+                    label=item.label,
+                    key=item.key,
+                    field="level",
+                )
+            )
     return database_keys
+
+
+def _levels_of(award_key, in_file):
+    """The slugs of an award's levels, in the file or in the database, in level order."""
+    levels = {
+        key[2]: item.values.get("position", 0)
+        for (model, key), item in in_file.items()
+        if model is AwardLevel and key[:2] == tuple(award_key)
+    }
+    for slug, position in AwardLevel.objects.filter(
+        award__conference__slug=award_key[0], award__slug=award_key[1]
+    ).values_list("slug", "position"):
+        levels.setdefault(slug, position)
+    return sorted(levels, key=lambda slug: (levels[slug], slug))

@@ -2,10 +2,22 @@
 
 Translated prose goes through ``{% translated obj "field" %}`` (inline) or
 ``{% translated_block obj "field" %}`` (paragraphs). Where the visitor's language
-has no value, the tags show the English original marked ``lang="en"`` with a
-visible, translated note; an empty field never passes for a translation, and an
-English page never shows another language's text.
+has no value, the tags show the English original marked ``lang="en"``:
+
+- a *name* (a field listed in its model's ``TranslationOptions.names``, such as a
+  conference name "NeurIPS 2024", a venue or an institution) left empty in Chinese is
+  written the same in both languages: it is shown as it is, with no marking;
+- other text (titles, abstracts, award names, ...) is really untranslated: it gets the
+  class ``untranslated`` (a quiet visual cue, see static/css/site.css), and the page
+  says once, at the top, what the cue means (``{% untranslated_notice %}`` inside
+  ``{% marking_untranslated %}``). No label text is put inside the text itself, so
+  headings, breadcrumbs and badges stay clean.
+
+An empty field never passes for a translation, and an English page never shows
+another language's text.
 """
+
+import secrets
 
 from django import template
 from django.conf import settings
@@ -16,6 +28,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext
+from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
 
 from ..images import thumbnail_url
@@ -51,12 +64,39 @@ def localized_value(obj, field):
     return "", None
 
 
-@register.simple_tag
-def translated(obj, field, math=False):
+def is_name(obj, field):
+    """Whether ``obj.field`` is a name, the same in every language when left untranslated.
+
+    The names are listed per model in ``papers/translation.py`` (``names``).
+    """
+    try:
+        options = translator.get_options_for_model(type(obj))
+    except NotRegistered:
+        return False
+    return field in getattr(options, "names", ())
+
+
+class UntranslatedTracker:
+    """Whether a page showed untranslated text, and where its notice goes (a marker)."""
+
+    def __init__(self):
+        self.found = False
+        self.marker = f"<!--untranslated-notice-{secrets.token_hex(8)}-->"
+
+
+def _note_untranslated(context):
+    tracker = context.get("untranslated_tracker") if context is not None else None
+    if tracker is not None:
+        tracker.found = True
+
+
+@register.simple_tag(takes_context=True)
+def translated(context, obj, field, math=False):
     """Inline translated text, e.g. a title: ``{% translated paper "title" %}``.
 
-    Returns escaped HTML. A fallback is wrapped in ``<span lang="en">`` and followed
-    by a short note ("English original" in the visitor's language). With
+    Returns escaped HTML. A fallback is wrapped in ``<span lang="en">``; unless the
+    field is a name (see :func:`is_name`) the span has the class ``untranslated`` and
+    the page's notice is turned on (see :func:`marking_untranslated`). With
     ``math=True``, TeX maths in the text is rendered as MathML (see papers/mathtext.py).
     """
     text, language = localized_value(obj, field)
@@ -64,20 +104,18 @@ def translated(obj, field, math=False):
         text = math_inline(text)
     if language is None or language == (get_language() or settings.LANGUAGE_CODE):
         return text
-    return format_html(
-        '<span lang="{}">{}</span> <span class="fallback-note">{}</span>',
-        language,
-        text,
-        gettext("(English original)"),
-    )
+    if is_name(obj, field):
+        return format_html('<span lang="{}">{}</span>', language, text)
+    _note_untranslated(context)
+    return format_html('<span lang="{}" class="untranslated">{}</span>', language, text)
 
 
-@register.simple_tag
-def translated_block(obj, field, math=False):
+@register.simple_tag(takes_context=True)
+def translated_block(context, obj, field, math=False):
     """Translated prose as paragraphs: ``{% translated_block paper "abstract" %}``.
 
-    Blank lines separate paragraphs. A fallback comes in a ``<div lang="en">``
-    after a paragraph saying that no translation exists yet. Empty fields give "".
+    Blank lines separate paragraphs. A fallback comes in a ``<div lang="en"
+    class="untranslated">`` and turns the page's notice on. Empty fields give "".
     With ``math=True``, TeX maths is rendered as MathML (see papers/mathtext.py).
     """
     text, language = localized_value(obj, field)
@@ -89,12 +127,48 @@ def translated_block(obj, field, math=False):
         paragraphs = linebreaks_filter(text, autoescape=True)
     if language == (get_language() or settings.LANGUAGE_CODE):
         return paragraphs
-    return format_html(
-        '<p class="fallback-note">{}</p><div lang="{}">{}</div>',
-        gettext("No translation yet: this is the English original."),
-        language,
-        paragraphs,
-    )
+    _note_untranslated(context)
+    return format_html('<div lang="{}" class="untranslated">{}</div>', language, paragraphs)
+
+
+class MarkingUntranslatedNode(template.Node):
+    def __init__(self, nodelist):
+        self.nodelist = nodelist
+
+    def render(self, context):
+        tracker = UntranslatedTracker()
+        with context.push(untranslated_tracker=tracker):
+            html = self.nodelist.render(context)
+        notice = ""
+        if tracker.found:
+            notice = format_html(
+                '<p class="untranslated-notice" role="note">{}</p>',
+                gettext(
+                    "Some text on this page has no Chinese translation yet: it is shown "
+                    "in English, marked with a dotted underline or a line at its side."
+                ),
+            )
+        return mark_safe(html.replace(tracker.marker, notice, 1))  # noqa: S308 - rendered HTML
+
+
+@register.tag
+def marking_untranslated(parser, token):
+    """``{% marking_untranslated %}...{% endmarking_untranslated %}``: render the part of
+    the page that may hold untranslated text, then put one notice where
+    ``{% untranslated_notice %}`` stands inside it, if any text was untranslated.
+
+    The notice's text is in the page's language; an English page never has one.
+    """
+    nodelist = parser.parse(("endmarking_untranslated",))
+    parser.delete_first_token()
+    return MarkingUntranslatedNode(nodelist)
+
+
+@register.simple_tag(takes_context=True)
+def untranslated_notice(context):
+    """Where the page's notice about untranslated text goes (see marking_untranslated)."""
+    tracker = context.get("untranslated_tracker")
+    return mark_safe(tracker.marker) if tracker is not None else ""  # noqa: S308 - our marker
 
 
 @register.simple_tag(takes_context=True)

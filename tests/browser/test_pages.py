@@ -31,7 +31,9 @@ def test_untranslated_title_is_marked_as_english(page, site):
 
     title = page.locator('h1 [lang="en"]')
     assert title.inner_text() == "Near-Optimal Decision Trees in a SPLIT Second"
-    assert page.locator("h1 .fallback-note").inner_text() == "（英文原文）"
+    assert page.locator("h1").inner_text() == "Near-Optimal Decision Trees in a SPLIT Second"
+    assert title.evaluate("e => getComputedStyle(e).borderBottomStyle") == "dotted"
+    expect(page.locator(".untranslated-notice")).to_have_count(1)
 
 
 def test_phone_width_has_no_horizontal_scroll(page, site):
@@ -86,3 +88,113 @@ def test_award_page_keeps_paper_titles_in_their_own_case(page, site):
     level = page.locator(".award-level > h2").first
     assert title.evaluate("el => getComputedStyle(el).textTransform") == "none"
     assert level.evaluate("el => getComputedStyle(el).textTransform") == "uppercase"
+
+
+# Latin words split over two lines: a word whose Range has more than one line box.
+BROKEN_WORDS = """selector => {
+  const broken = [];
+  for (const element of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.data.matchAll(/[A-Za-z0-9\u00c0-\u024f'-]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (lines.size > 1) broken.push(match[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+# An element's text as drawn, with the text CSS adds before elements (the separators).
+WITH_GENERATED_TEXT = """element => {
+  const parts = [];
+  const walk = node => {
+    for (const child of node.childNodes) {
+      if (child.nodeType === Node.TEXT_NODE) { parts.push(child.data); continue; }
+      const before = getComputedStyle(child, "::before").content;
+      if (before.startsWith('"')) parts.push(JSON.parse(before));
+      walk(child);
+    }
+  };
+  walk(element);
+  return parts.join("").replace(/\\s+/g, " ").trim();
+}"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_imaginary_conference_reads_cleanly_in_chinese(page, site, width, tmp_path):
+    """A new conference whose name is the same in both languages and whose award and
+    paper titles are not translated yet: no label inside headings, breadcrumbs or badges,
+    one notice, clean separators, no word broken over two lines, no sideways scroll."""
+    from tests import factories
+
+    venue = factories.venue(slug="cil", acronym="CIL", name_en="Conference on Imaginary Learning")
+    conference = factories.conference(
+        venue=venue,
+        slug="cil-2031",
+        year=2031,
+        name_en="CIL 2031",
+        name_zh_hans="",
+        city_en="Nowhere Bay",
+        city_zh_hans="",
+        country_en="Atlantis",
+        country_zh_hans="",
+        proceedings_en="Imaginary Proceedings, volume 1",
+        proceedings_zh_hans="",
+    )
+    award = factories.award(
+        conference=conference,
+        slug="best",
+        name_en="Outstanding Imaginary Paper Award",
+        name_zh_hans="",
+    )
+    for slug, title in [
+        ("winner", "Counterfactual Daydreams for Unsupervised Representation Learning"),
+        ("runner-up", "Hallucinated Gradients"),
+        ("honourable-mention", "Imaginary Numbers Are Real Enough"),
+    ]:
+        paper = factories.paper(
+            conference=conference, title_en=title, title_zh_hans="", abstract_zh_hans=""
+        )
+        factories.award_entry(award, paper, level=slug)
+    page.set_viewport_size({"width": width, "height": 900})
+    runner_up = award.entries.get(level__slug="runner-up").paper
+
+    for path in [
+        "/zh-hans/",
+        f"/zh-hans/conferences/{conference.slug}/",
+        f"/zh-hans/conferences/{conference.slug}/awards/best/",
+        f"/zh-hans/papers/{runner_up.slug}/",
+        "/zh-hans/venues/cil/",
+    ]:
+        page.goto(site + path)
+        name = path.strip("/").replace("/", "_")
+        page.screenshot(path=str(tmp_path / f"{width}-{name}.png"), full_page=True)
+        text = page.locator("body").inner_text()
+        assert "（英文原文）" not in text, path
+        for part in page.locator("h1, .breadcrumbs, .award-badge").all():
+            assert "（" not in part.inner_text() or "award-badge" in (
+                part.get_attribute("class") or ""
+            ), path
+        marked = page.locator(".untranslated").count()
+        expect(page.locator(".untranslated-notice")).to_have_count(1 if marked else 0)
+        assert page.evaluate(BROKEN_WORDS, "main, .breadcrumbs") == [], path
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, path
+
+    page.goto(f"{site}/zh-hans/conferences/{conference.slug}/")
+    meta = page.locator("main .conference-meta").first.evaluate(WITH_GENERATED_TEXT)
+    assert meta.startswith("Nowhere Bay，Atlantis · ")
+    assert meta.endswith(" · Imaginary Proceedings, volume 1")
+    assert meta.count("·") == 2
+    expect(page.locator("h1")).to_have_text("CIL 2031")
+    assert page.locator("h1 .untranslated").count() == 0
+    headings = page.locator(".award-level h3").all_inner_texts()
+    assert headings == ["获奖论文", "亚军论文", "荣誉提名"]
+    page.goto(f"{site}/zh-hans/papers/{runner_up.slug}/")
+    assert page.locator(".award-badge").inner_text() == (
+        "CIL 2031 Outstanding Imaginary Paper Award（亚军论文）"
+    )

@@ -1,0 +1,87 @@
+"""The rules the models keep: award levels in order, affiliations in order."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from papers.models import AwardEntry, Paper
+
+from . import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def _imaginary_award():
+    """The Conference on Imaginary Learning 2031's best paper award, with three levels
+    declared out of order (finalist, winner, runner-up)."""
+    conference = factories.conference(
+        name_en="Conference on Imaginary Learning 2031", name_zh_hans="", year=2031
+    )
+    award = factories.award(conference=conference, name_en="Best Imaginary Paper")
+    for slug in ("finalist", "winner", "runner-up"):
+        factories.award_level(award, slug)
+    return award
+
+
+def test_award_entries_come_in_level_order_top_level_first():
+    award = _imaginary_award()
+    papers = [factories.paper(conference=award.conference) for _ in range(4)]
+    factories.award_entry(award, papers[0], level="finalist", position=1)
+    factories.award_entry(award, papers[1], level="runner-up", position=2)
+    factories.award_entry(award, papers[2], level="winner", position=9)
+    factories.award_entry(award, papers[3], level="runner-up", position=1)
+
+    entries = list(AwardEntry.objects.filter(award=award).in_level_order())
+
+    assert [(e.level.slug, e.paper, e.is_top_level) for e in entries] == [
+        ("winner", papers[2], True),
+        ("runner-up", papers[3], False),
+        ("runner-up", papers[1], False),
+        ("finalist", papers[0], False),
+    ]
+
+
+def test_top_level_is_the_lowest_position_whatever_its_slug():
+    award = factories.award()
+    factories.award_level(award, "distinguished-paper", position=1)
+    factories.award_level(award, "winner", position=2)
+    paper = factories.paper()
+    factories.award_entry(award, paper, level="distinguished-paper")
+
+    entry = AwardEntry.objects.in_level_order().get(paper=paper)
+
+    assert entry.is_top_level is True
+
+
+def test_award_entry_refuses_a_level_of_another_award_and_lists_its_own():
+    award, other = _imaginary_award(), factories.award()
+    entry = AwardEntry(
+        award=award, paper=factories.paper(), level=factories.award_level(other, "winner")
+    )
+
+    with pytest.raises(ValidationError) as raised:
+        entry.full_clean()
+
+    assert raised.value.message_dict["level"] == [
+        "This level belongs to another award; this award's levels are: winner, runner-up, finalist."
+    ]
+
+
+def test_affiliations_keep_the_papers_order_not_the_alphabet():
+    zeta = factories.institution(slug="zeta-institute", name_en="Zeta Institute")
+    alpha = factories.institution(slug="alpha-university", name_en="Alpha University")
+    paper = factories.paper(authors=[factories.author()], affiliations=[zeta, alpha])
+
+    authorship = Paper.objects.for_detail().get(pk=paper.pk).ordered_authorships[0]
+
+    assert list(authorship.affiliations.all()) == [zeta, alpha]
+
+
+def test_set_affiliations_reorders_adds_and_removes():
+    first, second, third = (factories.institution() for _ in range(3))
+    paper = factories.paper(authors=[factories.author()], affiliations=[first, second])
+    authorship = paper.authorships.get()
+
+    authorship.set_affiliations([third, first])
+
+    rows = authorship.affiliation_rows.all()
+    assert [(row.institution, row.position) for row in rows] == [(third, 1), (first, 2)]
