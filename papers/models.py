@@ -770,10 +770,10 @@ class AwardLevel(models.Model):
     slug = models.SlugField(
         _("slug"), max_length=50, help_text=_("The level's key, e.g. winner or runner-up.")
     )
-    name = models.CharField(
+    name = text.CharField(
         _("name"), max_length=100, help_text=_("For one paper, e.g. Honourable mention.")
     )
-    name_plural = models.CharField(
+    name_plural = text.CharField(
         _("name for several papers"),
         max_length=100,
         help_text=_("For two papers or more, e.g. Honourable mentions."),
@@ -873,9 +873,11 @@ class AwardEntry(models.Model):
         related_name="award_entries",
         verbose_name=_("paper"),
     )
+    # RESTRICT, not PROTECT: a level in use cannot be deleted on its own, but deleting
+    # the award deletes its levels and entries together.
     level = models.ForeignKey(
         "papers.AwardLevel",
-        on_delete=models.PROTECT,
+        on_delete=models.RESTRICT,
         related_name="entries",
         verbose_name=_("level"),
         help_text=_("One of the award's own levels."),

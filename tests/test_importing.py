@@ -1021,7 +1021,8 @@ def test_import_updates_enter_the_admins_history(tmp_path, db):
     objects = small_fixture()
     first = write(tmp_path, objects)
     import_fixture(first)
-    assert Version.objects.count() == len(objects)  # a first version of each object
+    # A first version of each object, and of each affiliation row (an authorship's own).
+    assert Version.objects.count() == len(objects) + Affiliation.objects.count()
     obj(objects, "papers.paper")["fields"]["title_en"] = "Paper One, revised"
     path = write(tmp_path, objects)
 

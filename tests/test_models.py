@@ -2,8 +2,9 @@
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db.models import RestrictedError
 
-from papers.models import AwardEntry, Paper
+from papers.models import AwardEntry, AwardLevel, Paper
 
 from . import factories
 
@@ -85,3 +86,20 @@ def test_set_affiliations_reorders_adds_and_removes():
 
     rows = authorship.affiliation_rows.all()
     assert [(row.institution, row.position) for row in rows] == [(third, 1), (first, 2)]
+
+
+def test_a_level_in_use_cannot_be_deleted_on_its_own():
+    award = _imaginary_award()
+    factories.award_entry(award, factories.paper(conference=award.conference), level="winner")
+
+    with pytest.raises(RestrictedError):
+        award.levels.get(slug="winner").delete()
+
+
+def test_deleting_an_award_deletes_its_levels_and_entries():
+    award = _imaginary_award()
+    factories.award_entry(award, factories.paper(conference=award.conference), level="winner")
+
+    award.delete()
+
+    assert (AwardLevel.objects.count(), AwardEntry.objects.count()) == (0, 0)

@@ -286,7 +286,7 @@ class Migration(migrations.Migration):
             name="level",
             field=models.ForeignKey(
                 help_text="One of the award's own levels.",
-                on_delete=django.db.models.deletion.PROTECT,
+                on_delete=django.db.models.deletion.RESTRICT,
                 related_name="entries",
                 to="papers.awardlevel",
                 verbose_name="level",
