@@ -8,10 +8,11 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Case, Count, Prefetch, Q, Value, When
+from django.db.models import Case, Count, Exists, OuterRef, Prefetch, Q, Value, When
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from . import search
 from .slugs import SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
@@ -22,6 +23,23 @@ class Status(models.TextChoices):
 
     DRAFT = "draft", _("Draft")
     PUBLISHED = "published", _("Published")
+
+
+def published_q(prefix=""):
+    """The condition "published, at a published conference" on a paper or an award.
+
+    ``prefix`` reaches the paper or award through a relation (``"paper__"``), so
+    related rows are filtered by a join rather than ``paper__in=<subquery>``, which
+    SQLite would evaluate into a list of every published id inside each query.
+    """
+    return Q(
+        **{f"{prefix}status": Status.PUBLISHED, f"{prefix}conference__status": Status.PUBLISHED}
+    )
+
+
+def search_text_field():
+    """The folded text the search box matches (papers/search.py); never edited by hand."""
+    return models.TextField(_("search text"), blank=True, default="", editable=False)
 
 
 def status_field():
@@ -81,12 +99,7 @@ class ConferenceQuerySet(models.QuerySet):
             Prefetch(
                 "awards",
                 queryset=Award.objects.filter(status=Status.PUBLISHED)
-                .annotate(
-                    entry_count=Count(
-                        "entries",
-                        filter=Q(entries__paper__in=Paper.objects.published()),
-                    )
-                )
+                .annotate(entry_count=Count("entries", filter=published_q("entries__paper__")))
                 .order_by("position", "slug"),
             )
         )
@@ -163,7 +176,7 @@ class InstitutionQuerySet(models.QuerySet):
         return self.get(slug=slug)
 
 
-class Institution(SlugFromTitleMixin, models.Model):
+class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
 
     slug_source = "name_en"
@@ -173,8 +186,10 @@ class Institution(SlugFromTitleMixin, models.Model):
     name = models.CharField(_("name"), max_length=200)
     country = models.CharField(_("country"), max_length=100, blank=True)
     website = models.URLField(_("website"), blank=True)
+    search_text = search_text_field()
 
     objects = InstitutionQuerySet.as_manager()
+    search_sources = ("name",)
 
     class Meta:
         verbose_name = _("institution")
@@ -194,14 +209,16 @@ class AuthorQuerySet(models.QuerySet):
 
     def published(self):
         """Authors of at least one published paper."""
-        return self.filter(authorships__paper__in=Paper.objects.published()).distinct()
+        return self.filter(
+            Exists(Authorship.objects.filter(published_q("paper__"), author=OuterRef("pk")))
+        )
 
     def for_detail(self):
         """Authors with their published papers, co-authors and awards."""
         return self.prefetch_related(
             Prefetch(
                 "authorships",
-                queryset=Authorship.objects.filter(paper__in=Paper.objects.published())
+                queryset=Authorship.objects.filter(published_q("paper__"))
                 .select_related("paper__conference__venue")
                 .prefetch_related(
                     "affiliations",
@@ -219,7 +236,7 @@ class AuthorQuerySet(models.QuerySet):
         )
 
 
-class Author(SlugFromTitleMixin, models.Model):
+class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
 
     Affiliations belong to the authorship (people move), not to the person.
@@ -239,8 +256,10 @@ class Author(SlugFromTitleMixin, models.Model):
     )
     homepage = models.URLField(_("homepage"), blank=True)
     orcid = models.CharField(_("ORCID iD"), max_length=19, blank=True)
+    search_text = search_text_field()
 
     objects = AuthorQuerySet.as_manager()
+    search_sources = ("name", "other_names")
 
     class Meta:
         verbose_name = _("author")
@@ -267,7 +286,7 @@ class PaperQuerySet(models.QuerySet):
 
     def published(self):
         """Published papers of published conferences."""
-        return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
+        return self.filter(published_q())
 
     def with_authors(self):
         """Papers with their authors in order (two queries however many papers)."""
@@ -291,7 +310,7 @@ class PaperQuerySet(models.QuerySet):
             # Only published awards (of published conferences); the paper is the page's own.
             Prefetch(
                 "award_entries",
-                queryset=AwardEntry.objects.filter(award__in=Award.objects.published()).for_paper(),
+                queryset=AwardEntry.objects.filter(published_q("award__")).for_paper(),
             ),
         )
 
@@ -304,8 +323,10 @@ class PaperQuerySet(models.QuerySet):
         return (
             self.filter(conference=conference)
             .exclude(
-                award_entries__in=AwardEntry.objects.published().filter(
-                    award__conference=conference
+                Exists(
+                    AwardEntry.objects.published().filter(
+                        paper=OuterRef("pk"), award__conference=conference
+                    )
                 )
             )
             .with_authors()
@@ -317,19 +338,29 @@ class PaperQuerySet(models.QuerySet):
         )
 
     def search(self, text):
-        """Papers matching every word of ``text`` in one of ``SEARCH_FIELDS``.
+        """Papers matching every word of ``text``, ignoring case and accents.
 
-        Words are separated by white space; a word matches as a case-insensitive
-        substring (so a Chinese phrase such as 共形预测 needs no spaces). At most
-        ``SEARCH_MAX_WORDS`` words are used. An empty ``text`` matches every paper.
+        A word matches as a substring (so a Chinese phrase such as 共形预测 needs no
+        spaces) of the paper's title, abstract or summary in either language, of an
+        author's name or other names, or of an affiliation's name in either language:
+        the folded ``search_text`` columns of papers/search.py. Words are separated
+        by white space; at most ``SEARCH_MAX_WORDS`` are used. An empty ``text``
+        matches every paper.
         """
         matches = self
-        for word in text.split()[:SEARCH_MAX_WORDS]:
-            condition = Q()
-            for field in SEARCH_FIELDS:
-                condition |= Q(**{f"{field}__icontains": word})
-            # A subquery rather than joins, so a paper matching twice is listed once.
-            matches = matches.filter(pk__in=Paper.objects.filter(condition).values("pk"))
+        for word in search.words(text)[:SEARCH_MAX_WORDS]:
+            # One indexed column per table, joined by UNION so that each part can use
+            # its own index (an OR across joins could use none) and a paper matching
+            # twice is listed once.
+            by_paper = Paper.objects.filter(search_text__contains=word).values("pk")
+            by_author = Authorship.objects.filter(author__search_text__contains=word)
+            by_affiliation = Authorship.objects.filter(affiliations__search_text__contains=word)
+            matches = matches.filter(
+                pk__in=by_paper.order_by().union(
+                    by_author.values("paper_id").order_by(),
+                    by_affiliation.values("paper_id").order_by(),
+                )
+            )
         return matches
 
     def listed_at(self, conference=None, year=None):
@@ -369,24 +400,10 @@ class PaperQuerySet(models.QuerySet):
         )
 
 
-# What the search box looks in: prose in both languages, author names and
-# affiliations. Used by PaperQuerySet.search().
-SEARCH_FIELDS = [
-    "title_en",
-    "title_zh_hans",
-    "abstract_en",
-    "abstract_zh_hans",
-    "summary_en",
-    "summary_zh_hans",
-    "authorships__author__name",
-    "authorships__author__other_names",
-    "authorships__affiliations__name_en",
-    "authorships__affiliations__name_zh_hans",
-]
 SEARCH_MAX_WORDS = 10
 
 
-class Paper(SlugFromTitleMixin, models.Model):
+class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A published paper: its translated title, abstract and summary, and links."""
 
     slug_source = "title_en"
@@ -424,8 +441,10 @@ class Paper(SlugFromTitleMixin, models.Model):
         related_name="papers",
         verbose_name=_("authors"),
     )
+    search_text = search_text_field()
 
     objects = PaperQuerySet.as_manager()
+    search_sources = ("title", "abstract", "summary")
 
     class Meta:
         verbose_name = _("paper")
@@ -569,7 +588,7 @@ class AwardQuerySet(models.QuerySet):
 
     def published(self):
         """Published awards of published conferences."""
-        return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
+        return self.filter(published_q())
 
     def series(self, venue_slug, slug):
         """Every edition of one award at one venue (the same ``slug``), newest first."""
@@ -675,7 +694,7 @@ class AwardEntryQuerySet(models.QuerySet):
 
     def published(self):
         """Entries whose award and paper are both published."""
-        return self.filter(award__in=Award.objects.published(), paper__in=Paper.objects.published())
+        return self.filter(published_q("award__"), published_q("paper__"))
 
     def for_award(self):
         """Entries with their papers and ordered authors: winners first."""
