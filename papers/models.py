@@ -213,28 +213,6 @@ class AuthorQuerySet(models.QuerySet):
             Exists(Authorship.objects.filter(published_q("paper__"), author=OuterRef("pk")))
         )
 
-    def for_detail(self):
-        """Authors with their published papers, co-authors and awards."""
-        return self.prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.filter(published_q("paper__"))
-                .select_related("paper__conference__venue")
-                .prefetch_related(
-                    "affiliations",
-                    Prefetch(
-                        "paper__award_entries",
-                        queryset=AwardEntry.objects.published().for_paper(),
-                    ),
-                    Prefetch(
-                        "paper__authorships",
-                        queryset=Authorship.objects.select_related("author"),
-                    ),
-                )
-                .order_by("-paper__conference__year", "paper__slug"),
-            )
-        )
-
 
 class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
@@ -334,7 +312,7 @@ class PaperQuerySet(models.QuerySet):
                 "links",
                 Prefetch("award_entries", queryset=AwardEntry.objects.published().for_paper()),
             )
-            .order_by("title_en")
+            .order_by("title_en", "slug")
         )
 
     def search(self, text):
@@ -485,6 +463,27 @@ class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
 class AuthorshipQuerySet(models.QuerySet):
     def get_by_natural_key(self, paper_slug, author_slug):
         return self.get(paper__slug=paper_slug, author__slug=author_slug)
+
+    def for_author_page(self, author):
+        """``author``'s authorships of published papers, newest first, with what the
+        author page shows: the paper, its conference, its co-authors, the author's
+        affiliations on it and its published awards (a fixed number of queries)."""
+        return (
+            self.filter(published_q("paper__"), author=author)
+            .select_related("paper__conference__venue")
+            .prefetch_related(
+                "affiliations",
+                Prefetch(
+                    "paper__award_entries",
+                    queryset=AwardEntry.objects.published().for_paper(),
+                ),
+                Prefetch(
+                    "paper__authorships",
+                    queryset=Authorship.objects.select_related("author"),
+                ),
+            )
+            .order_by("-paper__conference__year", "paper__slug")
+        )
 
 
 class Authorship(models.Model):

@@ -509,3 +509,24 @@ def test_preview_of_a_draft_paper_shows_its_published_awards(editor_client):
     html = editor_client.get(f"{paper.get_absolute_url()}?preview=1").content.decode()
 
     assert "Public award" in html
+
+
+# Autocomplete ---------------------------------------------------------------------
+
+
+def test_award_autocomplete_queries_do_not_grow_with_awards(
+    editor_client, django_assert_num_queries
+):
+    url = "/admin/autocomplete/?app_label=papers&model_name=awardentry&field_name=award&term=award"
+    factories.award()
+    # Session, user and permissions, then the count and the page of results.
+    with django_assert_num_queries(6):
+        one = editor_client.get(url).json()["results"]
+    for _ in range(12):
+        factories.award(conference=factories.conference())
+    with django_assert_num_queries(6):
+        many = editor_client.get(url).json()["results"]
+
+    assert len(one) == 1
+    assert len(many) == 13
+    assert many[0]["text"].startswith("Conference ")
