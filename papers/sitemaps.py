@@ -14,9 +14,12 @@ Django's Sitemap lists every item of a section to paginate it, so items are load
 with their slug only.
 """
 
+import math
+
 from django.conf import settings
 from django.contrib import sitemaps
 from django.contrib.sitemaps.views import SitemapIndexItem, x_robots_tag
+from django.db.models import QuerySet
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
@@ -110,13 +113,17 @@ def index(request):
     """/sitemap.xml: the absolute URL of every part of every sitemap in ``SITEMAPS``.
 
     Django's own index view names the request's host; this one names
-    ``DJANGO_SITE_URL`` when it is set, as the parts themselves do. One count query
-    per section.
+    ``DJANGO_SITE_URL`` when it is set, as the parts themselves do. It counts each
+    section's items with one COUNT query (Django's index loads every item of every
+    section: seconds at 15,000 authors); each item is listed once per language.
     """
     parts = []
     for section, sitemap in SITEMAPS.items():
         url = absolute_url(reverse("sitemap-section", kwargs={"section": section}), request)
-        pages = sitemap().paginator.num_pages
+        site = sitemap()
+        items = site.items()
+        count = items.count() if isinstance(items, QuerySet) else len(items)
+        pages = max(1, math.ceil(count * len(settings.LANGUAGES) / site.limit))
         parts += [
             SitemapIndexItem(url if page == 1 else f"{url}?p={page}", None)
             for page in range(1, pages + 1)
