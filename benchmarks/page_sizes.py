@@ -12,7 +12,8 @@ queries, and the median and maximum of ``--rounds`` timed requests in millisecon
 ``--root DIR`` runs the same pages against another checkout of the project (for a
 before/after comparison, e.g. ``git archive main | tar -x -C DIR``); a page that
 checkout does not have is listed with its 404.
-Options: ``--papers N`` (default 5000), ``--authors N`` (default 15000).
+Options: ``--papers N`` (default 5000), ``--authors N`` (default 15000), ``--rounds N``
+(default 5), ``--only conference,search`` (pages whose name contains one of these).
 """
 
 import argparse
@@ -52,6 +53,7 @@ def main():
     parser.add_argument("--authors", type=int, default=15000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
+    parser.add_argument("--only", default="", help="comma-separated parts of page names")
     parser.add_argument("--root", type=Path, default=HERE.parent, help="project checkout")
     options = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="bench-pages-"))
@@ -94,7 +96,10 @@ def run(options, workdir):
 
     client = Client()
     print(f"{'page':24} {'status':>6} {'KB':>9} {'queries':>8} {'median ms':>10} {'max ms':>8}")
+    wanted = [part for part in options.only.split(",") if part]
     for name, url in PAGES:
+        if wanted and not any(part in name for part in wanted):
+            continue
         queries = []
         with connection.execute_wrapper(_counting(queries)):
             response = client.get(url)
