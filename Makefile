@@ -8,7 +8,8 @@ PORT ?= 8000
 # Development only: a fixed secret key for the local server and the tests.
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
-.PHONY: run test install messages data check clean vendor browser tools audit bench-import redis bench
+.PHONY: run test install messages data check clean vendor browser tools audit bench-import \
+	redis bench test-postgres
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -67,6 +68,23 @@ test: messages browser tools redis
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest
+
+# The suite again on PostgreSQL 15, the production database. scripts/postgres.sh
+# installs Debian's PostgreSQL when missing, starts it and creates the role and the
+# database (see the script for POSTGRES_ROLE, POSTGRES_PASSWORD, POSTGRES_DB). The
+# browser tests run once, under `make test`: they check what Chromium sees, which the
+# database does not change, and would add minutes here.
+POSTGRES_DB ?= awardsite_test
+POSTGRES_URL ?= postgres://awardsite:awardsite@localhost:5432/$(POSTGRES_DB)
+
+$(VENV)/.postgres: $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet --editable ".[postgres]"
+	touch $@
+
+test-postgres: messages $(VENV)/.postgres
+	POSTGRES_DB=$(POSTGRES_DB) bash scripts/postgres.sh
+	DATABASE_URL=$(POSTGRES_URL) $(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
+	DATABASE_URL=$(POSTGRES_URL) $(VENV)/bin/pytest -m "not browser"
 
 # Lighthouse on the home, conference and paper pages in both languages: prints each
 # page's accessibility, best-practices and SEO scores; fails below 0.95.

@@ -1,4 +1,4 @@
-"""Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/); admin, sitemap and
+"""Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/); admin, sitemaps and
 robots.txt outside."""
 
 from django.conf import settings
@@ -10,14 +10,20 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
-from papers.sitemaps import SITEMAPS
+from papers import sitemaps
 from papers.views import robots_txt
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
     path("robots.txt", robots_txt, name="robots-txt"),
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", sitemaps.index, name="sitemap"),
+    path(
+        "sitemap-<slug:section>.xml",
+        sitemap,
+        {"sitemaps": sitemaps.SITEMAPS},
+        name="sitemap-section",
+    ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
 ]

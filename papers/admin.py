@@ -434,6 +434,12 @@ class AwardAdmin(PublishingAdmin):
     prepopulated_fields = {"slug": ["name_en"]}
     inlines = [AwardLevelInline, AwardEntryForAwardInline]
 
+    def get_queryset(self, request):
+        """Awards with their conference, which ``str(award)`` names: the autocomplete
+        of an award (which, unlike the changelist, ignores ``list_select_related``)
+        runs one query for its results, not one more per row."""
+        return super().get_queryset(request).select_related("conference")
+
 
 @admin.register(AwardEntry)
 class AwardEntryAdmin(ContentAdmin):

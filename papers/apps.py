@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save, pre_save
 from django.utils.translation import gettext_lazy as _
 
 # The signals by which a change to a model's rows is seen (bulk queries send none).
@@ -20,6 +20,7 @@ class PapersConfig(AppConfig):
         from .images import make_thumbnails_of_saved_file
         from .models import ContentGeneration, Paper
         from .roles import sync_editors_group
+        from .search import keep_search_text
 
         # After auth's own post_migrate handler has created this app's permissions.
         post_migrate.connect(sync_editors_group, sender=self, dispatch_uid="papers-editors")
@@ -38,3 +39,6 @@ class PapersConfig(AppConfig):
         saved_file.connect(
             make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
         )
+        for model in self.get_models():
+            if hasattr(model, "search_sources"):
+                pre_save.connect(keep_search_text, sender=model, dispatch_uid=f"search-{model}")

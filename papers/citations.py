@@ -13,6 +13,7 @@ BibTeX and left as written elsewhere.
 
 import json
 import re
+import textwrap
 import unicodedata
 from dataclasses import dataclass
 
@@ -92,8 +93,8 @@ def _ascii(text):
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
-def _keys(papers):
-    taken = set()
+def _keys(papers, taken=None):
+    taken = set() if taken is None else taken
     return [(citation_key(paper, taken), paper) for paper in papers]
 
 
@@ -107,14 +108,15 @@ def _place(conference):
     return ", ".join(value for value in (conference.city_en, conference.country_en) if value)
 
 
-def to_bibtex(papers, urls):
+def to_bibtex(papers, urls, taken=None):
     """BibTeX ``@inproceedings`` entries for ``papers``.
 
     ``urls`` maps a paper's pk to its absolute page URL on this site, used when
-    no proceedings or OpenReview page is known.
+    no proceedings or OpenReview page is known. ``taken`` is a set of citation keys
+    already used (updated), for text written in parts (see ``stream``).
     """
     entries = []
-    for key, paper in _keys(papers):
+    for key, paper in _keys(papers, taken):
         ids = paper_identifiers(paper)
         conference = paper.conference
         fields = [
@@ -159,10 +161,11 @@ def _ris_name(name):
     return name.literal or f"{name.family}, {name.given}"
 
 
-def to_ris(papers, urls):
-    """RIS records (type ``CPAPER``: conference paper) for ``papers``; ``urls`` as in to_bibtex."""
+def to_ris(papers, urls, taken=None):
+    """RIS records (type ``CPAPER``: conference paper) for ``papers``; ``urls`` and
+    ``taken`` as in to_bibtex."""
     records = []
-    for _key, paper in _keys(papers):
+    for _key, paper in _keys(papers, taken):
         ids = paper_identifiers(paper)
         conference = paper.conference
         record = {
@@ -191,8 +194,13 @@ def to_ris(papers, urls):
 
 def to_csl_json(papers, urls):
     """CSL-JSON items (type ``paper-conference``) for ``papers`` as indented JSON text."""
+    return json.dumps(csl_items(papers, urls), ensure_ascii=False, indent=2) + "\n"
+
+
+def csl_items(papers, urls, taken=None):
+    """The CSL-JSON items of ``papers`` as dicts; ``urls`` and ``taken`` as in to_bibtex."""
     items = []
-    for key, paper in _keys(papers):
+    for key, paper in _keys(papers, taken):
         ids = paper_identifiers(paper)
         conference = paper.conference
         item = {
@@ -215,13 +223,40 @@ def to_csl_json(papers, urls):
         if paper.abstract_en:
             item["abstract"] = one_line(paper.abstract_en)
         items.append(item)
-    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+    return items
 
 
 def _csl_name(name):
     if name.literal:
         return {"literal": name.literal}
     return {"family": name.family, "given": name.given}
+
+
+def stream(fmt, batches):
+    """Citations in format ``fmt`` (a key of ``FORMATS``), one piece of text per batch.
+
+    ``batches`` yields ``(papers, urls)`` pairs as the formatters take them. Joined,
+    the pieces are the text the formatter gives for all the papers at once (citation
+    keys stay unique across batches), so a download of any size is written without
+    holding every paper in memory.
+    """
+    taken = set()
+    if fmt == "json":
+        opened = False
+        for papers, urls in batches:
+            for item in csl_items(papers, urls, taken):
+                text = textwrap.indent(json.dumps(item, ensure_ascii=False, indent=2), "  ")
+                yield (",\n" if opened else "[\n") + text
+                opened = True
+        yield "\n]\n" if opened else "[]\n"
+        return
+    formatter, separator = {"bib": (to_bibtex, "\n\n"), "ris": (to_ris, "\n")}[fmt]
+    written = False
+    for papers, urls in batches:
+        if papers:
+            text = formatter(papers, urls, taken)
+            yield separator + text if written else text
+            written = True
 
 
 # The formats a URL may ask for: extension -> (formatter, content type).

@@ -12,7 +12,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from . import text
+from . import search, text
 from .mathtext import MathLimitsValidator
 from .slugs import SlugFromTitleMixin
 
@@ -24,6 +24,23 @@ class Status(models.TextChoices):
 
     DRAFT = "draft", _("Draft")
     PUBLISHED = "published", _("Published")
+
+
+def published_q(prefix=""):
+    """The condition "published, at a published conference" on a paper or an award.
+
+    ``prefix`` reaches the paper or award through a relation (``"paper__"``), so
+    related rows are filtered by a join rather than ``paper__in=<subquery>``, which
+    SQLite would evaluate into a list of every published id inside each query.
+    """
+    return Q(
+        **{f"{prefix}status": Status.PUBLISHED, f"{prefix}conference__status": Status.PUBLISHED}
+    )
+
+
+def search_text_field():
+    """The folded text the search box matches (papers/search.py); never edited by hand."""
+    return models.TextField(_("search text"), blank=True, default="", editable=False)
 
 
 def status_field():
@@ -106,12 +123,7 @@ class ConferenceQuerySet(models.QuerySet):
             Prefetch(
                 "awards",
                 queryset=Award.objects.filter(status=Status.PUBLISHED)
-                .annotate(
-                    entry_count=Count(
-                        "entries",
-                        filter=Q(entries__paper__in=Paper.objects.published()),
-                    )
-                )
+                .annotate(entry_count=Count("entries", filter=published_q("entries__paper__")))
                 .order_by("position", "slug"),
             )
         )
@@ -188,7 +200,7 @@ class InstitutionQuerySet(models.QuerySet):
         return self.get(slug=slug)
 
 
-class Institution(SlugFromTitleMixin, models.Model):
+class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
 
     slug_source = "name_en"
@@ -198,8 +210,10 @@ class Institution(SlugFromTitleMixin, models.Model):
     name = text.CharField(_("name"), max_length=200)
     country = text.CharField(_("country"), max_length=100, blank=True)
     website = models.URLField(_("website"), blank=True)
+    search_text = search_text_field()
 
     objects = InstitutionQuerySet.as_manager()
+    search_sources = ("name",)
 
     class Meta:
         verbose_name = _("institution")
@@ -218,33 +232,15 @@ class AuthorQuerySet(models.QuerySet):
         return self.get(slug=slug)
 
     def published(self):
-        """Authors of at least one published paper."""
-        return self.filter(authorships__paper__in=Paper.objects.published()).distinct()
+        """Authors of at least one published paper.
 
-    def for_detail(self):
-        """Authors with their published papers, co-authors and awards."""
-        return self.prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.filter(paper__in=Paper.objects.published())
-                .select_related("paper__conference__venue")
-                .prefetch_related(
-                    affiliations_in_order(),
-                    Prefetch(
-                        "paper__award_entries",
-                        queryset=AwardEntry.objects.published().for_paper(),
-                    ),
-                    Prefetch(
-                        "paper__authorships",
-                        queryset=Authorship.objects.select_related("author"),
-                    ),
-                )
-                .order_by("-paper__conference__year", "paper__slug"),
-            )
-        )
+        A join, not a subquery: SQLite without statistics runs a correlated EXISTS by
+        scanning every published paper for each author (seconds at 15,000 authors).
+        """
+        return self.filter(published_q("authorships__paper__")).distinct()
 
 
-class Author(SlugFromTitleMixin, models.Model):
+class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
 
     Affiliations belong to the authorship (people move), not to the person.
@@ -264,8 +260,10 @@ class Author(SlugFromTitleMixin, models.Model):
     )
     homepage = models.URLField(_("homepage"), blank=True)
     orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True)
+    search_text = search_text_field()
 
     objects = AuthorQuerySet.as_manager()
+    search_sources = ("name", "other_names")
 
     class Meta:
         verbose_name = _("author")
@@ -292,7 +290,7 @@ class PaperQuerySet(models.QuerySet):
 
     def published(self):
         """Published papers of published conferences."""
-        return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
+        return self.filter(published_q())
 
     def with_authors(self):
         """Papers with their authors in order (two queries however many papers)."""
@@ -316,7 +314,7 @@ class PaperQuerySet(models.QuerySet):
             # Only published awards (of published conferences); the paper is the page's own.
             Prefetch(
                 "award_entries",
-                queryset=AwardEntry.objects.filter(award__in=Award.objects.published()).for_paper(),
+                queryset=AwardEntry.objects.filter(published_q("award__")).for_paper(),
             ),
         )
 
@@ -328,33 +326,45 @@ class PaperQuerySet(models.QuerySet):
         """
         return (
             self.filter(conference=conference)
+            # The papers awarded at this conference: a short list, computed once (a
+            # correlated EXISTS would be evaluated per paper).
             .exclude(
-                award_entries__in=AwardEntry.objects.published().filter(
-                    award__conference=conference
-                )
+                pk__in=AwardEntry.objects.published()
+                .filter(award__conference=conference)
+                .values("paper_id")
             )
             .with_authors()
             .prefetch_related(
                 "links",
                 Prefetch("award_entries", queryset=AwardEntry.objects.published().for_paper()),
             )
-            .order_by("title_en")
+            .order_by("title_en", "slug")
         )
 
     def search(self, text):
-        """Papers matching every word of ``text`` in one of ``SEARCH_FIELDS``.
+        """Papers matching every word of ``text``, ignoring case and accents.
 
-        Words are separated by white space; a word matches as a case-insensitive
-        substring (so a Chinese phrase such as 共形预测 needs no spaces). At most
-        ``SEARCH_MAX_WORDS`` words are used. An empty ``text`` matches every paper.
+        A word matches as a substring (so a Chinese phrase such as 共形预测 needs no
+        spaces) of the paper's title, abstract or summary in either language, of an
+        author's name or other names, or of an affiliation's name in either language:
+        the folded ``search_text`` columns of papers/search.py. Words are separated
+        by white space; at most ``SEARCH_MAX_WORDS`` are used. An empty ``text``
+        matches every paper.
         """
         matches = self
-        for word in text.split()[:SEARCH_MAX_WORDS]:
-            condition = Q()
-            for field in SEARCH_FIELDS:
-                condition |= Q(**{f"{field}__icontains": word})
-            # A subquery rather than joins, so a paper matching twice is listed once.
-            matches = matches.filter(pk__in=Paper.objects.filter(condition).values("pk"))
+        for word in search.words(text)[:SEARCH_MAX_WORDS]:
+            # One indexed column per table, joined by UNION so that each part can use
+            # its own index (an OR across joins could use none) and a paper matching
+            # twice is listed once.
+            by_paper = Paper.objects.filter(search_text__contains=word).values("pk")
+            by_author = Authorship.objects.filter(author__search_text__contains=word)
+            by_affiliation = Authorship.objects.filter(affiliations__search_text__contains=word)
+            matches = matches.filter(
+                pk__in=by_paper.order_by().union(
+                    by_author.values("paper_id").order_by(),
+                    by_affiliation.values("paper_id").order_by(),
+                )
+            )
         return matches
 
     def listed_at(self, conference=None, year=None):
@@ -394,24 +404,10 @@ class PaperQuerySet(models.QuerySet):
         )
 
 
-# What the search box looks in: prose in both languages, author names and
-# affiliations. Used by PaperQuerySet.search().
-SEARCH_FIELDS = [
-    "title_en",
-    "title_zh_hans",
-    "abstract_en",
-    "abstract_zh_hans",
-    "summary_en",
-    "summary_zh_hans",
-    "authorships__author__name",
-    "authorships__author__other_names",
-    "authorships__affiliations__name_en",
-    "authorships__affiliations__name_zh_hans",
-]
 SEARCH_MAX_WORDS = 10
 
 
-class Paper(SlugFromTitleMixin, models.Model):
+class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A published paper: its translated title, abstract and summary, and links."""
 
     slug_source = "title_en"
@@ -455,8 +451,10 @@ class Paper(SlugFromTitleMixin, models.Model):
         related_name="papers",
         verbose_name=_("authors"),
     )
+    search_text = search_text_field()
 
     objects = PaperQuerySet.as_manager()
+    search_sources = ("title", "abstract", "summary")
 
     class Meta:
         verbose_name = _("paper")
@@ -497,6 +495,27 @@ class Paper(SlugFromTitleMixin, models.Model):
 class AuthorshipQuerySet(models.QuerySet):
     def get_by_natural_key(self, paper_slug, author_slug):
         return self.get(paper__slug=paper_slug, author__slug=author_slug)
+
+    def for_author_page(self, author):
+        """``author``'s authorships of published papers, newest first, with what the
+        author page shows: the paper, its conference, its co-authors, the author's
+        affiliations on it and its published awards (a fixed number of queries)."""
+        return (
+            self.filter(published_q("paper__"), author=author)
+            .select_related("paper__conference__venue")
+            .prefetch_related(
+                affiliations_in_order(),
+                Prefetch(
+                    "paper__award_entries",
+                    queryset=AwardEntry.objects.published().for_paper(),
+                ),
+                Prefetch(
+                    "paper__authorships",
+                    queryset=Authorship.objects.select_related("author"),
+                ),
+            )
+            .order_by("-paper__conference__year", "paper__slug")
+        )
 
 
 class Authorship(models.Model):
@@ -665,7 +684,7 @@ class AwardQuerySet(models.QuerySet):
 
     def published(self):
         """Published awards of published conferences."""
-        return self.filter(status=Status.PUBLISHED, conference__status=Status.PUBLISHED)
+        return self.filter(published_q())
 
     def series(self, venue_slug, slug):
         """Every edition of one award at one venue (the same ``slug``), newest first."""
@@ -811,7 +830,7 @@ class AwardEntryQuerySet(models.QuerySet):
 
     def published(self):
         """Entries whose award and paper are both published."""
-        return self.filter(award__in=Award.objects.published(), paper__in=Paper.objects.published())
+        return self.filter(published_q("award__"), published_q("paper__"))
 
     def in_level_order(self):
         """Entries in the award's order: by level (the top level first), then position.

@@ -6,13 +6,16 @@ Editors preview a draft by adding ``?preview=1`` to its address (the admin's "Vi
 site" does): see ``PreviewMixin``."""
 
 from django.conf import settings
+from django.core.paginator import InvalidPage, Paginator
 from django.db.models import Prefetch
 from django.http import (
+    Http404,
     HttpResponse,
     HttpResponseBadRequest,
     HttpResponseForbidden,
     HttpResponseNotFound,
     HttpResponseServerError,
+    StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404
 from django.template import loader
@@ -23,7 +26,23 @@ from django.views.generic import DetailView, ListView
 from . import citations
 from .forms import SearchForm
 from .metadata import absolute_url
-from .models import Author, Award, AwardEntry, Conference, Paper, Status, Venue
+from .models import Author, Authorship, Award, AwardEntry, Conference, Paper, Status, Venue
+
+# Items per page of the lists that grow with the data: a conference's papers without
+# an award and an author's papers. Chosen so that the largest conference page stays
+# far below 200 KB of HTML (see benchmarks/page_sizes.py for the figures).
+LIST_PAGE_SIZE = 50
+
+
+def paginate(request, items, per_page=LIST_PAGE_SIZE):
+    """The page of ``items`` that ``?page=`` names (the first when absent) as a
+    django.core.paginator Page. A page that is not a whole number or is out of range
+    is a 404, as in Django's ListView; an empty list has one, empty, first page."""
+    paginator = Paginator(items, per_page)
+    try:
+        return paginator.page(request.GET.get("page") or 1)
+    except InvalidPage as error:
+        raise Http404(str(error)) from error
 
 
 class PreviewMixin:
@@ -91,8 +110,9 @@ class VenueDetailView(DetailView):
 
 
 class ConferenceDetailView(PreviewMixin, DetailView):
-    """A conference's awards, each level under its own heading, the top level first.
-    404 for an unknown slug."""
+    """A conference's awards in full, each level under its own heading, the top level
+    first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (``?page=``, see
+    ``paginate``). 404 for an unknown slug."""
 
     model = Conference
 
@@ -119,7 +139,8 @@ class ConferenceDetailView(PreviewMixin, DetailView):
                 Award.objects.published().filter(conference=self.object).for_detail()
             )
             papers = Paper.objects.published()
-        context["other_papers"] = papers.published_without_award_at(self.object)
+        page = paginate(self.request, papers.published_without_award_at(self.object))
+        context["page_obj"], context["other_papers"] = page, page.object_list
         return context
 
 
@@ -170,12 +191,19 @@ class PaperDetailView(PreviewMixin, DetailView):
 
 
 class AuthorDetailView(DetailView):
-    """A person's papers, newest first, with the awards each received. 404 when unknown."""
+    """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
+    a page (``?page=``, see ``paginate``). 404 when unknown or without a published paper."""
 
     model = Author
 
     def get_queryset(self):
-        return Author.objects.published().for_detail()
+        return Author.objects.published()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        page = paginate(self.request, Authorship.objects.for_author_page(self.object))
+        context["page_obj"], context["authorships"] = page, page.object_list
+        return context
 
 
 class SearchView(ListView):
@@ -220,6 +248,28 @@ def _citation_response(request, papers, fmt, filename):
     return response
 
 
+# Papers fetched and formatted at a time by a streamed citation download.
+CITATION_BATCH = 200
+
+
+def _streamed_citations(request, pks, fmt, filename):
+    """The published papers with primary keys ``pks``, in that order and once each, in
+    citation format ``fmt`` as a streamed download: ``CITATION_BATCH`` papers are
+    fetched and written at a time, so a conference of any size takes bounded memory
+    (one query for the keys, made by the caller, then a fixed number per batch)."""
+    _formatter, content_type = citations.FORMATS[fmt]
+    order = list(dict.fromkeys(pks))
+
+    def batches():
+        for start in range(0, len(order), CITATION_BATCH):
+            papers = _in_order(order[start : start + CITATION_BATCH])
+            yield papers, {p.pk: absolute_url(p.get_absolute_url(), request) for p in papers}
+
+    response = StreamingHttpResponse(citations.stream(fmt, batches()), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
+    return response
+
+
 def paper_citation(request, slug, fmt):
     """One published paper's citation as BibTeX (``bib``), RIS (``ris``) or CSL-JSON
     (``json``). 404 for an unknown or unpublished paper or format."""
@@ -238,7 +288,7 @@ def award_citation(request, conference_slug, slug, fmt):
         .in_level_order()
         .values_list("paper_id", flat=True)
     )
-    return _citation_response(request, _in_order(order), fmt, f"{conference_slug}-{slug}")
+    return _streamed_citations(request, order, fmt, f"{conference_slug}-{slug}")
 
 
 def conference_citation(request, slug, fmt):
@@ -257,15 +307,14 @@ def conference_citation(request, slug, fmt):
         .published_without_award_at(conference)
         .values_list("pk", flat=True)
     )
-    return _citation_response(request, _in_order([*awarded, *others]), fmt, slug)
+    return _streamed_citations(request, [*awarded, *others], fmt, slug)
 
 
 def _in_order(pks):
-    """The published papers with primary keys ``pks``, in that order, once each (two
-    queries plus the prefetches of ``Paper.objects.for_citation()``)."""
-    order = list(dict.fromkeys(pks))
-    papers = Paper.objects.published().filter(pk__in=order).for_citation().in_bulk()
-    return [papers[pk] for pk in order if pk in papers]
+    """The published papers with primary keys ``pks`` (distinct), in that order (one
+    query plus the prefetches of ``Paper.objects.for_citation()``)."""
+    papers = Paper.objects.published().filter(pk__in=pks).for_citation().in_bulk()
+    return [papers[pk] for pk in pks if pk in papers]
 
 
 def robots_txt(request):

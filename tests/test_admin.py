@@ -602,3 +602,23 @@ def test_award_form_offers_only_the_awards_own_levels(editor_client):
     assert f'<option value="{entry.level.pk}" selected>' in html
     assert f'<option value="{foreign.pk}"' not in html
     assert 'name="levels-0-name_plural_zh_hans"' in html
+
+# Autocomplete ---------------------------------------------------------------------
+
+
+def test_award_autocomplete_queries_do_not_grow_with_awards(
+    editor_client, django_assert_num_queries
+):
+    url = "/admin/autocomplete/?app_label=papers&model_name=awardentry&field_name=award&term=award"
+    factories.award()
+    # Session, user and permissions, then the count and the page of results.
+    with django_assert_num_queries(6):
+        one = editor_client.get(url).json()["results"]
+    for _ in range(12):
+        factories.award(conference=factories.conference())
+    with django_assert_num_queries(6):
+        many = editor_client.get(url).json()["results"]
+
+    assert len(one) == 1
+    assert len(many) == 13
+    assert many[0]["text"].startswith("Conference ")

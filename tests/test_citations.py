@@ -7,7 +7,8 @@ import pytest
 import rispy
 from pylatexenc.latex2text import LatexNodes2Text
 
-from papers.citations import split_name, tex, to_bibtex, to_csl_json, to_ris
+from papers import views
+from papers.citations import FORMATS, split_name, stream, tex, to_bibtex, to_csl_json, to_ris
 from papers.models import Paper
 
 from . import factories
@@ -155,8 +156,15 @@ def test_paper_citation_download(icml, client, fmt, content_type):
     assert "Schulman" in response.content.decode()
 
 
+def _streamed(response):
+    """The text of a streamed download."""
+    assert response.status_code == 200
+    assert response.streaming
+    return b"".join(response.streaming_content).decode()
+
+
 def test_award_citation_lists_winners_first(icml, client):
-    text = client.get("/en/conferences/icml-2025/awards/test-of-time/cite.bib").content.decode()
+    text = _streamed(client.get("/en/conferences/icml-2025/awards/test-of-time/cite.bib"))
 
     keys = [entry.key for entry in bibtexparser.parse_string(text).entries]
     # The winner, then the honourable mentions in their order (fixture positions 1, 2).
@@ -164,7 +172,7 @@ def test_award_citation_lists_winners_first(icml, client):
 
 
 def test_conference_citation_lists_every_paper_of_the_page_once(icml, client):
-    text = client.get("/zh-hans/conferences/icml-2025/cite.json").content.decode()
+    text = _streamed(client.get("/zh-hans/conferences/icml-2025/cite.json"))
 
     items = json.loads(text)
     page = client.get("/en/conferences/icml-2025/").content.decode()
@@ -198,7 +206,7 @@ def test_award_citation_leaves_out_draft_papers(client, db):
     factories.award_entry(award, shown)
     factories.award_entry(award, hidden)
 
-    items = json.loads(client.get(f"{award.get_absolute_url()}cite.json").content)
+    items = json.loads(_streamed(client.get(f"{award.get_absolute_url()}cite.json")))
 
     assert [item["title"] for item in items] == ["Shown"]
 
@@ -214,3 +222,59 @@ def test_award_citation_follows_the_level_positions(client, db):
     text = client.get(f"{award.get_absolute_url()}cite.json").content.decode()
 
     assert [item["title"] for item in json.loads(text)] == ["Distinguished", "Shortlisted"]
+
+@pytest.mark.parametrize("fmt", ["bib", "ris", "json"])
+@pytest.mark.parametrize("size", [0, 1, 2])
+def test_streamed_citations_equal_the_whole_text(db, fmt, size):
+    person = factories.author(name="Ada Lovelace")
+    conference = factories.conference(year=2025)
+    for _ in range(5):
+        factories.paper(conference=conference, title_en="Engines", authors=[person])
+    papers = list(Paper.objects.for_citation().order_by("pk"))
+    urls = {paper.pk: f"https://x/{paper.pk}" for paper in papers}
+    formatter, _content_type = FORMATS[fmt]
+    batches = [papers[n : n + size] for n in range(0, len(papers), size)] if size else []
+
+    text = "".join(stream(fmt, ((batch, urls) for batch in batches)))
+
+    assert text == formatter(papers if size else [], urls)
+
+
+def test_conference_citation_is_streamed_in_batches_with_unique_keys(client, db, monkeypatch):
+    monkeypatch.setattr(views, "CITATION_BATCH", 2)
+    person = factories.author(name="Ada Lovelace")
+    conference = factories.conference(year=2025)
+    for _ in range(5):
+        factories.paper(conference=conference, title_en="Engines", authors=[person])
+
+    response = client.get(f"{conference.get_absolute_url()}cite.bib")
+    pieces = list(response.streaming_content)
+
+    keys = [entry.key for entry in bibtexparser.parse_string(b"".join(pieces).decode()).entries]
+    assert len(pieces) == 3
+    assert keys == ["lovelace2025engines", *(f"lovelace2025engines{c}" for c in "abcd")]
+
+
+@pytest.mark.parametrize("papers", [1, 6])
+def test_citation_download_queries_do_not_grow_within_a_batch(
+    client, db, django_assert_num_queries, papers
+):
+    award = factories.award()
+    for n in range(papers):
+        paper = factories.paper(
+            conference=award.conference,
+            authors=[factories.author(), factories.author()],
+            links=[("arxiv", f"https://arxiv.org/abs/2501.{n:05d}")],
+        )
+        factories.award_entry(award, paper, position=n)
+        factories.paper(conference=award.conference, authors=[factories.author()])
+
+    # The conference; the awarded papers' keys and the others'; then one batch: the
+    # papers, their authorships and their links.
+    with django_assert_num_queries(6):
+        text = _streamed(client.get(f"{award.conference.get_absolute_url()}cite.json"))
+    # The award; its papers' keys; one batch as above.
+    with django_assert_num_queries(5):
+        _streamed(client.get(f"{award.get_absolute_url()}cite.json"))
+
+    assert len(json.loads(text)) == 2 * papers

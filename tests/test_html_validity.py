@@ -47,7 +47,8 @@ def test_pages_are_valid_html(icml, client, tmp_path):
     [
         ("/en/feeds/awards.atom", "{http://www.w3.org/2005/Atom}feed"),
         ("/zh-hans/feeds/awards.atom", "{http://www.w3.org/2005/Atom}feed"),
-        ("/sitemap.xml", "{http://www.sitemaps.org/schemas/sitemap/0.9}urlset"),
+        ("/sitemap.xml", "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemapindex"),
+        ("/sitemap-papers.xml", "{http://www.sitemaps.org/schemas/sitemap/0.9}urlset"),
     ],
 )
 def test_feeds_and_sitemap_are_well_formed_xml(icml, client, url, root):

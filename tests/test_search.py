@@ -1,10 +1,14 @@
 """The search page (papers/views.py SearchView, papers/forms.py, PaperQuerySet.search)."""
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import Paper, PaperLink, Status
+from papers import search
+from papers.importing import import_fixture
+from papers.models import Author, Institution, Paper, PaperLink, Status
 
 from . import factories
 from .html import visible_text
@@ -213,7 +217,9 @@ def test_search_queries_do_not_grow_with_results(client, db):
 
     many, shown = queries()
     assert shown == 16
-    assert many == one
+    # The form's conference and award choices; the count and the page of papers;
+    # their authorships, links and award entries.
+    assert many == one == 7
 
 
 def test_header_search_box_on_every_page_in_both_languages(icml, client):
@@ -237,3 +243,134 @@ def test_paper_factory_is_published_by_default(db):
     paper = factories.paper()
 
     assert list(Paper.objects.published()) == [paper]
+
+
+# Case and accents (papers/search.py) ---------------------------------------------
+
+
+def _found(client, query):
+    return list(client.get("/en/search/", {"q": query}).context["papers"])
+
+
+@pytest.mark.parametrize(
+    ("stored", "query"),
+    [
+        ("Jiménez", "Jimenez"),
+        ("Jimenez", "Jiménez"),
+        ("Müller", "MULLER"),
+        ("Ørsted Dvořák", "dvorak"),
+        ("François", "FRANÇOIS"),
+        ("Straße", "STRASSE"),
+    ],
+)
+def test_author_search_ignores_accents_and_case(client, db, stored, query):
+    wanted = factories.paper(authors=[factories.author(name=f"Ana {stored}")])
+    factories.paper(authors=[factories.author(name="Ana Other")])
+
+    assert _found(client, query) == [wanted]
+
+
+@pytest.mark.parametrize(
+    ("title", "query"),
+    [
+        ("ΣΟΦΊΑ ΤΩΝ ΜΗΧΑΝΏΝ", "σοφια"),  # Greek: SQLite's LIKE folds ASCII only
+        ("σοφία των μηχανών", "ΜΗΧΑΝΩΝ"),
+        ("ОБУЧЕНИЕ С ПОДКРЕПЛЕНИЕМ", "обучение"),  # Cyrillic
+        ("ÉCOLE D'ÉTÉ", "école"),  # Latin-1
+        ("ＡＩ for science", "ai for"),  # full-width Latin
+    ],
+)
+def test_title_search_folds_case_in_every_script(client, db, title, query):
+    wanted = factories.paper(title_en=title)
+    factories.paper(title_en="Unrelated")
+
+    assert _found(client, query) == [wanted]
+
+
+def test_search_text_follows_edits_of_authors_and_institutions(client, db):
+    person = factories.author(name="Old Name")
+    place = factories.institution(name_en="Old Institute")
+    paper = factories.paper(authors=[person], affiliations=[place])
+
+    person.name = "Zoë New"
+    person.save()
+    place.name_zh_hans = "新研究所"
+    place.save(update_fields=["name_zh_hans"])
+
+    assert _found(client, "zoe") == [paper]
+    assert _found(client, "old name") == []
+    assert _found(client, "新研究所") == [paper]
+
+
+def test_imported_and_reimported_papers_are_found(client, db, tmp_path):
+    objects = [
+        {"model": "papers.venue", "fields": {"slug": "tv", "acronym": "TV", "name_en": "Test"}},
+        {
+            "model": "papers.conference",
+            "fields": {
+                "venue": ["tv"],
+                "slug": "tv-2030",
+                "year": 2030,
+                "name_en": "TV 2030",
+                "status": "published",
+            },
+        },
+        {"model": "papers.author", "fields": {"slug": "ann", "name": "Ána Núñez"}},
+        {
+            "model": "papers.paper",
+            "fields": {
+                "slug": "p1",
+                "title_en": "Première Étude",
+                "conference": ["tv-2030"],
+                "status": "published",
+            },
+        },
+        {
+            "model": "papers.authorship",
+            "fields": {"paper": ["p1"], "author": ["ann"], "position": 1},
+        },
+    ]
+    path = tmp_path / "fixture.json"
+    path.write_text(json.dumps(objects, ensure_ascii=False), encoding="utf-8")
+
+    import_fixture(path)
+    found_first = _found(client, "nunez etude")
+    objects[3]["fields"]["title_en"] = "Seconde Étude"
+    path.write_text(json.dumps(objects, ensure_ascii=False), encoding="utf-8")
+    import_fixture(path)
+
+    assert [paper.slug for paper in found_first] == ["p1"]
+    assert [paper.slug for paper in _found(client, "seconde")] == ["p1"]
+    assert _found(client, "premiere") == []
+
+
+# PostgreSQL: trigram indexes (papers/migrations/0008_search_text.py) --------------
+
+on_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="pg_trgm indexes exist on PostgreSQL only"
+)
+
+
+@on_postgresql
+@pytest.mark.parametrize("model", [Paper, Author, Institution])
+@pytest.mark.parametrize("word", ["jiménez", "共形预测"])
+def test_search_columns_have_trigram_indexes_on_postgresql(db, model, word):
+    with connection.cursor() as cursor:
+        # Tiny tables are cheaper to scan and an index scan of the primary key could
+        # stand in; with both off, only an index on search_text can answer.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        plan = model.objects.filter(search_text__contains=search.fold(word)).explain()
+
+    assert f"Bitmap Index Scan on {model._meta.db_table}_search_trgm" in plan, plan
+
+
+@on_postgresql
+def test_postgresql_finds_trigrams_in_chinese(db):
+    # In a database whose ctype is C (not C.UTF-8), Chinese gives no trigrams and the
+    # index cannot narrow a search: scripts/postgres.sh makes the cluster C.UTF-8.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT array_length(show_trgm(%s), 1)", ["共形预测"])
+        (count,) = cursor.fetchone()
+
+    assert count == 5

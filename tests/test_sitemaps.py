@@ -1,17 +1,37 @@
-"""/sitemap.xml and /robots.txt (papers/sitemaps.py)."""
+"""/sitemap.xml, its parts, and /robots.txt (papers/sitemaps.py)."""
 
 import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
+
+import pytest
+
+from papers import sitemaps
 
 from . import factories
 
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
 
 
-def _sitemap(client):
-    response = client.get("/sitemap.xml")
+def _xml(client, url):
+    response = client.get(url)
     assert response.status_code == 200
     return ET.fromstring(response.content)
+
+
+def _parts(client):
+    """The absolute URLs of the parts that the sitemap index names."""
+    index = _xml(client, "/sitemap.xml")
+    assert index.tag == "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemapindex"
+    return [loc.text for loc in index.findall("s:sitemap/s:loc", NS)]
+
+
+def _sitemap(client):
+    """Every part of the sitemap joined into one urlset."""
+    joined = ET.Element("{http://www.sitemaps.org/schemas/sitemap/0.9}urlset")
+    for url in _parts(client):
+        parts = urlsplit(url)
+        joined.extend(_xml(client, f"{parts.path}?{parts.query}"))
+    return joined
 
 
 def _path(url):
@@ -64,7 +84,7 @@ def test_sitemap_leaves_out_drafts(client, db):
     factories.award(conference=hidden_conference, slug="hidden-award")
     factories.award(status="draft", slug="draft-award")
 
-    text = client.get("/sitemap.xml").content.decode()
+    text = ET.tostring(_sitemap(client), encoding="unicode")
 
     assert f"/en/papers/{shown.slug}/" in text
     assert "/en/authors/shown-author/" in text
@@ -83,6 +103,44 @@ def test_sitemap_uses_site_url(icml, client, settings):
     locs = [loc.text for loc in root.findall("s:url/s:loc", NS)]
     assert locs[0] == "https://awards.example.org/en/"
     assert all(loc.startswith("https://awards.example.org/") for loc in locs)
+    assert _parts(client)[0] == "https://awards.example.org/sitemap-home.xml"
+
+
+def test_index_names_one_part_per_section(icml, client):
+    assert [_path(url) for url in _parts(client)] == [
+        f"/sitemap-{section}.xml" for section in sitemaps.SITEMAPS
+    ]
+
+
+def test_long_sections_are_split_into_parts_of_bounded_size(client, db, monkeypatch):
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 4)
+    conference = factories.conference()
+    papers = [factories.paper(conference=conference) for _ in range(5)]
+
+    parts = [url for url in _parts(client) if "/sitemap-papers.xml" in url]
+    sizes = [len(_xml(client, urlsplit(url).path + "?" + urlsplit(url).query)) for url in parts]
+
+    assert [urlsplit(url).query for url in parts] == ["", "p=2", "p=3"]
+    # Four URLs a part: two papers in both languages; the last part holds the fifth.
+    assert sizes == [4, 4, 2]
+    paths = {_path(loc.text) for loc in _sitemap(client).findall("s:url/s:loc", NS)}
+    assert {f"/en/papers/{paper.slug}/" for paper in papers} <= paths
+
+
+@pytest.mark.parametrize("page", ["0", "4", "x"])
+def test_a_missing_part_is_a_404(client, db, monkeypatch, page):
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 4)
+    conference = factories.conference()
+    for _ in range(5):
+        factories.paper(conference=conference)
+
+    assert client.get(f"/sitemap-papers.xml?p={page}").status_code == 404
+    assert client.get("/sitemap-nothing.xml").status_code == 404
+
+
+def test_the_part_size_keeps_far_under_the_protocol_limits():
+    # 50,000 URLs and 50 MB (sitemaps.org); a URL with its alternates is under 1 KB.
+    assert sitemaps._Sitemap.limit == sitemaps.PART_URLS <= 50_000 // 25
 
 
 def test_robots_txt_names_the_sitemap(client, db):
@@ -96,3 +154,33 @@ def test_robots_txt_names_the_sitemap(client, db):
         "Disallow: /zh-hans/search/",
         "Sitemap: http://testserver/sitemap.xml",
     ]
+
+
+@pytest.mark.parametrize(
+    ("url", "count"),
+    [
+        # One query per section but the home page's, to count its URLs.
+        ("/sitemap.xml", 5),
+        ("/sitemap-conferences.xml", 1),
+        ("/sitemap-awards.xml", 1),
+        ("/sitemap-award-series.xml", 1),
+        ("/sitemap-papers.xml", 1),
+        ("/sitemap-authors.xml", 1),
+    ],
+)
+def test_sitemap_queries_do_not_grow_with_items(client, db, django_assert_num_queries, url, count):
+    def get():
+        with django_assert_num_queries(count):
+            response = client.get(url)
+        assert response.status_code == 200
+        return len(ET.fromstring(response.content))
+
+    award = factories.award()
+    factories.award_entry(award, factories.paper(authors=[factories.author()]))
+    one = get()
+    for _ in range(4):
+        award = factories.award(slug=f"prize-{award.pk}")
+        factories.award_entry(award, factories.paper(authors=[factories.author()]))
+
+    many = get()
+    assert many > one or url == "/sitemap.xml"

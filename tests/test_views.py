@@ -3,10 +3,9 @@
 import polib
 import pytest
 from django.conf import settings
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from papers.models import PaperLink, Status
+from papers.views import LIST_PAGE_SIZE
 
 from . import factories
 from .html import CJK, visible_text
@@ -44,50 +43,92 @@ def _author_with_papers(count):
     return person
 
 
-def _queries(client, url):
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    assert response.status_code == 200
-    return len(queries)
+def _other_papers(conference, count):
+    """``count`` papers published at ``conference`` without an award there, each with two
+    authors, an affiliation, a link and an award at another conference: everything the
+    conference page's list of other papers shows."""
+    institution = factories.institution()
+    elsewhere = factories.award()
+    for n in range(count):
+        paper = factories.paper(
+            conference=conference,
+            authors=[factories.author(), factories.author()],
+            affiliations=[institution],
+            links=[(PaperLink.Kind.PMLR, f"https://proceedings.mlr.press/v1/p{n}.html")],
+        )
+        factories.award_entry(elsewhere, paper)
 
 
-# Query counts: the same with one item as with many ---------------------------
+@pytest.fixture
+def assert_queries(client, django_assert_num_queries):
+    """``assert_queries(url, n)``: a GET of ``url`` is a 200 in exactly ``n`` queries."""
+
+    def check(url, count):
+        with django_assert_num_queries(count):
+            response = client.get(url)
+        assert response.status_code == 200
+        return response
+
+    return check
+
+
+# Query counts: a literal number, the same with one item as with many ---------------
+# (as pretalx does). Each list on a page has more than one item in the "many" case,
+# with everything the page shows about it, so that a missing prefetch fails.
 
 
 @pytest.mark.django_db
-def test_home_queries_do_not_grow_with_conferences(client):
+def test_home_queries_do_not_grow_with_conferences(assert_queries):
     _award_with_papers(1)
-    one = _queries(client, "/en/")
+    # Conferences; their awards with entry counts.
+    assert_queries("/en/", 2)
     for _ in range(6):
         _award_with_papers(2)
 
-    assert _queries(client, "/en/") == one
+    response = assert_queries("/en/", 2)
+    assert len(response.context["conferences"]) == 7
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("page", ["conference", "award"])
-def test_award_listing_queries_do_not_grow_with_papers(client, page):
-    def url(award):
-        return (
-            award.conference.get_absolute_url()
-            if page == "conference"
-            else award.get_absolute_url()
-        )
+def test_conference_queries_do_not_grow_with_awards_and_papers(assert_queries):
+    one = _award_with_papers(1)
+    _other_papers(one.conference, 1)
+    # The conference; the count of other papers; awards; their entries, the entries'
+    # authorships and links; a page of other papers, their authorships, links and
+    # award entries.
+    assert_queries(one.conference.get_absolute_url(), 10)
 
-    one = _queries(client, url(_award_with_papers(1)))
+    many = _award_with_papers(15)
+    _award_with_papers(4, conference=many.conference)
+    _other_papers(many.conference, LIST_PAGE_SIZE + 10)
+    url = many.conference.get_absolute_url()
+
+    first = assert_queries(url, 10)
+    second = assert_queries(f"{url}?page=2", 10)
+    assert len(first.context["awards"]) == 2
+    assert len(first.context["other_papers"]) == LIST_PAGE_SIZE
+    assert len(second.context["other_papers"]) == 10
+
+
+@pytest.mark.django_db
+def test_award_queries_do_not_grow_with_papers(assert_queries):
+    # The award; its entries, their authorships and links.
+    assert_queries(_award_with_papers(1).get_absolute_url(), 4)
     many = _award_with_papers(15)
     _award_with_papers(4, conference=many.conference)
 
-    assert _queries(client, url(many)) == one
+    response = assert_queries(many.get_absolute_url(), 4)
+    assert len(response.context["award"].entries.all()) == 15
 
 
 @pytest.mark.django_db
-def test_paper_queries_do_not_grow_with_authors_links_and_awards(client):
+def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries):
     single = factories.paper(
         authors=[factories.author()], links=[("arxiv", "https://arxiv.org/abs/1")]
     )
     factories.award_entry(factories.award(), single)
-    one = _queries(client, single.get_absolute_url())
+    # The paper; authorships, their affiliations; links; award entries.
+    assert_queries(single.get_absolute_url(), 5)
 
     crowded = factories.paper(
         authors=[factories.author() for _ in range(12)],
@@ -99,14 +140,68 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(client):
     for _ in range(3):
         factories.award_entry(factories.award(), crowded)
 
-    assert _queries(client, crowded.get_absolute_url()) == one
+    assert_queries(crowded.get_absolute_url(), 5)
 
 
 @pytest.mark.django_db
-def test_author_queries_do_not_grow_with_papers(client):
-    one = _queries(client, _author_with_papers(1).get_absolute_url())
+def test_author_queries_do_not_grow_with_papers(assert_queries):
+    # The author; the count of papers; a page of authorships, their affiliations,
+    # award entries and co-authors.
+    assert_queries(_author_with_papers(1).get_absolute_url(), 6)
+    prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
-    assert _queries(client, _author_with_papers(12).get_absolute_url()) == one
+    first = assert_queries(prolific.get_absolute_url(), 6)
+    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 6)
+    assert len(first.context["authorships"]) == LIST_PAGE_SIZE
+    assert len(second.context["authorships"]) == 3
+
+
+# Bounded pages ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_conference_page_lists_every_award_and_pages_the_other_papers(client):
+    award = _award_with_papers(3)
+    _other_papers(award.conference, LIST_PAGE_SIZE + 1)
+    url = award.conference.get_absolute_url()
+
+    first = client.get(url)
+    last = client.get(url, {"page": "2"})
+
+    for response in (first, last):
+        assert [len(shown.entries.all()) for shown in response.context["awards"]] == [3]
+    titles = [p.title_en for p in [*first.context["other_papers"], *last.context["other_papers"]]]
+    assert len(titles) == len(set(titles)) == LIST_PAGE_SIZE + 1
+    text = visible_text(first.content.decode())
+    assert f"1–{LIST_PAGE_SIZE} of {LIST_PAGE_SIZE + 1} papers, by title" in text
+    assert "Page 1 of 2" in text
+    assert '<a href="?page=2" rel="next">Next page</a>' in first.content.decode()
+    chinese = visible_text(client.get(f"/zh-hans{url[3:]}").content.decode())
+    assert f"第 1–{LIST_PAGE_SIZE} 篇，共 {LIST_PAGE_SIZE + 1} 篇论文，按标题排列" in chinese
+
+
+@pytest.mark.django_db
+def test_short_lists_have_no_page_links(client):
+    award = _award_with_papers(1)
+    _other_papers(award.conference, 2)
+
+    html = client.get(award.conference.get_absolute_url()).content.decode()
+
+    assert 'class="pagination"' not in html
+    assert "papers, by title" not in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["0", "3", "x", "1.5"])
+def test_conference_and_author_pages_out_of_range_are_404(client, page):
+    award = _award_with_papers(1)
+    _other_papers(award.conference, LIST_PAGE_SIZE + 1)
+    author = _author_with_papers(LIST_PAGE_SIZE + 1)
+
+    for url in (award.conference.get_absolute_url(), author.get_absolute_url()):
+        response = client.get(url, {"page": page})
+        assert response.status_code == 404
+        assert "<h1>Page not found</h1>" in response.content.decode()
 
 
 # What the pages say ------------------------------------------------------------
@@ -492,15 +587,17 @@ def test_venue_page_in_chinese_and_404s(client, db):
 
 
 @pytest.mark.django_db
-def test_venue_queries_do_not_grow_with_editions(client):
+def test_venue_queries_do_not_grow_with_editions(client, django_assert_num_queries):
     venue = factories.venue(slug="cil")
     factories.award(conference=factories.conference(venue=venue))
-    one = _queries(client, "/en/venues/cil/")
+    # The venue, then its editions with their counts.
+    with django_assert_num_queries(2):
+        assert client.get("/en/venues/cil/").status_code == 200
     for _ in range(5):
         factories.award(conference=factories.conference(venue=venue))
 
-    assert one == 2
-    assert _queries(client, "/en/venues/cil/") == one
+    with django_assert_num_queries(2):
+        assert client.get("/en/venues/cil/").status_code == 200
 
 
 def test_new_link_kinds_are_shown_in_their_order(client, db):

@@ -6,6 +6,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import translation
 
+from .. import search
 from ..caching import bump_content_generation
 from ..history import record_versions
 from ..models import (
@@ -91,6 +92,8 @@ def _python_value(spec, value, primary_keys, change):
 def _apply_model(model, changes, primary_keys):
     specs = field_specs(model)
     plain = [spec for spec in specs.values() if spec.kind != "references"]
+    searchable = hasattr(model, "search_sources")
+    search_columns = set(search.source_columns(model)) if searchable else set()
     for change in changes:
         if change.instance is not None:
             primary_keys[model][change.item.key] = change.instance.pk
@@ -112,7 +115,10 @@ def _apply_model(model, changes, primary_keys):
             spec.attname: _python_value(spec, change.final[spec.name], primary_keys, change)
             for spec in plain
         }
-        new_instances.append(model(**kwargs))
+        instance = model(**kwargs)
+        if searchable:
+            search.refresh(instance)  # bulk_create sends no pre_save signal
+        new_instances.append(instance)
     model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
     for change, instance in zip(created, new_instances, strict=True):
         change.instance = instance
@@ -139,6 +145,9 @@ def _apply_model(model, changes, primary_keys):
             names.add(spec.attname)
             if spec.translated:  # keep modeltranslation's original column in step
                 names.add(spec.field.translated_field.attname)
+        if names & search_columns:
+            search.refresh(change.instance)
+            names.add("search_text")
         if names:
             groups[frozenset(names)].append(change.instance)
     for names, instances in groups.items():

@@ -126,8 +126,9 @@ def translated_fields(model):
 def field_specs(model):
     """The fixture fields of ``model`` in the order export writes them (name -> spec).
 
-    Every concrete field except the primary key; a translated field appears as
-    ``<name>_en`` and ``<name>_zh_hans``, never under its bare name. A field is
+    Every concrete field except the primary key and derived (non-editable) ones; a
+    translated field appears as ``<name>_en`` and ``<name>_zh_hans``, never under its
+    bare name. A field is
     required when it is part of the natural key, or when the model allows it neither
     blank nor has a default (for a translated field: its English column).
     """
@@ -136,6 +137,8 @@ def field_specs(model):
     for model_field in model._meta.fields + model._meta.many_to_many:
         if model_field.primary_key or model_field.auto_created:
             continue
+        if not model_field.editable:
+            continue  # derived from other fields (search_text), never in a fixture
         if getattr(model_field, "translated_field", None) is not None:
             continue  # a TranslationField: added next to its original below
         if model_field.many_to_many and not _written_as_list(model_field):

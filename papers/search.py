@@ -1,0 +1,100 @@
+"""The search box's text: one folded column per searchable model, the same on every database.
+
+A visitor's words and the stored text are both passed through :func:`fold`, which
+drops accents and folds case in every script (``Jiménez`` and ``JIMENEZ`` are both
+``jimenez``; ``ΣΟΦΊΑ`` is ``σοφια``; full-width ``ＡＩ`` is ``ai``). SQLite's ``LIKE``
+folds ASCII only and PostgreSQL's ``ILIKE`` keeps accents, so folding in Python gives
+both databases one code path: a plain substring match (``LIKE '%word%'``) on a single
+column per table. On PostgreSQL each column has a pg_trgm GIN index (migration
+``search_text``), which answers such matches, Chinese included, for words of three
+characters or more; shorter words still match, by a scan.
+
+Each model lists the fields its search text is made of in ``search_sources``;
+translated fields count in every language. The column is kept in step by a
+``pre_save`` signal (so ``save()``, ``loaddata`` and django-reversion's restore all
+refresh it) and by the importer, which writes with bulk queries (see
+``papers.importing.applying``). ``QuerySet.update()`` of a source field does not
+refresh it: call :func:`refresh` on the instances afterwards.
+"""
+
+import unicodedata
+
+from django.conf import settings
+from modeltranslation.translator import NotRegistered, translator
+from modeltranslation.utils import build_localized_fieldname
+
+# Separates the source fields in the column; a visitor's word never contains it
+# (words are split on white space), so a match never spans two fields.
+SEPARATOR = "\n"
+
+
+def fold(text):
+    """``text`` without accents, case-folded, compatibility characters made plain.
+
+    NFKD splits accented letters into letter and combining mark; the marks (Unicode
+    category Mn) are dropped; ``str.casefold()`` folds case in every script (``ß`` is
+    ``ss``); NFKC then recomposes what decomposition split apart without being an
+    accent (Hangul syllables) and makes full-width forms plain. Chinese characters
+    are unchanged. Returns a str; ``None`` is treated as "".
+    """
+    decomposed = unicodedata.normalize("NFKD", text or "")
+    bare = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
+    return unicodedata.normalize("NFKC", bare.casefold())
+
+
+def source_columns(model):
+    """The attribute names whose text makes ``model``'s search text, in a fixed order.
+
+    A translated field in ``model.search_sources`` gives one column per language of
+    ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``); others give their own name.
+    """
+    try:
+        translated = translator.get_options_for_model(model).fields
+    except NotRegistered:
+        translated = ()
+    columns = []
+    for name in model.search_sources:
+        if name in translated:
+            columns += [build_localized_fieldname(name, code) for code, _ in settings.LANGUAGES]
+        else:
+            columns.append(name)
+    return columns
+
+
+def search_text(instance):
+    """The folded text of ``instance``'s search sources, one field per line."""
+    values = (getattr(instance, column) or "" for column in source_columns(type(instance)))
+    return SEPARATOR.join(fold(value) for value in values if value)
+
+
+def refresh(instance):
+    """Set ``instance.search_text`` from its sources (not saved); return the new value."""
+    instance.search_text = search_text(instance)
+    return instance.search_text
+
+
+def words(text):
+    """The folded words of a visitor's query: ``text`` folded, split on white space."""
+    return fold(text).split()
+
+
+def keep_search_text(sender, instance, raw=False, **kwargs):
+    """``pre_save`` receiver: refresh ``instance.search_text`` before every save.
+
+    Connected in ``PapersConfig.ready()`` for each model with ``search_sources``;
+    it runs for raw saves too (``loaddata``, django-reversion's restore), which call
+    no ``save()`` method.
+    """
+    refresh(instance)
+
+
+class SearchTextMixin:
+    """For models with a search text: a save limited by ``update_fields`` to a source
+    field writes the refreshed search text too."""
+
+    def save(self, *args, update_fields=None, **kwargs):
+        if update_fields is not None:
+            sources = {*type(self).search_sources, *source_columns(type(self))}
+            if sources.intersection(update_fields):
+                update_fields = {*update_fields, "search_text"}
+        super().save(*args, update_fields=update_fields, **kwargs)
