@@ -41,7 +41,7 @@ import re
 import secrets
 import shutil
 import statistics
-import subprocess
+import subprocess  # nosec B404  # starts our own servers and wrk, never a shell
 import sys
 import tempfile
 import time
@@ -102,7 +102,7 @@ def main():
         rows = []
         for label, url in databases:
             print(f"{label}: building {options.papers} papers and measuring...", flush=True)
-            child = subprocess.run(
+            child = subprocess.run(  # nosec B603  # our own script with our own arguments, no shell
                 [sys.executable, __file__, *sys.argv[1:], "--measure", url, "--workdir", workdir],
                 stdout=subprocess.PIPE,
                 text=True,
@@ -304,7 +304,7 @@ def count_queries_and_bytes(pages):
 
 
 def start_server(port, env):
-    return subprocess.Popen(
+    return subprocess.Popen(  # nosec B603  # gunicorn with our own arguments, no shell
         [
             str(GUNICORN),
             "awardsite.wsgi:application",
@@ -327,7 +327,7 @@ def wait_for(url, seconds=120):
     deadline = time.monotonic() + seconds
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=5) as response:
+            with urllib.request.urlopen(url, timeout=5) as response:  # nosec B310  # our http://127.0.0.1 server
                 if response.status == 200:
                     return
         except (urllib.error.URLError, OSError):
@@ -341,7 +341,7 @@ def wrk(url, script, duration, threads=2, connections=32):
     """Run wrk against ``url`` (127.0.0.1 only); return req/s, p50 and p95 (ms), errors."""
     if not url.startswith("http://127.0.0.1:"):
         raise ValueError("the benchmark loads only 127.0.0.1")
-    output = subprocess.run(
+    output = subprocess.run(  # nosec B603 B607  # Debian's wrk on PATH, our arguments, no shell
         [
             "wrk",
             f"-t{threads}",
@@ -376,7 +376,7 @@ def drain(url, seconds=300):
     """Wait until the server has answered the requests wrk left queued when it stopped
     (sync workers finish them anyway), so that they do not slow the next run."""
     try:
-        with urllib.request.urlopen(url, timeout=seconds) as response:
+        with urllib.request.urlopen(url, timeout=seconds) as response:  # nosec B310  # our http://127.0.0.1 server
             response.read()
     except (urllib.error.URLError, OSError) as error:  # e.g. gunicorn's worker timeout
         print(f"{url} still busy after the run: {error}", file=sys.stderr)
