@@ -160,29 +160,91 @@ def _chunks(items):
 
 
 def record_versions(keys, comment, *, missing_only=None):
-    """Write one revision holding a version of each object in ``keys``, in bulk.
+    """Write the history of the objects in ``keys``, in bulk: one revision per object,
+    holding a version of the object and of everything that belongs to it (``FOLLOW``).
 
     ``keys`` maps a model to the primary keys of its objects that were created or changed;
     their owners and what belongs to those are added, as django-reversion's ``follow``
     would. ``missing_only`` maps a model to primary keys that get a version only if they
-    have none yet (objects that predate history). Returns the revision, or None when
-    there was nothing to record. For ``import_conference``: a few queries per 500
-    objects, where ``reversion.add_to_revision`` would take several per object.
+    have none yet (objects that predate history). Returns the revisions written, owners
+    before what they own (so an object's latest version is the one of its own revision).
+
+    One revision per object, not one for the whole import: django-reversion restores and
+    recovers a whole revision, so a single revision would make recovering one deleted
+    award also put back every other imported object as it was at the import, undoing
+    editors' later changes. For ``import_conference``: a few queries per 500 objects,
+    where ``reversion.add_to_revision`` would take several per object.
     """
     keys = _with_owners_and_belongings(keys)
     for model, pks in (missing_only or {}).items():
         keys[model].update(_without_versions(model, pks - keys[model]))
-    versions = []
+    # What belongs to the objects added above gets its versions too, down to the leaves.
+    while True:
+        children = _children(keys)
+        added = [
+            (model, pk)
+            for nodes in children.values()
+            for model, pk in nodes
+            if pk not in keys[model]
+        ]
+        if not added:
+            break
+        for model, pk in added:
+            keys[model].add(pk)
+    serialised = {}
     with translation.override("en"):  # object_repr of translated models
         for model in FOLLOW:
-            versions.extend(_versions(model, sorted(keys[model])))
-    if not versions:
-        return None
-    revision = Revision.objects.create(comment=comment, date_created=timezone.now())
-    for version in versions:
-        version.revision = revision
+            for pk, version in _versions(model, sorted(keys[model])):
+                serialised[(model, pk)] = version
+    if not serialised:
+        return []
+    groups = [_subtree((model, pk), children) for model in FOLLOW for pk in sorted(keys[model])]
+    now = timezone.now()
+    revisions = Revision.objects.bulk_create(
+        [Revision(comment=comment, date_created=now) for _group in groups],
+        batch_size=BATCH_SIZE,
+    )
+    versions = []
+    for revision, group in zip(revisions, groups, strict=True):
+        for node in group:
+            template = serialised[node]
+            versions.append(
+                Version(
+                    revision_id=revision.pk,
+                    content_type_id=template.content_type_id,
+                    object_id=template.object_id,
+                    db=template.db,
+                    format=template.format,
+                    serialized_data=template.serialized_data,
+                    object_repr=template.object_repr,
+                )
+            )
     Version.objects.bulk_create(versions, batch_size=BATCH_SIZE)
-    return revision
+    return revisions
+
+
+def _children(keys):
+    """{(model, pk): [(related model, pk), ...]}: what directly belongs to each object of
+    ``keys`` (``FOLLOW``), read a chunk of owners per query."""
+    children = defaultdict(list)
+    for model, names in FOLLOW.items():
+        for name in names:
+            related, foreign_key = _relation(model, name)
+            for chunk in _chunks(sorted(keys[model])):
+                rows = related._base_manager.filter(**{f"{foreign_key}__in": chunk})
+                for owner, pk in rows.values_list(f"{foreign_key}_id", "pk").order_by("pk"):
+                    children[(model, owner)].append((related, pk))
+    return children
+
+
+def _subtree(node, children):
+    """``node`` and everything below it in ``children``, owners first."""
+    found, queue = [], [node]
+    while queue:
+        current = queue.pop(0)
+        found.append(current)
+        queue.extend(children.get(current, ()))
+    return found
 
 
 def _without_versions(model, pks):
@@ -227,8 +289,8 @@ def _many_to_many_values(model, names, pks):
 
 
 def _versions(model, pks):
-    """Unsaved ``Version``s of ``model``'s objects ``pks``, serialised as reversion would
-    (its JSON format, the registered fields), a chunk of objects per query."""
+    """``(pk, unsaved Version)`` pairs for ``model``'s objects ``pks``, serialised as
+    reversion would (its JSON format, the registered fields), a chunk of objects per query."""
     if not pks:
         return []
     content_type = ContentType.objects.get_for_model(model)
@@ -244,13 +306,18 @@ def _versions(model, pks):
         rows = serializer.serialize(objects, fields=fields)
         for obj, row in zip(objects, rows, strict=True):
             versions.append(
-                Version(
-                    content_type=content_type,
-                    object_id=force_str(obj.pk),
-                    db=db,
-                    format="json",
-                    serialized_data=json.dumps([row], cls=DjangoJSONEncoder, ensure_ascii=False),
-                    object_repr=force_str(obj),
+                (
+                    obj.pk,
+                    Version(
+                        content_type=content_type,
+                        object_id=force_str(obj.pk),
+                        db=db,
+                        format="json",
+                        serialized_data=json.dumps(
+                            [row], cls=DjangoJSONEncoder, ensure_ascii=False
+                        ),
+                        object_repr=force_str(obj),
+                    ),
                 )
             )
     return versions

@@ -303,8 +303,11 @@ def test_import_writes_a_first_version_of_every_object(db):
     for model in [Conference, Paper, Authorship, PaperLink, Award, AwardEntry, Author]:
         for obj in model.objects.all():
             versions = Version.objects.get_for_object(obj)
-            assert versions.count() == 1, obj
-            assert versions[0].revision.comment == f"import_conference {FIXTURE}"
+            assert {v.revision.comment for v in versions} == {f"import_conference {FIXTURE}"}
+            # Its latest version opens a revision of its own (with what belongs to it),
+            # so restoring or recovering it touches nothing else.
+            latest = versions.order_by("-pk").first()
+            assert latest.revision.version_set.order_by("pk").first() == latest, obj
 
 
 def test_reimport_gives_a_first_version_to_objects_that_have_none(db):
@@ -392,3 +395,69 @@ def test_a_recovered_award_version_holds_its_entries(editor_client):
     _saved(editor_client.post(url, _open(editor_client, url, "award")))
 
     assert AwardEntry.objects.filter(award__slug=award.slug).count() == 2
+
+
+# Restoring or recovering one object leaves every other object alone (QA of issue 8) ------
+
+
+def _edit_pages(client, paper, pages):
+    data = _open(client, _url(paper), "paper")
+    data["pages"] = [pages]
+    _saved(client.post(_url(paper), data))
+
+
+def test_recovering_an_imported_award_leaves_other_objects_alone(editor_client):
+    _import()
+    edited = Paper.objects.get(slug="score-matching-missing-data")
+    _edit_pages(editor_client, edited, "11-22")
+    award = Award.objects.get(slug="outstanding-position-paper")
+    entries = sorted(award.entries.values_list("paper__slug", "position"))
+    _saved(editor_client.post(_url(award, "delete"), {"post": "yes"}))
+    version = Version.objects.get_deleted(Award).get(object_id=str(award.pk))
+    url = f"/admin/papers/award/recover/{version.pk}/"
+
+    _saved(editor_client.post(url, _open(editor_client, url, "award")))
+
+    recovered = Award.objects.get(slug="outstanding-position-paper")
+    assert sorted(recovered.entries.values_list("paper__slug", "position")) == entries
+    edited.refresh_from_db()
+    assert edited.pages == "11-22"
+
+
+def test_restoring_an_imported_version_of_one_paper_leaves_the_others_alone(editor_client):
+    _import()
+    edited = Paper.objects.get(slug="score-matching-missing-data")
+    _edit_pages(editor_client, edited, "11-22")
+    other = Paper.objects.exclude(pk=edited.pk).filter(authorships__isnull=False).first()
+    _edit_pages(editor_client, other, "33-44")
+    first = Version.objects.get_for_object(other).order_by("pk").first()
+    url = f"/admin/papers/paper/{other.pk}/history/{first.pk}/"
+
+    _saved(editor_client.post(url, _open(editor_client, url, "paper")))
+
+    other.refresh_from_db()
+    edited.refresh_from_db()
+    assert (other.pages, edited.pages) == ("", "11-22")
+
+
+def test_recovering_a_deleted_paper_after_another_papers_authors_moved(editor_client):
+    _import()
+    moved = Paper.objects.get(slug="trust-region-policy-optimization")
+    first, second = moved.ordered_authorships[:2]
+    data = _open(editor_client, _url(moved), "paper")
+    for key in [k for k in data if k.endswith("-position")]:
+        if data[key] == [str(first.position)]:
+            data[key] = [str(second.position)]
+        elif data[key] == [str(second.position)]:
+            data[key] = [str(first.position)]
+    _saved(editor_client.post(_url(moved), data))
+    order = [a.author.slug for a in Paper.objects.get(pk=moved.pk).ordered_authorships]
+    deleted = Paper.objects.exclude(pk=moved.pk).exclude(award_entries__isnull=False).first()
+    _saved(editor_client.post(_url(deleted, "delete"), {"post": "yes"}))
+    version = Version.objects.get_deleted(Paper).get(object_id=str(deleted.pk))
+    url = f"/admin/papers/paper/recover/{version.pk}/"
+
+    _saved(editor_client.post(url, _open(editor_client, url, "paper")))
+
+    assert Paper.objects.filter(slug=deleted.slug).exists()
+    assert [a.author.slug for a in Paper.objects.get(pk=moved.pk).ordered_authorships] == order

@@ -1018,13 +1018,14 @@ def test_import_command_exits_non_zero_on_a_bad_file(tmp_path):
 
 
 def test_import_updates_enter_the_admins_history(tmp_path, db):
-    from reversion.models import Version
+    from reversion.models import Revision, Version
 
     objects = small_fixture()
     first = write(tmp_path, objects)
     import_fixture(first)
-    # A first version of each object, and of each affiliation row (an authorship's own).
-    assert Version.objects.count() == len(objects) + Affiliation.objects.count()
+    # A revision of its own for each object, and for each affiliation row (an
+    # authorship's own), so that restoring one object leaves the others alone.
+    assert Revision.objects.count() == len(objects) + Affiliation.objects.count()
     obj(objects, "papers.paper")["fields"]["title_en"] = "Paper One, revised"
     path = write(tmp_path, objects)
 
