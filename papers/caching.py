@@ -61,7 +61,7 @@ from .views import PreviewMixin
 logger = logging.getLogger(__name__)
 
 # Public views outside the ``papers`` namespace, by URL name.
-PUBLIC_URL_NAMES = {"robots-txt"}
+PUBLIC_URL_NAMES = {"robots-txt", "sitemap"}  # "sitemap": the index (papers.sitemaps)
 # The sitemap views of django.contrib.sitemaps, whatever URL names they are given.
 SITEMAP_VIEWS_MODULE = "django.contrib.sitemaps.views"
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")

@@ -56,10 +56,12 @@ def fill_site():
 def public_urls(client):
     """Every public page in both languages: the sitemap's, the citation files of each
     paper, conference and award page, the feeds, robots.txt and the test pages."""
-    sitemap = client.get("/sitemap.xml").content.decode()
-    pages = sorted(set(re.findall(r"<loc>https?://[^/]+(/[^<]*)</loc>", sitemap)))
+    located = re.compile(r"<loc>https?://[^/]+(/[^<]*)</loc>")
+    parts = located.findall(client.get("/sitemap.xml").content.decode())  # the index
+    pages = sorted({page for part in parts for page in located.findall(_text(client, part))})
     assert len(pages) > 40  # both languages of every conference, award, paper and author
-    urls = ["/sitemap.xml", "/robots.txt", "/en/feeds/awards.atom", "/zh-hans/feeds/awards.atom"]
+    urls = ["/sitemap.xml", *parts, "/robots.txt"]
+    urls += ["/en/feeds/awards.atom", "/zh-hans/feeds/awards.atom"]
     for page in pages:
         urls.append(page)
         if re.search(r"/(papers|conferences)/", page) and "/authors/" not in page:
@@ -67,12 +69,17 @@ def public_urls(client):
     return urls + URLS
 
 
+def _text(client, url):
+    return client.get(url).content.decode()
+
+
 def snapshot(client, tmp_path, label):
     """Every page's status and bytes, and every conference's export with its images."""
     pages = {}
     for url in public_urls(client):
         response = client.get(url)
-        pages[url] = (response.status_code, response.content)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        pages[url] = (response.status_code, body)
     exports = {}
     for slug in Conference.objects.order_by("slug").values_list("slug", flat=True):
         folder = tmp_path / label / slug

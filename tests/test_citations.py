@@ -219,9 +219,10 @@ def test_award_citation_follows_the_level_positions(client, db):
         paper = factories.paper(conference=award.conference, title_en=title)
         factories.award_entry(award, paper, level=slug)
 
-    text = client.get(f"{award.get_absolute_url()}cite.json").content.decode()
+    text = _streamed(client.get(f"{award.get_absolute_url()}cite.json"))
 
     assert [item["title"] for item in json.loads(text)] == ["Distinguished", "Shortlisted"]
+
 
 @pytest.mark.parametrize("fmt", ["bib", "ris", "json"])
 @pytest.mark.parametrize("size", [0, 1, 2])
