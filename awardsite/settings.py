@@ -278,13 +278,13 @@ if csp_report_uri:
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [csp_report_uri]
 # Powerful browser features no page here uses are switched off for the site and
 # anything it might embed (django-permissions-policy). Only names Chromium knows:
-# it reports an unknown one as an error on every page.
+# it reports an unknown one as an error on every page ("bluetooth" is one: Chromium
+# 156 says "Unrecognized feature"; tests/test_security_headers.py keeps the list).
 PERMISSIONS_POLICY = {
     feature: []
     for feature in [
         "accelerometer",
         "autoplay",
-        "bluetooth",
         "browsing-topics",
         "camera",
         "display-capture",
