@@ -130,6 +130,17 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
     )
 }
+# SQLite (the default database): write transactions queue instead of failing. Django
+# opens a transaction with a plain (deferred) BEGIN; two editors saving at the same
+# moment then both read (a slug's uniqueness, papers/slugs.py), and the second to
+# write gets "database is locked" at once, with no wait: SQLite cannot let a reader
+# become a writer while another writer holds the lock, so the timeout never applies,
+# and the editor got a 500 and lost the form. BEGIN IMMEDIATE takes the write lock
+# when the transaction starts, where SQLite does wait: up to "timeout" seconds
+# (Django 5.1+ OPTIONS; Python's own default is 5) for the other save to commit.
+SQLITE_OPTIONS = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
