@@ -203,6 +203,10 @@ if env_bool("DJANGO_BEHIND_HTTPS_PROXY"):
     # The proxy terminates TLS and says so in X-Forwarded-Proto.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# A failed CSRF check (an expired session, a form left open too long) gets our bilingual
+# 403 page: Django's own has an inline style the Content-Security-Policy blocks and
+# points to DEBUG=True.
+CSRF_FAILURE_VIEW = "papers.views.csrf_failure"
 
 
 def one_line_warning():
