@@ -130,6 +130,17 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
     )
 }
+# SQLite (the default database): write transactions queue instead of failing. Django
+# opens a transaction with a plain (deferred) BEGIN; two editors saving at the same
+# moment then both read (a slug's uniqueness, papers/slugs.py), and the second to
+# write gets "database is locked" at once, with no wait: SQLite cannot let a reader
+# become a writer while another writer holds the lock, so the timeout never applies,
+# and the editor got a 500 and lost the form. BEGIN IMMEDIATE takes the write lock
+# when the transaction starts, where SQLite does wait: up to "timeout" seconds
+# (Django 5.1+ OPTIONS; Python's own default is 5) for the other save to commit.
+SQLITE_OPTIONS = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -192,6 +203,10 @@ if env_bool("DJANGO_BEHIND_HTTPS_PROXY"):
     # The proxy terminates TLS and says so in X-Forwarded-Proto.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# A failed CSRF check (an expired session, a form left open too long) gets our bilingual
+# 403 page: Django's own has an inline style the Content-Security-Policy blocks and
+# points to DEBUG=True.
+CSRF_FAILURE_VIEW = "papers.views.csrf_failure"
 
 
 def one_line_warning():
@@ -278,13 +293,13 @@ if csp_report_uri:
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [csp_report_uri]
 # Powerful browser features no page here uses are switched off for the site and
 # anything it might embed (django-permissions-policy). Only names Chromium knows:
-# it reports an unknown one as an error on every page.
+# it reports an unknown one as an error on every page ("bluetooth" is one: Chromium
+# 156 says "Unrecognized feature"; tests/test_security_headers.py keeps the list).
 PERMISSIONS_POLICY = {
     feature: []
     for feature in [
         "accelerometer",
         "autoplay",
-        "bluetooth",
         "browsing-topics",
         "camera",
         "display-capture",

@@ -350,6 +350,15 @@ def permission_denied(request, exception):
     return HttpResponseForbidden(loader.render_to_string("403.html"))
 
 
+def csrf_failure(request, reason=""):
+    """403 for a form whose CSRF check failed (settings.CSRF_FAILURE_VIEW), typically an
+    expired session or a page left open too long: templates/403.html, bilingual, saying
+    so in both languages. Replaces Django's page, whose inline style the
+    Content-Security-Policy blocks and which points to DEBUG=True. ``reason`` (Django's
+    technical explanation) is not shown to the visitor."""
+    return HttpResponseForbidden(loader.render_to_string("403.html", {"csrf_failure": True}))
+
+
 def page_not_found(request, exception):
     """404: templates/404.html in the language of the address, with the site's header."""
     return HttpResponseNotFound(loader.render_to_string("404.html", request=request))

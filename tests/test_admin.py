@@ -245,6 +245,25 @@ def test_editor_compares_two_versions(editor_client):
     ) in html
 
 
+def test_chinese_history_page_headings_are_chinese(editor_client):
+    paper = factories.paper()
+    first, second = _two_versions(paper)
+
+    response = editor_client.get(
+        f"/admin/papers/paper/{paper.pk}/history/", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+
+    html = response.content.decode()
+    start = html.index('<table id="change-history">')
+    table = html[start : html.index("</table>", start)]
+    headings = re.findall(r'<th scope="col">\s*(.*?)\s*</th>', table, re.DOTALL)
+    assert response.status_code == 200
+    assert headings == ['<input type="submit" value="比较">', "日期/时间", "用户", "备注"]
+    dates = re.findall(r'<a href="[^"]*/history/\d+/">(.*?)</a>', html)
+    assert len(dates) == 2
+    assert all("年" in date and "DATETIME_FORMAT" not in date for date in dates)
+
+
 def test_compare_needs_the_models_view_permission(client, django_user_model):
     paper = factories.paper()
     first, second = _two_versions(paper)

@@ -2,11 +2,14 @@
 
 import subprocess
 import sys
+import threading
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.db import OperationalError
+from django.db.utils import ConnectionHandler
 
-from awardsite.settings import env_bool, env_list
+from awardsite.settings import SQLITE_OPTIONS, env_bool, env_list
 
 
 @pytest.mark.parametrize(
@@ -58,3 +61,76 @@ def test_sqlite_is_the_default_database():
     result = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x"}, "s.DATABASES['default']['ENGINE']")
 
     assert result.stdout.strip() == "django.db.backends.sqlite3"
+
+
+def test_sqlite_queues_write_transactions_by_default():
+    result = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x"}, "sorted(s.DATABASES['default']['OPTIONS'].items())"
+    )
+
+    assert result.stdout.strip() == "[('timeout', 20), ('transaction_mode', 'IMMEDIATE')]"
+
+
+def _two_saves_at_once(database, options):
+    """Two connections to the SQLite file ``database``, each in a transaction that reads
+    and then writes (as a save that checks a slug's uniqueness does), interleaved so
+    that both have read before either writes, when the database lets them. Returns the
+    errors raised and the rows written."""
+    handler = ConnectionHandler(
+        {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": database, "OPTIONS": options}}
+    )
+    setup = handler.create_connection("default")
+    with setup.cursor() as cursor:
+        cursor.execute("CREATE TABLE slug (name TEXT UNIQUE)")
+    setup.close()
+    first_read, second_read = threading.Event(), threading.Event()
+    errors = []
+
+    def save(name, read, wait_for):
+        connection = handler.create_connection("default")
+        try:
+            connection.set_autocommit(False, force_begin_transaction_with_broken_autocommit=True)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM slug")
+                read.set()
+                wait_for.wait(timeout=0.5)  # IMMEDIATE: the other save waits, never reads
+                cursor.execute("INSERT INTO slug VALUES (%s)", [name])
+            connection.commit()
+        except OperationalError as error:
+            errors.append(str(error))
+            connection.rollback()
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=save, args=("first", first_read, second_read))
+    first.start()
+    first_read.wait(timeout=5)
+    second = threading.Thread(target=save, args=("second", second_read, first_read))
+    second.start()
+    first.join(timeout=30)
+    second.join(timeout=30)
+    check = handler.create_connection("default")
+    with check.cursor() as cursor:
+        cursor.execute("SELECT name FROM slug ORDER BY name")
+        rows = [name for (name,) in cursor.fetchall()]
+    check.close()
+    return errors, rows
+
+
+def test_sqlite_settings_let_two_saves_at_once_both_succeed(tmp_path, django_db_blocker):
+    """The settings' options against a real SQLite file: the second save waits for the
+    first to commit instead of failing."""
+    with django_db_blocker.unblock():  # a database of its own, not the test database
+        errors, rows = _two_saves_at_once(str(tmp_path / "db.sqlite3"), SQLITE_OPTIONS)
+
+    assert (errors, rows) == ([], ["first", "second"])
+
+
+def test_sqlite_deferred_transactions_fail_two_saves_at_once(tmp_path, django_db_blocker):
+    """What the settings prevent (and proof that the test above races): with SQLite's
+    default BEGIN, one of the two saves fails at once despite a long timeout."""
+    with django_db_blocker.unblock():
+        errors, rows = _two_saves_at_once(str(tmp_path / "db.sqlite3"), {"timeout": 20})
+
+    assert errors == ["database is locked"]
+    assert len(rows) == 1

@@ -2,7 +2,7 @@
 nor context processors."""
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.urls import path
 
 from .html import visible_text
@@ -40,3 +40,20 @@ def test_500_page_is_bilingual_without_the_database(client, django_db_blocker):
     assert "服务器错误" in text
     assert '<a href="/en/">Go to the list of conferences</a>' in response.content.decode()
     assert '<a href="/zh-hans/" lang="zh-hans">前往会议列表</a>' in response.content.decode()
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_csrf_failure_is_our_bilingual_403_page_without_inline_style(db, language):
+    client = Client(enforce_csrf_checks=True, headers={"accept-language": language})
+
+    response = client.post("/admin/login/", {"username": "mei", "password": "x"})
+
+    assert response.status_code == 403
+    html = response.content.decode()
+    text = visible_text(html)
+    assert "Your session or form has expired; reload the page and try again." in text
+    assert "您的会话或表单已过期，请重新加载页面后再试。" in text
+    assert "拒绝访问" in text
+    assert "DEBUG" not in html
+    assert "<style" not in html
+    assert "style=" not in html

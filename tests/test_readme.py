@@ -70,3 +70,52 @@ def test_restore_drill_runs_as_written_and_passes(tmp_path):
     (drill_folder,) = [path for path in tmp_path.glob("tmp*") if path.is_dir()]
     assert list((drill_folder / "media").rglob("teaser*.png"))
     assert list((drill_folder / "after").rglob("teaser*.png"))
+
+
+# A manage.py command needs a secret key: DJANGO_INSECURE_DEV=true for local use (a fixed
+# development key) or DJANGO_SECRET_KEY, set on the line or exported earlier in the block.
+SETS_KEY = re.compile(r"\b(DJANGO_INSECURE_DEV=(true|1|yes|on)\b|DJANGO_SECRET_KEY=\S)", re.I)
+
+
+def manage_py_lines_without_key(markdown):
+    """(block text, line) for every ``manage.py`` command in the ``sh`` blocks of
+    ``markdown`` that runs without a secret key; also the number of commands seen."""
+    missing, seen = [], 0
+    for block in re.findall(r"^```sh\n(.*?)^```", markdown, re.DOTALL | re.MULTILINE):
+        exported = False
+        for line in block.splitlines():
+            command = line.split("#", 1)[0]
+            if re.match(r"\s*export\s", command) and SETS_KEY.search(command):
+                exported = True
+            if "manage.py" in command:
+                seen += 1
+                if not (exported or SETS_KEY.search(command)):
+                    missing.append(line)
+    return missing, seen
+
+
+def test_manage_py_line_checker_finds_a_command_without_a_key():
+    markdown = (
+        "```sh\n.venv/bin/python manage.py compilemessages\n```\n"
+        "```sh\nDJANGO_INSECURE_DEV=true .venv/bin/python manage.py migrate\n```\n"
+        "```sh\nexport DJANGO_INSECURE_DEV=true\n.venv/bin/python manage.py check\n```\n"
+    )
+
+    assert manage_py_lines_without_key(markdown) == (
+        [".venv/bin/python manage.py compilemessages"],
+        3,
+    )
+
+
+def test_every_documented_manage_py_command_sets_a_secret_key():
+    """Without DJANGO_INSECURE_DEV or DJANGO_SECRET_KEY, settings refuse to load, so a
+    README or docs command written without one fails exactly as written."""
+    documents = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing, seen = [], 0
+    for document in documents:
+        lines, count = manage_py_lines_without_key(document.read_text(encoding="utf-8"))
+        missing += [f"{document.name}: {line}" for line in lines]
+        seen += count
+
+    assert missing == []
+    assert seen >= 15  # the README alone documents more; the blocks were found

@@ -61,6 +61,58 @@ def assert_policies(response):
     }
 
 
+# Permissions-Policy features Chromium recognises (third_party/blink/renderer/core/
+# permissions_policy/permissions_policy_features.json5). Chromium reports any other
+# name as "Unrecognized feature" on every page, e.g. "bluetooth".
+CHROMIUM_FEATURES = {
+    "accelerometer",
+    "ambient-light-sensor",
+    "attribution-reporting",
+    "autoplay",
+    "browsing-topics",
+    "camera",
+    "captured-surface-control",
+    "clipboard-read",
+    "clipboard-write",
+    "compute-pressure",
+    "cross-origin-isolated",
+    "display-capture",
+    "encrypted-media",
+    "fullscreen",
+    "gamepad",
+    "geolocation",
+    "gyroscope",
+    "hid",
+    "identity-credentials-get",
+    "idle-detection",
+    "keyboard-map",
+    "local-fonts",
+    "magnetometer",
+    "microphone",
+    "midi",
+    "otp-credentials",
+    "payment",
+    "picture-in-picture",
+    "publickey-credentials-create",
+    "publickey-credentials-get",
+    "screen-wake-lock",
+    "serial",
+    "storage-access",
+    "sync-xhr",
+    "usb",
+    "web-share",
+    "window-management",
+    "xr-spatial-tracking",
+}
+
+
+def test_permissions_policy_names_only_features_chromium_recognises(client, db):
+    features = set(_permissions(client.get("/robots.txt")))
+
+    assert features - CHROMIUM_FEATURES == set()
+    assert DENIED_FEATURES <= features
+
+
 def _fail(request):
     raise RuntimeError("boom")
 
