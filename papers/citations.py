@@ -9,6 +9,15 @@ TeX's special characters (& % $ # _ { } ~ ^ \\) into LaTeX; rispy writes RIS.
 CSL-JSON is plain JSON (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html).
 TeX maths in a title or abstract (``\\(k\\)``, ``$O(n)$``) is kept as maths in
 BibTeX and left as written elsewhere.
+
+Safety. Titles, names and abstracts come from imports and the admin, so no value may
+break out of its field. BibTeX: every value is one line (bibtexparser starts a new
+entry at an ``@`` that opens a line) and its braces balance, counted as BibTeX and
+biber count them, escaped or not; maths is kept only when it is safe (see
+``maths_is_safe``), else written as escaped text; identifiers and URLs have their
+braces, backslashes and spaces percent-encoded. RIS: every value is one line, so no
+value can start a tag line (a tag is only read at the start of a line). CSL-JSON is
+written by ``json.dumps``, which escapes quotes, backslashes and control characters.
 """
 
 import json
@@ -22,7 +31,7 @@ import rispy
 from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-from .mathtext import MATH, math_segments
+from .mathtext import MATH, math_matches
 from .metadata import first_page_and_last, paper_identifiers
 
 # Lower-case particles that belong to the family name ("Ludwig van Beethoven").
@@ -59,12 +68,100 @@ def split_name(name):
     return Name(given=" ".join(words[:start]), family=" ".join(words[start:]))
 
 
+# TeX control words that read or write files, run programs (``\\write18``) or change
+# what later input means. A denylist rather than an allowlist of maths commands: the
+# maths people write uses hundreds of commands (and packages add more), while what
+# can harm the reader's machine or document is this short list of primitives and
+# kernel commands (with every ``\\every...`` token list and the engines' ``\\pdf...``
+# and Lua primitives). Characters that work around any list are refused too: ``^^``
+# (``^^5c`` spells a backslash), ``%`` (comments out the rest of the line, closing
+# braces included), ``#`` and ``$`` (end or confuse the maths), a lone final ``\\``.
+UNSAFE_TEX_COMMANDS = frozenset(
+    """input include includeonly InputIfFileExists IfFileExists endinput openin openout
+    closein closeout read readline write immediate special directlua latelua luaexec
+    shellescape ShellEscape def edef gdef xdef let futurelet global long outer protected
+    newcommand renewcommand providecommand DeclareRobustCommand newenvironment
+    renewenvironment catcode lccode uccode mathcode sfcode csname endcsname expandafter
+    noexpand afterassignment aftergroup scantokens usepackage RequirePackage
+    documentclass makeatletter batchmode nonstopmode scrollmode errorstopmode""".split()
+)
+UNSAFE_TEX_PREFIXES = ("every", "pdf", "lua")
+_TEX_TOKEN = re.compile(r"\\([A-Za-z]+|.?)|\^\^|[{}%#$]", re.DOTALL)
+
+
+def maths_is_safe(formula):
+    """Whether ``formula`` (TeX maths without its delimiters) may be written into a
+    BibTeX field as it is: its braces balance (no prefix closes more than it opened,
+    and all are closed; ``\\{`` and ``\\}`` count, as BibTeX counts them) and it holds
+    none of ``UNSAFE_TEX_COMMANDS`` nor the characters refused above."""
+    depth = 0
+    for match in _TEX_TOKEN.finditer(formula):
+        token, name = match.group(), match.group(1)
+        if name is not None:
+            if name == "" or name in UNSAFE_TEX_COMMANDS:
+                return False
+            if name.startswith(UNSAFE_TEX_PREFIXES):
+                return False
+            token = name
+        elif token in ("^^", "%", "#", "$"):
+            return False
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _balanced(text):
+    """Whether every brace in ``text`` is matched, escaped or not (BibTeX's rule)."""
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def tex(text):
-    """``text`` as LaTeX: specials and accents escaped, TeX maths kept as ``$...$``."""
-    parts = []
-    for is_math, segment in math_segments(text):
-        parts.append(f"${segment}$" if is_math else _latex.unicode_to_latex(segment))
-    return "".join(parts)
+    """``text`` as one line of LaTeX for a BibTeX field: specials and accents escaped,
+    TeX maths kept as ``$...$`` when ``maths_is_safe``, otherwise escaped as text,
+    delimiters included.
+
+    Text braces are written ``\\{`` and ``\\}``; when those would not balance (BibTeX
+    counts escaped braces too, so ``\\}`` alone could close the field) they are written
+    ``{\\textbraceleft}`` and ``{\\textbraceright}`` instead. The result's braces
+    always balance, so it can never close its field or entry.
+    """
+    text = one_line(text)
+    parts, position = [], 0
+    for match in math_matches(text):
+        formula = next(group for group in match.groups() if group is not None)
+        parts.append((False, text[position : match.start()]))
+        parts.append((True, formula) if maths_is_safe(formula) else (False, match.group()))
+        position = match.end()
+    parts.append((False, text[position:]))
+    written = "".join(
+        f"${chunk}$" if is_math else _latex.unicode_to_latex(chunk) for is_math, chunk in parts
+    )
+    if _balanced(written):
+        return written
+    return "".join(
+        f"${chunk}$"
+        if is_math
+        else "".join(
+            _TEXT_BRACES.get(piece) or _latex.unicode_to_latex(piece)
+            for piece in re.split(r"([{}])", chunk)
+        )
+        for is_math, chunk in parts
+    )
+
+
+_TEXT_BRACES = {"{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
+
+
+def _verbatim(value):
+    """An identifier or URL for BibTeX: braces, backslashes and white space
+    percent-encoded (as a URL may write them), so it cannot close its field."""
+    return re.sub(r"[{}\\\s]", lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), value)
 
 
 def one_line(text):
@@ -132,18 +229,18 @@ def to_bibtex(papers, urls, taken=None):
         ]
         first, last = first_page_and_last(paper.pages)
         if first:
-            fields.append(("pages", f"{first}--{last}" if last else first))
+            fields.append(("pages", f"{tex(first)}--{tex(last)}" if last else tex(first)))
         if _place(conference):
             fields.append(("address", tex(_place(conference))))
         if conference.proceedings_en:
             fields.append(("note", tex(conference.proceedings_en)))
         if ids["doi"]:
-            fields.append(("doi", ids["doi"]))
+            fields.append(("doi", _verbatim(ids["doi"])))
         if ids["arxiv"]:
-            fields += [("eprint", ids["arxiv"]), ("archiveprefix", "arXiv")]
-        fields.append(("url", ids["landing"] or urls[paper.pk]))
+            fields += [("eprint", _verbatim(ids["arxiv"])), ("archiveprefix", "arXiv")]
+        fields.append(("url", _verbatim(ids["landing"] or urls[paper.pk])))
         if paper.abstract_en:
-            fields.append(("abstract", tex(one_line(paper.abstract_en))))
+            fields.append(("abstract", tex(paper.abstract_en)))
         entries.append(
             Entry("inproceedings", key, [Field(name, value) for name, value in fields if value])
         )
@@ -161,6 +258,12 @@ def _ris_name(name):
     return name.literal or f"{name.family}, {name.given}"
 
 
+def _ris_value(value):
+    """A RIS value (a string or a list of them) with each string made one line: a tag
+    is read only at the start of a line, so a value cannot start another tag."""
+    return [one_line(item) for item in value] if isinstance(value, list) else one_line(value)
+
+
 def to_ris(papers, urls, taken=None):
     """RIS records (type ``CPAPER``: conference paper) for ``papers``; ``urls`` and
     ``taken`` as in to_bibtex."""
@@ -170,7 +273,7 @@ def to_ris(papers, urls, taken=None):
         conference = paper.conference
         record = {
             "type_of_reference": "CPAPER",
-            "title": one_line(paper.title_en),
+            "title": paper.title_en,
             "authors": [_ris_name(split_name(a.author.name)) for a in paper.ordered_authorships],
             "year": str(conference.year),
             "secondary_title": conference.venue.name_en,
@@ -187,8 +290,8 @@ def to_ris(papers, urls, taken=None):
         if ids["doi"]:
             record["doi"] = ids["doi"]
         if paper.abstract_en:
-            record["abstract"] = one_line(paper.abstract_en)
-        records.append(record)
+            record["abstract"] = paper.abstract_en
+        records.append({tag: _ris_value(value) for tag, value in record.items()})
     return rispy.dumps(records, implementation=_RisWriter)
 
 

