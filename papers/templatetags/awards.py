@@ -255,6 +255,7 @@ def teaser_url(image, alias="teaser"):
     """The URL of ``image``'s thumbnail ``alias``, made at upload (papers.images.thumbnail_url).
 
     Unlike easy-thumbnails' ``thumbnail_url`` filter, it never resizes the image inside
-    the visitor's request; without a thumbnail it gives the image's own URL.
+    the visitor's request; without a thumbnail it gives the image's own URL, and "" when
+    the image's file is missing too (the template then shows no ``<img>``).
     """
     return thumbnail_url(image, alias)
