@@ -54,7 +54,8 @@ The rules, field by field (``docs/bibtex.md`` says the same for editors):
   -> pdf, github.com or gitlab.com -> code, any other address -> proceedings (the
   publisher's page, which is what BibTeX's ``url`` usually is). LaTeX escapes in URLs
   (dblp's ``paper\\_files``) are undone. Other fields (abstract, booktitle, editor,
-  month, biburl, ...) are not read.
+  month, biburl, ...) are not read, nor checked: a ``booktitle`` naming a @string
+  defined in another file is no mistake here.
 
 Values are checked by the models' own fields (``Paper.title``, ``Paper.pages``,
 ``Author.name``, ``PaperLink.url``), so a title over the length or maths limits or a
@@ -121,6 +122,10 @@ DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECA
 NAMED_LINK_FIELDS = tuple(
     kind for kind in PaperLink.Kind.values if kind not in (PaperLink.Kind.PDF, PaperLink.Kind.DOI)
 )
+# The fields read; the others are not even checked.
+READ_FIELDS = frozenset(
+    "title author year pages pdf doi eprint archiveprefix eprinttype url howpublished".split()
+).union(NAMED_LINK_FIELDS)
 
 
 def parse_bibtex(text, *, source):
@@ -147,6 +152,7 @@ class _Reader:
         self.source = str(source)
         self.problems = []
         self.strings = dict(MONTHS)
+        self.unreadable = set()  # the fields of the current entry that cannot be read
 
     def problem(self, line, message, *, entry=None, field=None):
         label = f"line {line}"
@@ -225,16 +231,19 @@ class _Reader:
             )
             return None
         count = len(self.problems)
-        fields = {}
+        fields, self.unreadable = {}, set()
         for field in entry.fields:
             name = field.key.lower()
             if name in fields:
                 self.problem(line, f"the field {name!r} is given twice", entry=entry)
                 continue
+            if name not in READ_FIELDS:
+                continue  # not read, so not checked either (a @string defined elsewhere)
             try:
                 fields[name] = self.resolve(field.value)
             except _ValueError as error:
                 self.problem(line, str(error), entry=entry, field=name)
+                self.unreadable.add(name)  # reported once: not "missing" below
         paper = {
             "key": entry.key,
             "title": self.title(fields, entry, line),
@@ -302,6 +311,7 @@ class _Reader:
             text = converter.nodelist_to_text(nodes)
         except latexwalker.LatexWalkerError as error:
             message = str(error).splitlines()[0] if str(error) else type(error).__name__
+            message = re.sub(r"\s*@\(\d+,\d+\)$", "", message)  # a place in the value, not the file
             self.problem(line, f"cannot read its LaTeX: {message}", entry=entry, field=field)
             return None
         except RecursionError:
@@ -313,18 +323,22 @@ class _Reader:
             return None
         return " ".join(unicodedata.normalize("NFC", text).split())
 
-    def check(self, model_field, value, entry, line, field):
-        """Whether the model's own field accepts ``value``; reports why not."""
+    def check(self, model_field, value, entry, line, field, *, quote=False):
+        """Whether the model's own field accepts ``value``; reports why not (after the
+        value itself when ``quote``)."""
         try:
             model_field.clean(value, None)
         except ValidationError as error:
             for message in error.messages:
+                message = f"“{value}”: {message}" if quote else message
                 self.problem(line, message, entry=entry, field=field)
             return False
         return True
 
     def title(self, fields, entry, line):
         raw = fields.get("title", "")
+        if "title" in self.unreadable:
+            return ""
         if not raw.strip():
             self.problem(line, "the entry has no title", entry=entry, field="title")
             return ""
@@ -340,8 +354,9 @@ class _Reader:
         return title
 
     def authors(self, fields, entry, line):
-        raw = fields.get("author", "")
-        names = split_multiple_persons_names(raw)
+        if "author" in self.unreadable:
+            return []
+        names = split_multiple_persons_names(fields.get("author", ""))
         if not names:
             self.problem(line, "the entry has no authors", entry=entry, field="author")
             return []
@@ -441,7 +456,7 @@ class _Reader:
         return {
             kind: url
             for kind, (url, field) in found.items()
-            if self.check(url_field, url, entry, line, field)
+            if self.check(url_field, url, entry, line, field, quote=True)
         }
 
 
