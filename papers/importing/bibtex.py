@@ -69,7 +69,7 @@ import logging
 import re
 import unicodedata
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, lru_cache
 from urllib.parse import quote, urlsplit
 
 import bibtexparser
@@ -112,9 +112,14 @@ MONTHS = {
 }
 # Deeper braces than this in one value are refused: pylatexenc parses by recursion.
 MAX_BRACE_DEPTH = 50
+# Decoded values kept (latex_to_text): the names of a large proceedings.
+DECODED_CACHE_SIZE = 8192
 ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
 DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
 PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
+# What pylatexenc would change: commands, groups, maths, comments, ties, and the
+# ligatures its specials read (dashes, TeX quotes, inverted marks).
+LATEX = re.compile(r"[\\{}$%~]|--|``|''|[!?]`")
 URL_ESCAPE = re.compile(r"\\([_%&#~$])")
 WRAPPED_URL = re.compile(r"^\\url\s*\{(?P<url>[^{}]*)\}$")
 DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
@@ -297,31 +302,10 @@ class _Reader:
     def decode(self, value, entry, line, field):
         """LaTeX ``value`` as Unicode text (see the module docstring), or None after
         reporting why it cannot be decoded."""
-        if _brace_depth(value) > MAX_BRACE_DEPTH:
-            self.problem(
-                line,
-                f"braces nest more than {MAX_BRACE_DEPTH} levels deep",
-                entry=entry,
-                field=field,
-            )
-            return None
-        converter = _TextConverter()
-        try:
-            nodes = latexwalker.LatexWalker(value, tolerant_parsing=False).get_latex_nodes()[0]
-            text = converter.nodelist_to_text(nodes)
-        except latexwalker.LatexWalkerError as error:
-            message = str(error).splitlines()[0] if str(error) else type(error).__name__
-            message = re.sub(r"\s*@\(\d+,\d+\)$", "", message)  # a place in the value, not the file
-            self.problem(line, f"cannot read its LaTeX: {message}", entry=entry, field=field)
-            return None
-        except RecursionError:
-            self.problem(line, "cannot read its LaTeX: nested too deeply", entry=entry, field=field)
-            return None
-        for mistake in converter.mistakes:
+        text, mistakes = latex_to_text(value)
+        for mistake in mistakes:
             self.problem(line, mistake, entry=entry, field=field)
-        if converter.mistakes:
-            return None
-        return " ".join(unicodedata.normalize("NFC", text).split())
+        return text
 
     def check(self, model_field, value, entry, line, field, *, quote=False):
         """Whether the model's own field accepts ``value``; reports why not (after the
@@ -460,6 +444,35 @@ class _Reader:
         }
 
 
+@lru_cache(maxsize=DECODED_CACHE_SIZE)
+def latex_to_text(value):
+    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text by the rules of
+    the module docstring, or ``(None, [why, ...])`` when it cannot be read.
+
+    Cached: the same names recur across a proceedings' entries, and pylatexenc takes
+    a few milliseconds for a value.
+    """
+    if _brace_depth(value) > MAX_BRACE_DEPTH:
+        return None, (f"braces nest more than {MAX_BRACE_DEPTH} levels deep",)
+    if not LATEX.search(value):  # plain text, as most names are: no parsing needed
+        return " ".join(unicodedata.normalize("NFC", value).split()), ()
+    converter = _TextConverter()
+    try:
+        walker = latexwalker.LatexWalker(
+            value, latex_context=_walker_context(), tolerant_parsing=False
+        )
+        text = converter.nodelist_to_text(walker.get_latex_nodes()[0])
+    except latexwalker.LatexWalkerError as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        message = re.sub(r"\s*@\(\d+,\d+\)$", "", message)  # a place in the value, not the file
+        return None, (f"cannot read its LaTeX: {message}",)
+    except RecursionError:  # commands taking commands as arguments, thousands deep
+        return None, ("cannot read its LaTeX: commands nest too deeply",)
+    if converter.mistakes:
+        return None, tuple(converter.mistakes)
+    return " ".join(unicodedata.normalize("NFC", text).split()), ()
+
+
 class _TextConverter(LatexNodes2Text):
     """pylatexenc's LaTeX-to-text with our rules: maths kept as ``\\(...\\)``, unknown
     commands and environments and bare ``%`` collected in ``mistakes``."""
@@ -501,6 +514,12 @@ TEXT_COMMANDS = (
     "emph textrm textit textbf textsc textsl textsf texttt textup textmd textnormal text "
     "mbox".split()
 )
+
+
+@cache
+def _walker_context():
+    """How pylatexenc parses (which commands take arguments); built once."""
+    return latexwalker.get_default_latex_context_db()
 
 
 @cache
