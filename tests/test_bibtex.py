@@ -5,6 +5,10 @@ OpenReview, arXiv); every paper, person, venue and identifier in them is made up
 (volume v999, arXiv month 99, DOI prefix 10.5555 and OpenReview ids spelled FICT...).
 """
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -262,6 +266,19 @@ def test_openreview_and_arxiv_exports_keep_unicode_and_read_escaped_dollars_as_t
     ]
 
 
+def _docs_block(marker, language):
+    text = (Path(__file__).resolve().parent.parent / "docs" / "bibtex.md").read_text("utf-8")
+    found = re.search(rf"<!-- {marker} -->\n```{language}\n(.*?)```", text, re.DOTALL)
+    assert found, f"docs/bibtex.md has no {language} block after <!-- {marker} -->"
+    return found.group(1)
+
+
+def test_docs_worked_example_gives_the_papers_the_docs_show():
+    bib = _docs_block("example-bib", "bibtex")
+    shown = json.loads(_docs_block("example-papers", "json"))
+    assert parse_bibtex(bib, source="papers.bib") == shown
+
+
 def _one(fields, entry_type="inproceedings", key="fict99"):
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
     return f"@{entry_type}{{{key},\n{body}\n}}\n"
@@ -439,7 +456,7 @@ def test_every_mistake_is_one_problem_with_file_line_and_key_in_file_order():
         "is one of @article, @conference, @electronic, @incollection, @inproceedings, @misc, "
         "@online, @report, @techreport, @unpublished",
         "bad.bib, line 8: this entry cannot be read as BibTeX: Unexpected block start: "
-        "`@inproceedings`. Was still looking for field-value closing `,` or `}` ",
+        "`@inproceedings`. Was still looking for field-value closing `,` or `}`",
         "bad.bib, line 9, @inproceedings [\"after\"], field 'year': the year “twenty” is not a "
         "number",
     ]

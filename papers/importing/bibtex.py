@@ -190,7 +190,9 @@ class _Reader:
                 )
                 continue
             if isinstance(block, ParsingFailedBlock):
-                reason = getattr(block.error, "abort_reason", "") or type(block.error).__name__
+                reason = (
+                    getattr(block.error, "abort_reason", "").strip() or type(block.error).__name__
+                )
                 self.problem(line, f"this entry cannot be read as BibTeX: {reason}")
                 continue
             if isinstance(block, String):
