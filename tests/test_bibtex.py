@@ -403,6 +403,7 @@ def test_non_paper_types_are_skipped_and_empty_file_gives_no_papers():
             {"proceedings": "https://example.org/fict"},
         ),
         ({"howpublished": "Online"}, {}),
+        ({"pdf": "papers/kynkaanen99a.pdf"}, {}),
         (
             {
                 "code": "https://gitlab.com/fict/x",
@@ -444,8 +445,8 @@ def test_every_mistake_is_one_problem_with_file_line_and_key_in_file_order():
     assert _problems(text) == [
         "bad.bib, line 1, @inproceedings [\"notitle\"], field 'title': the entry has no title",
         "bad.bib, line 2, @inproceedings [\"noauthor\"], field 'author': the entry has no authors",
-        "bad.bib, line 3, @inproceedings [\"others\"], field 'author': the list ends with "
-        "“and others”: list every author, as the site shows the complete list",
+        "bad.bib, line 3, @inproceedings [\"others\"], field 'author': “and others” "
+        "stands for authors left out: list every author, as the site shows the complete list",
         "bad.bib, line 4, @inproceedings [\"macro\"], field 'title': unknown LaTeX command "
         "\\cite: write the text it stands for",
         "bad.bib, line 4, @inproceedings [\"macro\"], field 'title': unknown LaTeX command "

@@ -42,7 +42,8 @@ The rules, field by field (``docs/bibtex.md`` says the same for editors):
 - **pages**: as written, with a range's dash (``--``, ``-``, an en or em dash) made
   one hyphen, the site's convention (``Paper.pages``: "448-456"); "" when absent.
 - **links**, a map from :class:`~papers.models.PaperLink` kind to URL, from (first
-  wins when two give the same kind): ``pdf`` -> pdf; ``doi`` (bare, ``doi:`` or a
+  wins when two give the same kind): ``pdf`` holding a web address -> pdf (a
+  reference manager's local file is not a link); ``doi`` (bare, ``doi:`` or a
   doi.org URL) -> doi as ``https://doi.org/<doi>``; ``eprint`` with
   ``archivePrefix`` or ``eprinttype`` arXiv, or an arXiv-shaped ``eprint`` with
   neither -> arxiv as ``https://arxiv.org/abs/<id>``; a field named after a link kind
@@ -360,8 +361,8 @@ class _Reader:
         if raw.lower() == "others":
             self.problem(
                 line,
-                "the list ends with “and others”: list every author, as the site shows "
-                "the complete list",
+                "“and others” stands for authors left out: list every author, as the "
+                "site shows the complete list",
                 entry=entry,
                 field="author",
             )
@@ -414,8 +415,8 @@ class _Reader:
             if kind not in found and url:
                 found[kind] = (url, field)
 
-        if fields.get("pdf", "").strip():
-            add(PaperLink.Kind.PDF, fields["pdf"], "pdf")
+        if _clean_url(fields.get("pdf", "")).startswith(("http://", "https://")):
+            add(PaperLink.Kind.PDF, fields["pdf"], "pdf")  # not a reference manager's file
         if fields.get("doi", "").strip():
             doi = DOI_PREFIX.sub("", URL_ESCAPE.sub(r"\1", fields["doi"].strip()))
             if doi.startswith("10."):
