@@ -600,3 +600,12 @@ def _papers_or_problems(text):
         assert error.problems
     else:
         assert all(paper["title"] and paper["authors"] for paper in papers)
+
+
+def test_crlf_line_endings_and_a_byte_order_mark_read_as_lf():
+    windows = "\ufeff" + PMLR.replace("\n", "\r\n")
+    assert parse_bibtex(windows, source="t.bib") == parse_bibtex(PMLR, source="t.bib")
+    bad = "\ufeff@misc{a, title={A},\r\n author={B}}\r\n\r\n@misc{b, title={}, author={B}}"
+    assert _problems(bad) == [
+        "bad.bib, line 4, @misc [\"b\"], field 'title': the entry has no title"
+    ]
