@@ -183,6 +183,10 @@ class _Translator:
         self.people_by_name = {}  # exact name -> {slugs}, in this file
         self.people_by_orcid = {}
         self.paper_refs = {}  # citation key or slug -> paper slug
+        # Papers already reported (their key, or every paper when the BibTeX file
+        # failed), so that an award naming one adds no second problem.
+        self.failed_refs = set()
+        self.papers_failed = False
         self.reserved = {}  # exact name -> {slugs} the file writes for authors
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
         self._database_people = None
@@ -254,6 +258,9 @@ class _Translator:
                     str(key), f"unknown key at the top; the keys are {', '.join(TOP_KEYS)}"
                 )
         conference = self.conference(data.get("conference"), "conference", main=True)
+        main = data.get("conference")
+        # Papers and awards take the conference's status unless they write their own.
+        self.status = main.get("status") if isinstance(main, dict) else None
         for number, value in enumerate(
             self.sequence(data.get("other_conferences", []), "other_conferences"), start=1
         ):
@@ -519,6 +526,7 @@ class _Translator:
         """Read every paper (from the file and its BibTeX); return what emit_paper needs."""
         entries = self.bibtex(data.get("bibtex"))
         if data.get("bibtex") is not None and entries is None:
+            self.papers_failed = True
             return []  # its problems are reported; its papers would only add echoes
         listed = data.get("papers")
         if listed is None and entries is not None:
@@ -528,69 +536,78 @@ class _Translator:
         for item in listed:
             self.reserve(item)
         for number, item in enumerate(listed, start=1):
-            place = f"papers[{number}]"
-            mapping = self.mapping(item, place)
-            if mapping is None:
-                continue
-            mapping, source = self.merge_bibtex(mapping, entries, place)
-            if mapping is None:
-                continue
-            fields, places = self.plain(
-                Paper, mapping, place, structural=("key", "conference", "authors", "links")
-            )
-            if source:
-                places = {
-                    name: places.get(name) or f"{source}, {_compact_name(name)}" for name in fields
-                }
-            paper_conference = mapping.get("conference", conference)
-            if not isinstance(paper_conference, str) or not paper_conference:
-                self.problem(f"{place}.conference", "expected the slug of a conference")
-                continue
-            slug, written = self.slug(fields, "title_" + DEFAULT_SUFFIX, Paper, place, "paper")
-            if not written:
-                other = (
-                    Paper.objects.filter(slug=slug)
-                    .exclude(conference__slug=paper_conference)
-                    .values_list("conference__slug", flat=True)
-                    .first()
-                )
-                if other is not None:
-                    self.problem(
-                        place,
-                        f"the slug made from the title, {slug}, belongs to a paper of {other}: "
-                        "write this paper's own slug",
-                    )
-                    continue
-            if slug in slugs:
-                self.problem(place, f"the paper {slug} is already listed at {slugs[slug]}")
-                continue
-            slugs[slug] = place
-            fields["slug"] = slug
-            key = mapping.get("key")
-            for ref in (slug, key):
-                if isinstance(ref, str) and ref:
-                    if self.paper_refs.get(ref, slug) != slug:
-                        self.problem(f"{place}.key", f"the key {ref} names two papers")
-                    self.paper_refs[ref] = slug
-            fields["conference"] = [paper_conference]
-            places["conference"] = f"{place}.conference"
-            authors = []
-            for position, author in enumerate(
-                self.sequence(mapping.get("authors", []), f"{place}.authors"), start=1
-            ):
-                found = self.person(author, f"{place}.authors[{position}]")
-                if found is None:
-                    continue
-                if found[0] in [slug for slug, _, _ in authors]:
-                    self.problem(
-                        f"{place}.authors[{position}]",
-                        f"the same person ({found[0]}) is listed twice on this paper",
-                    )
-                    continue
-                authors.append((*found, f"{place}.authors[{position}]"))
-            links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
-            papers.append((fields, places, place, authors, links))
+            paper = self.paper(item, f"papers[{number}]", entries, conference, slugs)
+            if paper is not None:
+                papers.append(paper)
+            elif isinstance(item, dict) and isinstance(item.get("key"), str):
+                self.failed_refs.add(item["key"])
         return papers
+
+    def paper(self, item, place, entries, conference, slugs):
+        """Read one paper of the list; return what emit_paper needs, or None."""
+        mapping = self.mapping(item, place)
+        if mapping is None:
+            return None
+        mapping, source = self.merge_bibtex(mapping, entries, place)
+        if mapping is None:
+            return None
+        fields, places = self.plain(
+            Paper, mapping, place, structural=("key", "conference", "authors", "links")
+        )
+        if source:
+            places = {
+                name: places.get(name) or f"{source}, {_compact_name(name)}" for name in fields
+            }
+        paper_conference = mapping.get("conference", conference)
+        if not isinstance(paper_conference, str) or not paper_conference:
+            self.problem(f"{place}.conference", "expected the slug of a conference")
+            return None
+        slug, written = self.slug(fields, "title_" + DEFAULT_SUFFIX, Paper, place, "paper")
+        if not written:
+            other = (
+                Paper.objects.filter(slug=slug)
+                .exclude(conference__slug=paper_conference)
+                .values_list("conference__slug", flat=True)
+                .first()
+            )
+            if other is not None:
+                self.problem(
+                    place,
+                    f"the slug made from the title, {slug}, belongs to a paper of {other}: "
+                    "write this paper's own slug",
+                )
+                return None
+        if slug in slugs:
+            self.problem(place, f"the paper {slug} is already listed at {slugs[slug]}")
+            return None
+        slugs[slug] = place
+        fields["slug"] = slug
+        if self.status is not None:
+            fields.setdefault("status", self.status)
+        key = mapping.get("key")
+        for ref in (slug, key):
+            if isinstance(ref, str) and ref:
+                if self.paper_refs.get(ref, slug) != slug:
+                    self.problem(f"{place}.key", f"the key {ref} names two papers")
+                self.paper_refs[ref] = slug
+        fields["conference"] = [paper_conference]
+        places["conference"] = f"{place}.conference"
+        authors = []
+        for position, author in enumerate(
+            self.sequence(mapping.get("authors", []), f"{place}.authors"), start=1
+        ):
+            found = self.person(author, f"{place}.authors[{position}]")
+            if found is None:
+                continue
+            if found[0] in [person for person, _, _ in authors]:
+                self.problem(
+                    f"{place}.authors[{position}]",
+                    f"the same person ({found[0]}) is listed twice on this paper",
+                )
+                continue
+            authors.append((*found, f"{place}.authors[{position}]"))
+        links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
+        return fields, places, place, authors, links
 
     def reserve(self, item):
         """Note the slugs and ORCIDs the file writes for people before reading any, so
@@ -714,6 +731,8 @@ class _Translator:
         fields, places = self.plain(Award, mapping, place, structural=("levels", "entries"))
         slug, _ = self.slug(fields, "name_" + DEFAULT_SUFFIX, Award, place, "award")
         fields.setdefault("position", number)
+        if self.status is not None:
+            fields.setdefault("status", self.status)
         self.emit(Award, {"conference": [conference], **fields, "slug": slug}, place, places)
         levels = {}
         for position, level in enumerate(
@@ -781,6 +800,8 @@ class _Translator:
             return None
         if ref in self.paper_refs:
             return self.paper_refs[ref]
+        if self.papers_failed or ref in self.failed_refs:
+            return None  # the paper's own problem is reported
         if Paper.objects.filter(slug=ref).exists():
             return ref
         self.problem(
@@ -888,7 +909,7 @@ def from_objects(objects, conference_slug):
     for row in institutions.values():
         values = _compact_values(Institution, row, "name_en")
         if set(values) != {"name"}:
-            listed.append(values)
+            listed.append(_FlowMap(values))
     if listed:
         document["institutions"] = listed
 
@@ -900,7 +921,9 @@ def from_objects(objects, conference_slug):
     levels, entries = rows(AwardLevel), rows(AwardEntry)
     award_rows = sorted(rows(Award), key=lambda row: (row["position"], row["slug"]))
     for number, row in enumerate(award_rows, start=1):
-        award = _compact_values(Award, row, "name_en", skip=("conference",))
+        award = _compact_values(Award, row, "name_en", skip=("conference", "status"))
+        if row["status"] != main["status"]:
+            award["status"] = row["status"]
         if award.get("position", 0) == number:
             del award["position"]
         elif "position" not in award:
@@ -945,7 +968,9 @@ def from_objects(objects, conference_slug):
     papers = []
     for row in sorted(rows(Paper), key=lambda row: row["slug"]):
         paper = {"slug": row["slug"]}
-        paper.update(_compact_values(Paper, row, None, skip=("conference", "slug")))
+        paper.update(_compact_values(Paper, row, None, skip=("conference", "slug", "status")))
+        if row["status"] != main["status"]:
+            paper["status"] = row["status"]
         if row["conference"][0] != conference_slug:
             paper["conference"] = row["conference"][0]
         people = []
