@@ -568,3 +568,73 @@ def test_bibtex_path_must_stay_beside_the_file(tmp_path, db, bibtex_stand_in):
     assert problems_of(path) == [
         f"{path}, bibtex: '../papers.bib' must be a path relative to this file, inside its folder"
     ]
+
+
+# --- the documentation -------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "compact-format.md"
+
+
+def test_docs_show_the_whole_example_file():
+    docs = DOCS.read_text(encoding="utf-8")
+
+    assert f"```yaml\n{CIL.read_text(encoding='utf-8')}```" in docs
+    assert "(docs/compact-format.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(compact-format.md)" in (ROOT / "docs" / "fixture-format.md").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_docs_commands_run_as_written(tmp_path):
+    """The sh block of docs/compact-format.md, on a fresh database, exactly as written."""
+    import os
+    import re
+    import subprocess
+
+    docs = DOCS.read_text(encoding="utf-8")
+    block = re.search(r"<!-- compact-commands -->\n```sh\n(.*?)```", docs, re.DOTALL).group(1)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "DATABASE_URL"))
+    }
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path}/docs.sqlite3", TMPDIR=str(tmp_path))
+    python = str(ROOT / ".venv" / "bin" / "python")
+    subprocess.run(
+        [python, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env={**env, "DJANGO_INSECURE_DEV": "true"},
+        check=True,
+        capture_output=True,
+    )
+
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block + 'echo "OUT=$OUT"\n'],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert (
+        "140 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
+        in lines
+    )
+    assert "140 created, 0 updated, 0 unchanged." in lines
+    assert (
+        "Nothing to change: the database already matches tests/data/cil-2031.yaml (140 objects)."
+        in lines
+    )
+    out = Path(lines[-1].removeprefix("OUT="))
+    assert sorted(path.name for path in out.iterdir()) == [
+        "cil-2031-fixture.json",
+        "cil-2031.json",
+        "cil-2031.yaml",
+    ]
+    assert (
+        json.loads((out / "cil-2031.json").read_text(encoding="utf-8"))["conference"]["year"]
+        == 2031
+    )
