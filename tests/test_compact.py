@@ -586,14 +586,37 @@ def test_docs_show_the_whole_example_file():
     )
 
 
-def test_docs_commands_run_as_written(tmp_path):
-    """The sh block of docs/compact-format.md, on a fresh database, exactly as written."""
+def test_docs_show_the_whole_bibtex_fed_example():
+    docs = DOCS.read_text(encoding="utf-8")
+
+    assert f"```bibtex\n{(DATA / 'cil-2031.bib').read_text(encoding='utf-8')}```" in docs
+    assert f"```yaml\n{(DATA / 'cil-2031-bib.yaml').read_text(encoding='utf-8')}```" in docs
+
+
+def test_bibtex_fed_cil_2031_is_the_same_conference(tmp_path, transactional_db):
+    """The same papers from a .bib file give the same objects, so the same pages."""
+    pytest.importorskip("papers.importing.bibtex")  # merged from the bibtex branch
+    run(CIL)
+    from_yaml = export("cil-2031", tmp_path / "yaml" / "cil-2031.yaml", "--format", "compact")
+    call_command("flush", "--noinput")
+
+    output = run(DATA / "cil-2031-bib.yaml")
+
+    assert output.splitlines()[-1] == "140 created, 0 updated, 0 unchanged."
+    assert export("cil-2031", tmp_path / "bib" / "cil-2031.yaml", "--format", "compact") == (
+        from_yaml
+    )
+
+
+def run_docs_block(tmp_path, marker):
+    """Run the sh block after ``<!-- marker -->`` in docs/compact-format.md as written,
+    on a fresh database; return the completed process (its stdout ends with OUT=...)."""
     import os
     import re
     import subprocess
 
     docs = DOCS.read_text(encoding="utf-8")
-    block = re.search(r"<!-- compact-commands -->\n```sh\n(.*?)```", docs, re.DOTALL).group(1)
+    block = re.search(rf"<!-- {marker} -->\n```sh\n(.*?)```", docs, re.DOTALL).group(1)
     env = {
         key: value
         for key, value in os.environ.items()
@@ -609,13 +632,27 @@ def test_docs_commands_run_as_written(tmp_path):
         capture_output=True,
     )
 
-    result = subprocess.run(
+    return subprocess.run(
         ["bash", "-euo", "pipefail", "-c", block + 'echo "OUT=$OUT"\n'],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
     )
+
+
+def test_docs_bibtex_commands_run_as_written(tmp_path):
+    pytest.importorskip("papers.importing.bibtex")  # merged from the bibtex branch
+
+    result = run_docs_block(tmp_path, "compact-bibtex-commands")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "140 created, 0 updated, 0 unchanged." in result.stdout.splitlines()
+
+
+def test_docs_commands_run_as_written(tmp_path):
+    """The sh block of docs/compact-format.md, on a fresh database, exactly as written."""
+    result = run_docs_block(tmp_path, "compact-commands")
 
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
