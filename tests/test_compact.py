@@ -411,6 +411,37 @@ def test_problem_names_its_place_in_the_compact_file(tmp_path, db, old, new, exp
     assert Paper.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "conference:\n  venue: {acronym: CIL, name: Conference on Imaginary Learning}\n"
+            "  name: CIL 2031\n  year: 2031\n  status: published\n",
+            "",
+            "conference: missing: every compact file names its conference",
+        ),
+        (
+            "papers:\n",
+            "  - name: Best Paper Award\n    levels: [{name: Winner, name_plural: Winners}]\n"
+            "papers:\n",
+            "awards[2]: the award best-paper-award is already listed at awards[1]",
+        ),
+        (
+            "      - {name: Winner, name_plural: Winners}\n",
+            "      - Winner\n",
+            "awards[1].levels[1]: expected a mapping (name: value, ...), got a string",
+        ),
+    ],
+)
+def test_one_mistake_is_one_problem(tmp_path, db, old, new, expected):
+    """Nothing is reported as a consequence of a part that already failed: no paper
+    without its conference, no entry of a level that failed, no echo of an award."""
+    assert old in SMALL
+    path = write(tmp_path, SMALL.replace(old, new))
+
+    assert problems_of(path) == [f"{path}, {expected}"]
+
+
 def test_unknown_top_level_key_lists_the_keys(tmp_path, db):
     path = write(tmp_path, SMALL + "venue: {acronym: X}\n")
 

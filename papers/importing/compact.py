@@ -270,8 +270,10 @@ class _Translator:
         ):
             self.institution(value, f"institutions[{number}]")
         papers = self.papers(data, conference)
+        awards = {}
         for number, value in enumerate(self.sequence(data.get("awards", []), "awards"), start=1):
-            self.award(value, f"awards[{number}]", number, conference)
+            if conference is not None:  # else reported once, at the top
+                self.award(value, f"awards[{number}]", number, conference, awards)
         self.emit_people()
         for paper in papers:
             self.emit_paper(*paper)
@@ -559,6 +561,8 @@ class _Translator:
                 name: places.get(name) or f"{source}, {_compact_name(name)}" for name in fields
             }
         paper_conference = mapping.get("conference", conference)
+        if paper_conference is None and "conference" not in mapping:
+            return None  # the file names no conference: reported once, at the top
         if not isinstance(paper_conference, str) or not paper_conference:
             self.problem(f"{place}.conference", "expected the slug of a conference")
             return None
@@ -724,23 +728,30 @@ class _Translator:
 
     # -- awards --------------------------------------------------------------------
 
-    def award(self, value, place, number, conference):
+    def award(self, value, place, number, conference, awards):
+        """Emit an award with its levels and entries; ``awards`` maps the slugs read
+        so far to their places."""
         mapping = self.mapping(value, place)
         if mapping is None:
             return
         fields, places = self.plain(Award, mapping, place, structural=("levels", "entries"))
         slug, _ = self.slug(fields, "name_" + DEFAULT_SUFFIX, Award, place, "award")
+        if slug in awards:
+            self.problem(place, f"the award {slug} is already listed at {awards[slug]}")
+            return
+        awards[slug] = place
         fields.setdefault("position", number)
         if self.status is not None:
             fields.setdefault("status", self.status)
         self.emit(Award, {"conference": [conference], **fields, "slug": slug}, place, places)
-        levels = {}
+        levels, levels_failed = {}, False
         for position, level in enumerate(
             self.sequence(mapping.get("levels", []), f"{place}.levels"), start=1
         ):
             level_place = f"{place}.levels[{position}]"
             level_mapping = self.mapping(level, level_place)
             if level_mapping is None:
+                levels_failed = True
                 continue
             level_fields, level_places = self.plain(AwardLevel, level_mapping, level_place)
             level_slug, _ = self.slug(
@@ -767,6 +778,8 @@ class _Translator:
         awarded = {}
         for level, papers in entries.items():
             level_place = f"{place}.entries.{level}"
+            if level not in levels and levels_failed:
+                continue  # perhaps the level that failed: reported there
             if level not in levels:
                 known = ", ".join(levels) or "none (write the award's levels)"
                 self.problem(level_place, f"unknown level; this award's levels are {known}")
