@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from django.core.files.storage import default_storage
 from django.db.models import Q
 
-from .importing import database_value, field_specs, format_key
+from .importing import compact, database_value, field_specs, format_key
 from .models import (
     Author,
     Authorship,
@@ -80,8 +80,12 @@ def belonging_to(conference):
     }
 
 
-def export_conference(slug):
+def export_conference(slug, *, format="fixture", as_json=False):
     """Export the conference with natural key ``slug``; return an :class:`Export`.
+
+    ``format`` is ``"fixture"`` (a JSON fixture, ``docs/fixture-format.md``) or
+    ``"compact"`` (a compact conference file, ``docs/compact-format.md``: YAML, or
+    JSON with ``as_json``), built from the same objects.
 
     Images are named ``images/<file name>`` relative to the fixture; the caller writes
     ``Export.images`` there. Empty translations stay ``""``. A stored image that
@@ -126,5 +130,8 @@ def export_conference(slug):
         rows.sort(key=lambda row: row[0])
         label = model._meta.label_lower
         objects.extend({"model": label, "fields": fields} for _, fields in rows)
-    text = json.dumps(objects, ensure_ascii=False, indent=2) + "\n"
+    if format == "compact":
+        text = compact.render(compact.from_objects(objects, slug), as_json=as_json)
+    else:
+        text = json.dumps(objects, ensure_ascii=False, indent=2) + "\n"
     return Export(text, images, warnings)

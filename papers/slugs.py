@@ -8,6 +8,17 @@ where Django's own ``slugify`` (and the admin's prepopulating script) give "".
 from slugify import slugify
 
 
+def slug_from(text, max_length):
+    """The ASCII slug ``text`` gives, any script transliterated; "" if it has no letters.
+
+    ``Kynkäänniemi`` gives ``kynkaanniemi``, ``张伟`` gives ``zhang-wei``; at most
+    ``max_length`` characters, cut at a word boundary. The admin (:func:`unique_slug`)
+    and the compact conference file (``papers.importing.compact``) both use it, so a
+    slug left out of either is the same.
+    """
+    return slugify(text or "", max_length=max_length, word_boundary=True)
+
+
 def unique_slug(instance, text, fallback, scope=None):
     """A slug for ``instance`` made from ``text``, unique among its model's rows.
 
@@ -18,7 +29,7 @@ def unique_slug(instance, text, fallback, scope=None):
     ``slug`` max_length; a taken slug gets "-2", "-3", ... Returns the slug; saves nothing.
     """
     max_length = instance._meta.get_field("slug").max_length
-    base = slugify(text or "", max_length=max_length, word_boundary=True) or fallback
+    base = slug_from(text, max_length) or fallback
     others = type(instance)._default_manager.filter(**(scope or {}))
     if instance.pk is not None:
         others = others.exclude(pk=instance.pk)

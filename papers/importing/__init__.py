@@ -22,12 +22,14 @@ Three steps, none of which writes until the last:
 every :class:`Problem`) before anything is written.
 
 Modules: ``fields`` (the models, keys and fields a fixture may write), ``images``,
-``reading`` (step 1), ``planning`` (step 2), ``applying`` (step 3).
+``reading`` (step 1), ``planning`` (step 2), ``applying`` (step 3), ``compact`` (the
+compact conference file, turned into fixture objects before step 1 checks them).
 """
 
 from django.db import transaction
 
 from .applying import apply_plan, record_history
+from .compact import relocate
 from .fields import (
     FIXTURE_MODELS,
     KEY_FIELDS,
@@ -71,8 +73,8 @@ def import_fixture(path, *, overwrite=False, dry_run=False):
     # cannot be overwritten unseen.
     with transaction.atomic():
         plan = plan_import(fixture, overwrite=overwrite)
-        if plan.problems:
-            raise FixtureInvalid(plan.problems)
+        if plan.problems:  # named by the compact file's places, if it is one
+            raise FixtureInvalid(relocate(fixture.document, plan.problems))
         if not dry_run and plan.writes_anything:
             apply_plan(plan, source=str(path))
         elif not dry_run:  # objects imported before the importer wrote history

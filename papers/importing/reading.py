@@ -12,6 +12,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 
 from ..models import AwardEntry, AwardLevel
+from . import compact
 from .fields import (
     KEY_FIELDS,
     LANGUAGE_SUFFIXES,
@@ -74,6 +75,8 @@ class Fixture:
     problems: list
     # model -> natural key -> primary key, for objects the file names and the database holds
     database_keys: dict
+    # The compact document the objects came from (papers.importing.compact), or None.
+    document: compact.CompactDocument | None = None
 
 
 class _JSONObject(dict):
@@ -119,10 +122,12 @@ def _yaml_loader(yaml):
 def parse(path):
     """Load the fixture file at ``path`` into Python lists and dicts.
 
-    ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), others as
-    JSON. Raises :class:`FixtureInvalid` when the file cannot be read, is not UTF-8,
-    is not valid JSON or YAML, or nests lists and objects more than ``MAX_DEPTH``
-    levels deep.
+    ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), and so is
+    any other file but a ``.json`` one whose text does not start with ``[`` or ``{``
+    (a compact file may have any name); others as JSON. Raises
+    :class:`FixtureInvalid` when the file cannot be read, is not UTF-8, is a BibTeX
+    file (which needs a compact file to name it), is not valid JSON or YAML, or nests
+    lists and objects more than ``MAX_DEPTH`` levels deep.
     """
     path = Path(path)
     try:
@@ -136,8 +141,13 @@ def parse(path):
         raise FixtureInvalid(
             [Problem(path, f"not UTF-8: byte {error.start} (line {line}) cannot be decoded")]
         ) from None
+    if compact.looks_like_bibtex(text):
+        raise FixtureInvalid([Problem(path, compact.bibtex_alone_message(path))])
     too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
-    if path.suffix.lower() in (".yaml", ".yml"):
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml") or (
+        suffix != ".json" and not text.lstrip().startswith(("[", "{"))
+    ):
         import yaml
 
         try:
@@ -380,7 +390,7 @@ def read_fixture(path):
     file refers to but does not contain.
     """
     path = Path(path)
-    data = parse(path)
+    data, document = compact.objects_from(parse(path), path)
     base_dir = path.parent
     problems = []
     if not isinstance(data, list):
@@ -411,7 +421,7 @@ def read_fixture(path):
                 )
             )
     database_keys = _check_references(path, items, seen, problems)
-    return Fixture(path, items, problems, database_keys)
+    return Fixture(path, items, problems, database_keys, document)
 
 
 def _read_object(path, base_dir, index, obj, problems):

@@ -1,8 +1,9 @@
 """Export a conference as a fixture that ``import_conference`` reads back unchanged.
 
 For moving a conference between sites, reviewing it as text, or keeping it under
-version control: export, flush, import and export again give the same bytes. The
-logic is in :mod:`papers.exporting`; the format is in ``docs/fixture-format.md``.
+version control: export, flush, import and export again give the same bytes, in
+either format. The logic is in :mod:`papers.exporting`; the formats are in
+``docs/fixture-format.md`` and ``docs/compact-format.md``.
 """
 
 from pathlib import Path
@@ -16,22 +17,33 @@ from papers.models import Conference
 class Command(BaseCommand):
     help = (
         "Write a conference, its awards, papers, authors, institutions and links as a "
-        "fixture (JSON, natural keys); images go to images/ next to the file."
+        "fixture (JSON, natural keys) or a compact conference file (YAML, or JSON when "
+        "the output file ends in .json); images go to images/ next to the file."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("slug", help="the conference's slug, e.g. icml-2025")
         parser.add_argument("-o", "--output", help="the file to write (default: standard output)")
+        parser.add_argument(
+            "--format",
+            choices=["fixture", "compact"],
+            default="fixture",
+            help="fixture (default): one object per row, as import_conference reads it; "
+            "compact: written around papers (docs/compact-format.md)",
+        )
 
-    def handle(self, *args, slug, output, **options):
-        """Export conference ``slug`` to ``output`` (or standard output).
+    def handle(self, *args, slug, output, format, **options):
+        """Export conference ``slug`` to ``output`` (or standard output) in ``format``.
+
+        A compact file is YAML, or JSON when ``output`` ends in ``.json``.
 
         Raises ``CommandError`` for an unknown slug, two images with one file name, or
         when the conference has images and no ``--output`` says where to put them. A
         stored image that cannot be read is left out, with a warning on standard error.
         """
         try:
-            exported = export_conference(slug)
+            as_json = output is not None and output.lower().endswith(".json")
+            exported = export_conference(slug, format=format, as_json=as_json)
         except Conference.DoesNotExist:
             raise CommandError(f"no conference with the slug {slug!r}") from None
         except ExportError as error:

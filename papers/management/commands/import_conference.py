@@ -4,7 +4,9 @@
 checks the whole file first and writes nothing unless all of it is valid, shows what
 it would change (``--dry-run``), and keeps the fields editors changed in the admin
 since the last import (``--overwrite`` takes the file's values instead). The logic is
-in :mod:`papers.importing`; the format is documented in ``docs/fixture-format.md``.
+in :mod:`papers.importing`; the formats are documented in ``docs/fixture-format.md``
+(a fixture) and ``docs/compact-format.md`` (a compact conference file, which may name a
+BibTeX file). The file's kind is told by its content, never its name.
 """
 
 import json
@@ -21,12 +23,16 @@ def _short(value, limit=60):
 
 class Command(BaseCommand):
     help = (
-        "Check a conference fixture (JSON or YAML, natural keys) and import it in one "
-        "transaction. Exits non-zero, writing nothing, if any object is invalid."
+        "Check a conference fixture (JSON or YAML, natural keys) or a compact conference "
+        "file and import it in one transaction. Exits non-zero, writing nothing, if "
+        "any object is invalid."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="the fixture file (.json, .yaml or .yml)")
+        parser.add_argument(
+            "path",
+            help="a fixture (a list of objects) or a compact conference file, JSON or YAML",
+        )
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -54,6 +60,9 @@ class Command(BaseCommand):
                 f"{count} problem{'s' if count != 1 else ''} in {path}; nothing was written."
             ) from None
         would = "would be " if dry_run else ""
+        document = plan.fixture.document
+        for note in document.notes if document is not None else ():
+            self.stdout.write(self.style.WARNING(f"possible duplicate: {note}"))
         for change in plan.changes:
             name = f"{change.item.label} {format_key(change.item.key)}"
             if change.action == "create":
