@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import search, text
 from .mathtext import MathLimitsValidator
-from .slugs import SlugFromTitleMixin
+from .slugs import AsciiSlugField, SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
 
@@ -66,7 +66,7 @@ class VenueQuerySet(models.QuerySet):
 class Venue(models.Model):
     """A conference series, such as ICML, whose editions are conferences."""
 
-    slug = models.SlugField(_("slug"), max_length=50, unique=True)
+    slug = AsciiSlugField(_("slug"), max_length=50, unique=True)
     acronym = text.CharField(_("acronym"), max_length=30)
     name = text.CharField(_("name"), max_length=200)
     website = models.URLField(_("website"), blank=True)
@@ -141,7 +141,7 @@ class Conference(SlugFromTitleMixin, models.Model):
         related_name="conferences",
         verbose_name=_("venue"),
     )
-    slug = models.SlugField(
+    slug = AsciiSlugField(
         _("slug"),
         max_length=50,
         unique=True,
@@ -206,7 +206,7 @@ class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     slug_source = "name_en"
     slug_fallback = "institution"
 
-    slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
+    slug = AsciiSlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
     name = text.CharField(_("name"), max_length=200)
     country = text.CharField(_("country"), max_length=100, blank=True)
     website = models.URLField(_("website"), blank=True)
@@ -249,7 +249,7 @@ class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     slug_source = "name"
     slug_fallback = "author"
 
-    slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
+    slug = AsciiSlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
     name = text.CharField(
         _("name"), max_length=200, help_text=_("The name as the person publishes it.")
     )
@@ -413,7 +413,7 @@ class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     slug_source = "title_en"
     slug_fallback = "paper"
 
-    slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
+    slug = AsciiSlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
     title = text.CharField(
         _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
@@ -714,7 +714,7 @@ class Award(SlugFromTitleMixin, models.Model):
         related_name="awards",
         verbose_name=_("awarded at"),
     )
-    slug = models.SlugField(
+    slug = AsciiSlugField(
         _("slug"),
         max_length=80,
         blank=True,
@@ -786,7 +786,7 @@ class AwardLevel(models.Model):
     award = models.ForeignKey(
         "papers.Award", on_delete=models.CASCADE, related_name="levels", verbose_name=_("award")
     )
-    slug = models.SlugField(
+    slug = AsciiSlugField(
         _("slug"), max_length=50, help_text=_("The level's key, e.g. winner or runner-up.")
     )
     name = text.CharField(

@@ -17,7 +17,7 @@ from ..models import (
 )
 from .fields import FIXTURE_MODELS, KEY_FIELDS, Problem, chunks, field_specs, format_key
 from .images import stored_image_digest
-from .reading import Fixture, Item
+from .reading import Fixture, Item, file_order
 
 
 @dataclass
@@ -211,6 +211,7 @@ def plan_import(fixture, *, overwrite=False):
                 change.action = "update" if change.changes else "unchanged"
             changes.append(change)
     problems.extend(_check_final_values(fixture, changes, existing_authorships))
+    problems.sort(key=file_order)
     return Plan(fixture, changes, problems, overwrite)
 
 
@@ -299,32 +300,42 @@ def _check_final_values(fixture, changes, existing_authorships):
                 "year",
                 f"the venue {venue_year[0][0]} already has a conference in {venue_year[1]}",
             )
-    # Authorship: per paper, positions 1..n once each, counting the authorships
-    # the file leaves out.
-    positions = defaultdict(dict)  # paper key -> authorship key -> (position, change or None)
+    # Authorship: per paper, positions 1..n once each, counting the authorships the
+    # file leaves out, and those it holds that failed their own checks (as the file
+    # writes them: an author's mistyped slug must not make the position look missing).
+    positions = defaultdict(dict)  # paper key -> authorship key -> (position, holder)
     for key, instance in existing_authorships.items():
-        positions[key[:1]][key] = (instance.position, None)
+        positions[key[:1]][key] = (instance.position, "database")
+    unknown = set()  # papers with a failed authorship whose position is unknown
+    for item in fixture.items:
+        paper = item.values.get("paper")
+        if item.model is Authorship and not item.valid and paper and item.key is not None:
+            position = item.values.get("position")
+            if isinstance(position, int):
+                positions[tuple(paper)][item.key] = (position, "failed")
+            else:
+                unknown.add(tuple(paper))
     for change in changes:
         if change.item.model is Authorship:
             positions[change.item.key[:1]][change.item.key] = (change.final["position"], change)
     for paper, authors in positions.items():
-        in_file = [change for _, change in authors.values() if change is not None]
+        in_file = [change for _, change in authors.values() if isinstance(change, Change)]
         if not in_file:
             continue
         holders = defaultdict(list)
         for key, (position, _) in authors.items():
-            holders[position].append(key[1])
-        duplicates = {position for position, slugs in holders.items() if len(slugs) > 1}
+            holders[position].append(key)
+        duplicates = {position for position, keys in holders.items() if len(keys) > 1}
         for change in in_file:
             position = change.final["position"]
             if position in duplicates:
                 others = [
-                    slug
-                    if authors[(paper[0], slug)][1] is not None
-                    else f"{slug} (in the database, not in this file: list it with its "
-                    "new position, or delete it in the admin)"
-                    for slug in sorted(holders[position])
-                    if slug != change.item.key[1]
+                    f"{key[1]} (in the database, not in this file: list it with its new "
+                    "position, or delete it in the admin)"
+                    if authors[key][1] == "database"
+                    else str(key[1])
+                    for key in sorted(holders[position], key=lambda key: str(key[1]))
+                    if key != change.item.key
                 ]
                 problem(
                     change,
@@ -339,7 +350,7 @@ def _check_final_values(fixture, changes, existing_authorships):
         too_low = sorted(position for position in holders if position < 1)
         if too_low:
             count = len(authors)
-            for change in [c for c in in_file if c.final["position"] < 1] or [last]:
+            for change in [c for c in in_file if c.final["position"] < 1]:
                 problem(
                     change,
                     "position",
@@ -351,7 +362,7 @@ def _check_final_values(fixture, changes, existing_authorships):
                 )
             continue
         missing = sorted(set(range(1, len(authors) + 1)) - set(holders))
-        if missing and not duplicates:
+        if missing and not duplicates and paper not in unknown:
             problem(
                 last,
                 "position",
