@@ -21,7 +21,7 @@ Three steps, none of which writes until the last:
 :func:`import_fixture` runs the three and raises :class:`FixtureInvalid` (carrying
 every :class:`Problem`) before anything is written.
 
-Modules: ``fields`` (the models, keys and fields a fixture may write), ``images``,
+Modules: ``fields`` (the models and fields a fixture may write), ``images``,
 ``reading`` (step 1), ``planning`` (step 2), ``applying`` (step 3).
 """
 
@@ -30,7 +30,6 @@ from django.db import transaction
 from .applying import apply_plan, record_history
 from .fields import (
     FIXTURE_MODELS,
-    KEY_FIELDS,
     FixtureInvalid,
     Problem,
     field_specs,
@@ -42,7 +41,6 @@ from .reading import Fixture, read_fixture
 
 __all__ = [
     "FIXTURE_MODELS",
-    "KEY_FIELDS",
     "Fixture",
     "FixtureInvalid",
     "Plan",

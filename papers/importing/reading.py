@@ -14,7 +14,6 @@ from django.utils import translation
 from ..models import AwardEntry, AwardLevel
 from .fields import (
     FIXTURE_MODELS,
-    KEY_FIELDS,
     LANGUAGE_SUFFIXES,
     FixtureInvalid,
     Problem,
@@ -367,7 +366,7 @@ def _image_path(base_dir, value):
 def _key_of(model, values):
     """The natural key tuple from an item's values (reference fields flattened)."""
     parts = []
-    for name in KEY_FIELDS[model]:
+    for name in model.natural_key_fields:
         value = values[name]
         parts.extend(value if isinstance(value, list) else [value])
     return tuple(parts)
@@ -453,13 +452,13 @@ def _read_object(path, base_dir, index, obj, problems):
     specs = field_specs(model)
     values, images, valid, where = {}, {}, True, {"label": label}
     # The key first, so every later message can name the object by it.
-    for name in KEY_FIELDS[model]:
+    for name in model.natural_key_fields:
         if name in fields:
             try:
                 values[name], _ = clean_value(specs[name], fields[name], base_dir)
             except ValidationError:
                 pass  # reported with the other fields below
-    named = all(values.get(name) not in (None, "") for name in KEY_FIELDS[model])
+    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
     key = _key_of(model, values) if named else None
     # An object whose key is invalid is still named by what the file wrote.
     where["key"] = key if key is not None else _written_key(model, fields)
@@ -478,7 +477,7 @@ def _read_object(path, base_dir, index, obj, problems):
             valid = False
             problem(_messages(error), field=name, **where)
             continue
-        if values[name] == "" and name in KEY_FIELDS[model]:
+        if values[name] == "" and name in model.natural_key_fields:
             valid = False
             problem("part of the natural key: it cannot be empty", field=name, **where)
             continue
@@ -498,7 +497,7 @@ def _written_key(model, fields):
     """The natural key as the file writes it (a reference's list flattened into it),
     to name an object whose key is invalid; None when the file writes no part of it."""
     parts = []
-    for name in KEY_FIELDS[model]:
+    for name in model.natural_key_fields:
         value = fields.get(name)
         parts.extend(value if isinstance(value, list) else [value])
     return tuple(parts) if any(part is not None for part in parts) else None
@@ -548,7 +547,8 @@ def _check_references(path, items, in_file, problems):
     database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
 
     def state(model, key):
-        """"found", "failed" (in the file, with problems), or the (model, key) missing:
+        """Whether a reference is "found", "failed" (in the file, with problems), or
+        the (model, key) missing:
         an award level's award when the award is missing too."""
         item = in_file.get((model, key))
         if item is not None:
@@ -614,7 +614,7 @@ def _references(item):
 
 def _parent(model):
     """The model whose key begins the model's key (an award level's award), or None."""
-    spec = field_specs(model)[KEY_FIELDS[model][0]]
+    spec = field_specs(model)[model.natural_key_fields[0]]
     return spec.target if spec.kind == "reference" else None
 
 
