@@ -499,6 +499,24 @@ class Paper(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.
 
 
 class AuthorshipQuerySet(NaturalKeyQuerySet):
+    # Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
+    POSITION_OFFSET = 10_000
+
+    def move_aside(self):
+        """Add POSITION_OFFSET to these authorships' positions, in one UPDATE.
+
+        The one way to renumber authors (the admin's formset, restoring a version, the
+        importer): original positions are distinct per paper, so the shifted ones are
+        too, and none can meet a final position; the rows can then be given their new
+        positions without breaking the paper-and-position unique constraint. Returns
+        the number of rows moved.
+        """
+        return self.update(position=models.F("position") + self.POSITION_OFFSET)
+
+    def moved_aside(self):
+        """Those of these authorships that are still moved aside (see ``move_aside``)."""
+        return self.filter(position__gte=self.POSITION_OFFSET)
+
     def for_author_page(self, author):
         """``author``'s authorships of published papers, newest first, with what the
         author page shows: the paper, its conference, its co-authors, the author's
