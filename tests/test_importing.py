@@ -11,7 +11,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from PIL import Image
 
-from papers.importing import FixtureInvalid, import_fixture, prepare_image
+from papers.importing import (
+    FixtureInvalid,
+    import_fixture,
+    prepare_image,
+    read_fixture,
+    read_objects,
+)
 from papers.models import (
     Affiliation,
     Author,
@@ -1290,7 +1296,7 @@ def test_import_unknown_link_kind_lists_the_kinds(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert lines == [
-        f"{tmp_path / 'fixture.json'}, object 9, papers.paperlink [\"p1\", \"website\"], "
+        f'{tmp_path / "fixture.json"}, object 9, papers.paperlink ["p1", "website"], '
         "field 'kind': "
         '"website" is not allowed; the values are pmlr, proceedings, openreview, arxiv, '
         "poster, pdf, doi, project, code, dataset, video, slides"
@@ -1438,9 +1444,7 @@ def test_import_wrong_award_key_is_one_error(tmp_path, before):
     assert snapshot() == before
 
 
-def test_import_invalid_award_key_is_not_reported_again_by_its_levels_and_entries(
-    tmp_path, before
-):
+def test_import_invalid_award_key_is_not_reported_again_by_its_levels_and_entries(tmp_path, before):
     objects = small_fixture()
     obj(objects, "papers.award")["fields"]["slug"] = "Best Paper"
     obj(objects, "papers.awardlevel")["fields"]["award"] = ["tv-2030", "Best Paper"]
@@ -1502,4 +1506,20 @@ def test_import_problems_come_in_file_order(tmp_path, before):
         (2, "end_date"),
         (7, "affiliations"),
         (9, "url"),
+    ]
+
+
+def test_read_objects_checks_a_parsed_list_as_read_fixture_does(tmp_path, db):
+    """The seam for objects that come from elsewhere (a compact file): same checks."""
+    objects = small_fixture()
+    obj(objects, "papers.paperlink")["fields"]["url"] = "nope"
+    path = write(tmp_path, objects)
+
+    from_list = read_objects(objects, source=path)
+
+    assert [str(problem) for problem in from_list.problems] == [
+        f'{path}, object 9, papers.paperlink ["p1", "code"], field \'url\': Enter a valid URL.'
+    ]
+    assert [str(problem) for problem in read_fixture(path).problems] == [
+        str(problem) for problem in from_list.problems
     ]

@@ -37,7 +37,7 @@ from .fields import (
 )
 from .images import prepare_image, store_image
 from .planning import Plan, database_value, plan_import
-from .reading import Fixture, read_fixture
+from .reading import Fixture, read_fixture, read_objects
 
 __all__ = [
     "FIXTURE_MODELS",
@@ -53,6 +53,7 @@ __all__ = [
     "import_fixture",
     "plan_import",
     "read_fixture",
+    "read_objects",
     "record_history",
     "store_image",
 ]

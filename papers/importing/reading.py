@@ -380,9 +380,20 @@ def read_fixture(path):
     :class:`FixtureInvalid`). Queries the database only to find the objects the
     file refers to but does not contain.
     """
-    path = Path(path)
-    data = parse(path)
-    base_dir = path.parent
+    return read_objects(parse(path), source=path)
+
+
+def read_objects(data, *, source, base_dir=None):
+    """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
+
+    The step of :func:`read_fixture` after parsing, for objects from elsewhere (a
+    compact file turned into fixture objects). ``source`` (a path) names the file in
+    every problem; image paths are resolved in ``base_dir``, by default the folder of
+    ``source``. Raises :class:`FixtureInvalid` only when ``data`` is not a list;
+    every other problem is in ``Fixture.problems``.
+    """
+    path = Path(source)
+    base_dir = path.parent if base_dir is None else Path(base_dir)
     problems = []
     if not isinstance(data, list):
         raise FixtureInvalid(
