@@ -10,40 +10,46 @@ class Migration(migrations.Migration):
         ('papers', '0008_search_text'),
     ]
 
+    # Only the validator (and so the error message) changes; the columns stay the
+    # same, so the database is left alone (SQLite would rebuild seven tables).
     operations = [
-        migrations.AlterField(
-            model_name='author',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(blank=True, help_text='Leave blank to make one from the English title or name.', max_length=100, unique=True, verbose_name='slug'),
-        ),
-        migrations.AlterField(
-            model_name='award',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(blank=True, help_text='The same slug at every edition links the years of one award. Leave blank to make one from the English name.', max_length=80, verbose_name='slug'),
-        ),
-        migrations.AlterField(
-            model_name='awardlevel',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(help_text="The level's key, e.g. winner or runner-up.", verbose_name='slug'),
-        ),
-        migrations.AlterField(
-            model_name='conference',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(blank=True, help_text='Language-neutral key used in URLs and fixtures, e.g. icml-2025. Leave blank to make one from the English name.', unique=True, verbose_name='slug'),
-        ),
-        migrations.AlterField(
-            model_name='institution',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(blank=True, help_text='Leave blank to make one from the English title or name.', max_length=100, unique=True, verbose_name='slug'),
-        ),
-        migrations.AlterField(
-            model_name='paper',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(blank=True, help_text='Leave blank to make one from the English title or name.', max_length=120, unique=True, verbose_name='slug'),
-        ),
-        migrations.AlterField(
-            model_name='venue',
-            name='slug',
-            field=papers.slugs.AsciiSlugField(unique=True, verbose_name='slug'),
+        migrations.SeparateDatabaseAndState(
+            state_operations=[
+                migrations.AlterField(
+                    model_name='author',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(blank=True, help_text='Leave blank to make one from the English title or name.', max_length=100, unique=True, verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='award',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(blank=True, help_text='The same slug at every edition links the years of one award. Leave blank to make one from the English name.', max_length=80, verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='awardlevel',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(help_text="The level's key, e.g. winner or runner-up.", verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='conference',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(blank=True, help_text='Language-neutral key used in URLs and fixtures, e.g. icml-2025. Leave blank to make one from the English name.', unique=True, verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='institution',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(blank=True, help_text='Leave blank to make one from the English title or name.', max_length=100, unique=True, verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='paper',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(blank=True, help_text='Leave blank to make one from the English title or name.', max_length=120, unique=True, verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='venue',
+                    name='slug',
+                    field=papers.slugs.AsciiSlugField(unique=True, verbose_name='slug'),
+                ),
+            ],
         ),
     ]
