@@ -30,12 +30,10 @@ from reversion_compare.admin import CompareVersionAdmin
 
 from .editing import EditTokenFormMixin
 from .forms import (
-    POSITION_OFFSET,
     AuthorshipForm,
     AuthorshipFormSet,
     TeaserImageField,
     choices_listed,
-    move_positions_aside,
 )
 from .history import register_models
 from .models import (
@@ -364,9 +362,9 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
         if not paper_id.isdigit():  # no such paper: django-reversion answers 404
             return super().revision_view(request, object_id, version_id, extra_context)
         with transaction.atomic():
-            move_positions_aside(Authorship.objects.filter(paper_id=paper_id))
+            Authorship.objects.filter(paper_id=paper_id).move_aside()
             response = super().revision_view(request, object_id, version_id, extra_context)
-            if Authorship.objects.filter(paper_id=paper_id, position__gte=POSITION_OFFSET).exists():
+            if Authorship.objects.filter(paper_id=paper_id).moved_aside().exists():
                 transaction.set_rollback(True)
         return response
 

@@ -6,25 +6,11 @@ from django import forms
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
-from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 
 from .images import clean_image
 from .models import Authorship, Award, Conference, Institution
 from .templatetags.awards import localized_value
-
-# Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
-POSITION_OFFSET = 10_000
-
-
-def move_positions_aside(authorships):
-    """Add POSITION_OFFSET to the positions of ``authorships`` (a QuerySet), in one UPDATE.
-
-    Original positions are distinct per paper, so the shifted ones are too, and none can
-    meet a final position: the rows can then be renumbered one by one without breaking
-    the paper-and-position unique constraint. Returns the number of rows moved.
-    """
-    return authorships.update(position=F("position") + POSITION_OFFSET)
 
 
 class TeaserImageField(forms.ImageField):
@@ -86,7 +72,7 @@ class AuthorshipFormSet(CustomInlineFormSet):
                 if form.instance.pk
                 and ("position" in form.changed_data or self._should_delete_form(form))
             ]
-            move_positions_aside(self.model._default_manager.filter(pk__in=moved))
+            self.model._default_manager.filter(pk__in=moved).move_aside()
         return super().save_existing_objects(commit)
 
 

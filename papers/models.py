@@ -1,7 +1,8 @@
 """The awards domain: venues, conferences, papers, authors, institutions, awards.
 
-Keys are language-neutral slugs. Every model a fixture names has ``natural_key()``
-and a manager with ``get_by_natural_key()``, so fixtures never carry primary keys.
+Keys are language-neutral slugs. Every model a fixture names says which fields make its
+natural key (``natural_key_fields``), from which ``NaturalKeyMixin.natural_key()`` and
+``NaturalKeyQuerySet.get_by_natural_key()`` follow, so fixtures never carry primary keys.
 Prose fields are translated by django-modeltranslation (see ``translation.py``);
 their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 """
@@ -14,9 +15,50 @@ from django.utils.translation import gettext_lazy as _
 
 from . import search, text
 from .mathtext import MathLimitsValidator
-from .slugs import SlugFromTitleMixin
+from .slugs import AsciiSlugField, SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
+
+
+def natural_key_lookups(model):
+    """The lookups that find an object of ``model`` by its natural key, in key order.
+
+    From ``model.natural_key_fields``: a plain field is its own lookup, a foreign key
+    contributes its target's lookups (``AwardEntry``: ``award__conference__slug``,
+    ``award__slug``, ``paper__slug``).
+    """
+    lookups = []
+    for name in model.natural_key_fields:
+        field = model._meta.get_field(name)
+        if field.is_relation:
+            lookups += [f"{name}__{part}" for part in natural_key_lookups(field.related_model)]
+        else:
+            lookups.append(name)
+    return lookups
+
+
+class NaturalKeyMixin:
+    """``natural_key()`` from ``natural_key_fields``, the fields whose values name an
+    object (a foreign key contributes its target's natural key). The one statement of
+    a model's key: fixtures, the importer and the export ask it. Django's serialisers
+    order dependencies by the foreign keys themselves, so none are declared.
+    """
+
+    natural_key_fields = ("slug",)
+
+    def natural_key(self):
+        key = []
+        for name in self.natural_key_fields:
+            value = getattr(self, name)
+            key += value.natural_key() if isinstance(value, models.Model) else [value]
+        return tuple(key)
+
+
+class NaturalKeyQuerySet(models.QuerySet):
+    """``get_by_natural_key()`` for loaddata, from the model's ``natural_key_fields``."""
+
+    def get_by_natural_key(self, *key):
+        return self.get(**dict(zip(natural_key_lookups(self.model), key, strict=True)))
 
 
 class Status(models.TextChoices):
@@ -54,19 +96,16 @@ def status_field():
     )
 
 
-class VenueQuerySet(models.QuerySet):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
+class VenueQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Venues with at least one published conference."""
         return self.filter(Exists(Conference.objects.published().filter(venue=OuterRef("pk"))))
 
 
-class Venue(models.Model):
+class Venue(NaturalKeyMixin, models.Model):
     """A conference series, such as ICML, whose editions are conferences."""
 
-    slug = models.SlugField(_("slug"), max_length=50, unique=True)
+    slug = AsciiSlugField(_("slug"), max_length=50, unique=True)
     acronym = text.CharField(_("acronym"), max_length=30)
     name = text.CharField(_("name"), max_length=200)
     website = models.URLField(_("website"), blank=True)
@@ -84,14 +123,8 @@ class Venue(models.Model):
     def get_absolute_url(self):
         return reverse("papers:venue-detail", kwargs={"slug": self.slug})
 
-    def natural_key(self):
-        return (self.slug,)
 
-
-class ConferenceQuerySet(models.QuerySet):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
+class ConferenceQuerySet(NaturalKeyQuerySet):
     def published(self):
         return self.filter(status=Status.PUBLISHED)
 
@@ -129,7 +162,7 @@ class ConferenceQuerySet(models.QuerySet):
         )
 
 
-class Conference(SlugFromTitleMixin, models.Model):
+class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     """One edition of a venue: ICML 2025 in Vancouver, 13-19 July 2025."""
 
     slug_source = "name_en"
@@ -141,7 +174,7 @@ class Conference(SlugFromTitleMixin, models.Model):
         related_name="conferences",
         verbose_name=_("venue"),
     )
-    slug = models.SlugField(
+    slug = AsciiSlugField(
         _("slug"),
         max_length=50,
         unique=True,
@@ -189,30 +222,20 @@ class Conference(SlugFromTitleMixin, models.Model):
     def get_absolute_url(self):
         return reverse("papers:conference-detail", kwargs={"slug": self.slug})
 
-    def natural_key(self):
-        return (self.slug,)
 
-    natural_key.dependencies = ["papers.venue"]
-
-
-class InstitutionQuerySet(models.QuerySet):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
-
-class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
+class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
 
     slug_source = "name_en"
     slug_fallback = "institution"
 
-    slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
+    slug = AsciiSlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
     name = text.CharField(_("name"), max_length=200)
     country = text.CharField(_("country"), max_length=100, blank=True)
     website = models.URLField(_("website"), blank=True)
     search_text = search_text_field()
 
-    objects = InstitutionQuerySet.as_manager()
+    objects = NaturalKeyQuerySet.as_manager()
     search_sources = ("name",)
 
     class Meta:
@@ -223,14 +246,8 @@ class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     def __str__(self):
         return self.name_en or self.slug
 
-    def natural_key(self):
-        return (self.slug,)
 
-
-class AuthorQuerySet(models.QuerySet):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
+class AuthorQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Authors of at least one published paper.
 
@@ -240,7 +257,7 @@ class AuthorQuerySet(models.QuerySet):
         return self.filter(published_q("authorships__paper__")).distinct()
 
 
-class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
+class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
 
     Affiliations belong to the authorship (people move), not to the person.
@@ -249,7 +266,7 @@ class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     slug_source = "name"
     slug_fallback = "author"
 
-    slug = models.SlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
+    slug = AsciiSlugField(_("slug"), max_length=100, unique=True, blank=True, help_text=SLUG_HELP)
     name = text.CharField(
         _("name"), max_length=200, help_text=_("The name as the person publishes it.")
     )
@@ -276,18 +293,12 @@ class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     def get_absolute_url(self):
         return reverse("papers:author-detail", kwargs={"slug": self.slug})
 
-    def natural_key(self):
-        return (self.slug,)
-
     @property
     def other_name_list(self):
         return [line.strip() for line in self.other_names.splitlines() if line.strip()]
 
 
-class PaperQuerySet(models.QuerySet):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
+class PaperQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Published papers of published conferences."""
         return self.filter(published_q())
@@ -407,13 +418,13 @@ class PaperQuerySet(models.QuerySet):
 SEARCH_MAX_WORDS = 10
 
 
-class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
+class Paper(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A published paper: its translated title, abstract and summary, and links."""
 
     slug_source = "title_en"
     slug_fallback = "paper"
 
-    slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
+    slug = AsciiSlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
     title = text.CharField(
         _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
@@ -467,11 +478,6 @@ class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     def get_absolute_url(self):
         return reverse("papers:paper-detail", kwargs={"slug": self.slug})
 
-    def natural_key(self):
-        return (self.slug,)
-
-    natural_key.dependencies = ["papers.conference"]
-
     def clean(self):
         """An image needs a description in both languages (screen readers read it)."""
         super().clean()
@@ -492,9 +498,24 @@ class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
         return sorted(self.authorships.all(), key=lambda authorship: authorship.position)
 
 
-class AuthorshipQuerySet(models.QuerySet):
-    def get_by_natural_key(self, paper_slug, author_slug):
-        return self.get(paper__slug=paper_slug, author__slug=author_slug)
+class AuthorshipQuerySet(NaturalKeyQuerySet):
+    # Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
+    POSITION_OFFSET = 10_000
+
+    def move_aside(self):
+        """Add POSITION_OFFSET to these authorships' positions, in one UPDATE.
+
+        The one way to renumber authors (the admin's formset, restoring a version, the
+        importer): original positions are distinct per paper, so the shifted ones are
+        too, and none can meet a final position; the rows can then be given their new
+        positions without breaking the paper-and-position unique constraint. Returns
+        the number of rows moved.
+        """
+        return self.update(position=models.F("position") + self.POSITION_OFFSET)
+
+    def moved_aside(self):
+        """Those of these authorships that are still moved aside (see ``move_aside``)."""
+        return self.filter(position__gte=self.POSITION_OFFSET)
 
     def for_author_page(self, author):
         """``author``'s authorships of published papers, newest first, with what the
@@ -518,7 +539,7 @@ class AuthorshipQuerySet(models.QuerySet):
         )
 
 
-class Authorship(models.Model):
+class Authorship(NaturalKeyMixin, models.Model):
     """An author's place on a paper, with the affiliations given on that paper."""
 
     paper = models.ForeignKey(
@@ -545,6 +566,7 @@ class Authorship(models.Model):
     )
 
     objects = AuthorshipQuerySet.as_manager()
+    natural_key_fields = ("paper", "author")
 
     class Meta:
         verbose_name = _("authorship")
@@ -560,11 +582,6 @@ class Authorship(models.Model):
 
     def __str__(self):
         return f"{self.author} ({self.position})"
-
-    def natural_key(self):
-        return (self.paper.slug, self.author.slug)
-
-    natural_key.dependencies = ["papers.paper", "papers.author"]
 
     def set_affiliations(self, institutions):
         """Make ``institutions`` (in order, first listed first) this authorship's affiliations."""
@@ -626,12 +643,7 @@ def affiliations_in_order(lookup="affiliations"):
     )
 
 
-class PaperLinkQuerySet(models.QuerySet):
-    def get_by_natural_key(self, paper_slug, kind):
-        return self.get(paper__slug=paper_slug, kind=kind)
-
-
-class PaperLink(models.Model):
+class PaperLink(NaturalKeyMixin, models.Model):
     """A typed external link of a paper: its proceedings, arXiv, code, dataset, video, ..."""
 
     class Kind(models.TextChoices):
@@ -655,7 +667,8 @@ class PaperLink(models.Model):
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     url = models.URLField(_("URL"), max_length=500)
 
-    objects = PaperLinkQuerySet.as_manager()
+    objects = NaturalKeyQuerySet.as_manager()
+    natural_key_fields = ("paper", "kind")
 
     class Meta:
         verbose_name = _("link")
@@ -668,20 +681,12 @@ class PaperLink(models.Model):
     def __str__(self):
         return f"{self.get_kind_display()}: {self.url}"
 
-    def natural_key(self):
-        return (self.paper.slug, self.kind)
-
-    natural_key.dependencies = ["papers.paper"]
-
     @property
     def sort_key(self):
         return list(self.Kind.values).index(self.kind)
 
 
-class AwardQuerySet(models.QuerySet):
-    def get_by_natural_key(self, conference_slug, slug):
-        return self.get(conference__slug=conference_slug, slug=slug)
-
+class AwardQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Published awards of published conferences."""
         return self.filter(published_q())
@@ -699,7 +704,7 @@ class AwardQuerySet(models.QuerySet):
         )
 
 
-class Award(SlugFromTitleMixin, models.Model):
+class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     """An award given at a conference, such as the ICML 2025 Test of Time Award.
 
     The same ``slug`` at every edition of a venue makes an award series.
@@ -714,7 +719,7 @@ class Award(SlugFromTitleMixin, models.Model):
         related_name="awards",
         verbose_name=_("awarded at"),
     )
-    slug = models.SlugField(
+    slug = AsciiSlugField(
         _("slug"),
         max_length=80,
         blank=True,
@@ -737,6 +742,7 @@ class Award(SlugFromTitleMixin, models.Model):
     )
 
     objects = AwardQuerySet.as_manager()
+    natural_key_fields = ("conference", "slug")
 
     class Meta:
         verbose_name = _("award")
@@ -755,11 +761,6 @@ class Award(SlugFromTitleMixin, models.Model):
             kwargs={"conference_slug": self.conference.slug, "slug": self.slug},
         )
 
-    def natural_key(self):
-        return (self.conference.slug, self.slug)
-
-    natural_key.dependencies = ["papers.conference"]
-
     def slug_scope(self):
         return {"conference_id": self.conference_id}
 
@@ -771,12 +772,7 @@ class Award(SlugFromTitleMixin, models.Model):
         )
 
 
-class AwardLevelQuerySet(models.QuerySet):
-    def get_by_natural_key(self, conference_slug, award_slug, slug):
-        return self.get(award__conference__slug=conference_slug, award__slug=award_slug, slug=slug)
-
-
-class AwardLevel(models.Model):
+class AwardLevel(NaturalKeyMixin, models.Model):
     """A rank an award gives, such as winner, runner-up or honourable mention.
 
     Each award declares its own levels; ``position`` orders them, the lowest (the top
@@ -786,7 +782,7 @@ class AwardLevel(models.Model):
     award = models.ForeignKey(
         "papers.Award", on_delete=models.CASCADE, related_name="levels", verbose_name=_("award")
     )
-    slug = models.SlugField(
+    slug = AsciiSlugField(
         _("slug"), max_length=50, help_text=_("The level's key, e.g. winner or runner-up.")
     )
     name = text.CharField(
@@ -801,7 +797,8 @@ class AwardLevel(models.Model):
         _("position"), default=0, help_text=_("Order within the award, the top level lowest.")
     )
 
-    objects = AwardLevelQuerySet.as_manager()
+    objects = NaturalKeyQuerySet.as_manager()
+    natural_key_fields = ("award", "slug")
 
     class Meta:
         verbose_name = _("award level")
@@ -814,20 +811,8 @@ class AwardLevel(models.Model):
     def __str__(self):
         return f"{self.award}: {self.name_en}"
 
-    def natural_key(self):
-        return (*self.award.natural_key(), self.slug)
 
-    natural_key.dependencies = ["papers.award"]
-
-
-class AwardEntryQuerySet(models.QuerySet):
-    def get_by_natural_key(self, conference_slug, award_slug, paper_slug):
-        return self.get(
-            award__conference__slug=conference_slug,
-            award__slug=award_slug,
-            paper__slug=paper_slug,
-        )
-
+class AwardEntryQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Entries whose award and paper are both published."""
         return self.filter(published_q("award__"), published_q("paper__"))
@@ -876,7 +861,7 @@ class AwardEntryQuerySet(models.QuerySet):
         )
 
 
-class AwardEntry(models.Model):
+class AwardEntry(NaturalKeyMixin, models.Model):
     """One paper's place in an award, at one of the award's levels."""
 
     # The one order of an award's entries: by level (the top level first), then by
@@ -906,6 +891,7 @@ class AwardEntry(models.Model):
     )
 
     objects = AwardEntryQuerySet.as_manager()
+    natural_key_fields = ("award", "paper")
 
     class Meta:
         verbose_name = _("award entry")
@@ -917,11 +903,6 @@ class AwardEntry(models.Model):
 
     def __str__(self):
         return f"{self.award}: {self.paper} ({self.level.name_en})"
-
-    def natural_key(self):
-        return (self.award.conference.slug, self.award.slug, self.paper.slug)
-
-    natural_key.dependencies = ["papers.award", "papers.paper", "papers.awardlevel"]
 
     def clean(self):
         """The level must be one of this award's levels."""

@@ -5,6 +5,13 @@ only ("信任区域策略优化") still gives a readable ASCII slug ("xin-ren-qu
 where Django's own ``slugify`` (and the admin's prepopulating script) give "".
 """
 
+import re
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext_lazy as _
 from slugify import slugify
 
 
@@ -69,3 +76,61 @@ class SlugFromTitleMixin:
     def save(self, *args, **kwargs):
         self.fill_slug()
         super().save(*args, **kwargs)
+
+
+# What a slug may hold: ASCII letters, digits, hyphens and underscores (Django's own
+# rule, whose message says only "letters" and so leaves ä and é unexplained).
+ASCII_SLUG = re.compile(r"^[-a-zA-Z0-9_]+\Z")
+
+
+@deconstructible
+class AsciiSlugValidator:
+    """Refuse a slug with anything but ASCII letters, digits, hyphens and underscores.
+
+    The message says ASCII, and suggests the slug python-slugify makes of the value
+    (a transliteration: "Kynkäänniemi" gives "kynkaanniemi"), when it makes one.
+    Raises ``ValidationError`` with code ``"invalid"``, as Django's ``validate_slug``.
+    """
+
+    def __call__(self, value):
+        if ASCII_SLUG.match(value):
+            return
+        params = {"value": value, "suggestion": slugify(value)}
+        if not params["suggestion"]:
+            message = _(
+                "“%(value)s” is not a valid slug: a slug holds only ASCII letters, digits, "
+                "hyphens and underscores."
+            )
+        elif not value.isascii():
+            message = _(
+                "“%(value)s” is not a valid slug: a slug holds only ASCII letters, digits, "
+                "hyphens and underscores, so letters such as ä or é need a transliteration, "
+                "e.g. “%(suggestion)s”."
+            )
+        else:
+            message = _(
+                "“%(value)s” is not a valid slug: a slug holds only ASCII letters, digits, "
+                "hyphens and underscores, e.g. “%(suggestion)s”."
+            )
+        raise ValidationError(message, code="invalid", params=params)
+
+    def __eq__(self, other):
+        return isinstance(other, AsciiSlugValidator)
+
+
+validate_ascii_slug = AsciiSlugValidator()
+
+
+class AsciiSlugFormField(forms.SlugField):
+    """A form's slug field with :class:`AsciiSlugValidator`'s message."""
+
+    default_validators = [validate_ascii_slug]
+
+
+class AsciiSlugField(models.SlugField):
+    """A slug column whose error says ASCII and suggests a transliteration (forms too)."""
+
+    default_validators = [validate_ascii_slug]
+
+    def formfield(self, **kwargs):
+        return super().formfield(**{"form_class": AsciiSlugFormField, **kwargs})

@@ -11,7 +11,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from PIL import Image
 
-from papers.importing import FixtureInvalid, import_fixture, prepare_image
+from papers.importing import (
+    FixtureInvalid,
+    import_fixture,
+    prepare_image,
+    read_fixture,
+    read_objects,
+)
 from papers.models import (
     Affiliation,
     Author,
@@ -575,7 +581,7 @@ def test_import_empty_slug_is_refused(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert lines[0] == (
-        f"{tmp_path / 'fixture.json'}, object 4, papers.author, field 'slug': "
+        f"{tmp_path / 'fixture.json'}, object 4, papers.author [\"\"], field 'slug': "
         "part of the natural key: it cannot be empty"
     )
     assert snapshot() == before
@@ -1290,7 +1296,8 @@ def test_import_unknown_link_kind_lists_the_kinds(tmp_path, before):
     lines = run_failing(write(tmp_path, objects))
 
     assert lines == [
-        f"{tmp_path / 'fixture.json'}, object 9, papers.paperlink, field 'kind': "
+        f'{tmp_path / "fixture.json"}, object 9, papers.paperlink ["p1", "website"], '
+        "field 'kind': "
         '"website" is not allowed; the values are pmlr, proceedings, openreview, arxiv, '
         "poster, pdf, doi, project, code, dataset, video, slides"
     ]
@@ -1381,3 +1388,138 @@ def test_import_accepts_a_full_surrogate_pair(tmp_path, db, media):
     assert Paper.objects.get(slug=obj(objects, "papers.paper")["fields"]["slug"]).title_en == (
         "Maths \U0001d4af"
     )
+
+
+# --- one error per mistake (issue 9, item 6) -------------------------------------------
+
+
+def test_import_non_ascii_slug_is_one_error_that_suggests_a_transliteration(tmp_path, before):
+    """The author's slug is refused; the authorship naming it and the position it held
+    are consequences, not mistakes of their own."""
+    objects = small_fixture()
+    obj(objects, "papers.author", slug="ann")["fields"]["slug"] = "kynkäänniemi"
+    obj(objects, "papers.authorship", position=1)["fields"]["author"] = ["kynkäänniemi"]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 4, papers.author ["kynkäänniemi"], '
+        "field 'slug': “kynkäänniemi” is not a valid slug: a slug holds only ASCII letters, "
+        "digits, hyphens and underscores, so letters such as ä or é need a "
+        "transliteration, e.g. “kynkaanniemi”."
+    ]
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("slug", "suggestion"),
+    [("Röttger", "rottger"), ("Dollár", "dollar"), ("Kynkäänniemi", "kynkaanniemi")],
+)
+def test_import_slug_message_says_ascii(tmp_path, before, slug, suggestion):
+    objects = small_fixture()
+    obj(objects, "papers.author", slug="bob")["fields"]["slug"] = slug
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines[0].endswith(
+        f"field 'slug': “{slug}” is not a valid slug: a slug holds only ASCII letters, "
+        "digits, hyphens and underscores, so letters such as ä or é need a "
+        f"transliteration, e.g. “{suggestion}”."
+    )
+
+
+def test_import_wrong_award_key_is_one_error(tmp_path, before):
+    """The award's own key differs from the one its level and entry name: one missing
+    award, not one problem per reference (nor the level it implies)."""
+    objects = small_fixture()
+    obj(objects, "papers.award")["fields"]["slug"] = "best-paper"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        'field \'award\': refers to papers.award ["tv-2030", "best"], which is neither in '
+        "this file nor in the database (object 12 refers to it too)"
+    ]
+    assert snapshot() == before
+
+
+def test_import_invalid_award_key_is_not_reported_again_by_its_levels_and_entries(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.award")["fields"]["slug"] = "Best Paper"
+    obj(objects, "papers.awardlevel")["fields"]["award"] = ["tv-2030", "Best Paper"]
+    entry = obj(objects, "papers.awardentry")["fields"]
+    entry.update(award=["tv-2030", "Best Paper"], level=["tv-2030", "Best Paper", "winner"])
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 10, papers.award ["tv-2030", "Best Paper"], '
+        "field 'slug': “Best Paper” is not a valid slug: a slug holds only ASCII letters, "
+        "digits, hyphens and underscores, e.g. “best-paper”."
+    ]
+    assert snapshot() == before
+
+
+def test_import_level_of_a_missing_award_names_the_award(tmp_path, before):
+    """A mistyped award inside a level's key is still reported (once), not left out."""
+    objects = small_fixture()
+    obj(objects, "papers.awardentry")["fields"]["level"] = ["tv-2030", "bset", "winner"]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        'field \'level\': refers to papers.award ["tv-2030", "bset"], which is neither in '
+        "this file nor in the database"
+    ]
+    assert snapshot() == before
+
+
+def test_import_object_with_an_invalid_key_is_named_by_what_the_file_wrote(tmp_path, before):
+    """Named ["p1", "ann"] though the author is not written as a list; and the other
+    author's position 2 is not called a gap for it."""
+    objects = small_fixture()
+    obj(objects, "papers.authorship", position=1)["fields"]["author"] = "ann"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 7, papers.authorship ["p1", "ann"], '
+        "field 'author': expected the natural key of a papers.author: a list of 1 non-empty "
+        'string(s), got "ann"'
+    ]
+    assert snapshot() == before
+
+
+def test_import_problems_come_in_file_order(tmp_path, before):
+    """Problems found while reading, resolving references and comparing, in one order."""
+    objects = small_fixture()
+    obj(objects, "papers.conference")["fields"]["end_date"] = "2030-04-30"  # compared
+    obj(objects, "papers.authorship", position=1)["fields"]["affiliations"] = [["nowhere"]]
+    obj(objects, "papers.paperlink")["fields"]["url"] = "nope"  # read
+
+    with pytest.raises(FixtureInvalid) as raised:
+        import_fixture(write(tmp_path, objects))
+
+    assert [(p.index, p.field) for p in raised.value.problems] == [
+        (2, "end_date"),
+        (7, "affiliations"),
+        (9, "url"),
+    ]
+
+
+def test_read_objects_checks_a_parsed_list_as_read_fixture_does(tmp_path, db):
+    """The seam for objects that come from elsewhere (a compact file): same checks."""
+    objects = small_fixture()
+    obj(objects, "papers.paperlink")["fields"]["url"] = "nope"
+    path = write(tmp_path, objects)
+
+    from_list = read_objects(objects, source=path)
+
+    assert [str(problem) for problem in from_list.problems] == [
+        f'{path}, object 9, papers.paperlink ["p1", "code"], field \'url\': Enter a valid URL.'
+    ]
+    assert [str(problem) for problem in read_fixture(path).problems] == [
+        str(problem) for problem in from_list.problems
+    ]

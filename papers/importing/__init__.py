@@ -21,9 +21,10 @@ Three steps, none of which writes until the last:
 :func:`import_fixture` runs the three and raises :class:`FixtureInvalid` (carrying
 every :class:`Problem`) before anything is written.
 
-Modules: ``fields`` (the models, keys and fields a fixture may write), ``images``,
+Modules: ``fields`` (the models and fields a fixture may write), ``images``,
 ``reading`` (step 1), ``planning`` (step 2), ``applying`` (step 3), ``compact`` (the
-compact conference file, turned into fixture objects before step 1 checks them).
+compact conference file, turned into fixture objects before step 1 checks them),
+``bibtex`` (papers read from a BibTeX file for a compact file).
 """
 
 from django.db import transaction
@@ -32,7 +33,6 @@ from .applying import apply_plan, record_history
 from .compact import relocate
 from .fields import (
     FIXTURE_MODELS,
-    KEY_FIELDS,
     FixtureInvalid,
     Problem,
     field_specs,
@@ -40,11 +40,10 @@ from .fields import (
 )
 from .images import prepare_image, store_image
 from .planning import Plan, database_value, plan_import
-from .reading import Fixture, read_fixture
+from .reading import Fixture, read_fixture, read_objects
 
 __all__ = [
     "FIXTURE_MODELS",
-    "KEY_FIELDS",
     "Fixture",
     "FixtureInvalid",
     "Plan",
@@ -57,6 +56,7 @@ __all__ = [
     "import_fixture",
     "plan_import",
     "read_fixture",
+    "read_objects",
     "record_history",
     "store_image",
 ]

@@ -9,10 +9,7 @@ from django.utils import translation
 from .. import search
 from ..caching import bump_content_generation
 from ..history import record_versions
-from ..models import (
-    Authorship,
-    ImportRecord,
-)
+from ..models import ImportRecord
 from .fields import (
     BATCH_SIZE,
     FIXTURE_MODELS,
@@ -97,17 +94,12 @@ def _apply_model(model, changes, primary_keys):
     for change in changes:
         if change.instance is not None:
             primary_keys[model][change.item.key] = change.instance.pk
-    # Authors that change places first step aside (positions above any real one),
-    # so that no intermediate state breaks the one-author-per-position constraint.
-    moving = [
-        change for change in changes if change.action == "update" and "position" in change.changes
-    ]
-    if model is Authorship and moving:
-        for offset, change in enumerate(moving):
-            change.instance.position = 16000 + offset
-        Authorship.objects.bulk_update(
-            [change.instance for change in moving], ["position"], batch_size=BATCH_SIZE
-        )
+    # Rows that change places first step aside, the model's own way (authors: so that
+    # no intermediate state breaks the one-author-per-position constraint).
+    moving = [c.instance.pk for c in changes if c.action == "update" and "position" in c.changes]
+    if moving and hasattr(model.objects, "move_aside"):
+        for chunk in chunks(moving):
+            model.objects.filter(pk__in=chunk).move_aside()
     created = [change for change in changes if change.action == "create"]
     new_instances = []
     for change in created:

@@ -1,4 +1,7 @@
-"""The fixture's vocabulary: the models, their natural keys and fields, and problems."""
+"""The fixture's vocabulary: the models and their fields, and problems.
+
+Each model states its own natural key (``natural_key_fields``, see ``papers.models``).
+"""
 
 import json
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ from ..models import (
     Paper,
     PaperLink,
     Venue,
+    natural_key_lookups,
 )
 
 # Dependency order: every model refers only to models before it.
@@ -33,19 +37,6 @@ FIXTURE_MODELS = [
     AwardLevel,
     AwardEntry,
 ]
-# The fields whose values make up each model's natural key (see its natural_key()).
-KEY_FIELDS = {
-    Venue: ("slug",),
-    Conference: ("slug",),
-    Institution: ("slug",),
-    Author: ("slug",),
-    Paper: ("slug",),
-    Authorship: ("paper", "author"),
-    PaperLink: ("paper", "kind"),
-    Award: ("conference", "slug"),
-    AwardLevel: ("award", "slug"),
-    AwardEntry: ("award", "paper"),
-}
 # Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
 LANGUAGE_SUFFIXES = ("en", "zh_hans")
 # Where stored images go: Paper.image's upload_to.
@@ -147,7 +138,7 @@ def field_specs(model):
         # (it makes slugs from titles; a fixture must name its objects).
         required = (
             not model_field.blank and not model_field.has_default()
-        ) or model_field.name in KEY_FIELDS[model]
+        ) or model_field.name in model.natural_key_fields
         if model_field.name in translated:
             for suffix in LANGUAGE_SUFFIXES:
                 column = model._meta.get_field(f"{model_field.name}_{suffix}")
@@ -195,12 +186,7 @@ def model_labels():
 
 def key_length(model):
     """How many strings make up the model's natural key."""
-    return sum(
-        key_length(field_specs(model)[name].target)
-        if field_specs(model)[name].kind == "reference"
-        else 1
-        for name in KEY_FIELDS[model]
-    )
+    return len(natural_key_lookups(model))
 
 
 def chunks(values, size=BATCH_SIZE):
@@ -210,25 +196,14 @@ def chunks(values, size=BATCH_SIZE):
 
 
 def existing_keys(model, keys):
-    """Which of ``keys`` (natural key tuples) exist in the database: key -> primary key."""
-    found = {}
-    if model is AwardLevel:
-        for chunk in chunks({key[0] for key in keys}):
-            for pk, conference, award, slug in AwardLevel.objects.filter(
-                award__conference__slug__in=chunk
-            ).values_list("pk", "award__conference__slug", "award__slug", "slug"):
-                found[(conference, award, slug)] = pk
-        return {key: pk for key, pk in found.items() if key in keys}
-    if model is Award:
-        for chunk in chunks({key[0] for key in keys}):
-            for pk, conference, slug in Award.objects.filter(
-                conference__slug__in=chunk
-            ).values_list("pk", "conference__slug", "slug"):
-                found[(conference, slug)] = pk
-        return {key: pk for key, pk in found.items() if key in keys}
-    if KEY_FIELDS[model] != ("slug",):
-        raise ValueError(f"no natural key lookup for {model._meta.label_lower}")
-    for chunk in chunks(key[0] for key in keys):
-        for pk, slug in model.objects.filter(slug__in=chunk).values_list("pk", "slug"):
-            found[(slug,)] = pk
+    """Which of ``keys`` (natural key tuples) exist in the database: key -> primary key.
+
+    One query per batch of the keys' first parts (``natural_key_lookups``)."""
+    keys, found = set(keys), {}
+    lookups = natural_key_lookups(model)
+    for chunk in chunks({key[0] for key in keys}):
+        rows = model.objects.filter(**{f"{lookups[0]}__in": chunk}).values_list("pk", *lookups)
+        for pk, *key in rows:
+            if tuple(key) in keys:
+                found[tuple(key)] = pk
     return found

@@ -10,14 +10,13 @@ from django.utils import translation
 
 from ..models import (
     Authorship,
-    AwardEntry,
-    AwardLevel,
     Conference,
     ImportRecord,
+    natural_key_lookups,
 )
-from .fields import FIXTURE_MODELS, KEY_FIELDS, Problem, chunks, field_specs, format_key
+from .fields import FIXTURE_MODELS, Problem, chunks, field_specs, format_key
 from .images import stored_image_digest
-from .reading import Fixture, Item
+from .reading import Fixture, Item, file_order
 
 
 @dataclass
@@ -110,40 +109,51 @@ def default_value(spec):
 def load_existing(model, items):
     """The database objects with the items' natural keys (key -> instance).
 
-    Loaded in bulk with what their natural keys and references need. For
-    authorships, every authorship of the items' papers is returned, including the
-    ones the file leaves out (the author order is checked on all of them).
+    Loaded in bulk (one query per batch of the keys' first parts, e.g. per paper for
+    authorships) with what their natural keys and references need. Objects the file
+    leaves out that share a first part are returned too: for authorships, every
+    authorship of the items' papers (the author order is checked on all of them).
+    A many-to-many list (``Authorship.affiliations``) is loaded as natural keys in
+    its order, one query per batch, without building the related objects.
     """
-    select = [spec.name for spec in field_specs(model).values() if spec.kind == "reference"]
-    if model is AwardEntry:
-        select += ["award__conference", "level__award__conference"]
-    if model is AwardLevel:
-        select.append("award__conference")
-    queryset = model.objects.select_related(*select)
+    specs = field_specs(model).values()
+    select = _key_relations(model)
+    for spec in specs:
+        if spec.kind == "reference":
+            select |= {spec.name} | _key_relations(spec.target, f"{spec.name}__")
+    lookup = f"{natural_key_lookups(model)[0]}__in"
     found = {}
-    if KEY_FIELDS[model] == ("slug",):
-        lookup, parts = "slug__in", {item.key[0] for item in items}
-    elif model in (AwardEntry, AwardLevel):
-        lookup, parts = "award__conference__slug__in", {item.key[0] for item in items}
-    else:  # Authorship, PaperLink (by paper), Award (by conference)
-        lookup, parts = f"{KEY_FIELDS[model][0]}__slug__in", {item.key[0] for item in items}
-    for chunk in chunks(parts):
-        for instance in queryset.filter(**{lookup: chunk}):
+    for chunk in chunks({item.key[0] for item in items}):
+        for instance in model.objects.select_related(*select).filter(**{lookup: chunk}):
             found[tuple(instance.natural_key())] = instance
-    if model is Authorship:
-        # The affiliations' keys in one query per batch, without building Institutions.
-        by_pk = {instance.pk: instance for instance in found.values()}
+    by_pk = {instance.pk: instance for instance in found.values()}
+    for spec in specs:
+        if spec.kind != "references":
+            continue
+        through = spec.field.remote_field.through
+        source, target = spec.field.m2m_field_name(), spec.field.m2m_reverse_field_name()
+        name = "_imported_" + spec.name  # see database_value()
         for instance in by_pk.values():
-            instance._imported_affiliations = []
-        through = Authorship.affiliations.through.objects
+            setattr(instance, name, [])
+        target_key = [f"{target}__{lookup}" for lookup in natural_key_lookups(spec.target)]
         for chunk in chunks(by_pk):
-            for pk, slug in (
-                through.filter(authorship__in=chunk)
-                .order_by("authorship", "position", "pk")
-                .values_list("authorship_id", "institution__slug")
-            ):
-                by_pk[pk]._imported_affiliations.append([slug])
+            rows = (
+                through.objects.filter(**{f"{source}__in": chunk})
+                .order_by(*through._meta.ordering, "pk")
+                .values_list(f"{source}_id", *target_key)
+            )
+            for pk, *key in rows:
+                getattr(by_pk[pk], name).append(key)
     return found
+
+
+def _key_relations(model, prefix=""):
+    """The relations to select_related for ``natural_key()`` to need no query."""
+    return {
+        prefix + lookup.rsplit("__", 1)[0]
+        for lookup in natural_key_lookups(model)
+        if "__" in lookup
+    }
 
 
 def plan_import(fixture, *, overwrite=False):
@@ -211,6 +221,7 @@ def plan_import(fixture, *, overwrite=False):
                 change.action = "update" if change.changes else "unchanged"
             changes.append(change)
     problems.extend(_check_final_values(fixture, changes, existing_authorships))
+    problems.sort(key=file_order)
     return Plan(fixture, changes, problems, overwrite)
 
 
@@ -299,32 +310,42 @@ def _check_final_values(fixture, changes, existing_authorships):
                 "year",
                 f"the venue {venue_year[0][0]} already has a conference in {venue_year[1]}",
             )
-    # Authorship: per paper, positions 1..n once each, counting the authorships
-    # the file leaves out.
-    positions = defaultdict(dict)  # paper key -> authorship key -> (position, change or None)
+    # Authorship: per paper, positions 1..n once each, counting the authorships the
+    # file leaves out, and those it holds that failed their own checks (as the file
+    # writes them: an author's mistyped slug must not make the position look missing).
+    positions = defaultdict(dict)  # paper key -> authorship key -> (position, holder)
     for key, instance in existing_authorships.items():
-        positions[key[:1]][key] = (instance.position, None)
+        positions[key[:1]][key] = (instance.position, "database")
+    unknown = set()  # papers with a failed authorship whose position is unknown
+    for item in fixture.items:
+        paper = item.values.get("paper")
+        if item.model is Authorship and not item.valid and paper and item.key is not None:
+            position = item.values.get("position")
+            if isinstance(position, int):
+                positions[tuple(paper)][item.key] = (position, "failed")
+            else:
+                unknown.add(tuple(paper))
     for change in changes:
         if change.item.model is Authorship:
             positions[change.item.key[:1]][change.item.key] = (change.final["position"], change)
     for paper, authors in positions.items():
-        in_file = [change for _, change in authors.values() if change is not None]
+        in_file = [change for _, change in authors.values() if isinstance(change, Change)]
         if not in_file:
             continue
         holders = defaultdict(list)
         for key, (position, _) in authors.items():
-            holders[position].append(key[1])
-        duplicates = {position for position, slugs in holders.items() if len(slugs) > 1}
+            holders[position].append(key)
+        duplicates = {position for position, keys in holders.items() if len(keys) > 1}
         for change in in_file:
             position = change.final["position"]
             if position in duplicates:
                 others = [
-                    slug
-                    if authors[(paper[0], slug)][1] is not None
-                    else f"{slug} (in the database, not in this file: list it with its "
-                    "new position, or delete it in the admin)"
-                    for slug in sorted(holders[position])
-                    if slug != change.item.key[1]
+                    f"{key[1]} (in the database, not in this file: list it with its new "
+                    "position, or delete it in the admin)"
+                    if authors[key][1] == "database"
+                    else str(key[1])
+                    for key in sorted(holders[position], key=lambda key: str(key[1]))
+                    if key != change.item.key
                 ]
                 problem(
                     change,
@@ -339,7 +360,7 @@ def _check_final_values(fixture, changes, existing_authorships):
         too_low = sorted(position for position in holders if position < 1)
         if too_low:
             count = len(authors)
-            for change in [c for c in in_file if c.final["position"] < 1] or [last]:
+            for change in [c for c in in_file if c.final["position"] < 1]:
                 problem(
                     change,
                     "position",
@@ -351,7 +372,7 @@ def _check_final_values(fixture, changes, existing_authorships):
                 )
             continue
         missing = sorted(set(range(1, len(authors) + 1)) - set(holders))
-        if missing and not duplicates:
+        if missing and not duplicates and paper not in unknown:
             problem(
                 last,
                 "position",

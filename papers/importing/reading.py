@@ -14,7 +14,7 @@ from django.utils import translation
 from ..models import AwardEntry, AwardLevel
 from . import compact
 from .fields import (
-    KEY_FIELDS,
+    FIXTURE_MODELS,
     LANGUAGE_SUFFIXES,
     FixtureInvalid,
     Problem,
@@ -56,6 +56,7 @@ class Item:
 
     index: int
     model: type
+    # The natural key; for an invalid object, the key as the file writes it (or None).
     key: tuple | None
     values: dict
     images: dict = field(default_factory=dict)
@@ -375,7 +376,7 @@ def _image_path(base_dir, value):
 def _key_of(model, values):
     """The natural key tuple from an item's values (reference fields flattened)."""
     parts = []
-    for name in KEY_FIELDS[model]:
+    for name in model.natural_key_fields:
         value = values[name]
         parts.extend(value if isinstance(value, list) else [value])
     return tuple(parts)
@@ -391,7 +392,22 @@ def read_fixture(path):
     """
     path = Path(path)
     data, document = compact.objects_from(parse(path), path)
-    base_dir = path.parent
+    return read_objects(data, source=path, document=document)
+
+
+def read_objects(data, *, source, base_dir=None, document=None):
+    """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
+
+    The step of :func:`read_fixture` after parsing, for objects from elsewhere (a
+    compact file turned into fixture objects). ``source`` (a path) names the file in
+    every problem; image paths are resolved in ``base_dir``, by default the folder of
+    ``source``; ``document`` is the compact document the objects came from, if any
+    (:func:`papers.importing.compact.relocate` names its places in problems). Raises
+    :class:`FixtureInvalid` only when ``data`` is not a list; every other problem is in
+    ``Fixture.problems``.
+    """
+    path = Path(source)
+    base_dir = path.parent if base_dir is None else Path(base_dir)
     problems = []
     if not isinstance(data, list):
         raise FixtureInvalid(
@@ -421,7 +437,14 @@ def read_fixture(path):
                 )
             )
     database_keys = _check_references(path, items, seen, problems)
+    problems.sort(key=file_order)
     return Fixture(path, items, problems, database_keys, document)
+
+
+def file_order(problem):
+    """Sort key putting problems in the order of the objects in the file (stable within
+    an object; problems with the whole file first)."""
+    return problem.index or 0
 
 
 def _read_object(path, base_dir, index, obj, problems):
@@ -454,16 +477,16 @@ def _read_object(path, base_dir, index, obj, problems):
     specs = field_specs(model)
     values, images, valid, where = {}, {}, True, {"label": label}
     # The key first, so every later message can name the object by it.
-    for name in KEY_FIELDS[model]:
+    for name in model.natural_key_fields:
         if name in fields:
             try:
                 values[name], _ = clean_value(specs[name], fields[name], base_dir)
             except ValidationError:
                 pass  # reported with the other fields below
-    named = all(values.get(name) not in (None, "") for name in KEY_FIELDS[model])
+    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
     key = _key_of(model, values) if named else None
-    if key is not None:
-        where["key"] = key
+    # An object whose key is invalid is still named by what the file wrote.
+    where["key"] = key if key is not None else _written_key(model, fields)
     for name in getattr(fields, "duplicates", ()):
         valid = False
         problem("written more than once in this object", field=name, **where)
@@ -479,7 +502,7 @@ def _read_object(path, base_dir, index, obj, problems):
             valid = False
             problem(_messages(error), field=name, **where)
             continue
-        if values[name] == "" and name in KEY_FIELDS[model]:
+        if values[name] == "" and name in model.natural_key_fields:
             valid = False
             problem("part of the natural key: it cannot be empty", field=name, **where)
             continue
@@ -489,7 +512,28 @@ def _read_object(path, base_dir, index, obj, problems):
         if spec.required and name not in fields:
             valid = False
             problem("required field missing", field=name, **where)
-    return Item(index, model, key, values, images, valid and key is not None)
+    valid = valid and key is not None
+    if key is None:
+        key = where["key"] if _hashable(where["key"]) else None
+    return Item(index, model, key, values, images, valid)
+
+
+def _written_key(model, fields):
+    """The natural key as the file writes it (a reference's list flattened into it),
+    to name an object whose key is invalid; None when the file writes no part of it."""
+    parts = []
+    for name in model.natural_key_fields:
+        value = fields.get(name)
+        parts.extend(value if isinstance(value, list) else [value])
+    return tuple(parts) if any(part is not None for part in parts) else None
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return value is not None
 
 
 def _unknown_field_message(model, name):
@@ -508,62 +552,113 @@ def _unknown_field_message(model, name):
 
 
 def _check_references(path, items, in_file, problems):
-    """Report references found neither in the file nor in the database.
+    """Report references found neither in the file nor in the database, once each.
 
+    One mistake gives one problem: a reference to an object of the file that failed
+    its own checks is not reported again (the referring object is left out silently,
+    and so, in turn, are the objects referring to it); a reference whose key extends a
+    missing or failed one (an award level of a missing award) is not reported beside
+    it; a key referred to by several objects is reported once, at the first of them.
     Returns model -> natural key -> primary key for the referenced objects that the
     database holds (whether or not the file contains them too).
     """
     wanted = defaultdict(set)
     for item in items:
-        for name, value in item.values.items():
-            spec = field_specs(item.model)[name]
-            if spec.kind == "reference":
-                wanted[spec.target].add(tuple(value))
-            elif spec.kind == "references":
-                wanted[spec.target].update(tuple(key) for key in value)
+        for spec, key in _references(item):
+            wanted[spec.target].add(key)
+            parent = _parent(spec.target)
+            if parent is not None:
+                wanted[parent].add(key[: key_length(parent)])
     database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
-    for item in items:
-        for name, value in item.values.items():
-            spec = field_specs(item.model)[name]
-            if spec.kind not in ("reference", "references"):
-                continue
-            for key in [value] if spec.kind == "reference" else value:
-                key = tuple(key)
-                if (spec.target, key) not in in_file and key not in database_keys[spec.target]:
-                    item.valid = False
-                    known = ""
-                    if spec.target is AwardLevel:
-                        levels = _levels_of(key[:2], in_file)
-                        listed = ", ".join(levels) or "none yet (add papers.awardlevel objects)"
-                        known = f"; the levels of award {format_key(key[:2])} are {listed}"
-                    problems.append(
-                        Problem(
-                            path,
-                            f"refers to {spec.target._meta.label_lower} {format_key(key)}, "
-                            "which is neither in this file nor in the database" + known,
-                            index=item.index,
-                            label=item.label,
-                            key=item.key,
-                            field=name,
-                        )
-                    )
-    for item in items:
-        award, level = item.values.get("award"), item.values.get("level")
-        if item.model is AwardEntry and award and level and level[:2] != award:
-            item.valid = False
-            levels = ", ".join(_levels_of(tuple(award), in_file)) or "none yet"
-            problems.append(
-                Problem(
-                    path,
-                    f"the level {format_key(level)} belongs to another award; the levels of "
-                    f"award {format_key(award)} are {levels}",
-                    index=item.index,
-                    label=item.label,
-                    key=item.key,
-                    field="level",
-                )
+
+    def state(model, key):
+        """Whether a reference is "found", "failed" (in the file, with problems), or
+        the (model, key) missing:
+        an award level's award when the award is missing too."""
+        item = in_file.get((model, key))
+        if item is not None:
+            return "found" if item.valid else "failed"
+        if key in database_keys.get(model, {}):
+            return "found"
+        parent = _parent(model)
+        if parent is not None:
+            found = state(parent, key[: key_length(parent)])
+            if found != "found":
+                return found
+        return (model, key)
+
+    missing = defaultdict(list)  # (model, key) -> [(item, field name)]
+    order = {model: position for position, model in enumerate(FIXTURE_MODELS)}
+    # Referred-to models first, so an object left out is known before its referrers.
+    for item in sorted(items, key=lambda item: order[item.model]):
+        resolved = True
+        for spec, key in _references(item):
+            found = state(spec.target, key)
+            if found != "found":
+                item.valid = resolved = False
+            if found not in ("found", "failed"):
+                missing[found].append((item, spec.name))
+        if resolved and item.model is AwardEntry:
+            _check_level_of_award(path, item, in_file, problems)
+    for (model, key), referrers in missing.items():
+        item, name = min(referrers, key=lambda referrer: referrer[0].index)
+        known = ""
+        if model is AwardLevel:
+            levels = _levels_of(key[:2], in_file)
+            listed = ", ".join(levels) or "none yet (add papers.awardlevel objects)"
+            known = f"; the levels of award {format_key(key[:2])} are {listed}"
+        others = sorted({other.index for other, _ in referrers} - {item.index})
+        if len(others) == 1:
+            known += f" (object {others[0]} refers to it too)"
+        elif others:
+            known += f" (objects {', '.join(map(str, others))} refer to it too)"
+        problems.append(
+            Problem(
+                path,
+                f"refers to {model._meta.label_lower} {format_key(key)}, "
+                "which is neither in this file nor in the database" + known,
+                index=item.index,
+                label=item.label,
+                key=item.key,
+                field=name,
             )
+        )
     return database_keys
+
+
+def _references(item):
+    """(spec, natural key tuple) for every reference the item's checked values hold."""
+    for name, value in item.values.items():
+        spec = field_specs(item.model)[name]
+        if spec.kind == "reference":
+            yield spec, tuple(value)
+        elif spec.kind == "references":
+            for key in value:
+                yield spec, tuple(key)
+
+
+def _parent(model):
+    """The model whose key begins the model's key (an award level's award), or None."""
+    spec = field_specs(model)[model.natural_key_fields[0]]
+    return spec.target if spec.kind == "reference" else None
+
+
+def _check_level_of_award(path, item, in_file, problems):
+    award, level = item.values.get("award"), item.values.get("level")
+    if award and level and level[:2] != award:
+        item.valid = False
+        levels = ", ".join(_levels_of(tuple(award), in_file)) or "none yet"
+        problems.append(
+            Problem(
+                path,
+                f"the level {format_key(level)} belongs to another award; the levels of "
+                f"award {format_key(award)} are {levels}",
+                index=item.index,
+                label=item.label,
+                key=item.key,
+                field="level",
+            )
+        )
 
 
 def _levels_of(award_key, in_file):
@@ -571,7 +666,7 @@ def _levels_of(award_key, in_file):
     levels = {
         key[2]: item.values.get("position", 0)
         for (model, key), item in in_file.items()
-        if model is AwardLevel and key[:2] == tuple(award_key)
+        if model is AwardLevel and len(key) == 3 and key[:2] == tuple(award_key)
     }
     for slug, position in AwardLevel.objects.filter(
         award__conference__slug=award_key[0], award__slug=award_key[1]
