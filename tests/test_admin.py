@@ -641,3 +641,41 @@ def test_award_autocomplete_queries_do_not_grow_with_awards(
     assert len(one) == 1
     assert len(many) == 13
     assert many[0]["text"].startswith("Conference ")
+
+
+# NUL characters in the query string (PostgreSQL cannot compare text holding NUL) ---
+
+
+@pytest.mark.parametrize("name", CHANGELISTS)
+def test_nul_in_a_changelist_search_is_a_form_error(editor_client, name):
+    _populate(2)
+
+    response = editor_client.get(f"/admin/papers/{name}/", {"q": "a\x00b"})
+
+    assert response.status_code == 200
+    assert [str(message) for message in response.context["messages"]] == [
+        "Null characters are not allowed."
+    ]
+    assert response.context["cl"].result_count == response.context["cl"].full_result_count
+
+
+@pytest.mark.parametrize(
+    ("name", "query"),
+    [
+        ("paper", "status__exact=a%00b"),
+        ("paper", "awards__slug=%00"),
+        ("conference", "status__exact=%00"),
+        ("conference", "venue__id__exact=1&chinese=%00"),
+        ("award", "slug=x%00"),
+        ("awardentry", "level__slug=%00"),
+        ("paperlink", "kind__exact=arxiv%00"),
+    ],
+)
+def test_nul_in_a_changelist_filter_is_a_400(editor_client, name, query):
+    editor_client.raise_request_exception = False
+    _populate(2)
+
+    response = editor_client.get(f"/admin/papers/{name}/?{query}")
+
+    assert response.status_code == 400
+    assert "<h1>Bad request</h1>" in response.content.decode()

@@ -137,8 +137,14 @@ def media_files(root):
 
 
 @pytest.fixture
-def archive(db, media, tmp_path):
-    """A backup of the filled site."""
+def archive(transactional_db, media, tmp_path):
+    """A backup of the filled site.
+
+    Committed, as a real site's rows are: the tests restore it (a restore with
+    ``--force`` empties the tables) or ``flush`` the database to stand for a new
+    installation, and PostgreSQL refuses to empty a table (TRUNCATE) in a transaction
+    holding rows whose foreign keys it has not checked yet (deferred until commit).
+    """
     fill_site()
     path = tmp_path / "site.tar.gz"
     call_command("backup", str(path), stdout=io.StringIO())

@@ -187,7 +187,12 @@ def send(request, user=None):
     response = client.generic(
         request["method"], path, body, content_type=content_type, headers=request["headers"]
     )
-    response.close()
+    if response.streaming:
+        # Read to the end, as a server does: the test client then closes the response
+        # (and its files) without the request_finished handler that closes the
+        # database connection, which would end the test's transaction on PostgreSQL.
+        # The client already closed any other response.
+        b"".join(response.streaming_content)
     return response
 
 
