@@ -319,7 +319,8 @@ class PaperQuerySet(models.QuerySet):
         )
 
     def published_without_award_at(self, conference):
-        """Papers published at ``conference`` that no award of that conference went to.
+        """Papers published at ``conference`` that no published award of that conference
+        went to (whether the conference itself is published or not: a preview).
 
         For ICML 2025 these are the other papers we feature; for ICML 2015 the
         papers honoured ten years later. Authors, links and awards are prefetched.
@@ -327,11 +328,14 @@ class PaperQuerySet(models.QuerySet):
         return (
             self.filter(conference=conference)
             # The papers awarded at this conference: a short list, computed once (a
-            # correlated EXISTS would be evaluated per paper).
+            # correlated EXISTS would be evaluated per paper). Only the award's status
+            # is asked: the paper's and the conference's are this queryset's own
+            # filters, and joining the papers again here made SQLite read every
+            # published paper for the list (about 0.2 s at 5,000 papers, twice a page).
             .exclude(
-                pk__in=AwardEntry.objects.published()
-                .filter(award__conference=conference)
-                .values("paper_id")
+                pk__in=AwardEntry.objects.filter(
+                    award__conference=conference, award__status=Status.PUBLISHED
+                ).values("paper_id")
             )
             .with_authors()
             .prefetch_related(

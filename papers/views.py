@@ -128,12 +128,9 @@ class ConferenceDetailView(PreviewMixin, DetailView):
                 .select_related("conference__venue")
                 .prefetch_related(Prefetch("entries", queryset=previewed_entries()))
             )
-            # published_without_award_at() sets aside winners of *published* awards of
-            # published conferences; this conference is a draft here, so set aside the
-            # winners of the awards shown above as well.
-            papers = Paper.objects.filter(status=Status.PUBLISHED).exclude(
-                award_entries__award__in=context["awards"]
-            )
+            # published_without_award_at() sets aside the papers of the awards shown
+            # above (the conference's published awards, whatever its own status).
+            papers = Paper.objects.filter(status=Status.PUBLISHED)
         else:
             context["awards"] = (
                 Award.objects.published().filter(conference=self.object).for_detail()
