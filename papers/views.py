@@ -226,7 +226,22 @@ class SearchView(ListView):
             papers = papers.listed_at(conference=data["conference"] or None, year=data["year"])
         if data["award"]:
             papers = papers.with_award(data["award"])
-        return papers.for_listing().order_by("-conference__year", "title_en", "pk")
+        return papers.order_by("-conference__year", "title_en", "pk")
+
+    def paginate_queryset(self, queryset, page_size):
+        """ListView's pagination, from one scan of the matches instead of two.
+
+        Django's paginator counts the matches (one query) and then fetches the page
+        (a second query that matches every word again); on PostgreSQL a common word
+        then read the folded text of every paper twice. Here one query lists the keys
+        of every match in order, which gives the count and the page's keys; the page's
+        papers come by key, with what the list shows (``for_listing()``).
+        """
+        keys = list(queryset.values_list("pk", flat=True))
+        paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
+        papers = Paper.objects.filter(pk__in=keys).for_listing().in_bulk()
+        page.object_list = [papers[pk] for pk in keys]
+        return paginator, page, page.object_list, is_paginated
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
