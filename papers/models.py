@@ -6,10 +6,12 @@ Prose fields are translated by django-modeltranslation (see ``translation.py``);
 their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 """
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils.translation import gettext_lazy as _
+from modeltranslation.utils import build_localized_fieldname
 
 from . import search, text
 from .mathtext import MathLimitsValidator
@@ -36,6 +38,23 @@ def published_q(prefix=""):
     return Q(
         **{f"{prefix}status": Status.PUBLISHED, f"{prefix}conference__status": Status.PUBLISHED}
     )
+
+
+def unlisted_paper_fields(prefix=""):
+    """A paper's long columns that no list of papers shows: abstract and summary (the
+    field and each language's column) and the search text.
+
+    Lists ``defer()`` them (``prefix`` reaches the paper through a relation, as
+    ``"paper__"``): at 5,000 papers they were most of each row read, and SQLite
+    carried them through the sort of the conference page's list.
+    """
+    names = ["search_text"]
+    for field in ("abstract", "summary"):
+        names += [
+            field,
+            *(build_localized_fieldname(field, code) for code, _ in settings.LANGUAGES),
+        ]
+    return [prefix + name for name in names]
 
 
 def search_text_field():
@@ -337,6 +356,7 @@ class PaperQuerySet(models.QuerySet):
                     award__conference=conference, award__status=Status.PUBLISHED
                 ).values("paper_id")
             )
+            .defer(*unlisted_paper_fields())
             .with_authors()
             .prefetch_related(
                 "links",
@@ -400,6 +420,7 @@ class PaperQuerySet(models.QuerySet):
         """Papers with authors in order, links and published awards, for a list of results."""
         return (
             self.select_related("conference")
+            .defer(*unlisted_paper_fields())
             .with_authors()
             .prefetch_related(
                 "links",
@@ -505,6 +526,7 @@ class AuthorshipQuerySet(models.QuerySet):
         return (
             self.filter(published_q("paper__"), author=author)
             .select_related("paper__conference__venue")
+            .defer(*unlisted_paper_fields("paper__"))
             .prefetch_related(
                 affiliations_in_order(),
                 Prefetch(
@@ -868,6 +890,7 @@ class AwardEntryQuerySet(models.QuerySet):
         return (
             self.in_level_order()
             .select_related("paper__conference")
+            .defer(*unlisted_paper_fields("paper__"))
             .prefetch_related(
                 Prefetch(
                     "paper__authorships",
