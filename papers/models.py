@@ -440,7 +440,9 @@ class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
-    title = text.CharField(_("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))])
+    title = text.CharField(
+        _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
+    )
     abstract = text.TextField(
         _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
     )
