@@ -7,14 +7,16 @@ Prose fields are translated by django-modeltranslation (see ``translation.py``);
 their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 """
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from modeltranslation.utils import build_localized_fieldname
 
 from . import search, text
 from .mathtext import MathLimitsValidator
+from .reversing import reverse_slugs
 from .slugs import AsciiSlugField, SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
@@ -80,6 +82,23 @@ def published_q(prefix=""):
     )
 
 
+def unlisted_paper_fields(prefix=""):
+    """A paper's long columns that no list of papers shows: abstract and summary (the
+    field and each language's column) and the search text.
+
+    Lists ``defer()`` them (``prefix`` reaches the paper through a relation, as
+    ``"paper__"``): at 5,000 papers they were most of each row read, and SQLite
+    carried them through the sort of the conference page's list.
+    """
+    names = ["search_text"]
+    for field in ("abstract", "summary"):
+        names += [
+            field,
+            *(build_localized_fieldname(field, code) for code, _ in settings.LANGUAGES),
+        ]
+    return [prefix + name for name in names]
+
+
 def search_text_field():
     """The folded text the search box matches (papers/search.py); never edited by hand."""
     return models.TextField(_("search text"), blank=True, default="", editable=False)
@@ -121,7 +140,7 @@ class Venue(NaturalKeyMixin, models.Model):
         return self.acronym
 
     def get_absolute_url(self):
-        return reverse("papers:venue-detail", kwargs={"slug": self.slug})
+        return reverse_slugs("papers:venue-detail", slug=self.slug)
 
 
 class ConferenceQuerySet(NaturalKeyQuerySet):
@@ -220,7 +239,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return self.name_en or self.slug
 
     def get_absolute_url(self):
-        return reverse("papers:conference-detail", kwargs={"slug": self.slug})
+        return reverse_slugs("papers:conference-detail", slug=self.slug)
 
 
 class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
@@ -291,7 +310,7 @@ class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models
         return self.name
 
     def get_absolute_url(self):
-        return reverse("papers:author-detail", kwargs={"slug": self.slug})
+        return reverse_slugs("papers:author-detail", slug=self.slug)
 
     @property
     def other_name_list(self):
@@ -330,7 +349,8 @@ class PaperQuerySet(NaturalKeyQuerySet):
         )
 
     def published_without_award_at(self, conference):
-        """Papers published at ``conference`` that no award of that conference went to.
+        """Papers published at ``conference`` that no published award of that conference
+        went to (whether the conference itself is published or not: a preview).
 
         For ICML 2025 these are the other papers we feature; for ICML 2015 the
         papers honoured ten years later. Authors, links and awards are prefetched.
@@ -338,12 +358,16 @@ class PaperQuerySet(NaturalKeyQuerySet):
         return (
             self.filter(conference=conference)
             # The papers awarded at this conference: a short list, computed once (a
-            # correlated EXISTS would be evaluated per paper).
+            # correlated EXISTS would be evaluated per paper). Only the award's status
+            # is asked: the paper's and the conference's are this queryset's own
+            # filters, and joining the papers again here made SQLite read every
+            # published paper for the list (about 0.2 s at 5,000 papers, twice a page).
             .exclude(
-                pk__in=AwardEntry.objects.published()
-                .filter(award__conference=conference)
-                .values("paper_id")
+                pk__in=AwardEntry.objects.filter(
+                    award__conference=conference, award__status=Status.PUBLISHED
+                ).values("paper_id")
             )
+            .defer(*unlisted_paper_fields())
             .with_authors()
             .prefetch_related(
                 "links",
@@ -407,6 +431,7 @@ class PaperQuerySet(NaturalKeyQuerySet):
         """Papers with authors in order, links and published awards, for a list of results."""
         return (
             self.select_related("conference")
+            .defer(*unlisted_paper_fields())
             .with_authors()
             .prefetch_related(
                 "links",
@@ -476,7 +501,7 @@ class Paper(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.
         return self.title_en or self.slug
 
     def get_absolute_url(self):
-        return reverse("papers:paper-detail", kwargs={"slug": self.slug})
+        return reverse_slugs("papers:paper-detail", slug=self.slug)
 
     def clean(self):
         """An image needs a description in both languages (screen readers read it)."""
@@ -524,6 +549,7 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
         return (
             self.filter(published_q("paper__"), author=author)
             .select_related("paper__conference__venue")
+            .defer(*unlisted_paper_fields("paper__"))
             .prefetch_related(
                 affiliations_in_order(),
                 Prefetch(
@@ -681,9 +707,25 @@ class PaperLink(NaturalKeyMixin, models.Model):
     def __str__(self):
         return f"{self.get_kind_display()}: {self.url}"
 
+    def get_kind_display(self):
+        """The kind's label in the active language, or the stored value for an unknown kind.
+
+        Django's own ``get_FOO_display()`` builds a dict of every choice on each call,
+        a tenth of the link list's time on a page of 150 papers; this is the same answer
+        from the enum's own lookup.
+        """
+        try:
+            return str(self.Kind(self.kind).label)
+        except ValueError:
+            return self.kind
+
     @property
     def sort_key(self):
-        return list(self.Kind.values).index(self.kind)
+        """The kind's place in ``Kind`` (declaration order is display order)."""
+        return KIND_ORDER.get(self.kind, len(KIND_ORDER))
+
+
+KIND_ORDER = {kind: position for position, kind in enumerate(PaperLink.Kind.values)}
 
 
 class AwardQuerySet(NaturalKeyQuerySet):
@@ -756,9 +798,8 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return f"{self.conference}: {self.name_en}"
 
     def get_absolute_url(self):
-        return reverse(
-            "papers:award-detail",
-            kwargs={"conference_slug": self.conference.slug, "slug": self.slug},
+        return reverse_slugs(
+            "papers:award-detail", conference_slug=self.conference.slug, slug=self.slug
         )
 
     def slug_scope(self):
@@ -766,9 +807,8 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
 
     def get_series_url(self):
         """The page of every edition of this award at the venue (see the class docstring)."""
-        return reverse(
-            "papers:award-series",
-            kwargs={"venue_slug": self.conference.venue.slug, "slug": self.slug},
+        return reverse_slugs(
+            "papers:award-series", venue_slug=self.conference.venue.slug, slug=self.slug
         )
 
 
@@ -837,6 +877,7 @@ class AwardEntryQuerySet(NaturalKeyQuerySet):
         return (
             self.in_level_order()
             .select_related("paper__conference")
+            .defer(*unlisted_paper_fields("paper__"))
             .prefetch_related(
                 Prefetch(
                     "paper__authorships",

@@ -128,12 +128,9 @@ class ConferenceDetailView(PreviewMixin, DetailView):
                 .select_related("conference__venue")
                 .prefetch_related(Prefetch("entries", queryset=previewed_entries()))
             )
-            # published_without_award_at() sets aside winners of *published* awards of
-            # published conferences; this conference is a draft here, so set aside the
-            # winners of the awards shown above as well.
-            papers = Paper.objects.filter(status=Status.PUBLISHED).exclude(
-                award_entries__award__in=context["awards"]
-            )
+            # published_without_award_at() sets aside the papers of the awards shown
+            # above (the conference's published awards, whatever its own status).
+            papers = Paper.objects.filter(status=Status.PUBLISHED)
         else:
             context["awards"] = (
                 Award.objects.published().filter(conference=self.object).for_detail()
@@ -229,7 +226,22 @@ class SearchView(ListView):
             papers = papers.listed_at(conference=data["conference"] or None, year=data["year"])
         if data["award"]:
             papers = papers.with_award(data["award"])
-        return papers.for_listing().order_by("-conference__year", "title_en", "pk")
+        return papers.order_by("-conference__year", "title_en", "pk")
+
+    def paginate_queryset(self, queryset, page_size):
+        """ListView's pagination, from one scan of the matches instead of two.
+
+        Django's paginator counts the matches (one query) and then fetches the page
+        (a second query that matches every word again); on PostgreSQL a common word
+        then read the folded text of every paper twice. Here one query lists the keys
+        of every match in order, which gives the count and the page's keys; the page's
+        papers come by key, with what the list shows (``for_listing()``).
+        """
+        keys = list(queryset.values_list("pk", flat=True))
+        paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
+        papers = Paper.objects.filter(pk__in=keys).for_listing().in_bulk()
+        page.object_list = [papers[pk] for pk in keys]
+        return paginator, page, page.object_list, is_paginated
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

@@ -3,8 +3,9 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import RestrictedError
+from django.utils import translation
 
-from papers.models import AwardEntry, AwardLevel, Paper
+from papers.models import Authorship, AwardEntry, AwardLevel, Paper, PaperLink
 
 from . import factories
 
@@ -103,3 +104,55 @@ def test_deleting_an_award_deletes_its_levels_and_entries():
     award.delete()
 
     assert (AwardLevel.objects.count(), AwardEntry.objects.count()) == (0, 0)
+
+
+@pytest.mark.parametrize("kind", PaperLink.Kind.values)
+def test_link_kind_display_is_the_choice_label_in_each_language(kind):
+    link = PaperLink(kind=kind, url="https://example.org/")
+    for language in ("en", "zh-hans"):
+        with translation.override(language):
+            expected = str(dict(PaperLink._meta.get_field("kind").flatchoices)[kind])
+            assert link.get_kind_display() == expected
+
+
+def test_link_of_an_unknown_kind_shows_its_value_and_sorts_last():
+    links = [PaperLink(kind="telegram"), PaperLink(kind="code"), PaperLink(kind="pmlr")]
+    assert links[0].get_kind_display() == "telegram"
+    assert [link.kind for link in sorted(links, key=lambda link: link.sort_key)] == [
+        "pmlr",
+        "code",
+        "telegram",
+    ]
+
+
+def test_lists_of_papers_leave_out_abstracts_summaries_and_search_text():
+    award = factories.award()
+    person = factories.author()
+    awarded = factories.paper(conference=award.conference, authors=[person])
+    factories.award_entry(award, awarded)
+    other = factories.paper(conference=award.conference, authors=[person])
+    unlisted = {
+        "search_text",
+        *(
+            f"{field}{suffix}"
+            for field in ("abstract", "summary")
+            for suffix in ("", "_en", "_zh_hans")
+        ),
+    }
+
+    lists = {
+        "conference": list(Paper.objects.published_without_award_at(award.conference)),
+        "search": list(Paper.objects.filter(pk=other.pk).for_listing()),
+        "award": [entry.paper for entry in AwardEntry.objects.filter(award=award).for_award()],
+        "author": [a.paper for a in Authorship.objects.for_author_page(person)],
+    }
+
+    assert {name: len(papers) for name, papers in lists.items()} == {
+        "conference": 1,
+        "search": 1,
+        "award": 1,
+        "author": 2,
+    }
+    for papers in lists.values():
+        for paper in papers:
+            assert paper.get_deferred_fields() == unlisted

@@ -1,0 +1,50 @@
+"""papers/forms.py: the search form's selects."""
+
+import pytest
+from django import forms
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy
+
+from papers.forms import ListSelect
+
+from . import factories
+
+CHOICES = [
+    ("", gettext_lazy("Any")),
+    ("icml-2025", "ICML 2025"),
+    ("a<b&\"c'", "<script>alert(1)</script> & more"),
+    (2015, 2015),
+    ("safe", mark_safe("<b>kept</b>")),  # noqa: S308 - checks that both escape alike
+]
+
+
+@pytest.mark.parametrize("value", [None, "", "icml-2025", 2015, "2015", "a<b&\"c'", "unknown"])
+@pytest.mark.parametrize(
+    "attrs",
+    [None, {"id": "id_award", "aria-describedby": "id_award_helptext"}, {"required": True}],
+)
+def test_list_select_writes_the_html_of_djangos_select(value, attrs):
+    assert ListSelect(choices=CHOICES).render("award", value, attrs) == forms.Select(
+        choices=CHOICES
+    ).render("award", value, attrs)
+
+
+def test_list_select_leaves_groups_to_django():
+    choices = [("Venues", [("icml", "ICML"), ("nips", "NeurIPS")]), ("", "Any")]
+    assert ListSelect(choices=choices).render("v", "icml") == forms.Select(choices=choices).render(
+        "v", "icml"
+    )
+
+
+def test_search_form_selects_render_as_before(db):
+    from papers.forms import SearchForm
+
+    award = factories.award()
+    factories.award(conference=factories.conference(name_en="<NeurIPS & co>"))
+    data = {"q": "x", "year": "not a year", "conference": award.conference.slug}
+    ours, djangos = SearchForm(data), SearchForm(data)
+    for name in ("conference", "year", "award"):
+        field = djangos.fields[name]
+        field.widget = forms.Select(choices=field.choices)
+
+        assert str(ours[name]) == str(djangos[name])
