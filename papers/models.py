@@ -199,6 +199,16 @@ class InstitutionQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
 
+    def published(self):
+        """Institutions an author of a published paper is affiliated with on that paper."""
+        return self.filter(
+            Exists(
+                Affiliation.objects.filter(
+                    published_q("authorship__paper__"), institution=OuterRef("pk")
+                )
+            )
+        )
+
 
 class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
