@@ -67,6 +67,10 @@ logger = logging.getLogger(__name__)
 PUBLIC_URL_NAMES = {"robots-txt", "sitemap", "opendata-site-csv", "opendata-conference-csv"}
 # URL namespaces whose every view is public: the pages, and the JSON API (papers/api/).
 PUBLIC_NAMESPACES = {"papers", API_NAMESPACE}
+# Views that set their own Content-Security-Policy through django-csp's decorators: a
+# response attribute the cache does not keep, so a cached copy would get the default
+# policy. The API's documentation page (papers/api/__init__.py).
+OWN_POLICY_URL_NAMES = {"openapi-view"}
 # The sitemap views of django.contrib.sitemaps, whatever URL names they are given.
 SITEMAP_VIEWS_MODULE = "django.contrib.sitemaps.views"
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")
@@ -109,7 +113,7 @@ def bump_content_generation(**kwargs):
 
 def is_public_view(resolver_match):
     """True when the resolved view is a public page this cache may store."""
-    if resolver_match is None:
+    if resolver_match is None or resolver_match.url_name in OWN_POLICY_URL_NAMES:
         return False
     return (
         not PUBLIC_NAMESPACES.isdisjoint(resolver_match.namespaces)

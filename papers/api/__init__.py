@@ -13,6 +13,7 @@ Caching headers (ETag, 304) come from the site's page cache and Django's
 ConditionalGetMiddleware (papers/caching.py), CORS from django-cors-headers (settings).
 """
 
+from csp.decorators import csp_update
 from django.conf import settings
 from ninja import NinjaAPI
 from ninja.errors import Throttled, ValidationError
@@ -60,6 +61,12 @@ api = NinjaAPI(
     ),
     urls_namespace=NAMESPACE,
     throttle=[AnonymousRateThrottle()],
+    # Swagger UI's stylesheet draws its icons as data: URIs, which the site's policy
+    # (img-src 'self') blocks. Images cannot run code, so the docs page (and the schema
+    # beside it) may show data: images; scripts and styles stay 'self' only. The page
+    # cache does not keep this per-view policy, so the docs page is never cached
+    # (papers/caching.py).
+    docs_decorator=csp_update({"img-src": ["data:"]}),
 )
 api.add_router("/", router)
 
