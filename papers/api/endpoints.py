@@ -204,7 +204,7 @@ def downloads(request, conference=None):
 
 
 def papers_for_api():
-    """Published papers with everything ``paper_out`` shows (seven queries a page)."""
+    """Published papers with everything ``paper_out`` shows (five queries a page)."""
     return (
         Paper.objects.published()
         .select_related("conference__venue")
@@ -227,7 +227,7 @@ def papers_for_api():
 
 
 def awards_for_api():
-    """Published awards with their levels and published entries (six queries a page)."""
+    """Published awards with their levels and published entries (four queries a page)."""
     return (
         Award.objects.published()
         .select_related("conference__venue")
