@@ -56,7 +56,7 @@ def published_scope(conference=None):
     content only. ``conference``: the papers published at it or awarded by it, its
     awards and their entries, and the authors and institutions of those papers (as
     ``papers.exporting.belonging_to`` takes them); None: the whole site. A fixed
-    number of queries (nine)."""
+    number of queries (seven)."""
     papers = Paper.objects.published()
     awards = Award.objects.published()
     if conference is not None:
