@@ -107,7 +107,7 @@ def paginated(request, items, page, per_page, serialize):
     passed through ``serialize``: ``count`` and ``items``, ``page`` and ``pages``, and
     the absolute URLs of the next and previous pages (None at either end). Two queries
     on a queryset (count and page). A page past the last is a 404 naming ``page``."""
-    count = items.count() if hasattr(items, "count") and not isinstance(items, list) else len(items)
+    count = len(items) if isinstance(items, list) else items.count()
     pages = max(1, math.ceil(count / per_page))
     if page > pages:
         raise HttpError(404, f"page: there is no page {page}; the last is {pages}.")
