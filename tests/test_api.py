@@ -415,3 +415,11 @@ def test_details_run_a_fixed_number_of_queries(client, count):
         counts[url] = len(queries)
 
     assert counts == urls
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/v1/no-such-thing", "/api/v2/", "/api/v1/papers/a/b"])
+def test_unknown_api_address_is_a_json_404(client, path):
+    response, data = get(client, path)
+
+    assert (response.status_code, data) == (404, {"detail": "No such API endpoint."})
