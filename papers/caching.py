@@ -56,7 +56,7 @@ from django.urls import reverse
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.translation import get_language_from_request
 
-from .api.endpoints import NAMESPACE as API_NAMESPACE
+from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import ContentGeneration
 from .views import PreviewMixin
 

@@ -21,7 +21,8 @@ from ninja.throttling import AnonRateThrottle
 
 from awardsite.security import client_ip
 
-from .endpoints import NAMESPACE, router
+from .answers import NAMESPACE
+from .endpoints import router
 
 
 class AnonymousRateThrottle(AnonRateThrottle):
