@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 
 from awardsite.wsgi import application
 
-MAX_EXAMPLES = 30
+MAX_EXAMPLES = 25
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@
 holds both languages. ``/api/v1/openapi.json`` is its OpenAPI schema, written by
 django-ninja from the pydantic models in ``schemas`` that also validate every answer;
 ``/api/v1/docs`` shows it in Swagger UI, served from django-ninja's own static files
-(no other host, no inline script: see templates/ninja/swagger.html).
+and template (no other host, no inline script; see ``docs_decorator`` below).
 
 Errors are JSON: an unknown object is a 404 ``{"detail": ...}``; a parameter that cannot
 be read (wrong type, pattern or range) a 422 naming it (``validation_error``); too many
