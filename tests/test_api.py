@@ -124,9 +124,11 @@ def test_award_gives_levels_and_entries_top_level_first(client):
 @pytest.mark.django_db
 def test_award_series_gathers_the_editions_of_a_venue_newest_first(client):
     venue = factories.venue()
-    older = factories.award(slug="test-of-time", conference=factories.conference(venue=venue))
+    older = factories.award(
+        slug="test-of-time", conference=factories.conference(venue=venue, year=1999)
+    )
     newer = factories.award(
-        slug="test-of-time", conference=factories.conference(venue=venue, year=2090)
+        slug="test-of-time", conference=factories.conference(venue=venue, year=2024)
     )
 
     _response, listed = get(client, f"{API}/award-series?venue={venue.slug}")
