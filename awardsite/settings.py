@@ -8,6 +8,7 @@ is set by ``make run``.
 
 import logging
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -84,10 +85,14 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "csp",
     "axes",
+    "ninja",  # the API's Swagger UI from its own static files (papers/api/)
+    "corsheaders",
     "papers",
 ]
 
 MIDDLEWARE = [
+    # First: CORS headers on every API answer, from the page cache or not (settings below).
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before WhiteNoise, so files it serves carry the policies too.
     "csp.middleware.CSPMiddleware",
@@ -399,3 +404,24 @@ MIDDLEWARE[MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1 : 
     "django.middleware.http.ConditionalGetMiddleware",
     "papers.caching.PublicPageCacheMiddleware",
 ]
+
+# --- Open data (issue 11): the JSON API under /api/v1/ (papers/api/) and the downloads
+# under /data/ (papers/opendata.py).
+# Any site may read them from a browser (CORS): GET only, no cookies or credentials.
+CORS_URLS_REGEX = r"^/(api|data)/"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
+# Requests one client address may make to the API (django-ninja's rate syntax:
+# "<count>/<s|min|h|d>"), counted in the default cache (REDIS_URL when set). Empty: no limit.
+API_RATE_LIMIT = os.environ.get("DJANGO_API_RATE_LIMIT", "120/min").strip()
+if API_RATE_LIMIT and not re.fullmatch(
+    r"[1-9][0-9]*/[0-9]*(s|sec|m|min|h|hour|d|day)", API_RATE_LIMIT
+):
+    raise ImproperlyConfigured(
+        f"DJANGO_API_RATE_LIMIT must be like 120/min (or 10/s, 5000/h, 100000/d), "
+        f"or empty for no limit, not {API_RATE_LIMIT!r}."
+    )
+# The licence the published data is offered under, named in every download and by the
+# API (e.g. "CC BY 4.0"). Empty (the default): no licence is stated, and none is named.
+DATA_LICENCE = os.environ.get("DJANGO_DATA_LICENCE", "").strip()

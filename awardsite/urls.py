@@ -1,5 +1,5 @@
-"""Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/); admin, sitemaps and
-robots.txt outside."""
+"""Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/); admin, sitemaps,
+robots.txt, the JSON API and the data downloads outside."""
 
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
@@ -10,7 +10,8 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
-from papers import sitemaps
+from papers import opendata, sitemaps
+from papers.api import api
 from papers.views import robots_txt
 
 urlpatterns = [
@@ -26,6 +27,14 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    # Open data (issue 11): the JSON API and the whole downloads, in both languages at once.
+    path("api/v1/", api.urls),
+    path("data/awardsite-csv.zip", opendata.site_csv, name="opendata-site-csv"),
+    path(
+        "data/conferences/<slug:slug>-csv.zip",
+        opendata.conference_csv,
+        name="opendata-conference-csv",
+    ),
 ]
 urlpatterns += i18n_patterns(
     path("", include("papers.urls")),

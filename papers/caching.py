@@ -1,7 +1,8 @@
 """Public pages served from Django's cache to anonymous visitors, retired at once on a change.
 
 What is cached: the response of every public view (the ``papers`` URL namespace: pages,
-feeds, citation downloads; the sitemap; robots.txt), per full URL including the query
+feeds, citation downloads; the sitemap; robots.txt; the JSON API and the open data
+downloads), per full URL including the query
 string, per language and per gzip/identity encoding, for a ``GET`` by a visitor who
 carries no session or messages cookie. Never cached: staff and anyone logged in (they
 carry the session cookie), ``?preview=1``, other methods than ``GET``/``HEAD``, the
@@ -55,13 +56,21 @@ from django.urls import reverse
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.translation import get_language_from_request
 
+from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import ContentGeneration
 from .views import PreviewMixin
 
 logger = logging.getLogger(__name__)
 
-# Public views outside the ``papers`` namespace, by URL name.
-PUBLIC_URL_NAMES = {"robots-txt", "sitemap"}  # "sitemap": the index (papers.sitemaps)
+# Public views outside the ``papers`` namespace, by URL name: the sitemap index
+# (papers.sitemaps), robots.txt and the open data downloads (papers/opendata.py).
+PUBLIC_URL_NAMES = {"robots-txt", "sitemap", "opendata-site-csv", "opendata-conference-csv"}
+# URL namespaces whose every view is public: the pages, and the JSON API (papers/api/).
+PUBLIC_NAMESPACES = {"papers", API_NAMESPACE}
+# Views that set their own Content-Security-Policy through django-csp's decorators: a
+# response attribute the cache does not keep, so a cached copy would get the default
+# policy. The API's documentation page (papers/api/__init__.py).
+OWN_POLICY_URL_NAMES = {"openapi-view"}
 # The sitemap views of django.contrib.sitemaps, whatever URL names they are given.
 SITEMAP_VIEWS_MODULE = "django.contrib.sitemaps.views"
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")
@@ -104,10 +113,10 @@ def bump_content_generation(**kwargs):
 
 def is_public_view(resolver_match):
     """True when the resolved view is a public page this cache may store."""
-    if resolver_match is None:
+    if resolver_match is None or resolver_match.url_name in OWN_POLICY_URL_NAMES:
         return False
     return (
-        "papers" in resolver_match.namespaces
+        not PUBLIC_NAMESPACES.isdisjoint(resolver_match.namespaces)
         or resolver_match.url_name in PUBLIC_URL_NAMES
         or getattr(resolver_match.func, "__module__", "") == SITEMAP_VIEWS_MODULE
     )

@@ -242,6 +242,18 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return reverse_slugs("papers:conference-detail", slug=self.slug)
 
 
+class InstitutionQuerySet(NaturalKeyQuerySet):
+    def published(self):
+        """Institutions an author of a published paper is affiliated with on that paper."""
+        return self.filter(
+            Exists(
+                Affiliation.objects.filter(
+                    published_q("authorship__paper__"), institution=OuterRef("pk")
+                )
+            )
+        )
+
+
 class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
 
@@ -254,7 +266,7 @@ class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, m
     website = models.URLField(_("website"), blank=True)
     search_text = search_text_field()
 
-    objects = NaturalKeyQuerySet.as_manager()
+    objects = InstitutionQuerySet.as_manager()
     search_sources = ("name",)
 
     class Meta:

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import feeds, views
+from . import feeds, opendata, views
 
 
 class CitationFormatConverter:
@@ -56,4 +56,5 @@ urlpatterns = [
         name="paper-citation",
     ),
     path("authors/<slug:slug>/", views.AuthorDetailView.as_view(), name="author-detail"),
+    path("open-data/", opendata.OpenDataView.as_view(), name="open-data"),
 ]

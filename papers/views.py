@@ -15,6 +15,7 @@ from django.http import (
     HttpResponseForbidden,
     HttpResponseNotFound,
     HttpResponseServerError,
+    JsonResponse,
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404
@@ -371,8 +372,15 @@ def csrf_failure(request, reason=""):
     return HttpResponseForbidden(loader.render_to_string("403.html", {"csrf_failure": True}))
 
 
+# Addresses under the JSON API (papers/api/), whose clients read JSON, errors included.
+API_PREFIX = "/api/"
+
+
 def page_not_found(request, exception):
-    """404: templates/404.html in the language of the address, with the site's header."""
+    """404: templates/404.html in the language of the address, with the site's header;
+    under ``API_PREFIX``, a JSON ``{"detail": ...}`` as every other API error."""
+    if request.path.startswith(API_PREFIX):
+        return JsonResponse({"detail": "No such API endpoint."}, status=404)
     return HttpResponseNotFound(loader.render_to_string("404.html", request=request))
 
 

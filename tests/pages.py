@@ -12,6 +12,7 @@ PATHS = [
     "authors/michael-i-jordan/",
     "search/?q=learning&year=2025",
     "search/?q=" + "x" * 300,
+    "open-data/",
     "no/such/page/",
 ]
 LANGUAGES = ["en", "zh-hans"]

@@ -19,3 +19,6 @@ WHITENOISE_AUTOREFRESH = True
 # Pages are cached in tests/test_caching.py only, which turns the cache on: elsewhere a
 # page cached by one test could be served to the next, whose database was rolled back.
 PAGE_CACHE_ENABLED = False
+# The API's rate limit is tested in tests/test_api.py, which sets one: elsewhere (the
+# schema tests send hundreds of requests) no test is throttled.
+API_RATE_LIMIT = ""

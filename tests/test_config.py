@@ -134,3 +134,35 @@ def test_sqlite_deferred_transactions_fail_two_saves_at_once(tmp_path, django_db
 
     assert errors == ["database is locked"]
     assert len(rows) == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [(None, "120/min"), ("10/s", "10/s"), ("5000/h", "5000/h"), ("", "")],
+)
+def test_api_rate_limit_is_read_from_the_environment(raw, expected):
+    env = {"DJANGO_SECRET_KEY": "x"}
+    if raw is not None:
+        env["DJANGO_API_RATE_LIMIT"] = raw
+    result = _settings_in_subprocess(env, "repr(s.API_RATE_LIMIT)")
+
+    assert result.stdout.strip() == repr(expected)
+
+
+@pytest.mark.parametrize("raw", ["many", "0/min", "10/fortnight", "10"])
+def test_api_rate_limit_refuses_what_the_throttle_cannot_read(raw):
+    result = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_API_RATE_LIMIT": raw}, "s.API_RATE_LIMIT"
+    )
+
+    assert result.returncode != 0
+    assert "DJANGO_API_RATE_LIMIT must be like 120/min" in result.stderr
+
+
+def test_data_licence_is_empty_unless_set():
+    unset = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x"}, "repr(s.DATA_LICENCE)")
+    stated = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_DATA_LICENCE": " CC BY 4.0 "}, "s.DATA_LICENCE"
+    )
+
+    assert (unset.stdout.strip(), stated.stdout.strip()) == ("''", "CC BY 4.0")

@@ -214,3 +214,23 @@ def test_lockout_page_breaks_no_policy(page, site, settings, console_errors):
     expect(page.locator("h1")).to_have_text("Login locked")
     _settle(page)
     assert _unexpected(console_errors, {f"{site}/admin/login/"}) == []
+
+
+def test_api_docs_work_under_the_policy_from_our_own_files(page, site, console_errors):
+    """Swagger UI at /api/v1/docs (django-ninja's static files) lists every operation
+    and tries one out, with no violation (the context fixture), no console error and no
+    request to another host (the page fixture)."""
+    response = page.goto(f"{site}/api/v1/docs")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    expect(page.locator(".opblock-summary-path").first).to_be_visible()
+    paths = page.locator(".opblock-summary-path").all_inner_texts()
+    page.locator("#operations-default-papers_api_endpoints_venues").click()
+    page.get_by_role("button", name="Try it out").click()
+    page.get_by_role("button", name="Execute").click()
+    expect(page.locator(".live-responses-table tbody .response-col_status").first).to_contain_text(
+        "200", timeout=30_000
+    )
+    _settle(page)
+
+    assert "/api/v1/papers/{slug}" in [path.replace("\u200b", "") for path in paths]
+    assert console_errors == []

@@ -1,0 +1,321 @@
+"""Whole downloads of the published data as CSV tables, and the "Open data" page.
+
+A download is one ZIP archive, for the whole site or for one conference, holding one
+CSV table per kind of object (``TABLES``: papers, authors, authorships, institutions,
+awards, entries), a ``datapackage.json`` (the Frictionless Data Package standard:
+each table's columns, the date, and the licence when one is set) and a ``README.txt``
+naming the licence and the date. Tables are UTF-8 with a header row; each translated
+field has one column per language (``title_en``, ``title_zh_hans``), empty where there
+is no translation; several values in one cell (an author's affiliations) are separated
+by ``|``. Only published content is written.
+
+The licence is ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``): nothing in the
+project's sources states one, so it is empty by default and then no licence is named.
+
+The compact format that ``import_conference`` reads is not offered here yet: its
+exporter (papers/importing/compact.py) is being written; the Open data page and the
+API (``downloads.compact``, null) keep its place.
+"""
+
+import csv
+import io
+import json
+import zipfile
+
+from django.conf import settings
+from django.db.models import Prefetch, Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from django.views.generic import TemplateView
+from modeltranslation.utils import build_localized_fieldname
+
+from .models import (
+    Authorship,
+    Award,
+    AwardEntry,
+    Conference,
+    Paper,
+    PaperLink,
+)
+
+SEPARATOR = "|"
+
+
+def languages(field):
+    """The suffixed columns of a translated ``field``, one per language of the site."""
+    return [build_localized_fieldname(field, code) for code, _name in settings.LANGUAGES]
+
+
+def link_columns():
+    return [f"link_{kind}" for kind in PaperLink.Kind.values]
+
+
+def published_scope(conference=None):
+    """What a download holds, per table name: a list of rows (dicts), from published
+    content only. ``conference``: the papers published at it or awarded by it, its
+    awards and their entries, and the authors and institutions of those papers (as
+    ``papers.exporting.belonging_to`` takes them); None: the whole site. A fixed
+    number of queries (seven)."""
+    papers = Paper.objects.published()
+    awards = Award.objects.published()
+    if conference is not None:
+        awarded = AwardEntry.objects.published().filter(award__conference=conference)
+        papers = papers.filter(Q(conference=conference) | Q(pk__in=awarded.values("paper")))
+        awards = awards.filter(conference=conference)
+    papers = list(
+        papers.select_related("conference__venue")
+        .prefetch_related("links")
+        .order_by("-conference__year", "slug")
+    )
+    authorships = list(
+        Authorship.objects.filter(paper__in=[paper.pk for paper in papers])
+        .select_related("paper", "author")
+        .prefetch_related(Prefetch("affiliation_rows__institution"))
+        .order_by("paper__slug", "position")
+    )
+    authors = {authorship.author.slug: authorship.author for authorship in authorships}
+    institutions = {
+        row.institution.slug: row.institution
+        for authorship in authorships
+        for row in authorship.affiliation_rows.all()
+    }
+    awards = list(
+        awards.select_related("conference").order_by(
+            "-conference__year", "conference__slug", "position", "slug"
+        )
+    )
+    entries = list(
+        AwardEntry.objects.published()
+        .filter(award__in=[award.pk for award in awards])
+        .in_level_order()
+        .select_related("award__conference", "paper")
+        .order_by(
+            "-award__conference__year",
+            "award__conference__slug",
+            "award__position",
+            "award__slug",
+            *AwardEntry.LEVEL_ORDER,
+        )
+    )
+    return {
+        "papers": [paper_row(paper) for paper in papers],
+        "authors": [author_row(authors[slug]) for slug in sorted(authors)],
+        "authorships": [authorship_row(authorship) for authorship in authorships],
+        "institutions": [institution_row(institutions[slug]) for slug in sorted(institutions)],
+        "awards": [award_row(award) for award in awards],
+        "entries": [entry_row(entry) for entry in entries],
+    }
+
+
+def translated_cells(obj, field):
+    return {column: getattr(obj, column) or "" for column in languages(field)}
+
+
+def paper_row(paper):
+    links = {f"link_{link.kind}": link.url for link in paper.links.all()}
+    return {
+        "slug": paper.slug,
+        **translated_cells(paper, "title"),
+        **translated_cells(paper, "abstract"),
+        **translated_cells(paper, "summary"),
+        "venue": paper.conference.venue.slug,
+        "conference": paper.conference.slug,
+        "year": paper.conference.year,
+        "pages": paper.pages,
+        **{column: links.get(column, "") for column in link_columns()},
+    }
+
+
+def author_row(author):
+    return {
+        "slug": author.slug,
+        "name": author.name,
+        "other_names": SEPARATOR.join(author.other_name_list),
+        "orcid": author.orcid,
+        "homepage": author.homepage,
+    }
+
+
+def authorship_row(authorship):
+    rows = sorted(authorship.affiliation_rows.all(), key=lambda row: (row.position, row.pk))
+    return {
+        "paper": authorship.paper.slug,
+        "position": authorship.position,
+        "author": authorship.author.slug,
+        "affiliations": SEPARATOR.join(row.institution.slug for row in rows),
+    }
+
+
+def institution_row(institution):
+    return {
+        "slug": institution.slug,
+        **translated_cells(institution, "name"),
+        "country": institution.country,
+        "website": institution.website,
+    }
+
+
+def award_row(award):
+    return {
+        "conference": award.conference.slug,
+        "year": award.conference.year,
+        "slug": award.slug,
+        **translated_cells(award, "name"),
+        **translated_cells(award, "description"),
+        "position": award.position,
+    }
+
+
+def entry_row(entry):
+    return {
+        "conference": entry.award.conference.slug,
+        "award": entry.award.slug,
+        "paper": entry.paper.slug,
+        "level": entry.level.slug,
+        **{
+            f"level_{column}": value
+            for column, value in translated_cells(entry.level, "name").items()
+        },
+        "level_position": entry.level.position,
+        "position": entry.position,
+    }
+
+
+def csv_text(rows, columns):
+    """``rows`` as CSV text with a header row of ``columns``."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+# The tables' columns, in order (the rows above give exactly these keys).
+def table_columns():
+    return {
+        "papers": [
+            "slug",
+            *languages("title"),
+            *languages("abstract"),
+            *languages("summary"),
+            "venue",
+            "conference",
+            "year",
+            "pages",
+            *link_columns(),
+        ],
+        "authors": ["slug", "name", "other_names", "orcid", "homepage"],
+        "authorships": ["paper", "position", "author", "affiliations"],
+        "institutions": ["slug", *languages("name"), "country", "website"],
+        "awards": [
+            "conference",
+            "year",
+            "slug",
+            *languages("name"),
+            *languages("description"),
+            "position",
+        ],
+        "entries": [
+            "conference",
+            "award",
+            "paper",
+            "level",
+            *(f"level_{column}" for column in languages("name")),
+            "level_position",
+            "position",
+        ],
+    }
+
+
+INTEGER_COLUMNS = {"year", "position", "level_position"}
+
+
+def archive(name, title, rows_by_table, today=None):
+    """The ZIP archive (bytes) of one download: a CSV file per table, datapackage.json
+    and README.txt, all dated ``today`` (a date; default: today, UTC), so the same data
+    on the same day gives the same bytes."""
+    today = today or timezone.now().date()
+    licence = settings.DATA_LICENCE
+    columns = table_columns()
+    package = {
+        "name": name,
+        "title": title,
+        "created": today.isoformat(),
+        **({"licenses": [{"name": licence, "title": licence}]} if licence else {}),
+        "resources": [
+            {
+                "name": table,
+                "path": f"{table}.csv",
+                "format": "csv",
+                "mediatype": "text/csv",
+                "encoding": "utf-8",
+                "schema": {
+                    "fields": [
+                        {
+                            "name": column,
+                            "type": "integer" if column in INTEGER_COLUMNS else "string",
+                        }
+                        for column in columns[table]
+                    ]
+                },
+            }
+            for table in columns
+        ],
+    }
+    readme = [title, f"Date: {today.isoformat()}"]
+    if licence:
+        readme.append(f"Licence: {licence}")
+    readme += [
+        "",
+        "Tables (UTF-8 CSV with a header row): " + ", ".join(f"{t}.csv" for t in columns) + ".",
+        "Translated fields have one column per language (e.g. title_en, title_zh_hans),",
+        "empty where there is no translation.",
+        f"Several values in one cell are separated by {SEPARATOR}.",
+        "datapackage.json describes every column (Frictionless Data Package).",
+        "",
+    ]
+    stamp = (today.year, today.month, today.day, 0, 0, 0)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+        files = {
+            "README.txt": "\n".join(readme),
+            "datapackage.json": json.dumps(package, ensure_ascii=False, indent=2) + "\n",
+            **{f"{table}.csv": csv_text(rows_by_table[table], columns[table]) for table in columns},
+        }
+        for filename, text in files.items():
+            zipped.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), text.encode("utf-8"))
+    return buffer.getvalue()
+
+
+def zip_response(content, name):
+    response = HttpResponse(content, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{name}.zip"'
+    return response
+
+
+def site_csv(request):
+    """Every published table of the site as one ZIP of CSV files (see ``archive``)."""
+    name = "awardsite-csv"
+    return zip_response(archive(name, "awardsite: all published awards", published_scope()), name)
+
+
+def conference_csv(request, slug):
+    """One published conference's tables as a ZIP of CSV files. 404 when unknown."""
+    conference = get_object_or_404(Conference.objects.published(), slug=slug)
+    name = f"{conference.slug}-csv"
+    title = f"awardsite: {conference.name_en or conference.slug}"
+    return zip_response(archive(name, title, published_scope(conference)), name)
+
+
+class OpenDataView(TemplateView):
+    """The "Open data" page: the API, its documentation, and the whole downloads of the
+    site and of every published conference, with the licence when one is set."""
+
+    template_name = "papers/open_data.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["conferences"] = Conference.objects.published().newest_first()
+        context["licence"] = settings.DATA_LICENCE
+        return context

@@ -1,0 +1,188 @@
+"""Whole downloads as CSV tables and the Open data page (papers/opendata.py)."""
+
+import csv
+import datetime
+import io
+import json
+import zipfile
+
+import pytest
+
+from papers.models import PaperLink, Status
+
+from . import factories
+
+TABLES = ["authors", "authorships", "awards", "entries", "institutions", "papers"]
+
+
+def unzip(response):
+    """``{file name: text}`` of a ZIP download (names without the archive's folder)."""
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return {
+            name.split("/", 1)[1]: archive.read(name).decode("utf-8")
+            for name in archive.namelist()
+        }
+
+
+def rows(files, table):
+    return list(csv.DictReader(io.StringIO(files[f"{table}.csv"])))
+
+
+def _awarded_conference():
+    """A conference whose award went to one of its papers and to a paper of an earlier
+    edition, with another paper of its own, and a draft paper."""
+    award = factories.award()
+    conference = award.conference
+    institution = factories.institution(name_zh_hans="")
+    own = factories.paper(
+        conference=conference,
+        authors=[factories.author(), factories.author()],
+        affiliations=[institution],
+        links=[(PaperLink.Kind.ARXIV, "https://arxiv.org/abs/2501.00001")],
+        title_zh_hans="",
+    )
+    earlier = factories.paper(authors=[factories.author()])
+    other = factories.paper(conference=conference)
+    draft = factories.paper(conference=conference, status=Status.DRAFT)
+    factories.award_entry(award, own, level="winner")
+    factories.award_entry(award, earlier, level="honourable-mention")
+    return conference, award, own, earlier, other, draft
+
+
+@pytest.mark.django_db
+def test_site_download_holds_every_table_dated_without_a_licence_by_default(client):
+    conference, award, own, earlier, other, draft = _awarded_conference()
+
+    files = unzip(client.get("/data/awardsite-csv.zip"))
+
+    assert sorted(files) == sorted(
+        ["README.txt", "datapackage.json", *(f"{table}.csv" for table in TABLES)]
+    )
+    today = datetime.date.today().isoformat()
+    assert f"Date: {today}" in files["README.txt"]
+    assert "Licence" not in files["README.txt"]
+    package = json.loads(files["datapackage.json"])
+    assert package["created"] == today and "licenses" not in package
+    assert sorted(r["slug"] for r in rows(files, "papers")) == sorted(
+        [own.slug, earlier.slug, other.slug]
+    )
+    assert [(r["award"], r["paper"], r["level"]) for r in rows(files, "entries")] == [
+        (award.slug, own.slug, "winner"),
+        (award.slug, earlier.slug, "honourable-mention"),
+    ]
+
+
+@pytest.mark.django_db
+def test_download_columns_follow_the_datapackage_and_keep_languages_apart(client):
+    conference, award, own, *_ = _awarded_conference()
+
+    files = unzip(client.get(f"/data/conferences/{conference.slug}-csv.zip"))
+
+    package = json.loads(files["datapackage.json"])
+    for resource in package["resources"]:
+        header = files[resource["path"]].splitlines()[0].split(",")
+        assert header == [field["name"] for field in resource["schema"]["fields"]]
+    paper = next(r for r in rows(files, "papers") if r["slug"] == own.slug)
+    assert (paper["title_en"], paper["title_zh_hans"]) == (own.title_en, "")
+    assert paper["link_arxiv"] == "https://arxiv.org/abs/2501.00001"
+    (institution,) = rows(files, "institutions")
+    assert institution["name_zh_hans"] == ""
+    authorships = [r for r in rows(files, "authorships") if r["paper"] == own.slug]
+    assert [r["position"] for r in authorships] == ["1", "2"]
+    assert {r["affiliations"] for r in authorships} == {institution["slug"]}
+
+
+@pytest.mark.django_db
+def test_conference_download_holds_what_it_published_and_awarded(client):
+    conference, award, own, earlier, other, draft = _awarded_conference()
+    unrelated = factories.paper()
+
+    files = unzip(client.get(f"/data/conferences/{conference.slug}-csv.zip"))
+
+    slugs = sorted(r["slug"] for r in rows(files, "papers"))
+    assert slugs == sorted([own.slug, earlier.slug, other.slug])
+    assert unrelated.slug not in slugs and draft.slug not in slugs
+    assert [r["slug"] for r in rows(files, "awards")] == [award.slug]
+
+
+@pytest.mark.django_db
+def test_download_names_the_licence_when_one_is_set(client, settings):
+    settings.DATA_LICENCE = "CC BY 4.0"
+    conference, *_ = _awarded_conference()
+
+    files = unzip(client.get(f"/data/conferences/{conference.slug}-csv.zip"))
+    index = json.loads(client.get("/api/v1/").content)
+
+    assert "Licence: CC BY 4.0" in files["README.txt"]
+    assert json.loads(files["datapackage.json"])["licenses"] == [
+        {"name": "CC BY 4.0", "title": "CC BY 4.0"}
+    ]
+    assert index["licence"] == "CC BY 4.0"
+
+
+@pytest.mark.django_db
+def test_unknown_or_draft_conference_download_is_a_404(client):
+    draft = factories.conference(status=Status.DRAFT)
+
+    assert client.get(f"/data/conferences/{draft.slug}-csv.zip").status_code == 404
+    assert client.get("/data/conferences/no-such-conference-csv.zip").status_code == 404
+
+
+@pytest.mark.django_db
+def test_downloads_carry_an_etag_and_cors(client):
+    response = client.get("/data/awardsite-csv.zip", HTTP_ORIGIN="https://elsewhere.example")
+
+    assert response["ETag"] and response["Access-Control-Allow-Origin"] == "*"
+    again = client.get("/data/awardsite-csv.zip", HTTP_IF_NONE_MATCH=response["ETag"])
+    assert again.status_code == 304
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("count", [1, 4])
+def test_download_runs_a_fixed_number_of_queries(client, django_assert_num_queries, count):
+    for _ in range(count):
+        _awarded_conference()
+
+    with django_assert_num_queries(7):
+        response = client.get("/data/awardsite-csv.zip")
+
+    assert len(rows(unzip(response), "papers")) == 3 * count  # the draft is left out
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "heading", "compact"),
+    [("en", "Open data", "compact format"), ("zh-hans", "开放数据", "紧凑格式")],
+)
+def test_open_data_page_links_the_api_and_every_download(client, language, heading, compact):
+    conference, *_ = _awarded_conference()
+
+    response = client.get(f"/{language}/open-data/")
+    html = response.content.decode()
+
+    assert response.status_code == 200
+    assert f"<h1>{heading}</h1>" in html
+    for url in [
+        "/api/v1/",
+        "/api/v1/docs",
+        "/api/v1/openapi.json",
+        "/data/awardsite-csv.zip",
+        f"/data/conferences/{conference.slug}-csv.zip",
+    ]:
+        assert f'href="{url}"' in html
+    assert compact in html  # the compact format's place, with no link yet
+
+
+@pytest.mark.django_db
+def test_footer_and_conference_page_link_the_open_data(client):
+    conference, *_ = _awarded_conference()
+
+    home = client.get("/en/").content.decode()
+    page = client.get(f"/zh-hans/conferences/{conference.slug}/").content.decode()
+
+    assert 'href="/en/open-data/"' in home
+    assert 'href="/zh-hans/open-data/"' in page
+    assert f'href="/data/conferences/{conference.slug}-csv.zip"' in page
+    assert f'href="/api/v1/conferences/{conference.slug}"' in page
