@@ -8,7 +8,8 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -415,9 +416,7 @@ class Paper(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
-    title = text.CharField(
-        _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
-    )
+    title = text.CharField(_("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))])
     abstract = text.TextField(
         _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
     )
@@ -837,13 +836,16 @@ class AwardEntryQuerySet(models.QuerySet):
 
         ``is_top_level`` is annotated: true for entries of their award's top level
         (the one with the lowest position), which badges show without the level's name.
+        ``level_rank`` is the number of the award's levels above the entry's (0 for the
+        top level, 1 for the next, ...): badges take their colour and icon from it.
         """
         lower = AwardLevel.objects.filter(
             award=OuterRef("award_id"), position__lt=OuterRef("level__position")
         )
+        rank = lower.order_by().values("award").annotate(n=Count("pk")).values("n")
         return (
             self.select_related("level")
-            .annotate(is_top_level=~Exists(lower))
+            .annotate(is_top_level=~Exists(lower), level_rank=Coalesce(Subquery(rank), 0))
             .order_by(*AwardEntry.LEVEL_ORDER)
         )
 

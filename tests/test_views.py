@@ -1,5 +1,7 @@
 """The public pages: content, languages, fallbacks, 404s and query counts."""
 
+import re
+
 import polib
 import pytest
 from django.conf import settings
@@ -215,9 +217,9 @@ def test_test_of_time_paper_names_where_published_and_where_awarded(icml, client
         client.get("/zh-hans/papers/trust-region-policy-optimization/").content.decode()
     )
 
-    assert "Published at ICML 2015, Lille, PMLR, volume 37, pp. 1889-1897" in english
+    assert "Published at ICML 2015, Lille, PMLR, volume 37, pp. 1889–1897" in english
     assert "Awards ICML 2025 Test of Time Award (Honourable mention)" in english
-    assert "发表于 ICML 2015，里尔，PMLR 第 37 卷，第 1889-1897 页" in chinese
+    assert "发表于 ICML 2015，里尔，PMLR 第 37 卷，第 1889–1897 页" in chinese
     assert "奖项 ICML 2025 时间检验奖（荣誉提及）" in chinese
 
 
@@ -614,3 +616,65 @@ def test_new_link_kinds_are_shown_in_their_order(client, db):
     text = visible_text(client.get(paper.get_absolute_url()).content.decode())
 
     assert "Read the paper Proceedings Project page Dataset Video Slides" in text
+
+
+@pytest.mark.parametrize(
+    ("pages", "shown"),
+    [
+        ("448-456", "448–456"),
+        ("448--456", "448–456"),
+        ("448 - 456", "448–456"),
+        ("e1\u2010e12", "e1–e12"),
+        ("1889–1897", "1889–1897"),
+        ("12", "12"),
+        ("", ""),
+    ],
+)
+def test_page_ranges_are_shown_with_an_en_dash(pages, shown):
+    from papers.templatetags.awards import page_range
+
+    assert page_range(pages) == shown
+
+
+# Award badges (issue 10) -----------------------------------------------------------
+
+
+def test_badges_take_their_tier_from_the_levels_rank_top_level_first(client, db):
+    """A paper with entries at three levels of three awards: each badge's tier is its
+    level's rank in its own award (1 for the top level, 2 for the next, 3 below), and
+    the top-level badges come first."""
+    paper = factories.paper()
+    for slug, level in [
+        ("third", "honourable-mention"),
+        ("second", "runner-up"),
+        ("first", "winner"),
+    ]:
+        award = factories.award(slug=slug, name_en=f"{slug.title()} Award")
+        for other in ("winner", "runner-up", "honourable-mention"):
+            factories.award_level(award, other)
+        factories.award_entry(award, paper, level=level)
+
+    html = client.get(paper.get_absolute_url()).content.decode()
+
+    tiers = re.findall(r'<span class="badge tier-(\d)"><svg class="icon" aria-hidden="true"', html)
+    assert tiers == ["1", "2", "3"]
+    text = visible_text(html)
+    assert text.index("First Award") < text.index("Second Award") < text.index("Third Award")
+
+
+def test_level_tier_clamps_ranks_to_three_tiers():
+    from papers.templatetags.awards import level_tier
+
+    assert [level_tier(rank) for rank in (None, 0, 1, 2, 5)] == [1, 1, 2, 3, 3]
+
+
+def test_award_level_headings_carry_their_tier(client, db):
+    award = _levelled_award(_imaginary_conference())
+
+    html = client.get(award.get_absolute_url()).content.decode()
+
+    assert re.findall(r'<section class="award-level (tier-\d)', html) == [
+        "tier-1",
+        "tier-2",
+        "tier-3",
+    ]

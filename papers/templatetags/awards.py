@@ -17,13 +17,14 @@ An empty field never passes for a translation, and an English page never shows
 another language's text.
 """
 
+import re
 import secrets
 
 from django import template
 from django.conf import settings
 from django.template.defaultfilters import linebreaks_filter
 from django.urls import reverse, translate_url
-from django.utils import formats
+from django.utils import formats, translation
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
@@ -31,7 +32,7 @@ from django.utils.translation import get_language, gettext
 from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
 
-from ..images import thumbnail_url
+from ..images import thumbnail_picture, thumbnail_url
 from ..mathtext import math_inline, math_paragraphs
 from ..metadata import (
     absolute_url,
@@ -173,9 +174,18 @@ def untranslated_notice(context):
 
 @register.simple_tag(takes_context=True)
 def url_in_language(context, language):
-    """The current page's URL in ``language`` (a code from settings.LANGUAGES)."""
+    """The current page's URL in ``language`` (a code from settings.LANGUAGES).
+
+    An address that matches no route (a 404 page such as ``/en/no/such/page/``) has no
+    equivalent: the home page in ``language`` is given instead, never the same page.
+    """
     request = context["request"]
-    return translate_url(request.get_full_path(), language)
+    path = request.get_full_path()
+    translated_path = translate_url(path, language)
+    if translated_path == path and language != get_language():
+        with translation.override(language):
+            return reverse("papers:home")
+    return translated_path
 
 
 @register.filter
@@ -259,3 +269,39 @@ def teaser_url(image, alias="teaser"):
     the image's file is missing too (the template then shows no ``<img>``).
     """
     return thumbnail_url(image, alias)
+
+
+# Badge tiers: the top level of an award, the next one, and every level below them.
+BADGE_TIERS = 3
+
+
+@register.filter
+def level_tier(rank):
+    """The badge tier (1, 2 or 3) of an award level of rank ``rank`` (0 for an award's
+    top level; ``AwardEntryQuerySet.in_level_order`` annotates it as ``level_rank``).
+
+    The tier picks the badge's colour and icon (static/css/site.css, "Award badges"):
+    1 for the top level, 2 for the next, 3 for every level below. A missing rank
+    (``None``) counts as the top level.
+    """
+    return min(int(rank or 0), BADGE_TIERS - 1) + 1
+
+
+# A hyphen, doubled hyphen (BibTeX's "--"), hyphen or figure dash, or em dash between the
+# two ends of a range, with any spaces around it.
+RANGE_DASH = re.compile(r"(?<=\w)\s*(?:--?|[\u2010\u2011\u2012\u2014\u2015])\s*(?=\w)")
+
+
+@register.filter
+def page_range(pages):
+    """Pages as typeset: ``"1889-1897"`` becomes ``"1889–1897"``, with an en dash
+    (the typographic convention for ranges: Chicago Manual of Style 6.78, Butterick's
+    Practical Typography). Anything else in the text is kept as it is."""
+    return RANGE_DASH.sub("\u2013", pages or "")
+
+
+@register.filter
+def teaser_picture(image, alias="teaser"):
+    """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
+    (papers.images.thumbnail_picture; ``None`` when there is nothing to show)."""
+    return thumbnail_picture(image, alias)
