@@ -374,3 +374,18 @@ def test_postgresql_finds_trigrams_in_chinese(db):
         (count,) = cursor.fetchone()
 
     assert count == 5
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_nul_in_the_query_is_never_written_into_the_page(client, db, language):
+    """A NUL is refused (a form error) and the box shows the query again, with U+FFFD
+    where the NUL was: written into HTML a NUL is a parse error."""
+    factories.paper()
+
+    response = client.get(f"/{language}/search/", {"q": "a\x00b"})
+
+    html = response.content.decode()
+    assert response.context["form"].errors["q"]
+    assert "\x00" not in html
+    assert 'value="a\ufffdb"' in html
+    assert "a\ufffdb" in html[html.index("<title>") : html.index("</title>")]
