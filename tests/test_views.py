@@ -292,6 +292,10 @@ def test_english_page_never_shows_chinese_fallback(client, db):
         "/en/authors/michael-i-jordan/",
         "/en/papers/no-such-paper/",
         "/en/venues/icml/awards/test-of-time/",
+        "/en/conferences/",
+        "/en/venues/",
+        "/en/awards/",
+        "/en/authors/",
         "/en/search/?q=learning",
         "/en/search/?year=abc",
     ],
@@ -314,6 +318,10 @@ def test_english_pages_have_no_chinese(icml, client, url):
         "/zh-hans/authors/michael-i-jordan/",
         "/zh-hans/papers/no-such-paper/",
         "/zh-hans/venues/icml/awards/test-of-time/",
+        "/zh-hans/conferences/",
+        "/zh-hans/venues/",
+        "/zh-hans/awards/",
+        "/zh-hans/authors/",
         "/zh-hans/search/?q=learning",
         "/zh-hans/search/?year=abc&q=" + "x" * 201,
     ],
@@ -678,3 +686,155 @@ def test_award_level_headings_carry_their_tier(client, db):
         "tier-2",
         "tier-3",
     ]
+
+
+# Index pages and navigation (issue 10) ----------------------------------------------
+
+
+@pytest.mark.django_db
+def test_conference_index_queries_do_not_grow_with_conferences(assert_queries):
+    _award_with_papers(1)
+    # The conferences with their venues and counts.
+    assert_queries("/en/conferences/", 1)
+    venue = factories.venue()
+    for _ in range(4):
+        _award_with_papers(2, conference=factories.conference(venue=venue))
+    _other_papers(factories.conference(venue=venue), 2)
+
+    response = assert_queries("/en/conferences/", 1)
+    # One, four, the one of the other papers and the one of their awards elsewhere.
+    assert len(response.context["conferences"]) == 7
+
+
+@pytest.mark.django_db
+def test_venue_index_queries_do_not_grow_with_venues(assert_queries):
+    _award_with_papers(1)
+    # The venues with their counts and years.
+    assert_queries("/en/venues/", 1)
+    for _ in range(4):
+        venue = factories.venue()
+        _award_with_papers(1, conference=factories.conference(venue=venue))
+        _award_with_papers(1, conference=factories.conference(venue=venue))
+
+    response = assert_queries("/en/venues/", 1)
+    assert len(response.context["venues"]) == 5
+
+
+@pytest.mark.django_db
+def test_award_index_queries_do_not_grow_with_awards(assert_queries):
+    _award_with_papers(1)
+    # The awards with their conferences, venues and counts of papers.
+    assert_queries("/en/awards/", 1)
+    venue = factories.venue()
+    for year in (2030, 2031, 2032):
+        conference = factories.conference(venue=venue, year=year)
+        _award_with_papers(2, conference=conference)
+        factories.award_entry(
+            factories.award(conference=conference, slug="best"), factories.paper()
+        )
+
+    response = assert_queries("/en/awards/", 1)
+    assert len(response.context["series"]) == 5
+    best = [item for item in response.context["series"] if item["latest"].slug == "best"]
+    assert [award.conference.year for award in best[0]["editions"]] == [2032, 2031, 2030]
+
+
+@pytest.mark.django_db
+def test_author_index_queries_do_not_grow_with_authors(assert_queries):
+    from papers.views import AUTHOR_PAGE_SIZE
+
+    _author_with_papers(1)
+    # The letters in use; the count; the page.
+    assert_queries("/en/authors/", 3)
+    factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE + 5)])
+
+    first = assert_queries("/en/authors/", 3)
+    last = assert_queries("/en/authors/?page=2", 3)
+    assert len(first.context["authors"]) == AUTHOR_PAGE_SIZE
+    assert len(last.context["authors"]) == 7
+
+
+def test_author_index_orders_names_of_every_script_a_to_z(client, db):
+    """Names are ordered by their romanised slug: Ágnes with A, 王 (wang) with W."""
+    names = {"zhang-wei": "张伟", "agnes-toth": "Ágnes Tóth", "wang-fang": "王芳", "bo-li": "Bo Li"}
+    factories.paper(
+        authors=[factories.author(slug=slug, name=name) for slug, name in names.items()]
+    )
+    factories.author(slug="no-paper", name="Nobody Published")
+
+    response = client.get("/en/authors/")
+    by_letter = client.get("/en/authors/", {"letter": "w"})
+
+    assert [author.name for author in response.context["authors"]] == [
+        "Ágnes Tóth",
+        "Bo Li",
+        "王芳",
+        "张伟",
+    ]
+    assert [author.name for author in by_letter.context["authors"]] == ["王芳"]
+    letters = {item["code"]: item["used"] for item in response.context["letters"]}
+    assert (letters["a"], letters["b"], letters["n"], letters["w"], letters["z"]) == (
+        True,
+        True,
+        False,
+        True,
+        True,
+    )
+    html = response.content.decode()
+    assert '<a href="?letter=w">W</a>' in html
+    assert '<span class="unused">N</span>' in html
+
+
+@pytest.mark.parametrize("params", [{"letter": "ab"}, {"letter": "é"}, {"page": "9"}])
+def test_author_index_unknown_letter_or_page_is_404(client, db, params):
+    factories.paper(authors=[factories.author()])
+
+    assert client.get("/en/authors/", params).status_code == 404
+
+
+def test_index_pages_group_by_venue_in_both_languages(icml, client):
+    conferences = visible_text(client.get("/zh-hans/conferences/").content.decode())
+    awards = visible_text(client.get("/en/awards/").content.decode())
+    venues = visible_text(client.get("/zh-hans/venues/").content.decode())
+
+    assert "ICML 2025 3 个奖项" in conferences
+    assert conferences.index("ICML 2025") < conferences.index("ICML 2015")
+    assert "Outstanding Paper Award 2025 6 papers" in awards
+    assert awards.index("Outstanding Paper Award") < awards.index("Test of Time Award")
+    assert "ICML 2 届，2015–2025 年" in venues
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_header_leads_to_every_index_page(icml, client, language):
+    html = client.get(f"/{language}/papers/collabllm/").content.decode()
+    index = client.get(f"/{language}/authors/").content.decode()
+
+    for page in ("conferences", "awards", "authors", "venues"):
+        assert f'<a href="/{language}/{page}/"' in html
+    assert f'<a href="/{language}/authors/" aria-current="page">' in index
+
+
+@pytest.mark.parametrize(
+    ("url", "crumbs"),
+    [
+        ("/en/conferences/icml-2025/", ["/en/", "/en/conferences/"]),
+        (
+            "/en/conferences/icml-2025/awards/test-of-time/",
+            ["/en/", "/en/conferences/", "/en/conferences/icml-2025/"],
+        ),
+        ("/en/papers/collabllm/", ["/en/", "/en/conferences/", "/en/conferences/icml-2025/"]),
+        ("/en/authors/michael-i-jordan/", ["/en/", "/en/authors/"]),
+        ("/en/venues/icml/", ["/en/", "/en/venues/"]),
+        ("/en/venues/icml/awards/test-of-time/", ["/en/", "/en/awards/"]),
+        ("/en/authors/?letter=j", ["/en/", "/en/authors/"]),
+    ],
+)
+def test_every_breadcrumb_leads_to_a_page(icml, client, url, crumbs):
+    html = client.get(url).content.decode()
+    trail = re.search(r'<nav class="breadcrumbs wrap"[^>]*>(.*?)</nav>', html).group(1)
+
+    links = re.findall(r'<a href="([^"]+)"', trail)
+    assert links == crumbs
+    for link in links:
+        assert client.get(link).status_code == 200
+    assert trail.count('aria-current="page"') == 1
