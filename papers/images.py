@@ -304,6 +304,15 @@ def thumbnail_picture(fieldfile, alias):
     """
     if not fieldfile:
         return None
+    # Kept on the field file (the same object for the page's <img> and its og:image),
+    # so a page looks the thumbnail up once.
+    pictures = fieldfile.__dict__.setdefault("_pictures", {})
+    if alias not in pictures:
+        pictures[alias] = _picture(fieldfile, alias)
+    return pictures[alias]
+
+
+def _picture(fieldfile, alias):
     options = aliases.get(alias)
     if options is None:
         raise ValueError(f"unknown thumbnail alias {alias!r}")

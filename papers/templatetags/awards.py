@@ -25,13 +25,14 @@ from django.conf import settings
 from django.template.defaultfilters import linebreaks_filter
 from django.urls import reverse, translate_url
 from django.utils import formats, translation
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext
 from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
 
+from .. import search
 from ..images import thumbnail_picture, thumbnail_url
 from ..mathtext import math_inline, math_paragraphs
 from ..metadata import (
@@ -242,12 +243,18 @@ def feed_url(context):
 def paper_metadata(context, paper):
     """Google Scholar tags, OpenGraph tags and schema.org JSON-LD for a paper page.
 
+    The share image (``og:image``) is the teaser's thumbnail, with its size and
+    description, when the paper has one.
+
     ``paper`` comes from ``Paper.objects.for_detail()`` (no further queries).
     """
     request = context["request"]
     url = absolute_url(request.path, request)
     abstract = localized_value(paper, "abstract")[0] or localized_value(paper, "summary")[0]
+    picture = thumbnail_picture(paper.image, "teaser")
     return {
+        "og_image": picture and {**picture._asdict(), "url": absolute_url(picture.url, request)},
+        "og_image_alt": localized_value(paper, "image_alt")[0],
         "scholar_tags": scholar_tags(paper, url),
         "json_ld": mark_safe(json_ld(scholarly_article(paper, url, request))),  # noqa: S308
         "og_title": localized_value(paper, "title")[0],
@@ -305,3 +312,24 @@ def teaser_picture(image, alias="teaser"):
     """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
     (papers.images.thumbnail_picture; ``None`` when there is nothing to show)."""
     return thumbnail_picture(image, alias)
+
+
+@register.simple_tag(takes_context=True)
+def search_snippet(context, paper, query):
+    """A search result's snippet: the paper's abstract (or summary) around the first
+    word of ``query`` it holds, each match in ``<mark>`` (papers.search.snippet), in the
+    visitor's language or marked as English like ``translated``. "" without a text."""
+    text, language = localized_value(paper, "abstract")
+    if not text:
+        text, language = localized_value(paper, "summary")
+    parts, cut_before, cut_after = search.snippet(text, query or "")
+    if not parts:
+        return ""
+    html = format_html_join(
+        "", "{}", ((format_html("<mark>{}</mark>", part) if hit else part,) for part, hit in parts)
+    )
+    html = format_html("{}{}{}", "… " if cut_before else "", html, " …" if cut_after else "")
+    if language == (get_language() or settings.LANGUAGE_CODE):
+        return format_html('<p class="snippet">{}</p>', html)
+    _note_untranslated(context)
+    return format_html('<p class="snippet untranslated" lang="{}">{}</p>', language, html)
