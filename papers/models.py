@@ -8,7 +8,7 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -200,6 +200,19 @@ class InstitutionQuerySet(models.QuerySet):
     def get_by_natural_key(self, slug):
         return self.get(slug=slug)
 
+    def of_author(self, author):
+        """The institutions ``author`` gave on published papers, with ``first_year`` and
+        ``last_year`` (the conference years of those papers): the latest first."""
+        years = "affiliation_rows__authorship__paper__conference__year"
+        return (
+            self.filter(
+                published_q("affiliation_rows__authorship__paper__"),
+                affiliation_rows__authorship__author=author,
+            )
+            .annotate(first_year=Min(years), last_year=Max(years))
+            .order_by("-last_year", "-first_year", "slug")
+        )
+
 
 class Institution(search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
@@ -239,6 +252,20 @@ class AuthorQuerySet(models.QuerySet):
         scanning every published paper for each author (seconds at 15,000 authors).
         """
         return self.filter(published_q("authorships__paper__")).distinct()
+
+    def coauthors_of(self, author, limit=None):
+        """The people who wrote a published paper with ``author``, each with ``shared``
+        (how many), the most frequent first, then by slug; at most ``limit``."""
+        people = (
+            self.filter(
+                published_q("authorships__paper__"),
+                authorships__paper__authorships__author=author,
+            )
+            .exclude(pk=author.pk)
+            .annotate(shared=Count("authorships__paper", distinct=True))
+            .order_by("-shared", "slug")
+        )
+        return people[:limit] if limit else people
 
 
 class Author(search.SearchTextMixin, SlugFromTitleMixin, models.Model):

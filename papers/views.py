@@ -33,6 +33,7 @@ from .models import (
     Award,
     AwardEntry,
     Conference,
+    Institution,
     Paper,
     Status,
     Venue,
@@ -201,9 +202,15 @@ class PaperDetailView(PreviewMixin, DetailView):
         return papers if self.preview else papers.published()
 
 
+# Co-authors an author page names, the most frequent first.
+COAUTHORS_SHOWN = 24
+
+
 class AuthorDetailView(DetailView):
     """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
-    a page (``?page=``, see ``paginate``). 404 when unknown or without a published paper."""
+    a page (``?page=``, see ``paginate``); the institutions the person gave over the
+    years and up to ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a
+    published paper."""
 
     model = Author
 
@@ -214,6 +221,8 @@ class AuthorDetailView(DetailView):
         context = super().get_context_data(**kwargs)
         page = paginate(self.request, Authorship.objects.for_author_page(self.object))
         context["page_obj"], context["authorships"] = page, page.object_list
+        context["institutions"] = Institution.objects.of_author(self.object)
+        context["coauthors"] = Author.objects.coauthors_of(self.object, limit=COAUTHORS_SHOWN)
         return context
 
 

@@ -148,12 +148,12 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
 @pytest.mark.django_db
 def test_author_queries_do_not_grow_with_papers(assert_queries):
     # The author; the count of papers; a page of authorships, their affiliations,
-    # award entries and co-authors.
-    assert_queries(_author_with_papers(1).get_absolute_url(), 6)
+    # award entries and co-authors; the institutions over the years; the co-authors.
+    assert_queries(_author_with_papers(1).get_absolute_url(), 8)
     prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
-    first = assert_queries(prolific.get_absolute_url(), 6)
-    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 6)
+    first = assert_queries(prolific.get_absolute_url(), 8)
+    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 8)
     assert len(first.context["authorships"]) == LIST_PAGE_SIZE
     assert len(second.context["authorships"]) == 3
 
@@ -838,3 +838,36 @@ def test_every_breadcrumb_leads_to_a_page(icml, client, url, crumbs):
     for link in links:
         assert client.get(link).status_code == 200
     assert trail.count('aria-current="page"') == 1
+
+
+def test_author_page_shows_affiliations_over_time_and_coauthors(client, db):
+    person = factories.author(name="Ada Person")
+    friend = factories.author(name="Often Together")
+    once = factories.author(name="Only Once")
+    princeton = factories.institution(name_en="Princeton University", name_zh_hans="普林斯顿大学")
+    google = factories.institution(name_en="Google", name_zh_hans="")
+    for year, institution, authors in [
+        (2015, princeton, [person, friend]),
+        (2018, princeton, [person, friend, once]),
+        (2025, google, [friend, person]),
+    ]:
+        factories.paper(
+            conference=factories.conference(year=year),
+            authors=authors,
+            affiliations=[institution],
+        )
+    factories.paper(  # a draft: neither its institution nor its co-author counts
+        status="draft",
+        authors=[person, factories.author(name="Draft Friend")],
+        affiliations=[factories.institution(name_en="Hidden Lab")],
+    )
+
+    english = visible_text(client.get(person.get_absolute_url()).content.decode())
+    chinese = visible_text(client.get(f"/zh-hans{person.get_absolute_url()[3:]}").content.decode())
+
+    assert "Affiliations 2025 Google 2015–2018 Princeton University" in english
+    assert "Co-authors Often Together 3 papers Only Once Papers" in english
+    assert "Hidden Lab" not in english
+    assert "Draft Friend" not in english
+    assert "所属机构 2025 Google 2015–2018 普林斯顿大学" in chinese
+    assert "合作者 Often Together 3 篇论文 Only Once" in chinese
