@@ -28,6 +28,12 @@ PATHS = [
     "/zh-hans/conferences/icml-2025/",
     "/en/papers/statistical-query-hardness-multiclass-linear-classification/",
     "/zh-hans/papers/conformal-prediction-as-bayesian-quadrature/",
+    # The index pages (issue 10), one language each, and the search results.
+    "/en/conferences/",
+    "/zh-hans/awards/",
+    "/en/authors/",
+    "/zh-hans/venues/",
+    "/en/search/?q=policy",
 ]
 
 
