@@ -10,6 +10,7 @@ from django.contrib import admin
 from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.db.models import ForeignObjectRel
+from django.utils.translation import gettext_lazy as _
 
 
 class StrictAutocompleteJsonView(AutocompleteJsonView):
@@ -36,7 +37,12 @@ class StrictAutocompleteJsonView(AutocompleteJsonView):
 
 
 class AdminSite(admin.AdminSite):
-    """Django's admin site with ``StrictAutocompleteJsonView`` as its autocomplete."""
+    """Django's admin site with ``StrictAutocompleteJsonView`` as its autocomplete,
+    named after the site in the editor's language (not "Django administration")."""
+
+    site_header = _("Conference Awards")
+    site_title = _("Conference Awards")
+    index_title = _("Awards, papers and authors")
 
     def autocomplete_view(self, request):
         return StrictAutocompleteJsonView.as_view(admin_site=self)(request)

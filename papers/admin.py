@@ -8,15 +8,17 @@ from contextlib import contextmanager
 
 import reversion
 from adminsortable2.admin import SortableAdminBase, SortableTabularInline
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import models, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q, Value
+from django.db.models.functions import Coalesce, NullIf
 from django.templatetags.static import static
 from django.utils.html import format_html
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 from easy_thumbnails.exceptions import InvalidImageFormatError
 from easy_thumbnails.files import get_thumbnailer
 from modeltranslation.admin import (
@@ -49,6 +51,7 @@ from .models import (
     Status,
     Venue,
 )
+from .templatetags.awards import localized_value
 
 # Explicitly, with what belongs to each model, before the ModelAdmins below would
 # register them implicitly (see papers.history).
@@ -96,6 +99,45 @@ class MissingChineseFilter(admin.SimpleListFilter):
             return queryset.filter(condition)
         if self.value() == "complete":
             return queryset.exclude(condition)
+        return None
+
+
+def shown_translation(field):
+    """An expression for ``field`` (a translated field's name) as the admin shows it in
+    the active language: that language's column, or the default language's when it is
+    empty (modeltranslation's fallback, ``MODELTRANSLATION_FALLBACK_LANGUAGES``).
+
+    Ordering a list by it sorts rows by the text the editor reads; ordering by the
+    Chinese column would put every untranslated row first, in no visible order.
+    """
+    default = build_localized_fieldname(field, settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
+    own = build_localized_fieldname(field, get_language() or settings.LANGUAGE_CODE)
+    if own == default:
+        return F(default)
+    field_type = models.TextField()
+    return Coalesce(NullIf(own, Value("")), F(default), output_field=field_type)
+
+
+class AwardSeriesFilter(admin.SimpleListFilter):
+    """Papers by award, named as the editor reads it (the newest edition's name in the
+    admin's language), across every year of the award: an award series, by its slug.
+
+    Replaces a filter on ``awards__slug``, which Django titled after the field ("By
+    slug") and listed by slug.
+    """
+
+    title = _("award")
+    parameter_name = "award"
+
+    def lookups(self, request, model_admin):
+        names = {}
+        for award in Award.objects.order_by("-conference__year", "position", "slug"):
+            names.setdefault(award.slug, localized_value(award, "name")[0] or award.slug)
+        return sorted(names.items(), key=lambda item: (item[1].casefold(), item[0]))
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(awards__slug=self.value()).distinct()
         return None
 
 
@@ -347,8 +389,8 @@ class AwardEntryInline(admin.TabularInline):
 
 @admin.register(Paper)
 class PaperAdmin(SortableAdminBase, PublishingAdmin):
-    list_display = ["title", "conference", "slug", "status", "teaser_state"]
-    list_filter = ["status", "conference", "awards__conference", "awards__slug"]
+    list_display = ["shown_title", "conference", "slug", "status", "teaser_state"]
+    list_filter = ["status", "conference", "awards__conference", AwardSeriesFilter]
     list_select_related = ["conference"]
     search_fields = [
         "title_en",
@@ -379,6 +421,16 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
             if Authorship.objects.filter(paper_id=paper_id).moved_aside().exists():
                 transaction.set_rollback(True)
         return response
+
+    def get_queryset(self, request):
+        """Papers with ``shown_title``, the title as the list shows it (see
+        ``shown_translation``), which the title column sorts by."""
+        return super().get_queryset(request).annotate(shown_title=shown_translation("title"))
+
+    @admin.display(description=_("title"), ordering="shown_title")
+    def shown_title(self, obj):
+        """The title in the admin's language, or the English one while it has none."""
+        return obj.title
 
     @admin.display(description=_("teaser image"))
     def teaser_state(self, obj):

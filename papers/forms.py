@@ -199,6 +199,22 @@ class ListSelect(forms.Select):
             options,
         )
 
+def without_nul(text):
+    """``text`` with each NUL character replaced by U+FFFD, the replacement character.
+
+    A NUL in a query is refused (Django's ProhibitNullCharactersValidator), but the page
+    shows the query again; written into HTML a NUL is a parse error, which browsers show
+    as U+FFFD anyway. ``None`` stays ``None``.
+    """
+    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
+
+
+class QueryInput(forms.SearchInput):
+    """The search box, showing a query with NUL characters as ``without_nul`` does."""
+
+    def format_value(self, value):
+        return without_nul(super().format_value(value))
+
 
 class SearchForm(forms.Form):
     """Search text and filters, read from the query string of the search page.
@@ -214,7 +230,7 @@ class SearchForm(forms.Form):
         label=_("Search for"),
         max_length=QUERY_MAX_LENGTH,
         required=False,
-        widget=forms.SearchInput,
+        widget=QueryInput,
         help_text=_("Words from a title, abstract or summary, an author or an institution."),
     )
     conference = forms.ChoiceField(label=_("Conference"), required=False, widget=ListSelect)
@@ -236,6 +252,10 @@ class SearchForm(forms.Form):
         for award in Award.objects.published().order_by("-conference__year", "position"):
             series.setdefault(award.slug, localized_value(award, "name")[0])
         self.fields["award"].choices = any_choice + list(series.items())
+
+    def shown_query(self):
+        """The query as the page repeats it (its title): NULs shown as U+FFFD."""
+        return without_nul(self["q"].value())
 
     def has_criteria(self):
         """Whether the (valid) form asks for anything: text or a filter."""

@@ -29,9 +29,11 @@ becomes a PNG). The new file is named after the content, so
 import io
 import warnings
 from pathlib import PurePath
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.files.images import get_image_dimensions
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
@@ -282,3 +284,44 @@ def thumbnail_url(fieldfile, alias):
     if thumbnail is not None:
         return thumbnail.url
     return fieldfile.url if fieldfile.storage.exists(fieldfile.name) else ""
+
+
+class Picture(NamedTuple):
+    """An image as a page's ``<img>`` needs it: its URL and its size in pixels."""
+
+    url: str
+    width: int | None
+    height: int | None
+
+
+def thumbnail_picture(fieldfile, alias):
+    """The ``alias`` thumbnail of ``fieldfile`` as a ``Picture``, never making one.
+
+    Like ``thumbnail_url`` (the image itself when the thumbnail is missing; ``None``
+    instead of "" for an empty field or a missing file), with the width and height read
+    from the file's header, so the browser keeps the image's place before it loads.
+    A size that cannot be read is ``None`` (the page then leaves the attribute out).
+    """
+    if not fieldfile:
+        return None
+    # Kept on the field file (the same object for the page's <img> and its og:image),
+    # so a page looks the thumbnail up once.
+    pictures = fieldfile.__dict__.setdefault("_pictures", {})
+    if alias not in pictures:
+        pictures[alias] = _picture(fieldfile, alias)
+    return pictures[alias]
+
+
+def _picture(fieldfile, alias):
+    options = aliases.get(alias)
+    if options is None:
+        raise ValueError(f"unknown thumbnail alias {alias!r}")
+    source = get_thumbnailer(fieldfile).get_existing_thumbnail(options) or fieldfile
+    try:
+        with source.storage.open(source.name) as file:
+            width, height = get_image_dimensions(file)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        width = height = None
+    return Picture(source.url, width, height)

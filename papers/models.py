@@ -10,7 +10,8 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
@@ -253,6 +254,19 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
             )
         )
 
+    def of_author(self, author):
+        """The institutions ``author`` gave on published papers, with ``first_year`` and
+        ``last_year`` (the conference years of those papers): the latest first."""
+        years = "affiliation_rows__authorship__paper__conference__year"
+        return (
+            self.filter(
+                published_q("affiliation_rows__authorship__paper__"),
+                affiliation_rows__authorship__author=author,
+            )
+            .annotate(first_year=Min(years), last_year=Max(years))
+            .order_by("-last_year", "-first_year", "slug")
+        )
+
 
 class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
@@ -286,6 +300,20 @@ class AuthorQuerySet(NaturalKeyQuerySet):
         scanning every published paper for each author (seconds at 15,000 authors).
         """
         return self.filter(published_q("authorships__paper__")).distinct()
+
+    def coauthors_of(self, author, limit=None):
+        """The people who wrote a published paper with ``author``, each with ``shared``
+        (how many), the most frequent first, then by slug; at most ``limit``."""
+        people = (
+            self.filter(
+                published_q("authorships__paper__"),
+                authorships__paper__authorships__author=author,
+            )
+            .exclude(pk=author.pk)
+            .annotate(shared=Count("authorships__paper", distinct=True))
+            .order_by("-shared", "slug")
+        )
+        return people[:limit] if limit else people
 
 
 class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
@@ -463,9 +491,7 @@ class Paper(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.
 
     slug = AsciiSlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
     # Rendered with their TeX maths (papers/mathtext.py), whose limits the validators keep.
-    title = text.CharField(
-        _("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))]
-    )
+    title = text.CharField(_("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))])
     abstract = text.TextField(
         _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
     )
@@ -874,13 +900,16 @@ class AwardEntryQuerySet(NaturalKeyQuerySet):
 
         ``is_top_level`` is annotated: true for entries of their award's top level
         (the one with the lowest position), which badges show without the level's name.
+        ``level_rank`` is the number of the award's levels above the entry's (0 for the
+        top level, 1 for the next, ...): badges take their colour and icon from it.
         """
         lower = AwardLevel.objects.filter(
             award=OuterRef("award_id"), position__lt=OuterRef("level__position")
         )
+        rank = lower.order_by().values("award").annotate(n=Count("pk")).values("n")
         return (
             self.select_related("level")
-            .annotate(is_top_level=~Exists(lower))
+            .annotate(is_top_level=~Exists(lower), level_rank=Coalesce(Subquery(rank), 0))
             .order_by(*AwardEntry.LEVEL_ORDER)
         )
 

@@ -98,3 +98,61 @@ class SearchTextMixin:
             if sources.intersection(update_fields):
                 update_fields = {*update_fields, "search_text"}
         super().save(*args, update_fields=update_fields, **kwargs)
+
+
+# Characters of context a search result's snippet shows around the first match.
+SNIPPET_CHARS = 220
+
+
+def _folded_with_origin(text):
+    """``text`` folded character by character (see :func:`fold`), and for each folded
+    character the index in ``text`` of the character it came from."""
+    folded, origin = [], []
+    for index, char in enumerate(text):
+        for piece in fold(char):
+            folded.append(piece)
+            origin.append(index)
+    return "".join(folded), origin
+
+
+def snippet(text, query, length=SNIPPET_CHARS):
+    """A window of ``text`` about ``length`` characters long around the first match of a
+    word of ``query``, as ``(parts, cut_before, cut_after)``: ``parts`` is a list of
+    ``(text, is_match)`` pairs covering the window, every match of any word of the query
+    inside it marked, ignoring case and accents as the search does (``jimenez`` marks
+    ``Jiménez``). Without a match (the paper was found by an author or an institution)
+    the window is the start of ``text``. White space is collapsed; "" gives no parts.
+    """
+    text = " ".join((text or "").split())
+    if not text:
+        return [], False, False
+    folded, origin = _folded_with_origin(text)
+    spans = []
+    for word in dict.fromkeys(words(query)):
+        start = folded.find(word)
+        while start != -1:
+            end = start + len(word)
+            spans.append((origin[start], origin[end - 1] + 1))
+            start = folded.find(word, end)
+    spans.sort()
+    first = spans[0][0] if spans else 0
+    begin = max(0, min(first - length // 3, len(text) - length))
+    if begin:  # start at a word boundary
+        space = text.find(" ", begin)
+        begin = space + 1 if 0 <= space < first else begin
+    finish = min(len(text), begin + length)
+    if finish < len(text):
+        space = text.rfind(" ", begin, finish)
+        finish = space if space > max(first, begin) else finish
+    parts, position = [], begin
+    for start, end in spans:
+        start, end = max(start, position), min(end, finish)
+        if start >= end:
+            continue
+        if start > position:
+            parts.append((text[position:start], False))
+        parts.append((text[start:end], True))
+        position = end
+    if position < finish:
+        parts.append((text[position:finish], False))
+    return parts, begin > 0, finish < len(text)

@@ -24,7 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from .metadata import absolute_url
-from .models import Author, Award, Conference, Paper
+from .models import Author, Award, Conference, Paper, Venue
 
 PART_URLS = 2_000
 
@@ -48,13 +48,27 @@ class _Sitemap(sitemaps.Sitemap):
 
 
 class HomeSitemap(_Sitemap):
-    priority = 1.0
+    """The home page and the index pages of conferences, awards, authors and venues."""
 
     def items(self):
-        return ["papers:home"]
+        return [
+            "papers:home",
+            "papers:conference-list",
+            "papers:award-list",
+            "papers:author-list",
+            "papers:venue-list",
+        ]
 
     def location(self, item):
         return reverse(item)
+
+    def priority(self, item):
+        return 1.0 if item == "papers:home" else 0.8
+
+
+class VenueSitemap(_Sitemap):
+    def items(self):
+        return Venue.objects.published().only("slug").order_by("slug")
 
 
 class ConferenceSitemap(_Sitemap):
@@ -100,6 +114,7 @@ class AuthorSitemap(_Sitemap):
 
 SITEMAPS = {
     "home": HomeSitemap,
+    "venues": VenueSitemap,
     "conferences": ConferenceSitemap,
     "awards": AwardSitemap,
     "award-series": AwardSeriesSitemap,

@@ -22,6 +22,10 @@ app_name = "papers"
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("search/", views.SearchView.as_view(), name="search"),
+    path("conferences/", views.ConferenceListView.as_view(), name="conference-list"),
+    path("venues/", views.VenueListView.as_view(), name="venue-list"),
+    path("awards/", views.AwardListView.as_view(), name="award-list"),
+    path("authors/", views.AuthorListView.as_view(), name="author-list"),
     path("feeds/awards.atom", feeds.LatestAwardsFeed(), name="awards-feed"),
     path(
         "conferences/<slug:slug>/",

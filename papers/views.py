@@ -7,7 +7,8 @@ site" does): see ``PreviewMixin``."""
 
 from django.conf import settings
 from django.core.paginator import InvalidPage, Paginator
-from django.db.models import Prefetch
+from django.db.models import Count, Max, Min, Prefetch, Q
+from django.db.models.functions import Substr
 from django.http import (
     Http404,
     HttpResponse,
@@ -27,7 +28,18 @@ from django.views.generic import DetailView, ListView
 from . import citations
 from .forms import SearchForm
 from .metadata import absolute_url
-from .models import Author, Authorship, Award, AwardEntry, Conference, Paper, Status, Venue
+from .models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    Conference,
+    Institution,
+    Paper,
+    Status,
+    Venue,
+    published_q,
+)
 
 # Items per page of the lists that grow with the data: a conference's papers without
 # an award and an author's papers. Chosen so that the largest conference page stays
@@ -188,9 +200,15 @@ class PaperDetailView(PreviewMixin, DetailView):
         return papers if self.preview else papers.published()
 
 
+# Co-authors an author page names, the most frequent first.
+COAUTHORS_SHOWN = 24
+
+
 class AuthorDetailView(DetailView):
     """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
-    a page (``?page=``, see ``paginate``). 404 when unknown or without a published paper."""
+    a page (``?page=``, see ``paginate``); the institutions the person gave over the
+    years and up to ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a
+    published paper."""
 
     model = Author
 
@@ -201,6 +219,132 @@ class AuthorDetailView(DetailView):
         context = super().get_context_data(**kwargs)
         page = paginate(self.request, Authorship.objects.for_author_page(self.object))
         context["page_obj"], context["authorships"] = page, page.object_list
+        context["institutions"] = Institution.objects.of_author(self.object)
+        context["coauthors"] = Author.objects.coauthors_of(self.object, limit=COAUTHORS_SHOWN)
+        return context
+
+
+# Index pages (issue 10): every conference, venue, award and author, each a bounded list.
+
+
+class ConferenceListView(ListView):
+    """Every published conference, grouped by venue (by acronym), the newest edition
+    first, each with its counts of awards and papers (one query)."""
+
+    template_name = "papers/conference_list.html"
+    context_object_name = "conferences"
+
+    def get_queryset(self):
+        return (
+            Conference.objects.published()
+            .select_related("venue")
+            .for_venue()
+            .order_by("venue__acronym", "venue__slug", "-year", "-start_date", "slug")
+        )
+
+
+class VenueListView(ListView):
+    """Every venue with a published edition: how many editions, from which year to
+    which (one query)."""
+
+    template_name = "papers/venue_list.html"
+    context_object_name = "venues"
+
+    def get_queryset(self):
+        published = Q(conferences__status=Status.PUBLISHED)
+        return (
+            Venue.objects.published()
+            .annotate(
+                edition_count=Count("conferences", filter=published, distinct=True),
+                first_year=Min("conferences__year", filter=published),
+                last_year=Max("conferences__year", filter=published),
+            )
+            .order_by("acronym", "slug")
+        )
+
+
+class AwardListView(ListView):
+    """Every published award, as award series (the same award slug at a venue), grouped
+    by venue: each series by its newest edition's name, with every edition, newest
+    first, and its number of papers (one query). Series follow the newest edition's
+    position on its conference page."""
+
+    template_name = "papers/award_list.html"
+    context_object_name = "awards"
+
+    def get_queryset(self):
+        return (
+            Award.objects.published()
+            .select_related("conference__venue")
+            .annotate(entry_count=Count("entries", filter=published_q("entries__paper__")))
+            .order_by("conference__venue__acronym", "slug", "-conference__year", "-pk")
+        )
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        series = {}
+        for award in context["awards"]:
+            series.setdefault((award.conference.venue_id, award.slug), []).append(award)
+        context["series"] = sorted(
+            ({"latest": editions[0], "editions": editions} for editions in series.values()),
+            key=lambda item: (
+                item["latest"].conference.venue.acronym,
+                item["latest"].conference.venue_id,
+                item["latest"].position,
+                item["latest"].slug,
+            ),
+        )
+        return context
+
+
+# Authors per page of the author index: 15,000 authors make 150 pages, or fewer than
+# 20 under each letter on average.
+AUTHOR_PAGE_SIZE = 100
+# The author index's groups: the first character of the slug (a letter, or a digit).
+AUTHOR_INITIALS = "abcdefghijklmnopqrstuvwxyz"
+DIGITS = "0"
+
+
+class AuthorListView(ListView):
+    """Every author of a published paper, A to Z, ``AUTHOR_PAGE_SIZE`` a page.
+
+    Authors are ordered by slug: their name as the importer and the admin romanise it
+    (accents dropped, Chinese written in pinyin: papers/slugs.py), so names in any
+    script fall into one A-Z order, the way a reader of an English index expects, and
+    the order uses the slug's unique index. ``?letter=a`` shows the authors under one
+    letter (``0`` for names beginning with a digit); an unknown letter or page is a
+    404. Three queries: the letters in use, the count, the page.
+    """
+
+    template_name = "papers/author_list.html"
+    context_object_name = "authors"
+    paginate_by = AUTHOR_PAGE_SIZE
+
+    def get_queryset(self):
+        self.letter = self.request.GET.get("letter", "")
+        authors = Author.objects.published().only("slug", "name").order_by("slug")
+        if not self.letter:
+            return authors
+        if self.letter == DIGITS:
+            return authors.filter(slug__gte="0", slug__lt=":")  # ":" follows "9"
+        if len(self.letter) == 1 and self.letter in AUTHOR_INITIALS:
+            return authors.filter(slug__gte=self.letter, slug__lt=chr(ord(self.letter) + 1))
+        raise Http404("No such letter in the author index.")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        used = set(
+            Author.objects.published()
+            .annotate(initial=Substr("slug", 1, 1))
+            .values_list("initial", flat=True)
+            .order_by()
+            .distinct()
+        )
+        digits = any(initial.isdigit() for initial in used)
+        context["letters"] = [
+            {"code": code, "label": code.upper(), "used": code in used} for code in AUTHOR_INITIALS
+        ] + [{"code": DIGITS, "label": "0–9", "used": digits}]
+        context["letter"] = self.letter
         return context
 
 

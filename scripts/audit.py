@@ -28,6 +28,12 @@ PATHS = [
     "/zh-hans/conferences/icml-2025/",
     "/en/papers/statistical-query-hardness-multiclass-linear-classification/",
     "/zh-hans/papers/conformal-prediction-as-bayesian-quadrature/",
+    # The index pages (issue 10), one language each. Search pages are left out: they are
+    # noindex and disallowed in robots.txt on purpose, which Lighthouse's SEO score counts.
+    "/en/conferences/",
+    "/zh-hans/awards/",
+    "/en/authors/",
+    "/zh-hans/venues/",
 ]
 
 

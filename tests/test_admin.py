@@ -373,7 +373,10 @@ def test_editor_uploads_an_image_with_both_alt_texts(editor_client, settings, tm
     assert paper.image.name.startswith("papers/teaser")
     page = editor_client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
     assert 'alt="蓝色方块"' in page
-    assert '<img src="/media/papers/teaser.png.960x0_q85.png" alt="蓝色方块">' in page
+    assert (
+        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="蓝色方块" width="64" height="48">'
+        in page
+    )
 
 
 def test_image_without_chinese_alt_text_is_a_form_error(editor_client, settings, tmp_path):
@@ -622,6 +625,7 @@ def test_award_form_offers_only_the_awards_own_levels(editor_client):
     assert f'<option value="{foreign.pk}"' not in html
     assert 'name="levels-0-name_plural_zh_hans"' in html
 
+
 # Autocomplete ---------------------------------------------------------------------
 
 
@@ -679,3 +683,70 @@ def test_nul_in_a_changelist_filter_is_a_400(editor_client, name, query):
 
     assert response.status_code == 400
     assert "<h1>Bad request</h1>" in response.content.decode()
+
+# Issue 10: the admin's name, the award filter, sorting by the shown title, language ----
+
+
+@pytest.mark.parametrize(
+    ("language", "header", "title"),
+    [
+        ("en", "Conference Awards", "Awards, papers and authors"),
+        ("zh-hans", "会议奖项", "奖项、论文与作者"),
+    ],
+)
+def test_admin_is_branded_in_the_editors_language(editor_client, language, header, title):
+    editor_client.cookies["django_language"] = language
+
+    html = editor_client.get("/admin/").content.decode()
+
+    assert f'<div id="site-name"><a href="/admin/">{header}</a></div>' in html
+    assert f"<title>{title} | {header}</title>" in html
+    assert f"<h1>{title}</h1>" in html
+    assert "Django" not in html
+
+
+def test_paper_list_filters_by_award_named_as_shown(editor_client):
+    award = factories.award(slug="best-paper", name_en="Best Paper Award")
+    winner = factories.paper(conference=award.conference, title_en="The Winner")
+    factories.award_entry(award, winner)
+    factories.paper(title_en="Another Paper")
+
+    html = editor_client.get("/admin/papers/paper/").content.decode()
+    filtered = editor_client.get("/admin/papers/paper/", {"award": "best-paper"})
+
+    assert "By slug" not in html
+    assert "By award" in html
+    assert '<a href="?award=best-paper">Best Paper Award' in html
+    assert list(filtered.context["cl"].result_list) == [winner]
+
+
+def test_chinese_paper_list_sorts_by_the_title_it_shows(editor_client):
+    """In Chinese, a paper without a Chinese title shows its English one: sorting by the
+    title column puts it where that English title falls, not first."""
+    for english, chinese in [("Beta", "丙"), ("Alpha", ""), ("Gamma", "")]:
+        factories.paper(title_en=english, title_zh_hans=chinese)
+    editor_client.cookies["django_language"] = "zh-hans"
+
+    response = editor_client.get("/admin/papers/paper/", {"o": "1"})
+
+    shown = [paper.title for paper in response.context["cl"].result_list]
+    assert shown == ["Alpha", "Gamma", "丙"]
+
+
+def test_editor_switches_the_admins_language(editor_client):
+    html = editor_client.get("/admin/papers/").content.decode()
+    assert '<form class="admin-language" method="post" action="/i18n/setlang/">' in html
+    assert (
+        '<button type="submit" name="language" value="zh-hans" lang="zh-hans">简体中文</button>'
+        in (html)
+    )
+
+    response = editor_client.post(
+        "/i18n/setlang/", {"language": "zh-hans", "next": "/admin/papers/"}
+    )
+
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/papers/"
+    chinese = editor_client.get("/admin/papers/").content.decode()
+    assert '<html lang="zh-hans"' in chinese
+    assert '<button type="submit" name="language" value="en" lang="en">English</button>' in chinese

@@ -57,3 +57,27 @@ def test_csrf_failure_is_our_bilingual_403_page_without_inline_style(db, languag
     assert "DEBUG" not in html
     assert "<style" not in html
     assert "style=" not in html
+
+
+@pytest.mark.parametrize(
+    ("language", "other", "link"),
+    [
+        ("en", "zh-hans", '<a href="/zh-hans/" hreflang="zh-hans" lang="zh-hans">简体中文</a>'),
+        ("zh-hans", "en", '<a href="/en/" hreflang="en" lang="en">English</a>'),
+    ],
+)
+def test_404_language_switcher_leads_to_the_other_languages_home(client, db, language, other, link):
+    """An address that matches no route has no equivalent in the other language: the
+    switcher leads to that language's home page, never back to the same 404."""
+    response = client.get(f"/{language}/no/such/page/")
+
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert link in html
+    assert f'href="/{language}/no/such/page/"' not in html
+
+
+def test_404_of_a_known_route_switches_to_its_equivalent(client, db):
+    html = client.get("/en/papers/no-such-paper/").content.decode()
+
+    assert 'href="/zh-hans/papers/no-such-paper/" hreflang="zh-hans"' in html

@@ -6,10 +6,11 @@ import zlib
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from papers.images import clean_image
+from papers.images import clean_image, make_thumbnails
 from papers.importing import import_fixture
 from papers.roles import create_editor
 
@@ -341,6 +342,7 @@ def test_animated_image_is_refused_with_the_reason(data, name):
 def test_single_frame_gif_is_accepted():
     assert stored(image_bytes(mode="P", color=3, format="GIF"), "still.gif").format == "PNG"
 
+
 # Thumbnails made at upload, never in a visitor's request ----------------------------
 
 THUMBNAILS = ["papers/teaser.png.960x0_q85.png", "papers/teaser.png.120x80_q85.png"]
@@ -373,7 +375,7 @@ def test_paper_page_never_makes_a_thumbnail(db, client, settings, tmp_path):
 
     page = client.get(paper.get_absolute_url()).content.decode()
 
-    assert '<img src="/media/papers/teaser.png" alt="A figure">' in page
+    assert '<img src="/media/papers/teaser.png" alt="A figure" width="1200" height="800">' in page
     assert sorted(path.name for path in (tmp_path / "papers").iterdir()) == ["teaser.png"]
 
 
@@ -388,3 +390,33 @@ def test_import_makes_every_thumbnail_when_it_stores_an_image(db, settings, tmp_
 
     stored = sorted(f"papers/{path.name}" for path in (tmp_path / "media" / "papers").iterdir())
     assert stored == sorted(["papers/teaser.png", *THUMBNAILS])
+
+
+def test_teaser_has_the_thumbnails_width_and_height(db, client, settings, tmp_path):
+    """The browser keeps the teaser's place before it loads: ``<img>`` names the size of
+    the thumbnail it shows (960 pixels wide at most), not of the stored image."""
+    settings.MEDIA_ROOT = tmp_path
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "teaser.png").write_bytes(image_bytes(size=(1920, 1080)))
+    make_thumbnails(default_storage, "papers/teaser.png")
+    paper = factories.paper(
+        image="papers/teaser.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+    page = client.get(paper.get_absolute_url()).content.decode()
+
+    assert (
+        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="A figure" width="960" height="540">'
+        in page
+    )
+
+
+def test_teaser_whose_file_is_missing_has_no_img(db, client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper(
+        image="papers/gone.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+    page = client.get(paper.get_absolute_url()).content.decode()
+
+    assert "<img" not in page

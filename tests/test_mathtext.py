@@ -159,19 +159,30 @@ class _Markup(HTMLParser):
             self.scripts[-1] += data
 
 
+# The attributes of the site's own SVG, the award level icons.
+AWARD_ICON = {
+    "class": "icon",
+    "aria-hidden": "true",
+    "viewbox": "0 0 16 16",
+    "width": "16",
+    "height": "16",
+}
+
+
 def markup_from_input(html):
     """What in ``html`` could only have come from a payload: a list of findings.
 
     The site's own markup has no event handlers, no style attributes, no javascript:
-    URLs, no frames, images from ``src=x``, or SVG; its only scripts are the JSON-LD
-    block and static files. Any class named "evil" came from ``\\class``.
+    URLs, no frames, images from ``src=x``, or SVG but the award icons (exactly the
+    attributes of templates/papers/includes/award_icon.html); its only scripts are the
+    JSON-LD block and static files. Any class named "evil" came from ``\\class``.
     """
     parser = _Markup()
     parser.feed(html)
     parser.close()
     found = []
     for tag, attrs in parser.elements:
-        if tag in {"iframe", "svg", "object", "embed"}:
+        if tag in {"iframe", "svg", "object", "embed"} and attrs != AWARD_ICON:
             found.append(tag)
         if tag == "script" and not (
             attrs.get("type") == "application/ld+json"

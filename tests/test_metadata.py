@@ -246,3 +246,36 @@ def test_json_ld_award_names_a_level_below_the_top(client, db):
 
     assert top["award"] == ["CIL 2031 Best Imaginary Paper Award"]
     assert below["award"] == ["CIL 2031 Best Imaginary Paper Award (Runner-up)"]
+
+
+def test_opengraph_share_image_is_the_teaser_thumbnail(client, db, settings, tmp_path):
+    import io
+
+    from django.core.files.storage import default_storage
+    from PIL import Image
+
+    from papers.images import make_thumbnails
+
+    settings.MEDIA_ROOT = tmp_path
+    buffer = io.BytesIO()
+    Image.new("RGB", (1200, 630), (20, 90, 160)).save(buffer, format="PNG")
+    default_storage.save("papers/card.png", buffer)
+    make_thumbnails(default_storage, "papers/card.png")
+    paper = factories.paper(
+        image="papers/card.png", image_alt_en="A blue card", image_alt_zh_hans="一张蓝色卡片"
+    )
+
+    head = _head(client, f"/zh-hans/papers/{paper.slug}/")
+
+    assert _property(head, "og:image") == ["http://testserver/media/papers/card.png.960x0_q85.png"]
+    assert _property(head, "og:image:width") == ["960"]
+    assert _property(head, "og:image:height") == ["504"]
+    assert _property(head, "og:image:alt") == ["一张蓝色卡片"]
+
+
+def test_paper_without_teaser_has_no_share_image(client, db):
+    paper = factories.paper()
+
+    head = _head(client, paper.get_absolute_url())
+
+    assert _property(head, "og:image") == []

@@ -376,3 +376,92 @@ def test_postgresql_finds_trigrams_in_chinese(db):
         (count,) = cursor.fetchone()
 
     assert count == 5
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_nul_in_the_query_is_never_written_into_the_page(client, db, language):
+    """A NUL is refused (a form error) and the box shows the query again, with U+FFFD
+    where the NUL was: written into HTML a NUL is a parse error."""
+    factories.paper()
+
+    response = client.get(f"/{language}/search/", {"q": "a\x00b"})
+
+    html = response.content.decode()
+    assert response.context["form"].errors["q"]
+    assert "\x00" not in html
+    assert 'value="a\ufffdb"' in html
+    assert "a\ufffdb" in html[html.index("<title>") : html.index("</title>")]
+
+
+# Results with a snippet, the conference, and suggestions (issue 10) ----------------
+
+
+def test_snippet_marks_every_word_ignoring_case_and_accents():
+    parts, cut_before, cut_after = search.snippet(
+        "Work by Jiménez on policy search. POLICY gradients.", "jimenez policy"
+    )
+
+    assert [part for part, hit in parts if hit] == ["Jiménez", "policy", "POLICY"]
+    assert "".join(part for part, _hit in parts) == (
+        "Work by Jiménez on policy search. POLICY gradients."
+    )
+    assert (cut_before, cut_after) == (False, False)
+
+
+def test_snippet_is_a_window_around_the_first_match():
+    text = " ".join(f"word{n}" for n in range(200)) + " conformal " + "tail " * 100
+
+    parts, cut_before, cut_after = search.snippet(text, "conformal")
+    window = "".join(part for part, _hit in parts)
+
+    assert ("conformal", True) in parts
+    assert len(window) <= search.SNIPPET_CHARS
+    assert (cut_before, cut_after) == (True, True)
+    assert window.startswith("word")  # starts at a word, not inside one
+
+
+def test_snippet_without_a_match_is_the_start_of_the_text():
+    parts, cut_before, _cut_after = search.snippet("An abstract.", "someone's name")
+
+    assert (parts, cut_before) == ([("An abstract.", False)], False)
+    assert search.snippet("", "x") == ([], False, False)
+
+
+def test_results_show_conference_and_a_highlighted_snippet(client, db):
+    conference = factories.conference(name_en="ICML 2031", name_zh_hans="ICML 2031")
+    factories.paper(
+        conference=conference,
+        title_en="Kernels",
+        abstract_en="We study <kernel> methods.",
+        abstract_zh_hans="我们研究核方法。",
+    )
+
+    english = client.get("/en/search/", {"q": "kernel"}).content.decode()
+    chinese = client.get("/zh-hans/search/", {"q": "核方法"}).content.decode()
+
+    assert "Published at ICML 2031" in visible_text(english)
+    assert '<p class="snippet">We study &lt;<mark>kernel</mark>&gt; methods.</p>' in english
+    assert '<p class="snippet">我们研究<mark>核方法</mark>。</p>' in chinese
+
+
+def test_chinese_result_without_chinese_abstract_marks_the_english_snippet(client, db):
+    factories.paper(title_zh_hans="核", abstract_en="Kernel methods.", abstract_zh_hans="")
+
+    html = client.get("/zh-hans/search/", {"q": "kernel"}).content.decode()
+
+    assert '<p class="snippet untranslated" lang="en"><mark>Kernel</mark> methods.</p>' in html
+    assert 'class="untranslated-notice"' in html
+
+
+def test_no_results_suggest_other_searches_and_the_index_pages(client, db):
+    conference = factories.conference(year=2031)
+    factories.paper(conference=conference, title_en="Kernels")
+
+    html = client.get("/en/search/", {"q": "zzzz", "year": "2031"}).content.decode()
+    unfiltered = client.get("/en/search/", {"q": "zzzz"}).content.decode()
+
+    text = visible_text(html)
+    assert "0 papers found No paper matches every word." in text
+    assert '<a href="?q=zzzz">Search every conference, year and award.</a>' in html
+    assert '<a href="/en/authors/">authors</a>' in html
+    assert "Search every conference" not in unfiltered

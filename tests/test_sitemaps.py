@@ -55,8 +55,9 @@ def test_sitemap_lists_every_public_page_in_both_languages(icml, client):
         "/en/authors/michael-i-jordan/",
     ]:
         assert path in paths
-    # 2 conferences, 3 awards, 3 series, 19 papers, 66 authors and the home page.
-    assert len(paths) == 2 * (1 + 2 + 3 + 3 + 19 + 66)
+    # The home page and 4 index pages, 1 venue, 2 conferences, 3 awards, 3 series,
+    # 19 papers and 66 authors.
+    assert len(paths) == 2 * (5 + 1 + 2 + 3 + 3 + 19 + 66)
 
 
 def test_every_sitemap_url_exists_and_its_alternates_lead_to_it(icml, client):
@@ -160,7 +161,9 @@ def test_robots_txt_names_the_sitemap(client, db):
     ("url", "count"),
     [
         # One query per section but the home page's, to count its URLs.
-        ("/sitemap.xml", 5),
+        ("/sitemap.xml", 6),
+        ("/sitemap-home.xml", 0),
+        ("/sitemap-venues.xml", 1),
         ("/sitemap-conferences.xml", 1),
         ("/sitemap-awards.xml", 1),
         ("/sitemap-award-series.xml", 1),
@@ -183,4 +186,14 @@ def test_sitemap_queries_do_not_grow_with_items(client, db, django_assert_num_qu
         factories.award_entry(award, factories.paper(authors=[factories.author()]))
 
     many = get()
-    assert many > one or url == "/sitemap.xml"
+    assert many > one or url in ("/sitemap.xml", "/sitemap-home.xml")
+
+
+def test_sitemap_lists_the_index_pages_and_venues(icml, client):
+    root = _sitemap(client)
+
+    paths = {_path(loc.text) for loc in root.findall("s:url/s:loc", NS)}
+
+    for language in ("en", "zh-hans"):
+        for page in ("conferences/", "awards/", "authors/", "venues/", "venues/icml/"):
+            assert f"/{language}/{page}" in paths

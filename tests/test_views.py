@@ -1,5 +1,7 @@
 """The public pages: content, languages, fallbacks, 404s and query counts."""
 
+import re
+
 import polib
 import pytest
 from django.conf import settings
@@ -146,12 +148,12 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
 @pytest.mark.django_db
 def test_author_queries_do_not_grow_with_papers(assert_queries):
     # The author; the count of papers; a page of authorships, their affiliations,
-    # award entries and co-authors.
-    assert_queries(_author_with_papers(1).get_absolute_url(), 6)
+    # award entries and co-authors; the institutions over the years; the co-authors.
+    assert_queries(_author_with_papers(1).get_absolute_url(), 8)
     prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
-    first = assert_queries(prolific.get_absolute_url(), 6)
-    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 6)
+    first = assert_queries(prolific.get_absolute_url(), 8)
+    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 8)
     assert len(first.context["authorships"]) == LIST_PAGE_SIZE
     assert len(second.context["authorships"]) == 3
 
@@ -215,9 +217,9 @@ def test_test_of_time_paper_names_where_published_and_where_awarded(icml, client
         client.get("/zh-hans/papers/trust-region-policy-optimization/").content.decode()
     )
 
-    assert "Published at ICML 2015, Lille, PMLR, volume 37, pp. 1889-1897" in english
+    assert "Published at ICML 2015, Lille, PMLR, volume 37, pp. 1889–1897" in english
     assert "Awards ICML 2025 Test of Time Award (Honourable mention)" in english
-    assert "发表于 ICML 2015，里尔，PMLR 第 37 卷，第 1889-1897 页" in chinese
+    assert "发表于 ICML 2015，里尔，PMLR 第 37 卷，第 1889–1897 页" in chinese
     assert "奖项 ICML 2025 时间检验奖（荣誉提及）" in chinese
 
 
@@ -290,6 +292,10 @@ def test_english_page_never_shows_chinese_fallback(client, db):
         "/en/authors/michael-i-jordan/",
         "/en/papers/no-such-paper/",
         "/en/venues/icml/awards/test-of-time/",
+        "/en/conferences/",
+        "/en/venues/",
+        "/en/awards/",
+        "/en/authors/",
         "/en/search/?q=learning",
         "/en/search/?year=abc",
     ],
@@ -312,6 +318,10 @@ def test_english_pages_have_no_chinese(icml, client, url):
         "/zh-hans/authors/michael-i-jordan/",
         "/zh-hans/papers/no-such-paper/",
         "/zh-hans/venues/icml/awards/test-of-time/",
+        "/zh-hans/conferences/",
+        "/zh-hans/venues/",
+        "/zh-hans/awards/",
+        "/zh-hans/authors/",
         "/zh-hans/search/?q=learning",
         "/zh-hans/search/?year=abc&q=" + "x" * 201,
     ],
@@ -614,3 +624,250 @@ def test_new_link_kinds_are_shown_in_their_order(client, db):
     text = visible_text(client.get(paper.get_absolute_url()).content.decode())
 
     assert "Read the paper Proceedings Project page Dataset Video Slides" in text
+
+
+@pytest.mark.parametrize(
+    ("pages", "shown"),
+    [
+        ("448-456", "448–456"),
+        ("448--456", "448–456"),
+        ("448 - 456", "448–456"),
+        ("e1\u2010e12", "e1–e12"),
+        ("1889–1897", "1889–1897"),
+        ("12", "12"),
+        ("", ""),
+    ],
+)
+def test_page_ranges_are_shown_with_an_en_dash(pages, shown):
+    from papers.templatetags.awards import page_range
+
+    assert page_range(pages) == shown
+
+
+# Award badges (issue 10) -----------------------------------------------------------
+
+
+def test_badges_take_their_tier_from_the_levels_rank_top_level_first(client, db):
+    """A paper with entries at three levels of three awards: each badge's tier is its
+    level's rank in its own award (1 for the top level, 2 for the next, 3 below), and
+    the top-level badges come first."""
+    paper = factories.paper()
+    for slug, level in [
+        ("third", "honourable-mention"),
+        ("second", "runner-up"),
+        ("first", "winner"),
+    ]:
+        award = factories.award(slug=slug, name_en=f"{slug.title()} Award")
+        for other in ("winner", "runner-up", "honourable-mention"):
+            factories.award_level(award, other)
+        factories.award_entry(award, paper, level=level)
+
+    html = client.get(paper.get_absolute_url()).content.decode()
+
+    tiers = re.findall(r'<span class="badge tier-(\d)"><svg class="icon" aria-hidden="true"', html)
+    assert tiers == ["1", "2", "3"]
+    text = visible_text(html)
+    assert text.index("First Award") < text.index("Second Award") < text.index("Third Award")
+
+
+def test_level_tier_clamps_ranks_to_three_tiers():
+    from papers.templatetags.awards import level_tier
+
+    assert [level_tier(rank) for rank in (None, 0, 1, 2, 5)] == [1, 1, 2, 3, 3]
+
+
+def test_award_level_headings_carry_their_tier(client, db):
+    award = _levelled_award(_imaginary_conference())
+
+    html = client.get(award.get_absolute_url()).content.decode()
+
+    assert re.findall(r'<section class="award-level (tier-\d)', html) == [
+        "tier-1",
+        "tier-2",
+        "tier-3",
+    ]
+
+
+# Index pages and navigation (issue 10) ----------------------------------------------
+
+
+@pytest.mark.django_db
+def test_conference_index_queries_do_not_grow_with_conferences(assert_queries):
+    _award_with_papers(1)
+    # The conferences with their venues and counts.
+    assert_queries("/en/conferences/", 1)
+    venue = factories.venue()
+    for _ in range(4):
+        _award_with_papers(2, conference=factories.conference(venue=venue))
+    _other_papers(factories.conference(venue=venue), 2)
+
+    response = assert_queries("/en/conferences/", 1)
+    # One, four, the one of the other papers and the one of their awards elsewhere.
+    assert len(response.context["conferences"]) == 7
+
+
+@pytest.mark.django_db
+def test_venue_index_queries_do_not_grow_with_venues(assert_queries):
+    _award_with_papers(1)
+    # The venues with their counts and years.
+    assert_queries("/en/venues/", 1)
+    for _ in range(4):
+        venue = factories.venue()
+        _award_with_papers(1, conference=factories.conference(venue=venue))
+        _award_with_papers(1, conference=factories.conference(venue=venue))
+
+    response = assert_queries("/en/venues/", 1)
+    assert len(response.context["venues"]) == 5
+
+
+@pytest.mark.django_db
+def test_award_index_queries_do_not_grow_with_awards(assert_queries):
+    _award_with_papers(1)
+    # The awards with their conferences, venues and counts of papers.
+    assert_queries("/en/awards/", 1)
+    venue = factories.venue()
+    for year in (2030, 2031, 2032):
+        conference = factories.conference(venue=venue, year=year)
+        _award_with_papers(2, conference=conference)
+        factories.award_entry(
+            factories.award(conference=conference, slug="best"), factories.paper()
+        )
+
+    response = assert_queries("/en/awards/", 1)
+    assert len(response.context["series"]) == 5
+    best = [item for item in response.context["series"] if item["latest"].slug == "best"]
+    assert [award.conference.year for award in best[0]["editions"]] == [2032, 2031, 2030]
+
+
+@pytest.mark.django_db
+def test_author_index_queries_do_not_grow_with_authors(assert_queries):
+    from papers.views import AUTHOR_PAGE_SIZE
+
+    _author_with_papers(1)
+    # The letters in use; the count; the page.
+    assert_queries("/en/authors/", 3)
+    factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE + 5)])
+
+    first = assert_queries("/en/authors/", 3)
+    last = assert_queries("/en/authors/?page=2", 3)
+    assert len(first.context["authors"]) == AUTHOR_PAGE_SIZE
+    assert len(last.context["authors"]) == 7
+
+
+def test_author_index_orders_names_of_every_script_a_to_z(client, db):
+    """Names are ordered by their romanised slug: Ágnes with A, 王 (wang) with W."""
+    names = {"zhang-wei": "张伟", "agnes-toth": "Ágnes Tóth", "wang-fang": "王芳", "bo-li": "Bo Li"}
+    factories.paper(
+        authors=[factories.author(slug=slug, name=name) for slug, name in names.items()]
+    )
+    factories.author(slug="no-paper", name="Nobody Published")
+
+    response = client.get("/en/authors/")
+    by_letter = client.get("/en/authors/", {"letter": "w"})
+
+    assert [author.name for author in response.context["authors"]] == [
+        "Ágnes Tóth",
+        "Bo Li",
+        "王芳",
+        "张伟",
+    ]
+    assert [author.name for author in by_letter.context["authors"]] == ["王芳"]
+    letters = {item["code"]: item["used"] for item in response.context["letters"]}
+    assert (letters["a"], letters["b"], letters["n"], letters["w"], letters["z"]) == (
+        True,
+        True,
+        False,
+        True,
+        True,
+    )
+    html = response.content.decode()
+    assert '<a href="?letter=w">W</a>' in html
+    assert '<span class="unused">N</span>' in html
+
+
+@pytest.mark.parametrize("params", [{"letter": "ab"}, {"letter": "é"}, {"page": "9"}])
+def test_author_index_unknown_letter_or_page_is_404(client, db, params):
+    factories.paper(authors=[factories.author()])
+
+    assert client.get("/en/authors/", params).status_code == 404
+
+
+def test_index_pages_group_by_venue_in_both_languages(icml, client):
+    conferences = visible_text(client.get("/zh-hans/conferences/").content.decode())
+    awards = visible_text(client.get("/en/awards/").content.decode())
+    venues = visible_text(client.get("/zh-hans/venues/").content.decode())
+
+    assert "ICML 2025 3 个奖项" in conferences
+    assert conferences.index("ICML 2025") < conferences.index("ICML 2015")
+    assert "Outstanding Paper Award 2025 6 papers" in awards
+    assert awards.index("Outstanding Paper Award") < awards.index("Test of Time Award")
+    assert "ICML 2 届，2015–2025 年" in venues
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_header_leads_to_every_index_page(icml, client, language):
+    html = client.get(f"/{language}/papers/collabllm/").content.decode()
+    index = client.get(f"/{language}/authors/").content.decode()
+
+    for page in ("conferences", "awards", "authors", "venues"):
+        assert f'<a href="/{language}/{page}/"' in html
+    assert f'<a href="/{language}/authors/" aria-current="page">' in index
+
+
+@pytest.mark.parametrize(
+    ("url", "crumbs"),
+    [
+        ("/en/conferences/icml-2025/", ["/en/", "/en/conferences/"]),
+        (
+            "/en/conferences/icml-2025/awards/test-of-time/",
+            ["/en/", "/en/conferences/", "/en/conferences/icml-2025/"],
+        ),
+        ("/en/papers/collabllm/", ["/en/", "/en/conferences/", "/en/conferences/icml-2025/"]),
+        ("/en/authors/michael-i-jordan/", ["/en/", "/en/authors/"]),
+        ("/en/venues/icml/", ["/en/", "/en/venues/"]),
+        ("/en/venues/icml/awards/test-of-time/", ["/en/", "/en/awards/"]),
+        ("/en/authors/?letter=j", ["/en/", "/en/authors/"]),
+    ],
+)
+def test_every_breadcrumb_leads_to_a_page(icml, client, url, crumbs):
+    html = client.get(url).content.decode()
+    trail = re.search(r'<nav class="breadcrumbs wrap"[^>]*>(.*?)</nav>', html).group(1)
+
+    links = re.findall(r'<a href="([^"]+)"', trail)
+    assert links == crumbs
+    for link in links:
+        assert client.get(link).status_code == 200
+    assert trail.count('aria-current="page"') == 1
+
+
+def test_author_page_shows_affiliations_over_time_and_coauthors(client, db):
+    person = factories.author(name="Ada Person")
+    friend = factories.author(name="Often Together")
+    once = factories.author(name="Only Once")
+    princeton = factories.institution(name_en="Princeton University", name_zh_hans="普林斯顿大学")
+    google = factories.institution(name_en="Google", name_zh_hans="")
+    for year, institution, authors in [
+        (2015, princeton, [person, friend]),
+        (2018, princeton, [person, friend, once]),
+        (2025, google, [friend, person]),
+    ]:
+        factories.paper(
+            conference=factories.conference(year=year),
+            authors=authors,
+            affiliations=[institution],
+        )
+    factories.paper(  # a draft: neither its institution nor its co-author counts
+        status="draft",
+        authors=[person, factories.author(name="Draft Friend")],
+        affiliations=[factories.institution(name_en="Hidden Lab")],
+    )
+
+    english = visible_text(client.get(person.get_absolute_url()).content.decode())
+    chinese = visible_text(client.get(f"/zh-hans{person.get_absolute_url()[3:]}").content.decode())
+
+    assert "Affiliations 2025 Google 2015–2018 Princeton University" in english
+    assert "Co-authors Often Together 3 papers Only Once Papers" in english
+    assert "Hidden Lab" not in english
+    assert "Draft Friend" not in english
+    assert "所属机构 2025 Google 2015–2018 普林斯顿大学" in chinese
+    assert "合作者 Often Together 3 篇论文 Only Once" in chinese

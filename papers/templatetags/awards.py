@@ -17,21 +17,23 @@ An empty field never passes for a translation, and an English page never shows
 another language's text.
 """
 
+import re
 import secrets
 
 from django import template
 from django.conf import settings
 from django.template.defaultfilters import linebreaks_filter
 from django.urls import reverse, translate_url
-from django.utils import formats
-from django.utils.html import format_html
+from django.utils import formats, translation
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext
 from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
 
-from ..images import thumbnail_url
+from .. import search
+from ..images import thumbnail_picture, thumbnail_url
 from ..mathtext import math_inline, math_paragraphs
 from ..metadata import (
     absolute_url,
@@ -173,9 +175,18 @@ def untranslated_notice(context):
 
 @register.simple_tag(takes_context=True)
 def url_in_language(context, language):
-    """The current page's URL in ``language`` (a code from settings.LANGUAGES)."""
+    """The current page's URL in ``language`` (a code from settings.LANGUAGES).
+
+    An address that matches no route (a 404 page such as ``/en/no/such/page/``) has no
+    equivalent: the home page in ``language`` is given instead, never the same page.
+    """
     request = context["request"]
-    return translate_url(request.get_full_path(), language)
+    path = request.get_full_path()
+    translated_path = translate_url(path, language)
+    if translated_path == path and language != get_language():
+        with translation.override(language):
+            return reverse("papers:home")
+    return translated_path
 
 
 @register.filter
@@ -232,12 +243,18 @@ def feed_url(context):
 def paper_metadata(context, paper):
     """Google Scholar tags, OpenGraph tags and schema.org JSON-LD for a paper page.
 
+    The share image (``og:image``) is the teaser's thumbnail, with its size and
+    description, when the paper has one.
+
     ``paper`` comes from ``Paper.objects.for_detail()`` (no further queries).
     """
     request = context["request"]
     url = absolute_url(request.path, request)
     abstract = localized_value(paper, "abstract")[0] or localized_value(paper, "summary")[0]
+    picture = thumbnail_picture(paper.image, "teaser")
     return {
+        "og_image": picture and {**picture._asdict(), "url": absolute_url(picture.url, request)},
+        "og_image_alt": localized_value(paper, "image_alt")[0],
         "scholar_tags": scholar_tags(paper, url),
         "json_ld": mark_safe(json_ld(scholarly_article(paper, url, request))),  # noqa: S308
         "og_title": localized_value(paper, "title")[0],
@@ -259,3 +276,60 @@ def teaser_url(image, alias="teaser"):
     the image's file is missing too (the template then shows no ``<img>``).
     """
     return thumbnail_url(image, alias)
+
+
+# Badge tiers: the top level of an award, the next one, and every level below them.
+BADGE_TIERS = 3
+
+
+@register.filter
+def level_tier(rank):
+    """The badge tier (1, 2 or 3) of an award level of rank ``rank`` (0 for an award's
+    top level; ``AwardEntryQuerySet.in_level_order`` annotates it as ``level_rank``).
+
+    The tier picks the badge's colour and icon (static/css/site.css, "Award badges"):
+    1 for the top level, 2 for the next, 3 for every level below. A missing rank
+    (``None``) counts as the top level.
+    """
+    return min(int(rank or 0), BADGE_TIERS - 1) + 1
+
+
+# A hyphen, doubled hyphen (BibTeX's "--"), hyphen or figure dash, or em dash between the
+# two ends of a range, with any spaces around it.
+RANGE_DASH = re.compile(r"(?<=\w)\s*(?:--?|[\u2010\u2011\u2012\u2014\u2015])\s*(?=\w)")
+
+
+@register.filter
+def page_range(pages):
+    """Pages as typeset: ``"1889-1897"`` becomes ``"1889–1897"``, with an en dash
+    (the typographic convention for ranges: Chicago Manual of Style 6.78, Butterick's
+    Practical Typography). Anything else in the text is kept as it is."""
+    return RANGE_DASH.sub("\u2013", pages or "")
+
+
+@register.filter
+def teaser_picture(image, alias="teaser"):
+    """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
+    (papers.images.thumbnail_picture; ``None`` when there is nothing to show)."""
+    return thumbnail_picture(image, alias)
+
+
+@register.simple_tag(takes_context=True)
+def search_snippet(context, paper, query):
+    """A search result's snippet: the paper's abstract (or summary) around the first
+    word of ``query`` it holds, each match in ``<mark>`` (papers.search.snippet), in the
+    visitor's language or marked as English like ``translated``. "" without a text."""
+    text, language = localized_value(paper, "abstract")
+    if not text:
+        text, language = localized_value(paper, "summary")
+    parts, cut_before, cut_after = search.snippet(text, query or "")
+    if not parts:
+        return ""
+    html = format_html_join(
+        "", "{}", ((format_html("<mark>{}</mark>", part) if hit else part,) for part, hit in parts)
+    )
+    html = format_html("{}{}{}", "… " if cut_before else "", html, " …" if cut_after else "")
+    if language == (get_language() or settings.LANGUAGE_CODE):
+        return format_html('<p class="snippet">{}</p>', html)
+    _note_untranslated(context)
+    return format_html('<p class="snippet untranslated" lang="{}">{}</p>', language, html)

@@ -198,3 +198,47 @@ def test_imaginary_conference_reads_cleanly_in_chinese(page, site, width, tmp_pa
     assert page.locator(".award-badge").inner_text() == (
         "CIL 2031 Outstanding Imaginary Paper Award（亚军论文）"
     )
+
+
+# Issue 10: names never broken, a dark scheme, badges with an icon -------------------
+
+NAMES_ON_TWO_LINES = """() => [...document.querySelectorAll(
+  '.authors a, .author-affiliations li > a, .coauthors a, .author-index a')]
+  .filter(a => new Set([...a.getClientRects()].map(r => Math.round(r.top))).size > 1)
+  .map(a => a.textContent)"""
+
+
+@pytest.mark.parametrize("width", [360, 1440])
+def test_author_names_are_never_broken_across_lines(page, site, width):
+    page.set_viewport_size({"width": width, "height": 800})
+    for path in [
+        "/en/conferences/icml-2025/",
+        "/zh-hans/papers/collabllm/",
+        "/en/papers/train-worst-plan-best-masked-diffusions/",
+        "/en/authors/michael-i-jordan/",
+        "/zh-hans/authors/",
+    ]:
+        page.goto(site + path)
+        assert page.evaluate(NAMES_ON_TWO_LINES) == [], path
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, path
+
+
+def test_dark_scheme_is_honoured(page, site):
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{site}/en/conferences/icml-2025/")
+
+    background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    text = page.evaluate("getComputedStyle(document.documentElement).color")
+    assert background == "rgb(19, 23, 30)"
+    assert text == "rgb(228, 232, 239)"
+
+
+def test_award_level_headings_have_an_icon_hidden_from_screen_readers(page, site):
+    page.goto(f"{site}/en/conferences/icml-2025/awards/test-of-time/")
+
+    heading = page.locator(".award-level.tier-1 > h2")
+    expect(heading).to_have_text("Winner")
+    assert heading.locator("svg").get_attribute("aria-hidden") == "true"
+    assert heading.locator("svg").bounding_box()["width"] > 0
+    expect(page.get_by_role("heading", name="Honourable mentions")).to_be_visible()
