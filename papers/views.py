@@ -380,11 +380,20 @@ class SearchView(ListView):
         (a second query that matches every word again); on PostgreSQL a common word
         then read the folded text of every paper twice. Here one query lists the keys
         of every match in order, which gives the count and the page's keys; the page's
-        papers come by key, with what the list shows (``for_listing()``).
+        papers come by key, with what the list shows (``for_listing()``) and the
+        abstract and summary its snippets are cut from.
         """
         keys = list(queryset.values_list("pk", flat=True))
         paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
-        papers = Paper.objects.filter(pk__in=keys).for_listing().in_bulk()
+        # A result shows a snippet of its abstract or summary (either language), which
+        # lists of papers otherwise leave out: load them here, not once per result.
+        papers = (
+            Paper.objects.filter(pk__in=keys)
+            .for_listing()
+            .defer(None)
+            .defer("search_text")
+            .in_bulk()
+        )
         page.object_list = [papers[pk] for pk in keys]
         return paginator, page, page.object_list, is_paginated
 
