@@ -30,6 +30,12 @@ urlpatterns = [
     # Open data (issue 11): the JSON API and the whole downloads, in both languages at once.
     path("api/v1/", api.urls),
     path("data/awardsite-csv.zip", opendata.site_csv, name="opendata-site-csv"),
+    path("data/awardsite-compact.zip", opendata.site_compact, name="opendata-site-compact"),
+    path(
+        "data/conferences/<slug:slug>-compact.zip",
+        opendata.conference_compact,
+        name="opendata-conference-compact",
+    ),
     path(
         "data/conferences/<slug:slug>-csv.zip",
         opendata.conference_csv,

@@ -64,7 +64,14 @@ logger = logging.getLogger(__name__)
 
 # Public views outside the ``papers`` namespace, by URL name: the sitemap index
 # (papers.sitemaps), robots.txt and the open data downloads (papers/opendata.py).
-PUBLIC_URL_NAMES = {"robots-txt", "sitemap", "opendata-site-csv", "opendata-conference-csv"}
+PUBLIC_URL_NAMES = {
+    "robots-txt",
+    "sitemap",
+    "opendata-site-csv",
+    "opendata-conference-csv",
+    "opendata-site-compact",
+    "opendata-conference-compact",
+}
 # URL namespaces whose every view is public: the pages, and the JSON API (papers/api/).
 PUBLIC_NAMESPACES = {"papers", API_NAMESPACE}
 # Views that set their own Content-Security-Policy through django-csp's decorators: a

@@ -44,7 +44,7 @@ class Export:
     warnings: list = field(default_factory=list)
 
 
-def belonging_to(conference):
+def belonging_to(conference, *, published_only=False):
     """The objects that make up ``conference``, per model (model -> queryset).
 
     The conference, its awards and award entries; the papers published at it and the
@@ -54,10 +54,20 @@ def belonging_to(conference):
     conferences those papers were published at, with their venues, so the file
     imports into an empty database. An earlier conference is exported on its own,
     without its awards or other papers (export that conference for those).
+
+    ``published_only``: only what visitors see (the whole downloads, papers/opendata.py):
+    published papers (of published conferences), published awards with their levels,
+    and the entries whose award and paper are both published; the other objects follow
+    from those. The conference itself is expected to be published.
     """
-    papers = Paper.objects.filter(
-        Q(conference=conference) | Q(award_entries__award__conference=conference)
-    ).distinct()
+    papers = Paper.objects.all()
+    awards = Award.objects.filter(conference=conference)
+    entries = AwardEntry.objects.filter(award__conference=conference)
+    if published_only:
+        papers = Paper.objects.published()
+        awards = awards.published()
+        entries = entries.published()
+    papers = papers.filter(Q(conference=conference) | Q(pk__in=entries.values("paper"))).distinct()
     conferences = Conference.objects.filter(Q(pk=conference.pk) | Q(papers__in=papers)).distinct()
     authorships = Authorship.objects.filter(paper__in=papers)
     return {
@@ -70,22 +80,21 @@ def belonging_to(conference):
             "affiliation_rows__institution"
         ),
         PaperLink: PaperLink.objects.filter(paper__in=papers).select_related("paper"),
-        Award: Award.objects.filter(conference=conference).select_related("conference"),
-        AwardLevel: AwardLevel.objects.filter(award__conference=conference).select_related(
-            "award__conference"
-        ),
-        AwardEntry: AwardEntry.objects.filter(award__conference=conference).select_related(
+        Award: awards.select_related("conference"),
+        AwardLevel: AwardLevel.objects.filter(award__in=awards).select_related("award__conference"),
+        AwardEntry: entries.select_related(
             "award__conference", "paper", "level__award__conference"
         ),
     }
 
 
-def export_conference(slug, *, format="fixture", as_json=False):
+def export_conference(slug, *, format="fixture", as_json=False, published_only=False):
     """Export the conference with natural key ``slug``; return an :class:`Export`.
 
     ``format`` is ``"fixture"`` (a JSON fixture, ``docs/fixture-format.md``) or
     ``"compact"`` (a compact conference file, ``docs/compact-format.md``: YAML, or
-    JSON with ``as_json``), built from the same objects.
+    JSON with ``as_json``), built from the same objects. ``published_only``: only
+    published content (see :func:`belonging_to`).
 
     Images are named ``images/<file name>`` relative to the fixture; the caller writes
     ``Export.images`` there. Empty translations stay ``""``. A stored image that
@@ -96,7 +105,7 @@ def export_conference(slug, *, format="fixture", as_json=False):
     """
     conference = Conference.objects.get(slug=slug)
     objects, images, warnings = [], {}, []
-    for model, queryset in belonging_to(conference).items():
+    for model, queryset in belonging_to(conference, published_only=published_only).items():
         specs = field_specs(model)
         rows = []
         for instance in queryset:

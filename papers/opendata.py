@@ -12,9 +12,12 @@ by ``|``. Only published content is written.
 The licence is ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``): nothing in the
 project's sources states one, so it is empty by default and then no licence is named.
 
-The compact format that ``import_conference`` reads is not offered here yet: its
-exporter (papers/importing/compact.py) is being written; the Open data page and the
-API (``downloads.compact``, null) keep its place.
+The same published content is also offered in the compact format that
+``import_conference`` reads (``compact_archive``), so a conference moves between two
+installations: per conference, ``<slug>.yaml`` and its ``images/``, exactly what
+``export_conference SLUG --format compact -o DIR/<slug>.yaml`` writes of the published
+content; for the whole site, one such file per published conference that has
+published awards, sharing one ``images/`` folder.
 """
 
 import csv
@@ -30,6 +33,7 @@ from django.utils import timezone
 from django.views.generic import TemplateView
 from modeltranslation.utils import build_localized_fieldname
 
+from .exporting import ExportError, export_conference
 from .models import (
     Authorship,
     Award,
@@ -288,6 +292,60 @@ def archive(name, title, rows_by_table, today=None):
     return buffer.getvalue()
 
 
+def licence_lines(today):
+    """The date line, and the licence line when ``settings.DATA_LICENCE`` is set."""
+    lines = [f"Date: {today.isoformat()}"]
+    if settings.DATA_LICENCE:
+        lines.append(f"Licence: {settings.DATA_LICENCE}")
+    return lines
+
+
+def compact_archive(name, title, conferences, today=None):
+    """The ZIP archive (bytes) of ``conferences`` (an iterable of published
+    conferences) in the compact format: ``<name>/<slug>.yaml`` per conference, the
+    images they name under ``<name>/images/`` and a ``README.txt`` with the date, the
+    licence when set and how to import. Only published content is written
+    (``export_conference(..., published_only=True)``). Entries are dated ``today``
+    (default: today, UTC). Raises :class:`papers.exporting.ExportError` when two
+    different images would share one file name."""
+    today = today or timezone.now().date()
+    files, images = {}, {}
+    for conference in conferences:
+        exported = export_conference(conference.slug, format="compact", published_only=True)
+        files[f"{conference.slug}.yaml"] = exported.text.encode("utf-8")
+        for relative, data in exported.images.items():
+            if images.setdefault(relative, data) != data:
+                raise ExportError(f"two different images would both be written as {relative}")
+    slugs = [filename.removesuffix(".yaml") for filename in files]
+    readme = [
+        title,
+        *licence_lines(today),
+        "",
+        "Compact conference files (YAML, docs/compact-format.md), the format that the",
+        "import_conference command of awardsite reads. Import each file into another",
+        "installation with:",
+        "",
+        *(
+            f"    DJANGO_INSECURE_DEV=true .venv/bin/python manage.py import_conference "
+            f"{name}/{slug}.yaml"
+            for slug in slugs
+        ),
+        "",
+        "The files may be imported in any order: a conference's file also carries the",
+        "earlier conferences its papers were published at (with their venues, papers and",
+        "authors), and importing an object that is already there sets it to the same values.",
+        "Images named in a file are in images/ next to it. Only published content is here.",
+        "",
+    ]
+    stamp = (today.year, today.month, today.day, 0, 0, 0)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+        contents = {"README.txt": "\n".join(readme).encode("utf-8"), **files, **images}
+        for filename, data in contents.items():
+            zipped.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), data)
+    return buffer.getvalue()
+
+
 def zip_response(content, name):
     response = HttpResponse(content, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{name}.zip"'
@@ -306,6 +364,28 @@ def conference_csv(request, slug):
     name = f"{conference.slug}-csv"
     title = f"awardsite: {conference.name_en or conference.slug}"
     return zip_response(archive(name, title, published_scope(conference)), name)
+
+
+def site_compact(request):
+    """Every published conference that has published awards, in the compact format
+    that ``import_conference`` reads, as one ZIP (see ``compact_archive``)."""
+    name = "awardsite-compact"
+    conferences = (
+        Conference.objects.published()
+        .filter(awards__in=Award.objects.published())
+        .distinct()
+        .order_by("year", "slug")
+    )
+    return zip_response(compact_archive(name, "awardsite: all published awards", conferences), name)
+
+
+def conference_compact(request, slug):
+    """One published conference in the compact format that ``import_conference``
+    reads, as a ZIP (see ``compact_archive``). 404 when unknown or unpublished."""
+    conference = get_object_or_404(Conference.objects.published(), slug=slug)
+    name = f"{conference.slug}-compact"
+    title = f"awardsite: {conference.name_en or conference.slug}"
+    return zip_response(compact_archive(name, title, [conference]), name)
 
 
 class OpenDataView(TemplateView):

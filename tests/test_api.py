@@ -105,8 +105,9 @@ def test_only_published_content_is_given(client):
 @pytest.mark.django_db
 def test_award_gives_levels_and_entries_top_level_first(client):
     award = factories.award()
-    mention, winner = factories.paper(conference=award.conference), factories.paper(
-        conference=award.conference
+    mention, winner = (
+        factories.paper(conference=award.conference),
+        factories.paper(conference=award.conference),
     )
     factories.award_entry(award, mention, level="honourable-mention")
     factories.award_entry(award, winner, level="winner")
@@ -425,3 +426,26 @@ def test_unknown_api_address_is_a_json_404(client, path):
     response, data = get(client, path)
 
     assert (response.status_code, data) == (404, {"detail": "No such API endpoint."})
+
+
+@pytest.mark.django_db
+def test_downloads_give_the_csv_and_compact_archives_that_are_served(client):
+    paper, award, *_ = _awarded_paper()
+    slug = paper.conference.slug
+
+    _, index = get(client, f"{API}/")
+    _, conference = get(client, f"{API}/conferences/{slug}")
+
+    assert index["downloads"] == {
+        "csv": "http://testserver/data/awardsite-csv.zip",
+        "compact": "http://testserver/data/awardsite-compact.zip",
+    }
+    assert conference["downloads"] == {
+        "csv": f"http://testserver/data/conferences/{slug}-csv.zip",
+        "compact": f"http://testserver/data/conferences/{slug}-compact.zip",
+    }
+    for downloads in [index["downloads"], conference["downloads"]]:
+        for url in downloads.values():
+            response = client.get(url.removeprefix("http://testserver"))
+            assert response.status_code == 200
+            assert response["Content-Type"] == "application/zip"

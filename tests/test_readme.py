@@ -150,3 +150,5 @@ def test_open_data_examples_run_as_written(live_server, tmp_path):
     assert '"slug": "john-schulman"' in result.stdout
     with zipfile.ZipFile(tmp_path / "icml-2025-csv.zip") as archive:
         assert "icml-2025-csv/papers.csv" in archive.namelist()
+    with zipfile.ZipFile(tmp_path / "icml-2025-compact.zip") as archive:
+        assert "icml-2025-compact/icml-2025.yaml" in archive.namelist()

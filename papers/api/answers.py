@@ -158,11 +158,11 @@ def downloads(request, conference=None):
     """The whole downloads of ``conference``, or of the site when None (papers/opendata.py)."""
     if conference is None:
         csv = reverse("opendata-site-csv")
+        compact = reverse("opendata-site-compact")
     else:
         csv = reverse("opendata-conference-csv", kwargs={"slug": conference.slug})
-    # The compact format (what import_conference reads) will be offered here once its
-    # exporter (papers/importing/compact.py) is in: until then null, never a dead link.
-    return {"csv": absolute_url(csv, request), "compact": None}
+        compact = reverse("opendata-conference-compact", kwargs={"slug": conference.slug})
+    return {"csv": absolute_url(csv, request), "compact": absolute_url(compact, request)}
 
 
 # Querysets: what each endpoint shows, with the prefetches that keep its queries fixed.

@@ -239,8 +239,10 @@ class Downloads(Schema):
     """Whole downloads of a conference or of the site."""
 
     csv: str = Field(description="A ZIP archive of CSV tables with datapackage.json.")
-    compact: str | None = Field(
-        description="The compact format import_conference reads: not offered yet (null)."
+    compact: str = Field(
+        description="A ZIP archive in the compact format import_conference reads (one "
+        "YAML file per conference, its images and a README.txt), to move the published "
+        "data to another installation."
     )
 
 
