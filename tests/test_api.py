@@ -105,9 +105,8 @@ def test_only_published_content_is_given(client):
 @pytest.mark.django_db
 def test_award_gives_levels_and_entries_top_level_first(client):
     award = factories.award()
-    mention, winner = (
-        factories.paper(conference=award.conference),
-        factories.paper(conference=award.conference),
+    mention, winner = factories.paper(conference=award.conference), factories.paper(
+        conference=award.conference
     )
     factories.award_entry(award, mention, level="honourable-mention")
     factories.award_entry(award, winner, level="winner")
