@@ -235,6 +235,14 @@ def table_columns():
 INTEGER_COLUMNS = {"year", "position", "level_position"}
 
 
+def licence_lines(today):
+    """The date line, and the licence line when ``settings.DATA_LICENCE`` is set."""
+    lines = [f"Date: {today.isoformat()}"]
+    if settings.DATA_LICENCE:
+        lines.append(f"Licence: {settings.DATA_LICENCE}")
+    return lines
+
+
 def archive(name, title, rows_by_table, today=None):
     """The ZIP archive (bytes) of one download: a CSV file per table, datapackage.json
     and README.txt, all dated ``today`` (a date; default: today, UTC), so the same data
@@ -267,9 +275,7 @@ def archive(name, title, rows_by_table, today=None):
             for table in columns
         ],
     }
-    readme = [title, f"Date: {today.isoformat()}"]
-    if licence:
-        readme.append(f"Licence: {licence}")
+    readme = [title, *licence_lines(today)]
     readme += [
         "",
         "Tables (UTF-8 CSV with a header row): " + ", ".join(f"{t}.csv" for t in columns) + ".",
@@ -290,14 +296,6 @@ def archive(name, title, rows_by_table, today=None):
         for filename, text in files.items():
             zipped.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), text.encode("utf-8"))
     return buffer.getvalue()
-
-
-def licence_lines(today):
-    """The date line, and the licence line when ``settings.DATA_LICENCE`` is set."""
-    lines = [f"Date: {today.isoformat()}"]
-    if settings.DATA_LICENCE:
-        lines.append(f"Licence: {settings.DATA_LICENCE}")
-    return lines
 
 
 def compact_archive(name, title, conferences, today=None):
@@ -322,8 +320,8 @@ def compact_archive(name, title, conferences, today=None):
         *licence_lines(today),
         "",
         "Compact conference files (YAML, docs/compact-format.md), the format that the",
-        "import_conference command of awardsite reads. Import each file into another",
-        "installation with:",
+        "import_conference command of awardsite reads. To import them into another",
+        "installation, unpack this archive in its checkout and run, for each file:",
         "",
         *(
             f"    DJANGO_INSECURE_DEV=true .venv/bin/python manage.py import_conference "
