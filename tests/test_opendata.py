@@ -12,6 +12,7 @@ from django.core.cache import caches
 from django.core.management import call_command
 from django.db.models import Q
 
+from papers.exporting import export_conference
 from papers.models import Author, Award, Conference, Paper, PaperLink, Status
 
 from . import factories
@@ -375,3 +376,15 @@ def test_whole_site_downloaded_and_imported_in_any_order_gives_identical_pages(
         call_command("import_conference", str(path), stdout=io.StringIO())
 
     assert pages(client, urls) == before
+
+
+@pytest.mark.django_db
+def test_export_keeps_unpublished_content_unless_published_only():
+    conference, award, own, earlier, other, draft = _awarded_conference()
+
+    everything = export_conference(conference.slug, format="compact").text
+    published = export_conference(conference.slug, format="compact", published_only=True).text
+
+    assert f"slug: {draft.slug}\n" in everything
+    assert f"slug: {draft.slug}\n" not in published
+    assert f"slug: {own.slug}\n" in published
