@@ -17,7 +17,7 @@ The same published content is also offered in the compact format that
 installations: per conference, ``<slug>.yaml`` and its ``images/``, exactly what
 ``export_conference SLUG --format compact -o DIR/<slug>.yaml`` writes of the published
 content; for the whole site, one such file per published conference that has
-published awards, sharing one ``images/`` folder.
+published awards, each in a folder of its own with its ``images/``.
 """
 
 import csv
@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.views.generic import TemplateView
 from modeltranslation.utils import build_localized_fieldname
 
-from .exporting import ExportError, export_conference
+from .exporting import export_conference
 from .models import (
     Authorship,
     Award,
@@ -298,23 +298,25 @@ def archive(name, title, rows_by_table, today=None):
     return buffer.getvalue()
 
 
-def compact_archive(name, title, conferences, today=None):
+def compact_archive(name, title, conferences, today=None, *, folders=False):
     """The ZIP archive (bytes) of ``conferences`` (an iterable of published
-    conferences) in the compact format: ``<name>/<slug>.yaml`` per conference, the
-    images they name under ``<name>/images/`` and a ``README.txt`` with the date, the
-    licence when set and how to import. Only published content is written
+    conferences) in the compact format: ``<name>/<slug>.yaml`` per conference (in a
+    folder of its own, ``<name>/<slug>/<slug>.yaml``, with ``folders``), the images
+    each names in ``images/`` beside it, and a ``README.txt`` with the date, the
+    licence when set and how to import. Folders keep the images of two conferences
+    apart when they share a file name. Only published content is written
     (``export_conference(..., published_only=True)``). Entries are dated ``today``
     (default: today, UTC). Raises :class:`papers.exporting.ExportError` when two
-    different images would share one file name."""
+    different images of one conference would share one file name."""
     today = today or timezone.now().date()
-    files, images = {}, {}
+    files, paths = {}, []
     for conference in conferences:
         exported = export_conference(conference.slug, format="compact", published_only=True)
-        files[f"{conference.slug}.yaml"] = exported.text.encode("utf-8")
+        folder = f"{conference.slug}/" if folders else ""
+        paths.append(f"{folder}{conference.slug}.yaml")
+        files[paths[-1]] = exported.text.encode("utf-8")
         for relative, data in exported.images.items():
-            if images.setdefault(relative, data) != data:
-                raise ExportError(f"two different images would both be written as {relative}")
-    slugs = [filename.removesuffix(".yaml") for filename in files]
+            files[f"{folder}{relative}"] = data
     readme = [
         title,
         *licence_lines(today),
@@ -325,8 +327,8 @@ def compact_archive(name, title, conferences, today=None):
         "",
         *(
             f"    DJANGO_INSECURE_DEV=true .venv/bin/python manage.py import_conference "
-            f"{name}/{slug}.yaml"
-            for slug in slugs
+            f"{name}/{path}"
+            for path in paths
         ),
         "",
         "The files may be imported in any order: a conference's file also carries the",
@@ -338,7 +340,7 @@ def compact_archive(name, title, conferences, today=None):
     stamp = (today.year, today.month, today.day, 0, 0, 0)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
-        contents = {"README.txt": "\n".join(readme).encode("utf-8"), **files, **images}
+        contents = {"README.txt": "\n".join(readme).encode("utf-8"), **files}
         for filename, data in contents.items():
             zipped.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), data)
     return buffer.getvalue()
@@ -374,7 +376,8 @@ def site_compact(request):
         .distinct()
         .order_by("year", "slug")
     )
-    return zip_response(compact_archive(name, "awardsite: all published awards", conferences), name)
+    archive = compact_archive(name, "awardsite: all published awards", conferences, folders=True)
+    return zip_response(archive, name)
 
 
 def conference_compact(request, slug):

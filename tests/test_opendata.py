@@ -289,7 +289,7 @@ def test_site_compact_download_has_a_file_per_conference_with_published_awards(c
 
     files = unzip_bytes(client.get("/data/awardsite-compact.zip"))
 
-    assert sorted(files) == sorted(["README.txt", f"{conference.slug}.yaml"])
+    assert sorted(files) == sorted(["README.txt", f"{conference.slug}/{conference.slug}.yaml"])
     assert hidden.slug not in files["README.txt"].decode()
     assert draft.slug not in files["README.txt"].decode()
 
@@ -370,7 +370,7 @@ def test_whole_site_downloaded_and_imported_in_any_order_gives_identical_pages(
 
     extract(client.get("/data/awardsite-compact.zip"), tmp_path)
     call_command("flush", "--noinput")
-    files = sorted(tmp_path.glob("*.yaml"))[::order]
+    files = sorted(tmp_path.glob("*/*.yaml"))[::order]
     assert len(files) == 2
     for path in files:
         call_command("import_conference", str(path), stdout=io.StringIO())
