@@ -11,6 +11,8 @@ operation (the run takes about a minute on a loaded two-core machine).
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from awardsite.wsgi import application
@@ -20,8 +22,20 @@ MAX_EXAMPLES = 25
 
 @pytest.fixture
 def api_schema(icml):
-    """The API's schema as the running site serves it, with the ICML content loaded."""
-    return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application)
+    """The API's schema as the running site serves it, with the ICML content loaded.
+
+    schemathesis calls the WSGI application itself, so each request sends Django's
+    ``request_started`` and ``request_finished``, whose ``close_old_connections``
+    closes a database connection that is inside a transaction: on PostgreSQL that
+    ended the test's transaction, and every later request met a closed connection (a
+    500). Django's own test client disconnects the same handler around each request;
+    so does this fixture, for the test.
+    """
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    yield schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application)
+    for signal in (request_started, request_finished):
+        signal.connect(close_old_connections)
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
