@@ -48,7 +48,8 @@ class _Sitemap(sitemaps.Sitemap):
 
 
 class HomeSitemap(_Sitemap):
-    """The home page and the index pages of conferences, awards, authors and venues."""
+    """The home page, the index pages of conferences, awards, authors and venues, and
+    the Open data page."""
 
     def items(self):
         return [
@@ -57,6 +58,7 @@ class HomeSitemap(_Sitemap):
             "papers:award-list",
             "papers:author-list",
             "papers:venue-list",
+            "papers:open-data",
         ]
 
     def location(self, item):

@@ -55,9 +55,9 @@ def test_sitemap_lists_every_public_page_in_both_languages(icml, client):
         "/en/authors/michael-i-jordan/",
     ]:
         assert path in paths
-    # The home page and 4 index pages, 1 venue, 2 conferences, 3 awards, 3 series,
-    # 19 papers and 66 authors.
-    assert len(paths) == 2 * (5 + 1 + 2 + 3 + 3 + 19 + 66)
+    # The home page, 4 index pages and the Open data page, 1 venue, 2 conferences,
+    # 3 awards, 3 series, 19 papers and 66 authors.
+    assert len(paths) == 2 * (6 + 1 + 2 + 3 + 3 + 19 + 66)
 
 
 def test_every_sitemap_url_exists_and_its_alternates_lead_to_it(icml, client):
@@ -195,5 +195,6 @@ def test_sitemap_lists_the_index_pages_and_venues(icml, client):
     paths = {_path(loc.text) for loc in root.findall("s:url/s:loc", NS)}
 
     for language in ("en", "zh-hans"):
-        for page in ("conferences/", "awards/", "authors/", "venues/", "venues/icml/"):
+        pages = ("conferences/", "awards/", "authors/", "venues/", "venues/icml/", "open-data/")
+        for page in pages:
             assert f"/{language}/{page}" in paths
