@@ -35,6 +35,11 @@ from .mathtext import math_matches, math_segments
 from .metadata import first_page_and_last, paper_identifiers
 
 # Lower-case particles that belong to the family name ("Ludwig van Beethoven").
+# Generational suffixes, written after the family name ("Martin Luther King Jr.",
+# "Henry Ford II"): citation formats keep them apart from the family name, which
+# sorts and abbreviates differently (BibTeX "von Last, Jr, First"; RIS "Last, First,
+# Suffix"; CSL-JSON's ``suffix``).
+SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos"}
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _latex = UnicodeToLatexEncoder(
@@ -49,6 +54,7 @@ class Name:
     given: str = ""
     family: str = ""
     literal: str = ""
+    suffix: str = ""
 
 
 def split_name(name):
@@ -56,16 +62,22 @@ def split_name(name):
 
     The family name is the last word with any lower-case particles before it
     ("Jan van Rossem" -> given "Jan", family "van Rossem"), the rule BibTeX
-    itself applies to "First von Last". A one-word name, or one written in
-    Chinese, Japanese or Korean script, is kept whole as ``literal``.
+    itself applies to "First von Last". A generational suffix after it ("Jr.", "III",
+    optionally after a comma: "King, Jr.") is kept apart as ``suffix``. A one-word
+    name, or one written in Chinese, Japanese or Korean script, is kept whole as
+    ``literal``.
     """
     words = name.split()
     if len(words) < 2 or CJK.search(name):
         return Name(literal=" ".join(words))
+    suffix = ""
+    if len(words) > 2 and words[-1].lower() in SUFFIXES:
+        suffix = words.pop()
+        words[-1] = words[-1].removesuffix(",")
     start = len(words) - 1
     while start > 1 and words[start - 1] in PARTICLES:
         start -= 1
-    return Name(given=" ".join(words[:start]), family=" ".join(words[start:]))
+    return Name(given=" ".join(words[:start]), family=" ".join(words[start:]), suffix=suffix)
 
 
 # TeX control words that read or write files, run programs (``\\write18``) or change
@@ -200,6 +212,8 @@ def _keys(papers, taken=None):
 def _bibtex_name(name):
     if name.literal:
         return "{" + tex(name.literal) + "}"
+    if name.suffix:
+        return f"{tex(name.family)}, {tex(name.suffix)}, {tex(name.given)}"
     return f"{tex(name.family)}, {tex(name.given)}"
 
 
@@ -257,7 +271,9 @@ class _RisWriter(rispy.RisWriter):
 
 
 def _ris_name(name):
-    return name.literal or f"{name.family}, {name.given}"
+    if name.literal:
+        return name.literal
+    return ", ".join(part for part in (name.family, name.given, name.suffix) if part)
 
 
 def _ris_value(value):
@@ -334,6 +350,8 @@ def csl_items(papers, urls, taken=None):
 def _csl_name(name):
     if name.literal:
         return {"literal": name.literal}
+    if name.suffix:
+        return {"family": name.family, "given": name.given, "suffix": name.suffix}
     return {"family": name.family, "given": name.given}
 
 

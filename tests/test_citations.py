@@ -13,6 +13,9 @@ from papers import views
 from papers.citations import (
     FORMATS,
     UNSAFE_TEX_COMMANDS,
+    _bibtex_name,
+    _csl_name,
+    _ris_name,
     maths_is_safe,
     one_line,
     split_name,
@@ -47,20 +50,38 @@ def _paper(db_title=SPECIALS, names=("Zoë Núñez-Łukasz", "Jan van Rossem", "
 
 
 @pytest.mark.parametrize(
-    ("name", "given", "family", "literal"),
+    ("name", "given", "family", "literal", "suffix"),
     [
-        ("Michael I. Jordan", "Michael I.", "Jordan", ""),
-        ("Jan van Rossem", "Jan", "van Rossem", ""),
-        ("Ludwig van der Berg", "Ludwig", "van der Berg", ""),
-        ("张伟", "", "", "张伟"),
-        ("Madonna", "", "", "Madonna"),
-        ("  Ada   Lovelace ", "Ada", "Lovelace", ""),
+        ("Michael I. Jordan", "Michael I.", "Jordan", "", ""),
+        ("Jan van Rossem", "Jan", "van Rossem", "", ""),
+        ("Ludwig van der Berg", "Ludwig", "van der Berg", "", ""),
+        ("张伟", "", "", "张伟", ""),
+        ("Madonna", "", "", "Madonna", ""),
+        ("  Ada   Lovelace ", "Ada", "Lovelace", "", ""),
+        ("Martin Luther King Jr.", "Martin Luther", "King", "", "Jr."),
+        ("Martin Luther King, Jr.", "Martin Luther", "King", "", "Jr."),
+        ("Henry Ford III", "Henry", "Ford", "", "III"),
+        # Two words: the last is the family name, whatever it spells.
+        ("Ivy Ii", "Ivy", "Ii", "", ""),
     ],
 )
-def test_split_name(name, given, family, literal):
+def test_split_name(name, given, family, literal, suffix):
     parsed = split_name(name)
 
-    assert (parsed.given, parsed.family, parsed.literal) == (given, family, literal)
+    assert (parsed.given, parsed.family, parsed.literal, parsed.suffix) == (
+        given,
+        family,
+        literal,
+        suffix,
+    )
+
+
+def test_a_suffix_is_written_apart_in_every_citation_format():
+    name = split_name("Martin Luther King Jr.")
+
+    assert _bibtex_name(name) == "King, Jr., Martin Luther"
+    assert _ris_name(name) == "King, Martin Luther, Jr."
+    assert _csl_name(name) == {"family": "King", "given": "Martin Luther", "suffix": "Jr."}
 
 
 def test_tex_escapes_specials_and_keeps_maths():
