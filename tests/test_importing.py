@@ -755,6 +755,22 @@ def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
     assert snapshot() == before
 
 
+def test_verbosity_0_prints_only_what_needs_an_editors_eye(tmp_path, db):
+    path = write(tmp_path, small_fixture())
+
+    assert run(path, "--verbosity", 0) == ("", "")
+    assert Paper.objects.filter(slug="p1").exists()
+
+    Paper.objects.filter(slug="p1").update(title_zh_hans="编辑修改的标题")
+    out, _ = run(path, "--verbosity", 0)
+
+    assert out.splitlines() == [
+        'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
+        'import; kept "编辑修改的标题", the file has "论文一" (--overwrite takes the '
+        "file's value)",
+    ]
+
+
 def test_import_keeps_an_editors_change_when_the_file_changes_too(tmp_path, db):
     objects = small_fixture()
     import_fixture(write(tmp_path, objects))

@@ -47,8 +47,10 @@ class Command(BaseCommand):
     def handle(self, *args, path, dry_run, overwrite, verbosity, **options):
         """Import ``path``; print one line per object and a summary.
 
-        Raises ``CommandError`` (exit status 1) listing every problem, having written
-        nothing, when the file cannot be imported.
+        ``--verbosity 0`` prints only what needs a person's eye: possible duplicates and
+        editors' changes kept; 2 or more adds each changed field and unchanged objects
+        (which a dry run always shows). Raises ``CommandError`` (exit status 1) listing
+        every problem, having written nothing, when the file cannot be imported.
         """
         try:
             plan = import_fixture(path, overwrite=overwrite, dry_run=dry_run)
@@ -65,7 +67,9 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(f"possible duplicate: {note}"))
         for change in plan.changes:
             name = f"{change.item.label} {format_key(change.item.key)}"
-            if change.action == "create":
+            if not verbosity and not dry_run:
+                pass  # only the conflicts below
+            elif change.action == "create":
                 self.stdout.write(self.style.SUCCESS(f"create {name}"))
             elif change.action == "update":
                 fields = ", ".join(change.changes)
@@ -89,6 +93,8 @@ class Command(BaseCommand):
         kept = (
             f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
         )
+        if not verbosity and not dry_run:
+            return
         if not created and not updated and conflicts:
             # Not "already matches": the kept fields differ from the file.
             fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
