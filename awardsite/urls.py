@@ -10,8 +10,7 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
-from papers import opendata, sitemaps
-from papers.api import api
+from papers import api, opendata, sitemaps
 from papers.views import robots_txt
 
 urlpatterns = [
@@ -28,7 +27,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     # Open data (issue 11): the JSON API and the whole downloads, in both languages at once.
-    path("api/v1/", api.urls),
+    path("api/v1/", api.urls()),
     path("data/awardsite-csv.zip", opendata.site_csv, name="opendata-site-csv"),
     path("data/awardsite-compact.zip", opendata.site_compact, name="opendata-site-compact"),
     path(

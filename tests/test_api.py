@@ -448,3 +448,13 @@ def test_downloads_give_the_csv_and_compact_archives_that_are_served(client):
             response = client.get(url.removeprefix("http://testserver"))
             assert response.status_code == 200
             assert response["Content-Type"] == "application/zip"
+
+
+@pytest.mark.parametrize("path", ["/", "/papers", "/papers/no-such-paper"])
+def test_head_is_answered_as_get_without_a_body(client, db, path):
+    got = client.get(API + path)
+    head = client.head(API + path)
+
+    assert head.status_code == got.status_code
+    assert head["Content-Type"] == got["Content-Type"]
+    assert head.content == b""

@@ -13,6 +13,8 @@ Caching headers (ETag, 304) come from the site's page cache and Django's
 ConditionalGetMiddleware (papers/caching.py), CORS from django-cors-headers (settings).
 """
 
+import functools
+
 from csp.decorators import csp_update
 from django.conf import settings
 from ninja import NinjaAPI
@@ -105,3 +107,31 @@ def throttled(request, exc):
     )
     response["Retry-After"] = str(wait)
     return response
+
+
+def _answering_head(view):
+    """``view`` answering HEAD as it answers GET, as Django's own views do (a HEAD
+    request's body is dropped by the server: runserver, gunicorn). django-ninja routes
+    only the methods an operation declares, so without this ``curl -I`` and uptime
+    monitors got 405; declaring HEAD on each operation instead would give the OpenAPI
+    schema a second operation with the same id."""
+
+    @functools.wraps(view)
+    def answer(request, *args, **kwargs):
+        if request.method != "HEAD":
+            return view(request, *args, **kwargs)
+        request.method = "GET"
+        try:
+            return view(request, *args, **kwargs)
+        finally:
+            request.method = "HEAD"
+
+    return answer
+
+
+def urls():
+    """``api.urls`` (patterns, app name, namespace) with every view answering HEAD."""
+    patterns, app_name, namespace = api.urls
+    for pattern in patterns:
+        pattern.callback = _answering_head(pattern.callback)
+    return patterns, app_name, namespace
