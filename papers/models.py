@@ -17,6 +17,7 @@ from modeltranslation.utils import build_localized_fieldname
 
 from . import search, text
 from .mathtext import MathLimitsValidator
+from .orcid import validate_orcid
 from .reversing import reverse_slugs
 from .slugs import AsciiSlugField, SlugFromTitleMixin
 
@@ -335,7 +336,9 @@ class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models
         help_text=_("Other spellings seen in publications, one per line."),
     )
     homepage = models.URLField(_("homepage"), blank=True)
-    orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True)
+    orcid = text.CharField(
+        _("ORCID iD"), max_length=19, blank=True, validators=[validate_orcid]
+    )
     search_text = search_text_field()
 
     objects = AuthorQuerySet.as_manager()

@@ -254,6 +254,20 @@ def test_import_missing_required_field(tmp_path, before):
     assert snapshot() == before
 
 
+def test_import_refuses_an_orcid_with_a_wrong_check_digit(tmp_path, before):
+    objects = small_fixture()
+    obj(objects, "papers.author", slug="ann")["fields"]["orcid"] = "0000-0002-1825-0098"
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f"{tmp_path / 'fixture.json'}, object 4, papers.author [\"ann\"], field 'orcid': "
+        "Enter an ORCID iD as ORCID writes it: four groups of four digits (the last may be "
+        "X) joined by hyphens, e.g. 0000-0002-1825-0097, with a valid check digit."
+    ]
+    assert snapshot() == before
+
+
 def test_import_blank_required_field(tmp_path, before):
     objects = small_fixture()
     obj(objects, "papers.author", slug="ann")["fields"]["name"] = ""

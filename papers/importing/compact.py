@@ -41,6 +41,7 @@ from ..models import (
     PaperLink,
     Venue,
 )
+from ..orcid import is_orcid
 from ..search import fold
 from ..slugs import slug_from
 from .fields import LANGUAGE_SUFFIXES, FixtureInvalid, Problem, field_specs
@@ -51,7 +52,6 @@ TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards
 # A translated field is written bare for the site's default language (``title``) and
 # with its suffix for the others (``title_zh_hans``), as the fixture writes them.
 DEFAULT_SUFFIX = LANGUAGE_SUFFIXES[0]
-ORCID = re.compile(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]")
 SLUG = re.compile(r"[-a-z0-9_]+")
 # What a bare BibTeX file given to import_conference is told (see reading.parse).
 BIBTEX_ALONE = (
@@ -421,7 +421,7 @@ class _Translator:
         if isinstance(other, list) and all(isinstance(part, str) for part in other):
             fields["other_names"] = "\n".join(other)
         orcid = fields.get("orcid")
-        if orcid not in (None, "") and not _is_orcid(orcid):
+        if orcid not in (None, "") and not is_orcid(orcid):
             self.problem(
                 f"{place}.orcid",
                 f"{json.dumps(orcid)} is not an ORCID iD: four groups of four digits (the last "
@@ -624,7 +624,7 @@ class _Translator:
                 continue
             if isinstance(author.get("slug"), str) and author["slug"]:
                 self.reserved.setdefault(author["name"], set()).add(author["slug"])
-            elif _is_orcid(author.get("orcid")):
+            elif is_orcid(author.get("orcid")):
                 self.orcid_of_name.setdefault(author["name"], author["orcid"])
 
     def emit_paper(self, fields, places, place, authors, links):
@@ -825,18 +825,6 @@ class _Translator:
 
 def _max_length(model):
     return model._meta.get_field("slug").max_length
-
-
-def _is_orcid(value):
-    """An ORCID iD with a valid ISO 7064 11,2 check digit (ORCID's own rule)."""
-    if not isinstance(value, str) or not ORCID.fullmatch(value):
-        return False
-    digits = value.replace("-", "")
-    total = 0
-    for digit in digits[:-1]:
-        total = (total + int(digit)) * 2
-    check = (12 - total % 11) % 11
-    return digits[-1] == ("X" if check == 10 else str(check))
 
 
 def _squash(name):
