@@ -61,13 +61,21 @@ redis:
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || { \
 		echo "the Redis cache tests need Debian's redis-server"; exit 1; }
 
+# CI speed: both suites run on every core with pytest-xdist (CI has 2). pytest-django
+# gives each worker its own test database (SQLite in memory; test_<name>_gw0, _gw1 on
+# PostgreSQL); live servers and the Redis server take free ports. worksteal hands
+# waiting tests to an idle worker, so the few long tests do not leave a core idle at
+# the end. PYTEST_WORKERS=0 runs in one process (e.g. to debug).
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
+
 # bandit: the security linter, configured in pyproject.toml ([tool.bandit]).
 test: messages browser tools redis
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/bandit -c pyproject.toml -r papers awardsite scripts benchmarks --quiet
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(PYTEST_PARALLEL)
 
 # The suite again on PostgreSQL 15, the production database. scripts/postgres.sh
 # installs Debian's PostgreSQL when missing, starts it and creates the role and the
@@ -84,7 +92,7 @@ $(VENV)/.postgres: $(VENV)/.installed
 test-postgres: messages $(VENV)/.postgres
 	POSTGRES_DB=$(POSTGRES_DB) bash scripts/postgres.sh
 	DATABASE_URL=$(POSTGRES_URL) $(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
-	DATABASE_URL=$(POSTGRES_URL) $(VENV)/bin/pytest -m "not browser"
+	DATABASE_URL=$(POSTGRES_URL) $(VENV)/bin/pytest $(PYTEST_PARALLEL) -m "not browser"
 
 # Lighthouse on the home, conference and paper pages in both languages: prints each
 # page's accessibility, best-practices and SEO scores; fails below 0.95.
