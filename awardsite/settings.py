@@ -425,3 +425,10 @@ if API_RATE_LIMIT and not re.fullmatch(
 # The licence the published data is offered under, named in every download and by the
 # API (e.g. "CC BY 4.0"). Empty (the default): no licence is stated, and none is named.
 DATA_LICENCE = os.environ.get("DJANGO_DATA_LICENCE", "").strip()
+
+# --- Lists (issue 10): thumbnails in the lists of papers (papers/images.py).
+# A list's slot is 160 x 100 CSS pixels; "list_2x" fills it on 2x screens (srcset). Both
+# are cropped to the slot and scaled up if need be, so their size is always the slot's
+# and a page names it without reading a file.
+THUMBNAIL_ALIASES[""]["list"] = {"size": (160, 100), "crop": True, "upscale": True}
+THUMBNAIL_ALIASES[""]["list_2x"] = {"size": (320, 200), "crop": True, "upscale": True}

@@ -33,7 +33,7 @@ from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
 
 from .. import search
-from ..images import thumbnail_picture, thumbnail_url
+from ..images import list_thumbnail, thumbnail_picture, thumbnail_url
 from ..mathtext import math_inline, math_paragraphs
 from ..metadata import (
     absolute_url,
@@ -312,6 +312,25 @@ def teaser_picture(image, alias="teaser"):
     """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
     (papers.images.thumbnail_picture; ``None`` when there is nothing to show)."""
     return thumbnail_picture(image, alias)
+
+
+@register.simple_tag
+def paper_thumbnail(paper):
+    """A list's thumbnail of ``paper``'s teaser (papers.images.list_thumbnail): an
+    ``<img>`` with ``srcset``, its size, lazy loading and ``alt=""`` (it is decorative:
+    the linked title next to it says what the paper is, so a screen reader does not
+    read the title twice). "" for a paper without a teaser. No query, no file read."""
+    picture = list_thumbnail(paper.image)
+    if picture is None:
+        return ""
+    return format_html(
+        '<img class="paper-thumb" src="{}" srcset="{}" width="{}" height="{}" alt="" '
+        'loading="lazy" decoding="async">',
+        picture.src,
+        picture.srcset,
+        picture.width,
+        picture.height,
+    )
 
 
 @register.simple_tag(takes_context=True)
