@@ -12,6 +12,7 @@ from PIL import Image
 
 from papers.images import clean_image, list_thumbnail, make_thumbnails
 from papers.importing import import_fixture
+from papers.models import Paper
 from papers.roles import create_editor
 
 from . import factories
@@ -536,3 +537,24 @@ def test_thumbnails_cost_no_query_and_make_no_file(
         assert response.status_code == 200
         assert response.content.decode().count('class="paper-thumb"') == count
         assert list((tmp_path / "papers").glob("*_crop_upscale.png")) == []
+
+
+def give_icml_papers_teasers(media_root):
+    """Store a teaser (with its thumbnails) in ``media_root`` and give it to every paper
+    of the loaded ICML content, for checks of pages with thumbnails. Returns the count."""
+    (media_root / "papers").mkdir(parents=True, exist_ok=True)
+    (media_root / "papers" / "teaser.png").write_bytes(image_bytes(size=(1200, 800)))
+    make_thumbnails(default_storage, "papers/teaser.png")
+    return Paper.objects.update(
+        image="papers/teaser.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+
+# Pages whose lists show thumbnails, for the HTML and accessibility checks.
+THUMBNAIL_PATHS = [
+    "conferences/icml-2025/",
+    "conferences/icml-2025/awards/test-of-time/",
+    "authors/michael-i-jordan/",
+    "search/?q=learning",
+]
+THUMBNAIL_URLS = [f"/{lang}/{path}" for lang in ("en", "zh-hans") for path in THUMBNAIL_PATHS]
