@@ -100,6 +100,8 @@ def test_paper_page_names_its_card_as_share_image(
     assert _property(head, "og:image:height") == ["630"]
     [alt] = _property(head, "og:image:alt")
     assert alt.startswith(alt_start)
+    # The page's own address is kept (the card's URL once took its place).
+    assert _property(head, "og:url") == [f"http://testserver/{language}/papers/{paper.slug}/"]
 
 
 def test_page_without_a_drawn_card_has_no_share_image_and_draws_none(

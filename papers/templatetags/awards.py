@@ -257,8 +257,8 @@ def paper_metadata(context, paper):
     og_image_alt = localized_value(paper, "image_alt")[0]
     card = None if picture else share_card(paper, get_language())
     if card is not None:
-        url, width, height, og_image_alt = card
-        picture = Picture(url, width, height)
+        card_url, width, height, og_image_alt = card
+        picture = Picture(card_url, width, height)
     return {
         "og_image": picture and {**picture._asdict(), "url": absolute_url(picture.url, request)},
         "og_image_alt": og_image_alt,
