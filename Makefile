@@ -33,6 +33,7 @@ messages: install
 data: messages
 	$(DEV_ENV) $(PY) manage.py migrate --noinput --verbosity 0
 	$(DEV_ENV) $(PY) manage.py import_conference fixtures/icml.json --verbosity 0
+	$(DEV_ENV) $(PY) manage.py make_share_cards --verbosity 0
 
 run: data
 	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0

@@ -425,3 +425,19 @@ if API_RATE_LIMIT and not re.fullmatch(
 # The licence the published data is offered under, named in every download and by the
 # API (e.g. "CC BY 4.0"). Empty (the default): no licence is stated, and none is named.
 DATA_LICENCE = os.environ.get("DJANGO_DATA_LICENCE", "").strip()
+
+# --- Lists and share cards (issue 10): thumbnails in the lists of papers, and the share
+# image of a paper without a teaser (papers/images.py, papers/cards.py).
+# A list's slot is 160 x 100 CSS pixels; "list_2x" fills it on 2x screens (srcset). Both
+# are cropped to the slot and scaled up if need be, so their size is always the slot's
+# and a page names it without reading a file.
+THUMBNAIL_ALIASES[""]["list"] = {"size": (160, 100), "crop": True, "upscale": True}
+THUMBNAIL_ALIASES[""]["list_2x"] = {"size": (320, 200), "crop": True, "upscale": True}
+# The font of the generated share cards: any TrueType/OpenType file Pillow reads, with
+# Chinese glyphs for the Chinese card. Default: Debian's fonts-wqy-microhei. When the file
+# is missing, cards use Pillow's built-in Latin font and English text only.
+SHARE_CARD_FONT = os.environ.get(
+    "DJANGO_SHARE_CARD_FONT", "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+).strip()
+# Draw a paper's share cards when an editor's change to it is committed (off in tests).
+SHARE_CARDS_ON_SAVE = env_bool("DJANGO_SHARE_CARDS_ON_SAVE", True)

@@ -17,8 +17,9 @@ class PapersConfig(AppConfig):
         from easy_thumbnails.signals import saved_file
 
         from .caching import bump_content_generation
+        from .cards import cards_after_change
         from .images import make_thumbnails_of_saved_file
-        from .models import ContentGeneration, Paper
+        from .models import Award, AwardEntry, ContentGeneration, Paper
         from .roles import sync_editors_group
         from .search import keep_search_text
 
@@ -39,6 +40,14 @@ class PapersConfig(AppConfig):
         saved_file.connect(
             make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
         )
+        # Share cards of papers without a teaser (papers/cards.py), drawn after commit.
+        for model in (Paper, Award, AwardEntry):
+            for name, signal in {"save": post_save, "delete": post_delete}.items():
+                signal.connect(
+                    cards_after_change,
+                    sender=model,
+                    dispatch_uid=f"papers-cards-{name}-{model._meta.label}",
+                )
         for model in self.get_models():
             if hasattr(model, "search_sources"):
                 pre_save.connect(keep_search_text, sender=model, dispatch_uid=f"search-{model}")

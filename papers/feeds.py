@@ -4,9 +4,8 @@
 import datetime
 
 from django.contrib.syndication.views import Feed
-from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext, gettext_lazy
 
@@ -21,10 +20,13 @@ class LatestAwardsFeed(Feed):
     """The newest published awards in the request's language: each entry is one award
     of one conference, linking to its page and listing its papers.
 
-    An entry is dated by its conference's start date (the day the conference,
-    where awards are announced, opens; end date when only that is known). An
-    award of a conference without dates has no date of its own, so it carries
-    the feed's build time, which Atom's required ``updated`` element needs.
+    An entry is dated by the award's announcement date (``Award.announced_on``) when
+    an editor or a fixture gave one. Otherwise it falls back to its conference's start
+    date (the day the conference, where awards are usually announced, opens; the end
+    date when only that is known), and for a conference without dates to the 1st of
+    January of its year: Atom requires an ``updated`` date, and a fixed one keeps the
+    entry's date from changing on every request (the feed's build time did, and sorted
+    the entry last). Never the time of the request.
     """
 
     feed_type = Atom1Feed
@@ -39,7 +41,6 @@ class LatestAwardsFeed(Feed):
         # The feed's language (its xml:lang) is the active one, which the /en/ or
         # /zh-hans/ prefix selects: Feed uses get_language() when ``language`` is unset.
         self.request = request
-        self.built = timezone.now()
         return super().__call__(request, *args, **kwargs)
 
     def link(self):
@@ -55,9 +56,13 @@ class LatestAwardsFeed(Feed):
         return (
             Award.objects.published()
             .for_detail()
+            # The order of ``entry_day``: by year, then by the day (a conference with
+            # no day is dated 1 January, so it comes after the year's dated ones).
             .order_by(
-                F("conference__start_date").desc(nulls_last=True),
                 "-conference__year",
+                Coalesce("announced_on", "conference__start_date", "conference__end_date").desc(
+                    nulls_last=True
+                ),
                 "conference__slug",
                 "position",
                 "slug",
@@ -74,10 +79,21 @@ class LatestAwardsFeed(Feed):
         return absolute_url(award.get_absolute_url(), self.request)
 
     def item_updateddate(self, award):
-        day = award.conference.start_date or award.conference.end_date
-        if day is None:
-            return self.built
-        return datetime.datetime.combine(day, datetime.time(), tzinfo=datetime.UTC)
+        """The entry's date, midnight UTC of ``entry_day(award)`` (see the class docstring)."""
+        return datetime.datetime.combine(entry_day(award), datetime.time(), tzinfo=datetime.UTC)
 
     def item_pubdate(self, award):
         return self.item_updateddate(award)
+
+
+def entry_day(award):
+    """The day an award's feed entry is dated by: its announcement date, else its
+    conference's start or end date, else 1 January of the conference's year (a date
+    that never changes; Atom requires one). Needs ``award.conference`` loaded."""
+    conference = award.conference
+    return (
+        award.announced_on
+        or conference.start_date
+        or conference.end_date
+        or datetime.date(conference.year, 1, 1)
+    )

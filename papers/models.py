@@ -817,6 +817,15 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
     )
     status = status_field()
+    announced_on = models.DateField(
+        _("announcement date"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The day the award was announced, as the conference published it. The awards "
+            "feed dates the award by it; leave it empty when no source gives the day."
+        ),
+    )
     papers = models.ManyToManyField(
         "papers.Paper",
         through="papers.AwardEntry",

@@ -168,6 +168,7 @@ def award_row(award):
         **translated_cells(award, "name"),
         **translated_cells(award, "description"),
         "position": award.position,
+        "announced_on": award.announced_on.isoformat() if award.announced_on else "",
     }
 
 
@@ -219,6 +220,7 @@ def table_columns():
             *languages("name"),
             *languages("description"),
             "position",
+            "announced_on",
         ],
         "entries": [
             "conference",
@@ -233,6 +235,14 @@ def table_columns():
 
 
 INTEGER_COLUMNS = {"year", "position", "level_position"}
+DATE_COLUMNS = {"announced_on"}  # YYYY-MM-DD, empty when unknown
+
+
+def column_type(column):
+    """A column's Frictionless type: integer, date or string."""
+    if column in INTEGER_COLUMNS:
+        return "integer"
+    return "date" if column in DATE_COLUMNS else "string"
 
 
 def licence_lines(today):
@@ -266,7 +276,7 @@ def archive(name, title, rows_by_table, today=None):
                     "fields": [
                         {
                             "name": column,
-                            "type": "integer" if column in INTEGER_COLUMNS else "string",
+                            "type": column_type(column),
                         }
                         for column in columns[table]
                     ]

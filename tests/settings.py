@@ -22,3 +22,5 @@ PAGE_CACHE_ENABLED = False
 # The API's rate limit is tested in tests/test_api.py, which sets one: elsewhere (the
 # schema tests send hundreds of requests) no test is throttled.
 API_RATE_LIMIT = ""
+# Share cards are drawn in tests/test_cards.py only (thousands of papers are made elsewhere).
+SHARE_CARDS_ON_SAVE = False

@@ -626,6 +626,19 @@ def test_award_form_offers_only_the_awards_own_levels(editor_client):
     assert 'name="levels-0-name_plural_zh_hans"' in html
 
 
+def test_editor_sets_an_awards_announcement_date(editor_client):
+    award = factories.award()
+    url = f"/admin/papers/award/{award.pk}/change/"
+    data = _form_data(editor_client.get(url))
+    data["announced_on"] = "2031-07-16"
+
+    response = editor_client.post(url, data)
+
+    assert response.status_code == 302, response.context["errors"] if response.context else ""
+    award.refresh_from_db()
+    assert award.announced_on.isoformat() == "2031-07-16"
+
+
 # Autocomplete ---------------------------------------------------------------------
 
 

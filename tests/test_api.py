@@ -1,6 +1,7 @@
 """The JSON API under /api/v1/ (papers/api/): content, languages, filters, pages,
 errors, caching headers, CORS, the rate limit and query counts."""
 
+import datetime
 import gzip
 import json
 
@@ -119,6 +120,19 @@ def test_award_gives_levels_and_entries_top_level_first(client):
         (mention.slug, "honourable-mention"),
     ]
     assert data["levels"][1]["name_plural"] == {"en": "Honourable mentions", "zh-hans": "荣誉提名"}
+
+
+@pytest.mark.django_db
+def test_award_gives_its_announcement_date_or_null(client):
+    dated = factories.award(announced_on=datetime.date(2031, 7, 16))
+    undated = factories.award()
+
+    answers = [
+        get(client, f"{API}/awards/{award.conference.slug}/{award.slug}")[1]["announced_on"]
+        for award in (dated, undated)
+    ]
+
+    assert answers == ["2031-07-16", None]
 
 
 @pytest.mark.django_db

@@ -3,6 +3,7 @@
 The conference is made up: "Conference on Imaginary Learning 2031" (tests/data/cil-2031.yaml).
 """
 
+import datetime
 import io
 import json
 import sys
@@ -17,6 +18,7 @@ from papers.importing import FixtureInvalid, Problem
 from papers.models import (
     Author,
     Authorship,
+    Award,
     AwardEntry,
     AwardLevel,
     ImportRecord,
@@ -185,6 +187,22 @@ def test_compact_export_of_shipped_conference_round_trips(tmp_path, transactiona
     run(tmp_path / "icml.yaml")
 
     assert export("icml-2025", tmp_path / "after.json") == fixture
+
+
+def test_award_announcement_date_round_trips_in_both_formats(tmp_path, transactional_db):
+    run(CIL)
+    Award.objects.filter(slug="best-paper").update(announced_on=datetime.date(2031, 7, 17))
+    yaml_text = export("cil-2031", tmp_path / "first.yaml", "--format", "compact")
+    fixture = export("cil-2031", tmp_path / "first.json")
+
+    call_command("flush", "--noinput")
+    run(tmp_path / "first.yaml")
+
+    assert b"\n  announced_on: 2031-07-17\n" in yaml_text  # a date, unquoted
+    assert b'"announced_on": "2031-07-17"' in fixture
+    assert export("cil-2031", tmp_path / "second.yaml", "--format", "compact") == yaml_text
+    assert export("cil-2031", tmp_path / "second.json") == fixture
+    assert Award.objects.get(slug="best-paper").announced_on == datetime.date(2031, 7, 17)
 
 
 def test_compact_export_is_yaml_with_authors_on_one_line(tmp_path, db):

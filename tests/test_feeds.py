@@ -56,12 +56,53 @@ def test_feed_lists_newest_conference_first_and_only_published(client, db):
     assert titles == [f"{new.conference.name_en}: New", f"{old.conference.name_en}: Old"]
 
 
-def test_every_entry_has_an_updated_date_even_without_conference_dates(client, db):
-    factories.award(conference=factories.conference(start_date=None, end_date=None))
+def test_entry_without_any_date_is_dated_by_its_year_never_now(client, db):
+    """A conference without dates and an award without an announcement date: the entry
+    is dated 1 January of the conference's year, the same on every request (the
+    feed's build time changed with each request and sorted the entry last)."""
+    factories.award(conference=factories.conference(year=2031, start_date=None, end_date=None))
+
+    dates = [
+        [entry.find(f"a:{tag}", ATOM).text for tag in ("updated", "published")]
+        for entry in _feed(client, "en").findall("a:entry", ATOM)
+    ]
+
+    assert dates == [["2031-01-01T00:00:00+00:00", "2031-01-01T00:00:00+00:00"]]
+
+
+def test_entry_is_dated_by_the_awards_announcement_date(client, db):
+    conference = factories.conference(
+        year=2031, start_date=datetime.date(2031, 7, 13), end_date=datetime.date(2031, 7, 19)
+    )
+    factories.award(conference=conference, announced_on=datetime.date(2031, 7, 16))
 
     [entry] = _feed(client, "en").findall("a:entry", ATOM)
 
-    assert entry.find("a:updated", ATOM).text
+    assert entry.find("a:updated", ATOM).text == "2031-07-16T00:00:00+00:00"
+    assert entry.find("a:published", ATOM).text == "2031-07-16T00:00:00+00:00"
+
+
+def test_entries_are_ordered_by_announcement_then_conference_date(client, db):
+    conference = factories.conference(
+        year=2031, start_date=datetime.date(2031, 7, 13), end_date=datetime.date(2031, 7, 19)
+    )
+    factories.award(conference=conference, name_en="Opening", position=1)
+    factories.award(
+        conference=conference,
+        name_en="Closing",
+        position=2,
+        announced_on=datetime.date(2031, 7, 19),
+    )
+    undated = factories.conference(year=2031, start_date=None, end_date=None)
+    factories.award(conference=undated, name_en="Undated")
+
+    entries = _feed(client, "en").findall("a:entry", ATOM)
+
+    assert [entry.find("a:title", ATOM).text.split(": ")[1] for entry in entries] == [
+        "Closing",
+        "Opening",
+        "Undated",
+    ]
 
 
 def test_feed_entry_lists_the_award_papers(client, db):

@@ -10,21 +10,37 @@ import pytest
 from django.conf import settings
 
 from .pages import URLS
+from .test_images import THUMBNAIL_URLS, give_icml_papers_teasers
 
 VNU = settings.BASE_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
 
 def test_pages_are_valid_html(icml, client, tmp_path):
+    _assert_valid(client, tmp_path, URLS)
+
+
+def test_lists_with_thumbnails_are_valid_html(icml, client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    assert give_icml_papers_teasers(settings.MEDIA_ROOT) > 0
+
+    pages = _assert_valid(client, tmp_path, THUMBNAIL_URLS)
+
+    assert all('class="paper-thumb"' in page for page in pages)
+
+
+def _assert_valid(client, tmp_path, urls):
+    """Nu's errors on the pages at ``urls`` (200 or 404) are none; returns the pages."""
     assert VNU.exists(), "vnu-jar is missing: `make test` installs it (npm ci)"
     java = shutil.which("java")
     assert java, "Java is missing: `make test` installs it (default-jre-headless)"
-    files = {}
-    for n, url in enumerate(URLS):
+    files, pages = {}, []
+    for n, url in enumerate(urls):
         response = client.get(url)
         assert response.status_code in (200, 404), url
         path = tmp_path / f"page-{n}.html"
         path.write_bytes(response.content)
         files[str(path)] = url
+        pages.append(response.content.decode())
 
     result = subprocess.run(
         [java, "-jar", str(VNU), "--errors-only", "--format", "json", *files],
@@ -40,6 +56,7 @@ def test_pages_are_valid_html(icml, client, tmp_path):
     ]
     assert errors == []
     assert result.returncode == 0
+    return pages
 
 
 @pytest.mark.parametrize(

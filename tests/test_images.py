@@ -10,8 +10,9 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from papers.images import clean_image, make_thumbnails
+from papers.images import clean_image, list_thumbnail, make_thumbnails
 from papers.importing import import_fixture
+from papers.models import Paper
 from papers.roles import create_editor
 
 from . import factories
@@ -345,7 +346,12 @@ def test_single_frame_gif_is_accepted():
 
 # Thumbnails made at upload, never in a visitor's request ----------------------------
 
-THUMBNAILS = ["papers/teaser.png.960x0_q85.png", "papers/teaser.png.120x80_q85.png"]
+THUMBNAILS = [
+    "papers/teaser.png.960x0_q85.png",
+    "papers/teaser.png.120x80_q85.png",
+    "papers/teaser.png.160x100_q85_crop_upscale.png",
+    "papers/teaser.png.320x200_q85_crop_upscale.png",
+]
 
 
 def test_admin_upload_makes_every_thumbnail_at_save(db, client, settings, tmp_path):
@@ -420,3 +426,135 @@ def test_teaser_whose_file_is_missing_has_no_img(db, client, settings, tmp_path)
     page = client.get(paper.get_absolute_url()).content.decode()
 
     assert "<img" not in page
+
+
+# Thumbnails in lists: made with the others, named without a query or a file read ------
+
+
+def _stored_teaser(tmp_path, name="teaser.png", size=(1200, 800), format="PNG"):
+    """An image stored in the media storage with every thumbnail made, as at upload."""
+    (tmp_path / "papers").mkdir(exist_ok=True)
+    (tmp_path / "papers" / name).write_bytes(image_bytes(size=size, format=format))
+    make_thumbnails(default_storage, f"papers/{name}")
+    return f"papers/{name}"
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "format"),
+    [
+        ("wide.png", (1920, 600), "PNG"),
+        ("small.jpg", (90, 120), "JPEG"),  # smaller than the slot, and a portrait
+        ("figure.webp", (800, 800), "WEBP"),
+    ],
+)
+def test_list_thumbnails_fill_the_slot_at_1x_and_2x(db, settings, tmp_path, name, size, format):
+    """The list's <img> names the slot's size without reading a file: the thumbnails
+    made at upload are cropped and scaled to exactly that size, under the names the
+    page computes."""
+    settings.MEDIA_ROOT = tmp_path
+    paper = factories.paper(image=_stored_teaser(tmp_path, name, size, format))
+
+    picture = list_thumbnail(paper.image)
+    stored = []
+    for url in (picture.src, picture.srcset.split(", ")[1].split()[0]):
+        with Image.open(tmp_path / url.removeprefix(settings.MEDIA_URL)) as image:
+            stored.append(image.size)
+
+    assert (picture.width, picture.height) == (160, 100)
+    assert stored == [(160, 100), (320, 200)]
+
+
+def _teaser_papers(tmp_path, count, word="needle"):
+    """``count`` papers with a teaser (thumbnails made), ``word`` in their titles, an
+    author and an award entry in one award of one conference, and one more paper
+    without a teaser."""
+    name = _stored_teaser(tmp_path)
+    award = factories.award()
+    person = factories.author()
+    for n in range(count):
+        paper = factories.paper(
+            conference=award.conference,
+            title_en=f"{word} {n}",
+            authors=[person, factories.author()],
+            image=name,
+            image_alt_en="A figure",
+            image_alt_zh_hans="一张图",
+        )
+        factories.award_entry(award, paper, position=n)
+    factories.award_entry(award, factories.paper(conference=award.conference, authors=[person]))
+    return award, person
+
+
+THUMB = (
+    '<img class="paper-thumb" src="/media/papers/teaser.png.160x100_q85_crop_upscale.png" '
+    'srcset="/media/papers/teaser.png.160x100_q85_crop_upscale.png 1x, '
+    '/media/papers/teaser.png.320x200_q85_crop_upscale.png 2x" width="160" height="100" '
+    'alt="" loading="lazy" decoding="async">'
+)
+
+
+@pytest.mark.parametrize("page", ["conference", "award", "author", "search"])
+def test_lists_show_a_decorative_thumbnail_of_each_teaser(db, client, settings, tmp_path, page):
+    settings.MEDIA_ROOT = tmp_path
+    award, person = _teaser_papers(tmp_path, 3)
+    url = {
+        "conference": award.conference.get_absolute_url(),
+        "award": award.get_absolute_url(),
+        "author": person.get_absolute_url(),
+        "search": "/en/search/?q=needle",
+    }[page]
+
+    html = client.get(url).content.decode()
+
+    assert html.count(THUMB) == 3  # the paper without a teaser has none
+    assert html.count('class="paper-thumb"') == 3
+
+
+@pytest.mark.parametrize(
+    ("page", "queries"), [("conference", 6), ("award", 4), ("author", 8), ("search", 7)]
+)
+def test_thumbnails_cost_no_query_and_make_no_file(
+    db, client, settings, tmp_path, django_assert_num_queries, page, queries
+):
+    """The same number of queries with one teaser as with many, and as pages without
+    thumbnails (tests/test_views.py); a thumbnail whose file is gone is a 404 for the
+    browser, never a 500 or a resize in the visitor's request."""
+    settings.MEDIA_ROOT = tmp_path
+    for count, word in [(1, "needle"), (12, "haystack")]:
+        award, person = _teaser_papers(tmp_path, count, word)
+        for path in (tmp_path / "papers").glob("*_crop_upscale.png"):
+            path.unlink()
+        url = {
+            "conference": award.conference.get_absolute_url(),
+            "award": award.get_absolute_url(),
+            "author": person.get_absolute_url(),
+            "search": f"/en/search/?q={word}",
+        }[page]
+
+        with django_assert_num_queries(queries):
+            response = client.get(url)
+
+        assert response.status_code == 200
+        assert response.content.decode().count('class="paper-thumb"') == count
+        assert list((tmp_path / "papers").glob("*_crop_upscale.png")) == []
+
+
+def give_icml_papers_teasers(media_root):
+    """Store a teaser (with its thumbnails) in ``media_root`` and give it to every paper
+    of the loaded ICML content, for checks of pages with thumbnails. Returns the count."""
+    (media_root / "papers").mkdir(parents=True, exist_ok=True)
+    (media_root / "papers" / "teaser.png").write_bytes(image_bytes(size=(1200, 800)))
+    make_thumbnails(default_storage, "papers/teaser.png")
+    return Paper.objects.update(
+        image="papers/teaser.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
+    )
+
+
+# Pages whose lists show thumbnails, for the HTML and accessibility checks.
+THUMBNAIL_PATHS = [
+    "conferences/icml-2025/",
+    "conferences/icml-2025/awards/test-of-time/",
+    "authors/michael-i-jordan/",
+    "search/?q=learning",
+]
+THUMBNAIL_URLS = [f"/{lang}/{path}" for lang in ("en", "zh-hans") for path in THUMBNAIL_PATHS]

@@ -253,6 +253,7 @@ def award_out(request, award):
         "conference": conference_ref(request, conference),
         "description": translated(award, "description"),
         "position": award.position,
+        "announced_on": award.announced_on,
         "series": {
             "venue": conference.venue.slug,
             "slug": award.slug,

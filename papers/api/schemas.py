@@ -175,6 +175,9 @@ class Award(Schema):
     name: Translated
     description: Translated
     position: int = Field(description="Order among the conference's awards, lowest first.")
+    announced_on: date | None = Field(
+        description="The day the award was announced; null when no source gives it."
+    )
     series: SeriesRef
     levels: list[Level] = Field(description="The top level first.")
     entries: list[Entry] = Field(description="By level (the top level first), then position.")

@@ -33,7 +33,8 @@ from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
 
 from .. import search
-from ..images import thumbnail_picture, thumbnail_url
+from ..cards import share_card
+from ..images import Picture, list_thumbnail, thumbnail_picture, thumbnail_url
 from ..mathtext import math_inline, math_paragraphs
 from ..metadata import (
     absolute_url,
@@ -244,7 +245,8 @@ def paper_metadata(context, paper):
     """Google Scholar tags, OpenGraph tags and schema.org JSON-LD for a paper page.
 
     The share image (``og:image``) is the teaser's thumbnail, with its size and
-    description, when the paper has one.
+    description, when the paper has one; otherwise the paper's share card in the page's
+    language (papers/cards.py), once it is drawn.
 
     ``paper`` comes from ``Paper.objects.for_detail()`` (no further queries).
     """
@@ -252,9 +254,14 @@ def paper_metadata(context, paper):
     url = absolute_url(request.path, request)
     abstract = localized_value(paper, "abstract")[0] or localized_value(paper, "summary")[0]
     picture = thumbnail_picture(paper.image, "teaser")
+    og_image_alt = localized_value(paper, "image_alt")[0]
+    card = None if picture else share_card(paper, get_language())
+    if card is not None:
+        card_url, width, height, og_image_alt = card
+        picture = Picture(card_url, width, height)
     return {
         "og_image": picture and {**picture._asdict(), "url": absolute_url(picture.url, request)},
-        "og_image_alt": localized_value(paper, "image_alt")[0],
+        "og_image_alt": og_image_alt,
         "scholar_tags": scholar_tags(paper, url),
         "json_ld": mark_safe(json_ld(scholarly_article(paper, url, request))),  # noqa: S308
         "og_title": localized_value(paper, "title")[0],
@@ -312,6 +319,25 @@ def teaser_picture(image, alias="teaser"):
     """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
     (papers.images.thumbnail_picture; ``None`` when there is nothing to show)."""
     return thumbnail_picture(image, alias)
+
+
+@register.simple_tag
+def paper_thumbnail(paper):
+    """A list's thumbnail of ``paper``'s teaser (papers.images.list_thumbnail): an
+    ``<img>`` with ``srcset``, its size, lazy loading and ``alt=""`` (it is decorative:
+    the linked title next to it says what the paper is, so a screen reader does not
+    read the title twice). "" for a paper without a teaser. No query, no file read."""
+    picture = list_thumbnail(paper.image)
+    if picture is None:
+        return ""
+    return format_html(
+        '<img class="paper-thumb" src="{}" srcset="{}" width="{}" height="{}" alt="" '
+        'loading="lazy" decoding="async">',
+        picture.src,
+        picture.srcset,
+        picture.width,
+        picture.height,
+    )
 
 
 @register.simple_tag(takes_context=True)

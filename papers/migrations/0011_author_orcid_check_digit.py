@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('papers', '0009_slugs_say_ascii'),
+        ('papers', '0010_award_announcement_date'),
     ]
 
     operations = [
