@@ -1,6 +1,8 @@
 """Test settings: the project's settings with a fixed key and fast hashing."""
 
 import os
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("DJANGO_INSECURE_DEV", "true")
 
@@ -24,3 +26,7 @@ PAGE_CACHE_ENABLED = False
 API_RATE_LIMIT = ""
 # Share cards are drawn in tests/test_cards.py only (thousands of papers are made elsewhere).
 SHARE_CARDS_ON_SAVE = False
+# Uploads, thumbnails and share cards go to a folder of the test run's own, never the
+# checkout's media/ (where `make data` draws the ICML share cards a test would then see);
+# tests that look at files set their own tmp_path on top.
+MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="awardsite-test-media-"))
