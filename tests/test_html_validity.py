@@ -1,6 +1,7 @@
 """The Nu HTML Checker (npm vnu-jar, run with Java) on the public pages in both
-languages: no errors. The pages are saved to files first, since the checker
-refuses to fetch loopback addresses."""
+languages (tests/pages.py, which holds every page `make audit` scores): no errors. The
+pages are saved to files first, since the checker refuses to fetch loopback addresses.
+The paper ``TEASER_PAPER`` is shown with a teaser image."""
 
 import json
 import shutil
@@ -9,12 +10,14 @@ import subprocess
 import pytest
 from django.conf import settings
 
-from .pages import URLS
+from .pages import TEASER_PAPER, URLS, add_teaser
 
 VNU = settings.BASE_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
 
-def test_pages_are_valid_html(icml, client, tmp_path):
+def test_pages_are_valid_html(icml, client, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    add_teaser()
     assert VNU.exists(), "vnu-jar is missing: `make test` installs it (npm ci)"
     java = shutil.which("java")
     assert java, "Java is missing: `make test` installs it (default-jre-headless)"
@@ -22,6 +25,8 @@ def test_pages_are_valid_html(icml, client, tmp_path):
     for n, url in enumerate(URLS):
         response = client.get(url)
         assert response.status_code in (200, 404), url
+        if TEASER_PAPER in url:
+            assert b'<figure class="teaser"><img' in response.content, url
         path = tmp_path / f"page-{n}.html"
         path.write_bytes(response.content)
         files[str(path)] = url
