@@ -31,13 +31,13 @@ own cost (with two runs, the median would be their mean, half of that noise kept
 
 Search results are ``noindex`` on purpose (``templates/papers/search.html``) and
 ``/<language>/search/`` is disallowed in robots.txt (``papers.views.robots_txt``): endless
-combinations of parameters are no pages for a search engine, and Google asks sites to keep
-them out. Lighthouse's SEO category scores that as a failed ``is-crawlable``. For pages in
-``NOINDEX_PATHS`` the table prints the raw SEO score and, next to it, the score with that
-one audit left out, Lighthouse's own weighted mean over the other audits; the minimum
-applies to the latter, and only when every reason ``is-crawlable`` gives is one of
-those two deliberate blocks, so any other reason, or ``noindex`` on any other page,
-still fails.
+combinations of parameters are no pages for a search engine, and Google's guidelines ask
+sites to keep such result pages out of its index. Lighthouse's SEO category scores that
+as a failed ``is-crawlable``. For pages in ``NOINDEX_PATHS`` the table prints the raw SEO
+score and, next to it, the score with that one audit left out (Lighthouse's own weighted
+mean over the other audits). The minimum applies to the latter, and only when every
+reason ``is-crawlable`` gives is one of those two deliberate blocks, so any other
+reason, or ``noindex`` on any other page, still fails.
 
 A slow machine. Lighthouse measures the host's CPU (``benchmarkIndex``) and warns below
 1000 that the simulated phone will be slower than the one it models: with 2 cores shared
@@ -151,28 +151,42 @@ def start_server(port, env):
     )
 
 
-def lighthouse(url, reports, name):
+def lighthouse(url, reports, name, attempts=3):
     """One Lighthouse run on ``url``: its JSON report as a dict (kept in ``reports``/``name``
-    when ``reports`` is set). Raises CalledProcessError when Lighthouse fails."""
-    result = subprocess.run(  # nosec B603  # our Lighthouse, our URL, no shell
-        [
-            str(LIGHTHOUSE),
-            url,
-            "--quiet",
-            "--output=json",
-            "--output-path=stdout",
-            f"--only-categories={','.join(CATEGORIES)}",
-            "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", "/usr/bin/chromium")},
-        timeout=300,
-        check=True,
-    )
-    if reports:
-        (reports / name).write_text(result.stdout)
-    return json.loads(result.stdout)
+    when ``reports`` is set), or ``None`` when Lighthouse failed ``attempts`` times (on a
+    busy machine Chromium now and then misses one of Lighthouse's time limits); each
+    failure is printed on standard error with Lighthouse's last words."""
+    for attempt in range(1, attempts + 1):
+        try:
+            result = subprocess.run(  # nosec B603  # our Lighthouse, our URL, no shell
+                [
+                    str(LIGHTHOUSE),
+                    url,
+                    "--quiet",
+                    "--output=json",
+                    "--output-path=stdout",
+                    f"--only-categories={','.join(CATEGORIES)}",
+                    "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+                ],
+                capture_output=True,
+                text=True,
+                env={
+                    **os.environ,
+                    "CHROME_PATH": os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
+                },
+                timeout=300,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            error = "no answer within 300 s"
+        else:
+            if result.returncode == 0:
+                if reports:
+                    (reports / name).write_text(result.stdout)
+                return json.loads(result.stdout)
+            error = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        print(f"Lighthouse failed on {url} (attempt {attempt}): {error}", file=sys.stderr)
+    return None
 
 
 def weighted_score(report, category, leave_out=()):
@@ -281,15 +295,18 @@ def run_all(site, urls, options):
     jobs = [(url, run) for run in range(options.runs) for url in urls]
     with ThreadPoolExecutor(max_workers=options.jobs) as pool:
         for url, report in pool.map(one, jobs):
-            results[url].append(report)
+            if report is not None:
+                results[url].append(report)
     for url in urls:
-        for _retry in range(options.retries):
+        for retry in range(options.retries):
             reports = results[url]
+            if not reports or not all(slow_host(r) for r in reports):
+                break
             if max(r["categories"]["performance"]["score"] for r in reports) >= MINIMUM:
                 break
-            if not all(slow_host(r) for r in reports):
-                break
-            results[url].append(one((url, len(reports)))[1])
+            report = one((url, options.runs + retry))[1]
+            if report is not None:
+                results[url].append(report)
     return results
 
 
@@ -334,6 +351,10 @@ def main(argv=None):
     print(f"{'page':<60} " + " ".join(f"{c:>14}" for c in CATEGORIES))
     lowest = 1.0
     for url in urls:
+        if not results[url]:
+            print(f"{url:<60} Lighthouse failed on every attempt (see above)")
+            lowest = 0.0
+            continue
         scores, counted, notes = summarise(url.lstrip("/"), results[url], robots_txt)
         lowest = min(lowest, *counted.values())
         cells = []
