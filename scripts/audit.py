@@ -351,11 +351,11 @@ def main(argv=None):
             server.terminate()
             server.wait(timeout=30)
 
-    print(f"{'page':<60} " + " ".join(f"{c:>14}" for c in CATEGORIES))
+    print(f"{'page':<76} " + " ".join(f"{c:>14}" for c in CATEGORIES))
     lowest = 1.0
     for url in urls:
         if not results[url]:
-            print(f"{url:<60} Lighthouse failed on every attempt (see above)")
+            print(f"{url:<76} Lighthouse failed on every attempt (see above)")
             lowest = 0.0
             continue
         scores, counted, notes = summarise(url.lstrip("/"), results[url], robots_txt)
@@ -366,7 +366,7 @@ def main(argv=None):
             if counted[category] != scores[category]:
                 cell += f" ({counted[category]:.2f})"
             cells.append(f"{cell:>14}")
-        print(f"{url:<60} " + " ".join(cells))
+        print(f"{url:<76} " + " ".join(cells))
         for note in notes:
             print(f"{'':<4}{note}")
     runs = [report for reports in results.values() for report in reports]
