@@ -59,6 +59,7 @@ import json
 import os
 import re
 import secrets
+import signal
 import socket
 import subprocess  # nosec B404  # runs Lighthouse and the local server, no shell
 import sys
@@ -334,6 +335,8 @@ def main(argv=None):
     if options.reports:
         options.reports.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    # Stopped with SIGTERM, the audit still stops its server and removes its folder.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     with tempfile.TemporaryDirectory(prefix="awardsite-audit-") as folder:
         env = prepare_site(Path(folder))
         from tests.pages import AUDIT_URLS
