@@ -374,9 +374,9 @@ def test_editor_uploads_an_image_with_both_alt_texts(editor_client, settings, tm
     page = editor_client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
     assert 'alt="蓝色方块"' in page
     assert (
-        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="蓝色方块" width="64" height="48">'
-        in page
-    )
+        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="蓝色方块" width="64" height="48" '
+        'fetchpriority="high">'
+    ) in page
 
 
 def test_image_without_chinese_alt_text_is_a_form_error(editor_client, settings, tmp_path):

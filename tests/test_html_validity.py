@@ -1,6 +1,7 @@
 """The Nu HTML Checker (npm vnu-jar, run with Java) on the public pages in both
-languages: no errors. The pages are saved to files first, since the checker
-refuses to fetch loopback addresses."""
+languages (tests/pages.py, which holds every page `make audit` scores): no errors. The
+pages are saved to files first, since the checker refuses to fetch loopback addresses.
+The paper ``TEASER_PAPER`` is shown with a teaser image."""
 
 import json
 import shutil
@@ -9,13 +10,15 @@ import subprocess
 import pytest
 from django.conf import settings
 
-from .pages import URLS
+from .pages import TEASER_PAPER, URLS, add_teaser
 from .test_images import THUMBNAIL_URLS, give_icml_papers_teasers
 
 VNU = settings.BASE_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
 
-def test_pages_are_valid_html(icml, client, tmp_path):
+def test_pages_are_valid_html(icml, client, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    add_teaser()
     _assert_valid(client, tmp_path, URLS)
 
 
@@ -37,6 +40,8 @@ def _assert_valid(client, tmp_path, urls):
     for n, url in enumerate(urls):
         response = client.get(url)
         assert response.status_code in (200, 404), url
+        if TEASER_PAPER in url:
+            assert b'<figure class="teaser"><img' in response.content, url
         path = tmp_path / f"page-{n}.html"
         path.write_bytes(response.content)
         files[str(path)] = url

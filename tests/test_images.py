@@ -1,6 +1,7 @@
 """Teaser images checked by content (papers/images.py), and through the admin's form."""
 
 import io
+import re
 import struct
 import zlib
 
@@ -381,7 +382,10 @@ def test_paper_page_never_makes_a_thumbnail(db, client, settings, tmp_path):
 
     page = client.get(paper.get_absolute_url()).content.decode()
 
-    assert '<img src="/media/papers/teaser.png" alt="A figure" width="1200" height="800">' in page
+    assert (
+        '<img src="/media/papers/teaser.png" alt="A figure" width="1200" height="800" '
+        'fetchpriority="high">'
+    ) in page
     assert sorted(path.name for path in (tmp_path / "papers").iterdir()) == ["teaser.png"]
 
 
@@ -412,9 +416,29 @@ def test_teaser_has_the_thumbnails_width_and_height(db, client, settings, tmp_pa
     page = client.get(paper.get_absolute_url()).content.decode()
 
     assert (
-        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="A figure" width="960" height="540">'
-        in page
+        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="A figure" width="960" height="540" '
+        'fetchpriority="high">'
+    ) in page
+
+
+def test_teaser_is_fetched_first(db, client, settings, tmp_path):
+    """The teaser is the paper page's largest picture, so its Largest Contentful Paint:
+    ``fetchpriority="high"`` lets the browser fetch it before it has laid the page out
+    (Lighthouse's "LCP request discovery" insight; issue 10's performance measure)."""
+    settings.MEDIA_ROOT = tmp_path
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "teaser.png").write_bytes(image_bytes(size=(1920, 1080)))
+    make_thumbnails(default_storage, "papers/teaser.png")
+    paper = factories.paper(
+        image="papers/teaser.png", image_alt_en="A figure", image_alt_zh_hans="一张图"
     )
+
+    page = client.get(paper.get_absolute_url()).content.decode()
+
+    assert re.findall(r"<img [^>]*>", page) == [
+        '<img src="/media/papers/teaser.png.960x0_q85.png" alt="A figure" width="960" height="540" '
+        'fetchpriority="high">'
+    ]
 
 
 def test_teaser_whose_file_is_missing_has_no_img(db, client, settings, tmp_path):

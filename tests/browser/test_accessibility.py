@@ -1,11 +1,12 @@
 """axe-core (from npm, node_modules/) run in Debian's Chromium on the public pages,
 in both languages: no violations of any rule axe runs by default (WCAG 2.0-2.2
-A and AA and best practices)."""
+A and AA and best practices). The pages are tests/pages.py's, which hold every page
+`make audit` scores; the paper ``TEASER_PAPER`` is shown with a teaser image."""
 
 import pytest
 from django.conf import settings
 
-from ..pages import URLS
+from ..pages import TEASER_PAPER, URLS, add_teaser
 
 pytestmark = pytest.mark.browser
 
@@ -19,8 +20,13 @@ def axe_source():
 
 
 @pytest.mark.parametrize("url", URLS)
-def test_page_has_no_axe_violations(page, site, axe_source, url):
+def test_page_has_no_axe_violations(page, site, axe_source, url, settings, tmp_path):
+    if TEASER_PAPER in url:
+        settings.MEDIA_ROOT = tmp_path
+        add_teaser()
     page.goto(site + url)
+    if TEASER_PAPER in url:
+        assert page.locator("figure.teaser img").count() == 1
     page.evaluate(axe_source)  # no request: the script runs in the page itself
 
     results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
