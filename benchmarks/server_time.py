@@ -15,7 +15,9 @@ the next run; ``--rebuild`` builds it again) or into ``--database-url`` (e.g. an
 PostgreSQL database: built when it holds no paper).
 
 For each page it prints, over ``--requests`` requests made round-robin over the pages
-(so a burst of load slows them all alike): p50 and p95 in ms, *cold* (the page cache
+(so a burst of load slows them all alike): p50 and p95 in ms and the median CPU time
+of this thread (which other processes' load hardly changes; on SQLite it includes
+the queries, on PostgreSQL not the server's part), *cold* (the page cache
 off: every request renders) and *warm* (served from the page cache, as an anonymous
 visitor with ``Accept-Encoding: gzip``); for warm pages the ratio of the trivial view's
 median time to the page's (1.00: as quick as the trivial view; issue 13's target for
@@ -151,19 +153,20 @@ def environ(path):
 
 
 def call(handler, path):
-    """One request through ``handler``: (seconds, status line, headers, body bytes)."""
+    """One request through ``handler``: ((wall, CPU seconds), status line, headers, body)."""
     answer = {}
 
     def start_response(status, headers, exc_info=None):
         answer["status"], answer["headers"] = status, headers
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     result = handler(environ(path), start_response)
     try:
         body = b"".join(result)
     finally:
         result.close()
-    return time.perf_counter() - started, answer["status"], dict(answer["headers"]), body
+    seconds = (time.perf_counter() - started, time.thread_time() - cpu)
+    return seconds, answer["status"], dict(answer["headers"]), body
 
 
 def handlers():
@@ -217,23 +220,28 @@ def measure(pages, options):
             for name, path in pages.items():
                 times.setdefault((name, mode), []).append(call(site, path)[0])
     settings.PAGE_CACHE_ENABLED = True
-    trivial_p50 = statistics.median(times[("trivial", "-")])
+    trivial_p50 = statistics.median(sample[0] for sample in times[("trivial", "-")])
     print(
         f"{connection.vendor}: {options.papers} papers, {options.authors} authors at "
         f"{options.conferences} conference(s), {options.awards} awards; "
         f"{options.requests} requests per page and mode, round-robin"
     )
     print(
-        f"{'page':<16} {'mode':<5} {'p50 ms':>8} {'p95 ms':>8} {'ratio':>6} "
+        f"{'page':<16} {'mode':<5} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'ratio':>6} "
         f"{'queries':>7} {'KB':>7}"
     )
     for (name, mode), samples in times.items():
-        p50, p95 = statistics.median(samples) * 1000, percentile(samples, 95) * 1000
+        wall = [sample[0] for sample in samples]
+        p50, p95 = statistics.median(wall) * 1000, percentile(wall, 95) * 1000
+        cpu = statistics.median(sample[1] for sample in samples) * 1000
         ratio = f"{trivial_p50 * 1000 / p50:.2f}" if mode == "warm" else ""
         fact = facts.get(name, {})
         queries = fact.get("queries", "") if mode == "cold" else ""
         size = f"{fact['html_kb']:.1f}" if mode == "cold" else ""
-        print(f"{name:<16} {mode:<5} {p50:>8.2f} {p95:>8.2f} {ratio:>6} {queries!s:>7} {size:>7}")
+        print(
+            f"{name:<16} {mode:<5} {p50:>8.2f} {p95:>8.2f} {cpu:>8.2f} {ratio:>6} "
+            f"{queries!s:>7} {size:>7}"
+        )
 
 
 def percentile(samples, percent):
