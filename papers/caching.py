@@ -7,8 +7,9 @@ string, per language and per gzip/identity encoding, for a ``GET`` by a visitor 
 carries no session or messages cookie. Never cached: staff and anyone logged in (they
 carry the session cookie), ``?preview=1``, other methods than ``GET``/``HEAD``, the
 admin, and any response that is not a plain 200, sets a cookie, varies on ``Cookie``,
-is marked private or no-store, used the session, queued a message or holds a CSRF
-token (``get_token()`` was called). So nothing personal is stored or shared.
+is marked private or no-store, used the session, queued a message, holds a CSRF
+token (``get_token()`` was called) or a CSP nonce (``request.csp_nonce`` was used).
+So nothing personal is stored or shared.
 
 Instant invalidation: :class:`~papers.models.ContentGeneration` holds a number raised
 in the same transaction as every change to a ``papers`` model (``post_save``,
@@ -156,6 +157,9 @@ def is_storable(request, response):
         and "CSRF_COOKIE_NEEDS_UPDATE" not in request.META
         and not (session is not None and session.accessed)
         and not (messages is not None and messages.added_new)
+        # django-csp's nonce, true once a template used it: a stored page would give
+        # every visitor the same nonce, and its header the first visitor's.
+        and not getattr(request, "csp_nonce", None)
     )
 
 
@@ -166,7 +170,9 @@ def page_key(request, generation):
     language cookie or Accept-Language), so it can be known before that middleware runs.
     """
     language = get_language_from_request(request, check_path=True)
-    encoding = "gzip" if ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")) else "id"
+    # META rather than request.headers, which would build a dict of every header.
+    accepted = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    encoding = "gzip" if ACCEPTS_GZIP.search(accepted) else "id"
     # Scheme, host (checked against ALLOWED_HOSTS), path and query string as sent: the
     # key is a digest, so nothing needs escaping.
     query = request.META.get("QUERY_STRING", "")
@@ -199,15 +205,16 @@ class PublicPageCacheMiddleware:
 
     Goes early in ``MIDDLEWARE``, right after ConditionalGetMiddleware, in the place of
     Django's UpdateCacheMiddleware: a page found in the cache is answered at once,
-    without the session, locale, CSRF, authentication and message middleware, URL
-    resolution or the view. On a miss, once the inner middleware and the view have
-    answered, a response of a public view (``request.resolver_match``) that passes
-    ``is_storable`` is gzipped, tagged (ETag, Cache-Control) and stored, with every
-    header the inner middleware added. With ``settings.PAGE_CACHE_ENABLED`` false
-    (``DJANGO_PAGE_CACHE=false``) public pages are still gzipped and tagged but rendered
-    every time. The cache is ``caches[settings.PAGE_CACHE_ALIAS]``; if it fails (Redis
-    down), pages are served uncached and the error is logged, rather than every page
-    failing.
+    without the security, CSP, Permissions-Policy, session, locale, CSRF,
+    authentication and message middleware, URL resolution or the view; the headers the
+    first three add are stored with the page (see settings.MIDDLEWARE). On a miss, once
+    the inner middleware and the view have answered, a response of a public view
+    (``request.resolver_match``) that passes ``is_storable`` is gzipped, tagged (ETag,
+    Cache-Control) and stored, with every header the inner middleware added. With
+    ``settings.PAGE_CACHE_ENABLED`` false (``DJANGO_PAGE_CACHE=false``) public pages
+    are still gzipped and tagged but rendered every time. The cache is
+    ``caches[settings.PAGE_CACHE_ALIAS]``; if it fails (Redis down), pages are served
+    uncached and the error is logged, rather than every page failing.
     """
 
     def __init__(self, get_response):

@@ -10,6 +10,7 @@ import time
 
 import pytest
 import reversion
+from csp.middleware import CSPMiddleware
 from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection
@@ -25,6 +26,7 @@ from papers.roles import create_editor
 from . import factories
 from .test_admin import _change_url, _form_data
 from .test_importing import small_fixture, write
+from .test_security_headers import assert_policies
 
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
 # A title long enough to be worth compressing, within the 400 characters a title holds
@@ -132,6 +134,44 @@ def test_conditional_request_gets_304(visitor):
     response, queries = fetch(visitor, "/en/", HTTP_IF_NONE_MATCH=etag)
 
     assert (response.status_code, response.content, queries) == (304, b"", 1)
+
+
+@pytest.mark.django_db
+def test_a_page_from_the_cache_carries_the_security_headers(visitor):
+    """The CSP, Permissions-Policy and SecurityMiddleware's headers are stored with the
+    page (those middleware sit inside the cache) and come back with every hit."""
+    first = visitor.get("/en/")
+
+    hit, queries = fetch(visitor, "/en/")
+
+    assert queries == 1
+    assert_policies(hit)
+    names = ["Content-Security-Policy", "Permissions-Policy"]
+    names += ["X-Content-Type-Options", "Referrer-Policy", "Cross-Origin-Opener-Policy"]
+    assert {name: hit.get(name) for name in names} == {name: first[name] for name in names}
+
+
+@pytest.mark.django_db
+def test_plain_http_is_redirected_to_https_even_when_the_page_is_cached(visitor, settings):
+    """The HTTPS redirect and HSTS come from SecurityMiddleware, inside the cache: the
+    scheme is part of the key, so an HTTPS page is never answered to plain HTTP."""
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_HSTS_SECONDS = 3600
+    secure = cached_twice_over_https(visitor, "/en/")
+
+    plain = visitor.get("/en/")
+
+    assert secure["Strict-Transport-Security"] == "max-age=3600"
+    assert (plain.status_code, plain["Location"]) == (301, "https://testserver/en/")
+    assert "Strict-Transport-Security" not in plain
+
+
+def cached_twice_over_https(client, url):
+    """``cached_twice`` over HTTPS."""
+    client.get(url, secure=True)
+    response, queries = fetch(client, url, secure=True)
+    assert (response.status_code, queries) == (200, 1)
+    return response
 
 
 @pytest.mark.django_db
@@ -250,6 +290,16 @@ def test_a_visitor_with_a_messages_cookie_is_not_served_from_the_cache(visitor):
     assert "Changed behind the cache" in page.content.decode()
 
 
+def _through_csp(request, response, use_nonce):
+    """Pass ``request`` and ``response`` through django-csp's middleware, as a view that
+    used ``request.csp_nonce`` in its template (``use_nonce``) or not."""
+    middleware = CSPMiddleware(lambda request: response)
+    middleware.process_request(request)
+    if use_nonce:
+        str(request.csp_nonce)
+    middleware.process_response(request, response)
+
+
 @pytest.mark.parametrize(
     ("change", "storable"),
     [
@@ -259,6 +309,8 @@ def test_a_visitor_with_a_messages_cookie_is_not_served_from_the_cache(visitor):
         (lambda request, response: response.__setitem__("Cache-Control", "private"), False),
         (lambda request, response: request.META.update(CSRF_COOKIE_NEEDS_UPDATE=True), False),
         (lambda request, response: setattr(response, "status_code", 404), False),
+        (lambda request, response: _through_csp(request, response, use_nonce=False), True),
+        (lambda request, response: _through_csp(request, response, use_nonce=True), False),
     ],
 )
 def test_only_responses_with_nothing_personal_are_storable(change, storable):

@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.db.models import RestrictedError
 from django.utils import translation
 
@@ -156,3 +157,37 @@ def test_lists_of_papers_leave_out_abstracts_summaries_and_search_text():
     for papers in lists.values():
         for paper in papers:
             assert paper.get_deferred_fields() == unlisted
+
+
+@pytest.mark.django_db
+def test_a_conference_list_of_other_papers_walks_the_listing_index():
+    """The conference page's other papers come in title order from the index
+    ``paper_listing_order``, not from a sort of every paper of the conference."""
+    if connection.vendor != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plan depends on statistics")
+    conference = factories.conference()
+    for number in range(3):
+        factories.paper(conference=conference, title_en=f"Paper {number}")
+    papers = Paper.objects.published().published_without_award_at(conference)[:50]
+    sql, params = papers.query.sql_with_params()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        plan = " / ".join(row[-1] for row in cursor.fetchall())
+
+    assert "paper_listing_order" in plan
+    assert "ORDER BY" not in plan  # no temporary B-tree for the sort
+
+
+@pytest.mark.django_db
+def test_listed_papers_give_their_authors_in_order_without_another_query(
+    django_assert_num_queries,
+):
+    first, second = factories.author(name="Zoe First"), factories.author(name="Adam Second")
+    paper = factories.paper(authors=[first, second])
+    listed = Paper.objects.for_listing().get(pk=paper.pk)
+
+    with django_assert_num_queries(0):
+        names = [authorship.author.name for authorship in listed.ordered_authorships]
+
+    assert names == ["Zoe First", "Adam Second"]
