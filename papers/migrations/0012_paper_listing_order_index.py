@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('papers', '0009_slugs_say_ascii'),
+        ('papers', '0011_author_orcid_check_digit'),
     ]
 
     operations = [
