@@ -8,7 +8,7 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 """
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models
 from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
@@ -228,12 +228,17 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         verbose_name_plural = _("conferences")
         ordering = ["-year", "slug"]
         constraints = [
-            models.UniqueConstraint(fields=["venue", "year"], name="conference_unique_venue_year"),
+            models.UniqueConstraint(
+                fields=["venue", "year"],
+                name="conference_unique_venue_year",
+                violation_error_message=_("This venue already has a conference in this year."),
+            ),
             models.CheckConstraint(
                 condition=Q(start_date__isnull=True)
                 | Q(end_date__isnull=True)
                 | Q(end_date__gte=models.F("start_date")),
                 name="conference_end_not_before_start",
+                violation_error_message=_("The end date is before the start date."),
             ),
         ]
 
@@ -640,6 +645,9 @@ class Authorship(NaturalKeyMixin, models.Model):
 
     objects = AuthorshipQuerySet.as_manager()
     natural_key_fields = ("paper", "author")
+    # (group, number): positions run 1, 2, 3, ... within each paper, without gaps. The
+    # admin's drag and drop renumbers them; the importer checks a file's against it.
+    numbering = ("paper", "position")
 
     class Meta:
         verbose_name = _("authorship")
@@ -647,10 +655,16 @@ class Authorship(NaturalKeyMixin, models.Model):
         ordering = ["paper", "position"]
         constraints = [
             models.UniqueConstraint(
-                fields=["paper", "position"], name="authorship_unique_position"
+                fields=["paper", "position"],
+                name="authorship_unique_position",
+                violation_error_message=_("Another author of this paper has this position."),
             ),
             models.UniqueConstraint(fields=["paper", "author"], name="authorship_unique_author"),
-            models.CheckConstraint(condition=Q(position__gte=1), name="authorship_position_from_1"),
+            models.CheckConstraint(
+                condition=Q(position__gte=1),
+                name="authorship_position_from_1",
+                violation_error_message=_("Author positions start at 1."),
+            ),
         ]
 
     def __str__(self):
@@ -1024,24 +1038,29 @@ class AwardEntry(NaturalKeyMixin, models.Model):
         return f"{self.award}: {self.paper} ({self.level.name_en})"
 
     def clean(self):
-        """The level must be one of this award's levels."""
+        """The level must be one of this award's levels.
+
+        Compares the objects, not only their ids, so that it also holds for unsaved
+        ones (the importer checks a file's new award and levels before writing them).
+        """
         super().clean()
-        if self.award_id and self.level_id and self.level.award_id != self.award_id:
-            levels = ", ".join(
-                AwardLevel.objects.filter(award_id=self.award_id).values_list("slug", flat=True)
-            )
-            raise ValidationError(
-                {
-                    "level": ValidationError(
-                        _(
-                            "This level belongs to another award; this award's levels are: "
-                            "%(levels)s."
-                        ),
-                        code="level_of_other_award",
-                        params={"levels": levels or "–"},
-                    )
-                }
-            )
+        try:
+            award, level = self.award, self.level
+        except ObjectDoesNotExist:  # left empty: the fields' own checks say so
+            return
+        if level.award != award:
+            if award.pk is None:  # a new award: no levels to list yet
+                error = ValidationError(
+                    _("This level belongs to another award."), code="level_of_other_award"
+                )
+            else:
+                levels = ", ".join(award.levels.values_list("slug", flat=True))
+                error = ValidationError(
+                    _("This level belongs to another award; this award's levels are: %(levels)s."),
+                    code="level_of_other_award",
+                    params={"levels": levels or "–"},
+                )
+            raise ValidationError({"level": error})
 
 
 class ImportRecord(models.Model):

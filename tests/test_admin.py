@@ -763,3 +763,35 @@ def test_editor_switches_the_admins_language(editor_client):
     chinese = editor_client.get("/admin/papers/").content.decode()
     assert '<html lang="zh-hans"' in chinese
     assert '<button type="submit" name="language" value="en" lang="en">English</button>' in chinese
+
+
+# The conference form: the model's constraints, as the importer checks them too -------
+
+
+def _conference_form(editor_client, conference, **changes):
+    url = f"/admin/papers/conference/{conference.pk}/change/"
+    data = {**_form_data(editor_client.get(url)), **changes}
+    return editor_client.post(url, data)
+
+
+def test_editor_cannot_end_a_conference_before_it_starts(editor_client):
+    conference = factories.conference()
+
+    response = _conference_form(editor_client, conference, end_date="2025-07-12")
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [
+        "The end date is before the start date."
+    ]
+
+
+def test_editor_cannot_give_a_venue_two_conferences_in_one_year(editor_client):
+    first = factories.conference(year=2031)
+    second = factories.conference(venue=first.venue, year=2032)
+
+    response = _conference_form(editor_client, second, year="2031")
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [
+        "This venue already has a conference in this year."
+    ]

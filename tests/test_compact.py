@@ -1,4 +1,4 @@
-"""The compact conference file (papers/importing/compact.py): import, checks, round trip.
+"""The compact conference file (papers/importing/compact/): import, checks, round trip.
 
 The conference is made up: "Conference on Imaginary Learning 2031" (tests/data/cil-2031.yaml).
 """

@@ -387,7 +387,8 @@ def test_import_end_date_before_start(tmp_path, before):
 
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 2, papers.conference ["tv-2030"], '
-        "field 'end_date': the end date 2030-04-30 is before the start date 2030-05-01"
+        "field 'end_date': The end date is before the start date "
+        "(start_date 2030-05-01, end_date 2030-04-30)."
     ]
     assert snapshot() == before
 
@@ -401,7 +402,9 @@ def test_import_second_edition_in_the_same_year(tmp_path, before):
 
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 2, papers.conference ["tv-2030"], '
-        "field 'year': the venue icml already has a conference in 2025"
+        "field 'year': This venue already has a conference in this year: year 2025 is also "
+        'that of papers.conference ["icml-2025"] (in the database, not in this file: list it '
+        "with its new values, or delete it in the admin)."
     ]
     assert snapshot() == before
 
@@ -428,9 +431,11 @@ def test_import_duplicate_author_positions(tmp_path, before):
     name = tmp_path / "fixture.json"
     assert lines == [
         f'{name}, object 7, papers.authorship ["p1", "ann"], field \'position\': '
-        "duplicate author position 1 on paper p1: bob has it too",
+        "Another author of this paper has this position: position 1 is also that of "
+        'object 8 (papers.authorship ["p1", "bob"]).',
         f'{name}, object 8, papers.authorship ["p1", "bob"], field \'position\': '
-        "duplicate author position 1 on paper p1: ann has it too",
+        "Another author of this paper has this position: position 1 is also that of "
+        'object 7 (papers.authorship ["p1", "ann"]).',
     ]
     assert snapshot() == before
 
@@ -443,7 +448,7 @@ def test_import_missing_author_position(tmp_path, before):
 
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 8, papers.authorship ["p1", "bob"], '
-        "field 'position': author positions on paper p1 are 1, 3: 2 missing "
+        "field 'position': positions on paper [\"p1\"] are 1, 3: 2 missing "
         "(they run 1, 2, 3, ... without gaps)"
     ]
     assert snapshot() == before
@@ -467,9 +472,9 @@ def test_import_author_positions_count_the_database(tmp_path, before):
     assert lines == [
         f"{tmp_path / 'fixture.json'}, object 1, papers.authorship "
         '["trust-region-policy-optimization", "jake-snell"], field \'position\': '
-        "duplicate author position 1 on paper trust-region-policy-optimization: "
-        "john-schulman (in the database, not in this file: list it with its new position, "
-        "or delete it in the admin) has it too"
+        "Another author of this paper has this position: position 1 is also that of "
+        'papers.authorship ["trust-region-policy-optimization", "john-schulman"] (in the '
+        "database, not in this file: list it with its new values, or delete it in the admin)."
     ]
     assert snapshot() == before
 
@@ -1229,8 +1234,7 @@ def test_import_author_position_zero_says_positions_start_at_1(tmp_path, before)
 
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 7, papers.authorship ["p1", "ann"], '
-        "field 'position': author positions on paper p1 are 0, 1: 0 is not allowed, "
-        "positions start at 1 (with 2 authors they are 1, 2, each once)"
+        "field 'position': Author positions start at 1 (position 0)."
     ]
     assert snapshot() == before
 
@@ -1260,7 +1264,7 @@ def test_import_unknown_level_lists_the_awards_levels(tmp_path, before):
         f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
         "field 'level': refers to papers.awardlevel "
         '["tv-2030", "best", "honorable-mention"], which is neither in this file nor in the '
-        'database; the levels of award ["tv-2030", "best"] are winner, runner-up'
+        'database; the award levels of papers.award ["tv-2030", "best"] are winner, runner-up'
     ]
     assert snapshot() == before
 
@@ -1277,8 +1281,8 @@ def test_import_level_of_another_award_is_refused(tmp_path, before):
 
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
-        'field \'level\': the level ["icml-2025", "test-of-time", "honourable-mention"] '
-        'belongs to another award; the levels of award ["tv-2030", "best"] are winner'
+        "field 'level': This level belongs to another award "
+        '(level ["icml-2025", "test-of-time", "honourable-mention"]).'
     ]
     assert snapshot() == before
 
@@ -1469,7 +1473,8 @@ def test_import_wrong_award_key_is_one_error(tmp_path, before):
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
         'field \'award\': refers to papers.award ["tv-2030", "best"], which is neither in '
-        "this file nor in the database (object 12 refers to it too)"
+        'this file nor in the database; the awards of papers.conference ["tv-2030"] are '
+        "best-paper (object 12 refers to it too)"
     ]
     assert snapshot() == before
 
@@ -1501,7 +1506,7 @@ def test_import_level_of_a_missing_award_names_the_award(tmp_path, before):
     assert lines == [
         f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
         'field \'level\': refers to papers.award ["tv-2030", "bset"], which is neither in '
-        "this file nor in the database"
+        'this file nor in the database; the awards of papers.conference ["tv-2030"] are best'
     ]
     assert snapshot() == before
 
@@ -1553,3 +1558,57 @@ def test_read_objects_checks_a_parsed_list_as_read_fixture_does(tmp_path, db):
     assert [str(problem) for problem in read_fixture(path).problems] == [
         str(problem) for problem in from_list.problems
     ]
+
+
+# --- the models' own rules, asked by the importer (issue 9, item 9) -------------------
+
+
+def test_import_two_editions_of_one_venue_in_one_year_in_the_file(tmp_path, before):
+    """A unique constraint is checked across the file, not only against the database."""
+    objects = small_fixture()
+    second = copy.deepcopy(obj(objects, "papers.conference"))
+    second["fields"].update(slug="tv-2030-b", name_en="TV 2030 again")
+    objects.insert(2, second)
+
+    lines = run_failing(write(tmp_path, objects))
+
+    name = tmp_path / "fixture.json"
+    assert lines == [
+        f"{name}, object 2, papers.conference [\"tv-2030\"], field 'year': This venue already "
+        "has a conference in this year: year 2030 is also that of object 3 (papers.conference "
+        '["tv-2030-b"]).',
+        f"{name}, object 3, papers.conference [\"tv-2030-b\"], field 'year': This venue already "
+        "has a conference in this year: year 2030 is also that of object 2 (papers.conference "
+        '["tv-2030"]).',
+    ]
+    assert snapshot() == before
+
+
+def test_import_level_of_another_new_award_is_refused(tmp_path, before):
+    """AwardEntry.clean() compares the unsaved award and level the file makes."""
+    objects = small_fixture()
+    objects += [
+        {
+            "model": "papers.award",
+            "fields": {"conference": ["tv-2030"], "slug": "other", "name_en": "Other Award"},
+        },
+        {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["tv-2030", "other"],
+                "slug": "winner",
+                "name_en": "Winner",
+                "name_plural_en": "Winners",
+            },
+        },
+    ]
+    obj(objects, "papers.awardentry")["fields"]["level"] = ["tv-2030", "other", "winner"]
+
+    lines = run_failing(write(tmp_path, objects))
+
+    assert lines == [
+        f'{tmp_path / "fixture.json"}, object 11, papers.awardentry ["tv-2030", "best", "p1"], '
+        "field 'level': This level belongs to another award "
+        '(level ["tv-2030", "other", "winner"]).'
+    ]
+    assert snapshot() == before

@@ -6,7 +6,7 @@ from django.db import connection
 from django.db.models import RestrictedError
 from django.utils import translation
 
-from papers.models import Authorship, AwardEntry, AwardLevel, Paper, PaperLink
+from papers.models import Authorship, Award, AwardEntry, AwardLevel, Paper, PaperLink
 
 from . import factories
 
@@ -191,3 +191,42 @@ def test_listed_papers_give_their_authors_in_order_without_another_query(
         names = [authorship.author.name for authorship in listed.ordered_authorships]
 
     assert names == ["Zoe First", "Adam Second"]
+
+def test_award_entry_refuses_a_level_of_another_unsaved_award():
+    """The rule compares objects, so it holds before anything is saved (the importer
+    checks a file's new awards and levels this way)."""
+    conference = factories.conference()
+    award, other = Award(conference=conference, slug="a"), Award(conference=conference, slug="b")
+    entry = AwardEntry(award=award, paper=factories.paper(), level=AwardLevel(award=other))
+
+    with pytest.raises(ValidationError) as raised:
+        entry.clean()
+
+    assert raised.value.message_dict["level"] == ["This level belongs to another award."]
+
+
+def test_award_entry_accepts_a_level_of_its_own_unsaved_award():
+    award = Award(conference=factories.conference(), slug="a")
+    entry = AwardEntry(award=award, paper=factories.paper(), level=AwardLevel(award=award))
+
+    entry.clean()  # raises nothing
+
+    assert entry.level.award is entry.award
+
+
+def test_authorship_positions_start_at_1():
+    paper = factories.paper()
+
+    with pytest.raises(ValidationError) as raised:
+        Authorship(paper=paper, author=factories.author(), position=0).full_clean()
+
+    assert raised.value.messages == ["Author positions start at 1."]
+
+
+def test_authorship_position_taken_on_the_paper_is_refused():
+    paper = factories.paper(authors=[factories.author()])
+
+    with pytest.raises(ValidationError) as raised:
+        Authorship(paper=paper, author=factories.author(), position=1).full_clean()
+
+    assert raised.value.messages == ["Another author of this paper has this position."]

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 
-from ..models import AwardEntry, AwardLevel
+from ..models import natural_key_lookups
 from . import compact
 from .fields import (
     FIXTURE_MODELS,
@@ -591,22 +591,24 @@ def _check_references(path, items, in_file, problems):
     order = {model: position for position, model in enumerate(FIXTURE_MODELS)}
     # Referred-to models first, so an object left out is known before its referrers.
     for item in sorted(items, key=lambda item: order[item.model]):
-        resolved = True
         for spec, key in _references(item):
             found = state(spec.target, key)
             if found != "found":
-                item.valid = resolved = False
+                item.valid = False
             if found not in ("found", "failed"):
                 missing[found].append((item, spec.name))
-        if resolved and item.model is AwardEntry:
-            _check_level_of_award(path, item, in_file, problems)
     for (model, key), referrers in missing.items():
         item, name = min(referrers, key=lambda referrer: referrer[0].index)
-        known = ""
-        if model is AwardLevel:
-            levels = _levels_of(key[:2], in_file)
-            listed = ", ".join(levels) or "none yet (add papers.awardlevel objects)"
-            known = f"; the levels of award {format_key(key[:2])} are {listed}"
+        known, parent = "", _parent(model)
+        if parent is not None:  # name what there is: an award's levels, a conference's awards
+            above = key[: key_length(parent)]
+            label = model._meta.label_lower
+            listed = ", ".join(_siblings(model, above, in_file))
+            with translation.override("en"):
+                known = (
+                    f"; the {model._meta.verbose_name_plural} of {parent._meta.label_lower} "
+                    f"{format_key(above)} are {listed or f'none yet (add {label} objects)'}"
+                )
         others = sorted({other.index for other, _ in referrers} - {item.index})
         if len(others) == 1:
             known += f" (object {others[0]} refers to it too)"
@@ -643,33 +645,19 @@ def _parent(model):
     return spec.target if spec.kind == "reference" else None
 
 
-def _check_level_of_award(path, item, in_file, problems):
-    award, level = item.values.get("award"), item.values.get("level")
-    if award and level and level[:2] != award:
-        item.valid = False
-        levels = ", ".join(_levels_of(tuple(award), in_file)) or "none yet"
-        problems.append(
-            Problem(
-                path,
-                f"the level {format_key(level)} belongs to another award; the levels of "
-                f"award {format_key(award)} are {levels}",
-                index=item.index,
-                label=item.label,
-                key=item.key,
-                field="level",
-            )
-        )
-
-
-def _levels_of(award_key, in_file):
-    """The slugs of an award's levels, in the file or in the database, in level order."""
-    levels = {
-        key[2]: item.values.get("position", 0)
-        for (model, key), item in in_file.items()
-        if model is AwardLevel and len(key) == 3 and key[:2] == tuple(award_key)
+def _siblings(model, above, in_file):
+    """The last key parts of ``model``'s objects whose key begins with ``above`` (the
+    slugs of an award's levels), in the file or the database, in the model's order."""
+    order = [name for name in model._meta.ordering if name != model.natural_key_fields[0]]
+    defaults = {name: model._meta.get_field(name).get_default() for name in order}
+    found = {
+        key[-1]: tuple(item.values.get(name, defaults[name]) for name in order)
+        for (other, key), item in in_file.items()
+        if other is model and key[: len(above)] == above
     }
-    for slug, position in AwardLevel.objects.filter(
-        award__conference__slug=award_key[0], award__slug=award_key[1]
-    ).values_list("slug", "position"):
-        levels.setdefault(slug, position)
-    return sorted(levels, key=lambda slug: (levels[slug], slug))
+    lookups = natural_key_lookups(model)
+    within = dict(zip(lookups, above, strict=False))
+    rows = model.objects.filter(**within).values_list(lookups[-1], *order)
+    for last, *rank in rows:
+        found.setdefault(last, tuple(rank))
+    return sorted(found, key=lambda part: (found[part], part))

@@ -1,35 +1,15 @@
-"""The compact conference file: a conference written around its papers (``docs/compact-format.md``).
+"""Reading a compact conference file: a parsed document -> fixture objects.
 
-A fixture names every object by its natural key: one ``papers.author`` per person and
-one ``papers.authorship`` per person on a paper, 140 objects for a conference of seven
-papers. The compact file writes the same conference the way a programme lists it: the
-conference (with its venue inline), its awards with their levels and the papers each
-level went to, and each paper with its authors in order (name, ORCID, affiliations)
-and its links as a map from kind to URL. Slugs may be left out and are derived
-(:func:`papers.slugs.slug_from`, any script transliterated); papers may come from a
-BibTeX file (``bibtex: papers.bib``), named by citation key.
-
-It is not a second importer. :func:`objects_from` turns a parsed compact document into
-the fixture object list that :mod:`papers.importing` reads, checks, plans and applies
-(one transaction, a dry run, editors' changes kept); :func:`relocate` renames the
-engine's problems by the compact file's places (``papers[3].authors[2].orcid``).
-:func:`from_objects` and :func:`render` go the other way, for ``export_conference
---format compact``.
-
-People and institutions are matched to the database (and to one another in the file)
-by ORCID, then slug, then exact name. A name that matches someone only loosely (the
-same when accents, case and spacing are folded, or the same derived slug) becomes a
-new person or institution with a free slug, and a note says it may be a duplicate:
-nothing is merged on a guess.
+:func:`objects_from` translates the document (see the package's docstring);
+:func:`relocate` names the engine's problems by the document's places.
 """
 
-import datetime
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..models import (
+from ...models import (
     Author,
     Authorship,
     Award,
@@ -41,10 +21,10 @@ from ..models import (
     PaperLink,
     Venue,
 )
-from ..orcid import is_orcid
-from ..search import fold
-from ..slugs import slug_from
-from .fields import LANGUAGE_SUFFIXES, FixtureInvalid, Problem, field_specs
+from ...orcid import is_orcid
+from ...search import fold
+from ...slugs import slug_from
+from ..fields import LANGUAGE_SUFFIXES, FixtureInvalid, Problem, field_specs
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
@@ -140,12 +120,13 @@ def relocate(document, problems):
         places = document.places[problem.index - 1]
         place = places.get(problem.field) if problem.field else places[""]
         if place is None:
-            place = f"{places['']}.{_compact_name(problem.field)}"
+            place = f"{places['']}.{compact_name(problem.field)}"
         located.append(CompactProblem(problem.file, place, problem.message))
     return located
 
 
-def _compact_name(name):
+def compact_name(name):
+    """A fixture field's name in the compact file: ``title_en`` -> ``title``."""
     suffix = "_" + DEFAULT_SUFFIX
     return name[: -len(suffix)] if name.endswith(suffix) else name
 
@@ -156,7 +137,7 @@ def _plain_fields(model):
     for name, spec in field_specs(model).items():
         if spec.kind in ("reference", "references"):
             continue
-        names[_compact_name(name) if spec.translated else name] = name
+        names[compact_name(name) if spec.translated else name] = name
     return names
 
 
@@ -239,11 +220,11 @@ class _Translator:
         if written not in (None, ""):
             return written, True
         text = fields.get(source)
-        derived = slug_from(text if isinstance(text, str) else "", _max_length(model))
+        derived = slug_from(text if isinstance(text, str) else "", slug_length(model))
         if not derived:
             self.problem(
                 place,
-                f"no slug, and none can be made from its {_compact_name(source)} "
+                f"no slug, and none can be made from its {compact_name(source)} "
                 f"({json.dumps(text, ensure_ascii=False)}): write a slug",
             )
             return fallback, False
@@ -345,11 +326,11 @@ class _Translator:
             )
         if exact:
             return exact[0]
-        derived = slug_from(name, _max_length(Institution)) or "institution"
+        derived = slug_from(name, slug_length(Institution)) or "institution"
         taken = set(self.institutions)
         if self._database_institutions is None:
             self._database_institutions = [
-                _Known(slug, other, _max_length(Institution))
+                _Known(slug, other, slug_length(Institution))
                 for slug, other in Institution.objects.values_list("slug", "name_en")
             ]
         similar = [
@@ -359,9 +340,9 @@ class _Translator:
         ] + [
             (other_slug, other_name)
             for other_name, other_slug in self.institution_names.items()
-            if _Known(other_slug, other_name, _max_length(Institution)).loosely(name, derived)
+            if _Known(other_slug, other_name, slug_length(Institution)).loosely(name, derived)
         ]
-        slug = _free(derived, taken, Institution, _max_length(Institution))
+        slug = _free(derived, taken, Institution, slug_length(Institution))
         for other_slug, other_name in similar:
             self.note(
                 place,
@@ -398,7 +379,7 @@ class _Translator:
         """Every author in the database (:class:`_Known`, with its ORCID), read once."""
         if self._database_people is None:
             self._database_people = [
-                _Known(slug, name, _max_length(Author), orcid, other_names)
+                _Known(slug, name, slug_length(Author), orcid, other_names)
                 for slug, name, orcid, other_names in Author.objects.values_list(
                     "slug", "name", "orcid", "other_names"
                 )
@@ -495,7 +476,7 @@ class _Translator:
             return None
         if exact:
             return exact.pop()
-        derived = slug_from(name, _max_length(Author)) or "author"
+        derived = slug_from(name, slug_length(Author)) or "author"
         similar = [
             (known.slug, known.name, "in the database")
             for known in self.database_people()
@@ -503,12 +484,12 @@ class _Translator:
         ] + [
             (other_slug, person["fields"]["name"], f"at {person['place']}")
             for other_slug, person in self.people.items()
-            if _Known(other_slug, person["fields"]["name"], _max_length(Author)).loosely(
+            if _Known(other_slug, person["fields"]["name"], slug_length(Author)).loosely(
                 name, derived
             )
         ]
         taken = set().union(*self.reserved.values(), self.people)
-        new = _free(derived, taken, Author, _max_length(Author))
+        new = _free(derived, taken, Author, slug_length(Author))
         for other_slug, other_name, where in similar:
             self.note(
                 place,
@@ -558,7 +539,7 @@ class _Translator:
         )
         if source:
             places = {
-                name: places.get(name) or f"{source}, {_compact_name(name)}" for name in fields
+                name: places.get(name) or f"{source}, {compact_name(name)}" for name in fields
             }
         paper_conference = mapping.get("conference", conference)
         if paper_conference is None and "conference" not in mapping:
@@ -672,7 +653,7 @@ class _Translator:
         except (OSError, UnicodeDecodeError) as error:
             self.problem("bibtex", f"cannot read {value}: {getattr(error, 'strerror', error)}")
             return None
-        from .bibtex import parse_bibtex  # noqa: PLC0415  # only files naming BibTeX need it
+        from ..bibtex import parse_bibtex  # noqa: PLC0415  # only files naming BibTeX need it
 
         try:
             parsed = parse_bibtex(text, source=str(self.path.parent / value))
@@ -823,7 +804,8 @@ class _Translator:
         return None
 
 
-def _max_length(model):
+def slug_length(model):
+    """The longest slug ``model`` stores."""
     return model._meta.get_field("slug").max_length
 
 
@@ -861,244 +843,3 @@ def _free(slug, taken, model, max_length):
         suffix = f"-{number}"
         candidate = slug[: max_length - len(suffix)].rstrip("-") + suffix
     return candidate
-
-
-# ---------------------------------------------------------------------------------
-# Export: fixture objects -> a compact document
-
-
-def from_objects(objects, conference_slug):
-    """The compact document of an exported conference (``papers.exporting``'s objects).
-
-    Writes every value that is not the field's default; leaves out a slug wherever the
-    importer would find the same object without it (the slug derived from the name,
-    and for a person or institution a name no one else in the database has), so
-    export, flush, import and export give the same document. Positions are written as
-    list order (and ``position`` only where it is not the list's).
-    """
-    by_model = {}
-    for obj in objects:
-        by_model.setdefault(obj["model"], []).append(obj["fields"])
-
-    def rows(model):
-        return by_model.get(model._meta.label_lower, [])
-
-    venues = {row["slug"]: row for row in rows(Venue)}
-    written_venues = set()
-
-    def conference(row):
-        out = {}
-        venue = row["venue"][0]
-        if venue in written_venues or venue not in venues:
-            out["venue"] = venue
-        else:
-            written_venues.add(venue)
-            out["venue"] = _compact_values(Venue, venues[venue], "acronym")
-        out.update(_compact_values(Conference, row, "name_en", skip=("venue",)))
-        return out
-
-    conferences = rows(Conference)
-    main = next(row for row in conferences if row["slug"] == conference_slug)
-    document = {"conference": conference(main)}
-    others = [conference(row) for row in conferences if row is not main]
-    if others:
-        document["other_conferences"] = others
-
-    institutions = {row["slug"]: row for row in rows(Institution)}
-    institution_names = _unique_names(Institution, "name_en", institutions)
-    listed = []
-    for row in institutions.values():
-        values = _compact_values(Institution, row, "name_en")
-        if set(values) != {"name"}:
-            listed.append(_FlowMap(values))
-    if listed:
-        document["institutions"] = listed
-
-    def affiliation(slug):
-        name = institutions[slug]["name_en"]
-        return name if institution_names.get(name) == slug else slug
-
-    awards = []
-    levels, entries = rows(AwardLevel), rows(AwardEntry)
-    award_rows = sorted(rows(Award), key=lambda row: (row["position"], row["slug"]))
-    for number, row in enumerate(award_rows, start=1):
-        award = _compact_values(Award, row, "name_en", skip=("conference", "status"))
-        if row["status"] != main["status"]:
-            award["status"] = row["status"]
-        if award.get("position", 0) == number:
-            del award["position"]
-        elif "position" not in award:
-            award["position"] = row["position"]
-        key = [row["conference"][0], row["slug"]]
-        own = sorted(
-            (level for level in levels if level["award"] == key),
-            key=lambda level: (level["position"], level["slug"]),
-        )
-        award["levels"] = []
-        for position, level in enumerate(own, start=1):
-            values = _compact_values(AwardLevel, level, "name_en", skip=("award",))
-            if values.get("position", 0) == position:
-                del values["position"]
-            elif "position" not in values:
-                values["position"] = level["position"]
-            award["levels"].append(_FlowMap(values))
-        award["entries"] = {}
-        for level in own:
-            papers = sorted(
-                (entry for entry in entries if entry["level"] == [*key, level["slug"]]),
-                key=lambda entry: (entry["position"], entry["paper"][0]),
-            )
-            if papers:
-                award["entries"][level["slug"]] = _Flow([entry["paper"][0] for entry in papers])
-        if not award["entries"]:
-            del award["entries"]
-        awards.append(award)
-    if awards:
-        document["awards"] = awards
-
-    authors = {row["slug"]: row for row in rows(Author)}
-    author_names = _unique_names(Author, "name", authors)
-    described = set()
-    authorships = {}
-    for row in rows(Authorship):
-        authorships.setdefault(row["paper"][0], []).append(row)
-    links = {}
-    kinds = list(PaperLink.Kind.values)
-    for row in rows(PaperLink):
-        links.setdefault(row["paper"][0], []).append(row)
-    papers = []
-    for row in sorted(rows(Paper), key=lambda row: row["slug"]):
-        paper = {"slug": row["slug"]}
-        paper.update(_compact_values(Paper, row, None, skip=("conference", "slug", "status")))
-        if row["status"] != main["status"]:
-            paper["status"] = row["status"]
-        if row["conference"][0] != conference_slug:
-            paper["conference"] = row["conference"][0]
-        people = []
-        for authorship in sorted(authorships.get(row["slug"], []), key=lambda a: a["position"]):
-            slug = authorship["author"][0]
-            person = authors[slug]
-            item = {"name": person["name"]}
-            if (
-                author_names.get(person["name"]) != slug
-                or slug_from(person["name"], _max_length(Author)) != slug
-            ):
-                item["slug"] = slug
-            if slug not in described:
-                described.add(slug)
-                for name, value in _compact_values(Author, person, None).items():
-                    if name not in ("slug", "name"):
-                        item[name] = value
-            if authorship["affiliations"]:
-                item["affiliations"] = [affiliation(key[0]) for key in authorship["affiliations"]]
-            people.append(item["name"] if list(item) == ["name"] else _FlowMap(item))
-        if people:
-            paper["authors"] = people
-        own_links = sorted(links.get(row["slug"], []), key=lambda link: kinds.index(link["kind"]))
-        if own_links:
-            paper["links"] = {link["kind"]: link["url"] for link in own_links}
-        papers.append(paper)
-    if papers:
-        document["papers"] = papers
-    return document
-
-
-def _compact_values(model, row, source, skip=()):
-    """``row``'s non-default values under their compact names; the slug left out when
-    it is the one derived from ``source`` (None: always written)."""
-    from .planning import default_value  # noqa: PLC0415  # planning imports reading
-
-    out = {}
-    for name, spec in field_specs(model).items():
-        if name in skip or spec.kind in ("reference", "references") or name not in row:
-            continue
-        value = row[name]
-        if name == "slug":
-            if source is None or slug_from(row.get(source), _max_length(model)) != value:
-                out["slug"] = value
-            continue
-        if value == default_value(spec) and not spec.required:
-            continue
-        out[_compact_name(name) if spec.translated else name] = value
-    other = out.get("other_names")
-    if isinstance(other, str) and "\n" in other:
-        out["other_names"] = other.split("\n")
-    return out
-
-
-def _unique_names(model, name_field, rows):
-    """name -> slug for the names of ``rows`` that exactly one object in the database has."""
-    names = [row[name_field] for row in rows.values()]
-    counts = {}
-    for name in model.objects.filter(**{f"{name_field}__in": names}).values_list(
-        name_field, flat=True
-    ):
-        counts[name] = counts.get(name, 0) + 1
-    slugs = set(model.objects.values_list("slug", flat=True)) if model is Institution else set()
-    unique = {}
-    for slug, row in rows.items():
-        name = row[name_field]
-        # An institution's name that is another's slug would be read as that slug.
-        if counts.get(name) == 1 and (name not in slugs or name == slug):
-            unique[name] = slug
-    return unique
-
-
-class _Flow(list):
-    """A list written on one line in YAML: ``[a, b]``."""
-
-
-class _FlowMap(dict):
-    """A mapping written on one line in YAML: ``{name: x, orcid: y}``."""
-
-
-def render(document, *, as_json=False):
-    """The compact document as text: YAML (the default) or JSON, ending in a newline.
-
-    YAML keeps each author, level and list of papers on one line, writes text of
-    several lines as a ``|`` block, and dates unquoted. The same document always gives
-    the same bytes.
-    """
-    if as_json:
-        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    import yaml  # noqa: PLC0415
-
-    class Dumper(yaml.SafeDumper):
-        pass
-
-    def flow_list(dumper, data):
-        return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
-
-    def flow_map(dumper, data):
-        return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
-
-    def text(dumper, data):
-        style = "|" if "\n" in data else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-    Dumper.add_representer(_Flow, flow_list)
-    Dumper.add_representer(_FlowMap, flow_map)
-    Dumper.add_representer(str, text)
-    return yaml.dump(
-        _yaml_ready(document),
-        Dumper=Dumper,
-        allow_unicode=True,
-        sort_keys=False,
-        default_flow_style=False,
-        width=4096,
-    )
-
-
-# The date fields of the compact format (Conference's days, Award's announcement).
-DATE_KEYS = ("start_date", "end_date", "announced_on")
-
-
-def _yaml_ready(value, key=None):
-    """Dates as dates (written unquoted), recursively, keeping the one-line classes."""
-    if isinstance(value, dict):
-        return type(value)({name: _yaml_ready(item, name) for name, item in value.items()})
-    if isinstance(value, list):
-        return type(value)(_yaml_ready(item) for item in value)
-    if key in DATE_KEYS and isinstance(value, str):
-        return datetime.date.fromisoformat(value)
-    return value
