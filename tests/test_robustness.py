@@ -90,9 +90,12 @@ def unshadowed(chains):
 PUBLIC_PATTERNS = list(unshadowed(chain for chain in url_patterns() if not is_admin(chain)))
 
 # Any text but surrogates (which no URL or form can carry), with long runs and NULs.
+# codec="utf-8" leaves the surrogates out: st.characters() alone draws them now and
+# then, and urlencode() then failed inside the test (UnicodeEncodeError).
+characters = st.characters(codec="utf-8")
 text = st.one_of(
-    st.text(max_size=40),
-    st.builds(lambda char, count: char * count, st.characters(), st.integers(500, 5_000)),
+    st.text(characters, max_size=40),
+    st.builds(lambda char, count: char * count, characters, st.integers(500, 5_000)),
     st.sampled_from(["\x00", "a\x00b", "../../etc/passwd", "%", "%zz", "%ff", "😀" * 100]),
 )
 # Characters a URL carries unencoded but that mean something to a parser.
@@ -112,7 +115,8 @@ def encoded(strategy):
 query_strings = st.one_of(
     st.just(""),
     st.lists(
-        st.tuples(st.sampled_from(PARAMETER_NAMES) | st.text(max_size=10), text), max_size=4
+        st.tuples(st.sampled_from(PARAMETER_NAMES) | st.text(characters, max_size=10), text),
+        max_size=4,
     ).map(lambda pairs: urlencode(pairs, encoding="utf-8")),
     st.lists(encoded(text) | raw_junk, max_size=4).map("&".join),
     st.builds(lambda name, value: f"{name}={value}", st.sampled_from(PARAMETER_NAMES), raw_junk),
@@ -158,8 +162,10 @@ def path_strategy(chain, real_kwargs):
         # Addresses outside i18n_patterns, asked for under a language prefix.
         pieces.insert(0, st.just("") | st.sampled_from(GOOD_PREFIXES + BAD_PREFIXES))
     # The address as written, or without its trailing slash (CommonMiddleware's redirect).
-    return st.tuples(*pieces).map("".join).flatmap(
-        lambda path: st.sampled_from([path, path.removesuffix("/")])
+    return (
+        st.tuples(*pieces)
+        .map("".join)
+        .flatmap(lambda path: st.sampled_from([path, path.removesuffix("/")]))
     )
 
 
@@ -282,9 +288,7 @@ AUTOCOMPLETE_NAMES["field_name"] += ["awards", "authorships", "entries", "id", "
 
 def autocomplete_query(names):
     """A query string for /admin/autocomplete/ with each parameter real, junk or absent."""
-    values = {
-        name: st.sampled_from(choices) | encoded(text) for name, choices in names.items()
-    }
+    values = {name: st.sampled_from(choices) | encoded(text) for name, choices in names.items()}
     values["term"] = encoded(text)
     values["page"] = st.sampled_from(["1", "2", "0", "-1", "last", "abc", "1.5", "9" * 30])
     values["page"] |= encoded(text)
@@ -405,9 +409,7 @@ def test_bad_host_warning_level(db, client):
     with TestCase().assertLogs("django.security.DisallowedHost", "DEBUG") as logs:
         client.get("/en/", headers={"host": "evil.example"})
 
-    assert [(record.levelname, record.exc_info) for record in logs.records] == [
-        ("WARNING", None)
-    ]
+    assert [(record.levelname, record.exc_info) for record in logs.records] == [("WARNING", None)]
 
 
 def test_permission_denied_page_is_bilingual(editor, client):
