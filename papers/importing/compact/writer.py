@@ -246,12 +246,16 @@ def render(document, *, as_json=False):
     )
 
 
+# The date fields of the compact format (Conference's days, Award's announcement).
+DATE_KEYS = ("start_date", "end_date", "announced_on")
+
+
 def _yaml_ready(value, key=None):
     """Dates as dates (written unquoted), recursively, keeping the one-line classes."""
     if isinstance(value, dict):
         return type(value)({name: _yaml_ready(item, name) for name, item in value.items()})
     if isinstance(value, list):
         return type(value)(_yaml_ready(item) for item in value)
-    if key in ("start_date", "end_date") and isinstance(value, str):
+    if key in DATE_KEYS and isinstance(value, str):
         return datetime.date.fromisoformat(value)
     return value
