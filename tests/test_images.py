@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
 from PIL import Image
 
 from papers.images import clean_image, list_thumbnail, make_thumbnails
@@ -582,3 +583,22 @@ THUMBNAIL_PATHS = [
     "search/?q=learning",
 ]
 THUMBNAIL_URLS = [f"/{lang}/{path}" for lang in ("en", "zh-hans") for path in THUMBNAIL_PATHS]
+
+
+def test_make_thumbnails_fills_in_sizes_added_after_an_upload(db, settings, tmp_path):
+    """An image stored before a size existed (only the original on disk) gets every
+    size; a paper whose file is gone is named, and the others are still done."""
+    settings.MEDIA_ROOT = tmp_path
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "teaser.png").write_bytes(image_bytes(size=(1200, 800)))
+    factories.paper(image="papers/teaser.png", image_alt_en="A", image_alt_zh_hans="图")
+    factories.paper(slug="gone", image="papers/gone.png", image_alt_en="B", image_alt_zh_hans="图")
+    out, err = io.StringIO(), io.StringIO()
+
+    with pytest.raises(CommandError, match="1 image could not be read"):
+        call_command("make_thumbnails", stdout=out, stderr=err)
+
+    made = sorted(f"papers/{path.name}" for path in (tmp_path / "papers").iterdir())
+    assert made == sorted(["papers/teaser.png", *THUMBNAILS])
+    assert err.getvalue() == "gone: papers/gone.png: the file is missing\n"
+    assert out.getvalue() == "Thumbnails complete for 1 image.\n"
