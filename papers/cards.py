@@ -86,17 +86,24 @@ def card_text(paper, language):
         }
 
 
+def _card(paper, language):
+    """``(storage name, text)`` of ``paper``'s card for a page in ``language``: the text
+    (``card_text``) in the card's language, and a name carrying its digest. No file access."""
+    language = card_language(language)
+    text = card_text(paper, language)
+    digest = hashlib.sha256(
+        json.dumps([DESIGN_VERSION, text], ensure_ascii=False).encode()
+    ).hexdigest()[:12]
+    return f"{DIRECTORY}/{paper.slug}-{language}-{digest}.png", text
+
+
 def card_name(paper, language):
     """The storage name of ``paper``'s card for a page in ``language`` (no file access)."""
-    language = card_language(language)
-    text = json.dumps([DESIGN_VERSION, card_text(paper, language)], ensure_ascii=False)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    return f"{DIRECTORY}/{paper.slug}-{language}-{digest}.png"
+    return _card(paper, language)[0]
 
 
-def card_alt(paper, language):
-    """The card's description (``og:image:alt``): the text it shows, in reading order."""
-    text = card_text(paper, card_language(language))
+def _alt(text):
+    """A card's description (``og:image:alt``): the ``text`` it shows, in reading order."""
     return " · ".join(part for part in (text["title"], text["award"], text["conference"]) if part)
 
 
@@ -106,10 +113,10 @@ def share_card(paper, language):
     yet. One existence check in the storage; never draws."""
     if paper.image:
         return None
-    name = card_name(paper, language)
+    name, text = _card(paper, language)
     if not default_storage.exists(name):
         return None
-    return default_storage.url(name), WIDTH, HEIGHT, card_alt(paper, language)
+    return default_storage.url(name), WIDTH, HEIGHT, _alt(text)
 
 
 def make_cards(paper, *, dry_run=False):
@@ -118,15 +125,15 @@ def make_cards(paper, *, dry_run=False):
     ``paper`` as for ``card_text``. With ``dry_run``, only says what it would draw."""
     if paper.image:
         return []
-    wanted = {card_name(paper, code) for code, _name in settings.LANGUAGES}
+    # Two languages share a card when the font cannot write one of them (card_language).
+    wanted = dict(_card(paper, code) for code, _name in settings.LANGUAGES)
     drawn = []
-    for name in sorted(wanted):
+    for name, text in sorted(wanted.items()):
         if default_storage.exists(name):
             continue
         drawn.append(name)
         if not dry_run:
-            language = name.removeprefix(f"{DIRECTORY}/{paper.slug}-").rsplit("-", 1)[0]
-            default_storage.save(name, ContentFile(draw_card(card_text(paper, language))))
+            default_storage.save(name, ContentFile(draw_card(text)))
     if drawn and not dry_run:
         _delete_other_cards(paper, wanted)
     return drawn
