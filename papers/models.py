@@ -10,7 +10,7 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models
-from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
@@ -341,9 +341,7 @@ class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models
         help_text=_("Other spellings seen in publications, one per line."),
     )
     homepage = models.URLField(_("homepage"), blank=True)
-    orcid = text.CharField(
-        _("ORCID iD"), max_length=19, blank=True, validators=[validate_orcid]
-    )
+    orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True, validators=[validate_orcid])
     search_text = search_text_field()
 
     objects = AuthorQuerySet.as_manager()
@@ -397,7 +395,8 @@ class PaperQuerySet(NaturalKeyQuerySet):
         went to (whether the conference itself is published or not: a preview).
 
         For ICML 2025 these are the other papers we feature; for ICML 2015 the
-        papers honoured ten years later. Authors, links and awards are prefetched.
+        papers honoured ten years later. In title order, without the long columns;
+        papers/listing.py's ``prepare()`` adds their authors, links and awards.
         """
         return (
             self.filter(conference=conference)
@@ -412,11 +411,6 @@ class PaperQuerySet(NaturalKeyQuerySet):
                 ).values("paper_id")
             )
             .defer(*unlisted_paper_fields())
-            .with_authors()
-            .prefetch_related(
-                "links",
-                Prefetch("award_entries", queryset=AwardEntry.objects.published().for_paper()),
-            )
             .order_by("title_en", "slug")
         )
 
@@ -472,16 +466,9 @@ class PaperQuerySet(NaturalKeyQuerySet):
         return self.select_related("conference__venue").with_authors().prefetch_related("links")
 
     def for_listing(self):
-        """Papers with authors in order, links and published awards, for a list of results."""
-        return (
-            self.select_related("conference")
-            .defer(*unlisted_paper_fields())
-            .with_authors()
-            .prefetch_related(
-                "links",
-                Prefetch("award_entries", queryset=AwardEntry.objects.published().for_paper()),
-            )
-        )
+        """Papers with their conference, without the long columns no list shows, for a
+        list of results: papers/listing.py's ``prepare()`` adds authors, links, awards."""
+        return self.select_related("conference").defer(*unlisted_paper_fields())
 
 
 SEARCH_MAX_WORDS = 10
@@ -598,22 +585,17 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
         return self.filter(position__gte=self.POSITION_OFFSET)
 
     def for_author_page(self, author):
-        """``author``'s authorships of published papers, newest first, with what the
-        author page shows: the paper, its conference, its co-authors, the author's
-        affiliations on it and its published awards (a fixed number of queries)."""
-        return (
-            self.filter(published_q("paper__"), author=author)
-            .select_related("paper__conference__venue")
-            .defer(*unlisted_paper_fields("paper__"))
-            .prefetch_related(
-                affiliations_in_order(),
-                Prefetch(
-                    "paper__award_entries",
-                    queryset=AwardEntry.objects.published().for_paper(),
-                ),
-                authorships_in_order("paper__authorships"),
-            )
-            .order_by("-paper__conference__year", "paper__slug")
+        """``author``'s authorships of published papers, newest first: the author
+        page's list, whose papers papers/listing.py's ``author_papers()`` reads."""
+        return self.filter(published_q("paper__"), author=author).order_by(
+            "-paper__conference__year", "paper__slug"
+        )
+
+    def names_in_order(self):
+        """``(paper id, author name, author slug)`` of these authorships, each paper's
+        in author order: what a list of papers shows of its authors, as plain rows."""
+        return self.order_by("paper_id", "position").values_list(
+            "paper_id", "author__name", "author__slug"
         )
 
 
@@ -800,10 +782,15 @@ class PaperLink(NaturalKeyMixin, models.Model):
         a tenth of the link list's time on a page of 150 papers; this is the same answer
         from the enum's own lookup.
         """
+        return self.kind_label(self.kind)
+
+    @classmethod
+    def kind_label(cls, kind):
+        """The label of ``kind`` in the active language, or ``kind`` itself when unknown."""
         try:
-            return str(self.Kind(self.kind).label)
+            return str(cls.Kind(kind).label)
         except ValueError:
-            return self.kind
+            return kind
 
     @property
     def sort_key(self):
@@ -825,9 +812,13 @@ class AwardQuerySet(NaturalKeyQuerySet):
             "-conference__year", "-conference__start_date"
         )
 
+    def with_conference(self):
+        """Awards with their conference and venue (their addresses and titles name them)."""
+        return self.select_related("conference__venue")
+
     def for_detail(self):
         """Awards with their conference and published entries (authors in order)."""
-        return self.select_related("conference__venue").prefetch_related(
+        return self.with_conference().prefetch_related(
             Prefetch("entries", queryset=AwardEntry.objects.published().for_award())
         )
 
@@ -979,18 +970,25 @@ class AwardEntryQuerySet(NaturalKeyQuerySet):
             .prefetch_related(authorships_in_order("paper__authorships"), "paper__links")
         )
 
+    def with_level_rank(self):
+        """Entries with ``level_rank`` as ``in_level_order()`` annotates it (how many of
+        the award's levels come before the entry's), counted over a join instead of a
+        subquery: the same figure, in a query Django builds in half the time, which
+        lists of values use (papers/listing.py). Rows are grouped by entry, so use it
+        for ``values()`` of entry, award, level and paper columns, not with other
+        aggregates."""
+        return self.annotate(
+            level_rank=Count(
+                "award__levels", filter=Q(award__levels__position__lt=F("level__position"))
+            )
+        )
+
     def for_paper(self):
         """Entries with their award, level and the conference that gave it."""
         return (
             self.in_level_order()
             .select_related("award__conference")
-            .order_by(
-                "-award__conference__year",
-                "award__position",
-                "award__slug",
-                "level__position",
-                "level__slug",
-            )
+            .order_by(*AwardEntry.PAPER_ORDER)
         )
 
 
@@ -1000,6 +998,15 @@ class AwardEntry(NaturalKeyMixin, models.Model):
     # The one order of an award's entries: by level (the top level first), then by
     # position within the level. Pages, feeds and citations use it.
     LEVEL_ORDER = ("level__position", "level__slug", "position", "paper__slug")
+    # The order of a paper's entries: the newest conference first, then the award's
+    # place on its conference page and the level's.
+    PAPER_ORDER = (
+        "-award__conference__year",
+        "award__position",
+        "award__slug",
+        "level__position",
+        "level__slug",
+    )
 
     award = models.ForeignKey(
         "papers.Award", on_delete=models.CASCADE, related_name="entries", verbose_name=_("award")

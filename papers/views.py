@@ -7,7 +7,7 @@ site" does): see ``PreviewMixin``."""
 
 from django.conf import settings
 from django.core.paginator import InvalidPage, Paginator
-from django.db.models import Count, Max, Min, Prefetch, Q
+from django.db.models import Count, Max, Min, Q
 from django.db.models.functions import Substr
 from django.http import (
     Http404,
@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.generic import DetailView, ListView
 
-from . import citations
+from . import citations, listing
 from .forms import SearchForm
 from .metadata import absolute_url
 from .models import (
@@ -90,7 +90,12 @@ class PreviewMixin:
 
 def previewed_entries():
     """Award entries as visitors will see them once their award is published."""
-    return AwardEntry.objects.filter(paper__status=Status.PUBLISHED).for_award()
+    return AwardEntry.objects.filter(paper__status=Status.PUBLISHED)
+
+
+def shown_entries(preview):
+    """The award entries a page lists: published ones, or a preview's (see above)."""
+    return previewed_entries() if preview else AwardEntry.objects.published()
 
 
 class HomeView(ListView):
@@ -136,21 +141,19 @@ class ConferenceDetailView(PreviewMixin, DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         if self.preview:
-            context["awards"] = (
-                Award.objects.filter(conference=self.object, status=Status.PUBLISHED)
-                .select_related("conference__venue")
-                .prefetch_related(Prefetch("entries", queryset=previewed_entries()))
-            )
+            awards = Award.objects.filter(conference=self.object, status=Status.PUBLISHED)
             # published_without_award_at() sets aside the papers of the awards shown
             # above (the conference's published awards, whatever its own status).
             papers = Paper.objects.filter(status=Status.PUBLISHED)
         else:
-            context["awards"] = (
-                Award.objects.published().filter(conference=self.object).for_detail()
-            )
+            awards = Award.objects.published().filter(conference=self.object)
             papers = Paper.objects.published()
+        lists = listing.PageLists()
+        context["awards"] = lists.awards(awards.with_conference(), shown_entries(self.preview))
         page = paginate(self.request, papers.published_without_award_at(self.object))
-        context["page_obj"], context["other_papers"] = page, page.object_list
+        context["page_obj"] = page
+        context["other_papers"] = lists.papers(listing.paper_rows(page.object_list))
+        lists.fetch()
         return context
 
 
@@ -161,11 +164,14 @@ class AwardDetailView(PreviewMixin, DetailView):
 
     def get_queryset(self):
         awards = Award.objects.filter(conference__slug=self.kwargs["conference_slug"])
-        if self.preview:
-            return awards.select_related("conference__venue").prefetch_related(
-                Prefetch("entries", queryset=previewed_entries())
-            )
-        return awards.published().for_detail()
+        return (awards if self.preview else awards.published()).with_conference()
+
+    def get_object(self, queryset=None):
+        award = super().get_object(queryset)
+        lists = listing.PageLists()
+        lists.awards([award], shown_entries(self.preview))
+        lists.fetch()
+        return award
 
 
 class AwardSeriesView(ListView):
@@ -177,11 +183,15 @@ class AwardSeriesView(ListView):
     allow_empty = False
 
     def get_queryset(self):
-        return (
+        awards = (
             Award.objects.published()
             .series(self.kwargs["venue_slug"], self.kwargs["slug"])
-            .for_detail()
+            .with_conference()
         )
+        lists = listing.PageLists()
+        awards = lists.awards(awards, AwardEntry.objects.published())
+        lists.fetch()
+        return awards
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -218,7 +228,8 @@ class AuthorDetailView(DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         page = paginate(self.request, Authorship.objects.for_author_page(self.object))
-        context["page_obj"], context["authorships"] = page, page.object_list
+        context["page_obj"] = page
+        context["papers"] = listing.prepare(listing.author_papers(page.object_list), links=False)
         context["institutions"] = Institution.objects.of_author(self.object)
         context["coauthors"] = Author.objects.coauthors_of(self.object, limit=COAUTHORS_SHOWN)
         return context
@@ -394,7 +405,7 @@ class SearchView(ListView):
             .defer("search_text")
             .in_bulk()
         )
-        page.object_list = [papers[pk] for pk in keys]
+        page.object_list = listing.prepare([papers[pk] for pk in keys])
         return paginator, page, page.object_list, is_paginated
 
     def get_context_data(self, **kwargs):

@@ -174,7 +174,7 @@ def markup_from_input(html):
 
     The site's own markup has no event handlers, no style attributes, no javascript:
     URLs, no frames, images from ``src=x``, or SVG but the award icons (exactly the
-    attributes of templates/papers/includes/award_icon.html); its only scripts are the
+    attributes of papers/listing.py ICONS); its only scripts are the
     JSON-LD block and static files. Any class named "evil" came from ``\\class``.
     """
     parser = _Markup()

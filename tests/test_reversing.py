@@ -5,7 +5,7 @@ from django.test import override_settings
 from django.urls import NoReverseMatch, reverse, set_script_prefix
 from django.utils import translation
 
-from papers.reversing import reverse_slugs
+from papers.reversing import reverse_slugs, slug_url
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
@@ -53,3 +53,13 @@ def test_reverse_slugs_follows_a_changed_urlconf():
 def test_reverse_slugs_refuses_what_reverse_refuses(slug):
     with translation.override("en"), pytest.raises(NoReverseMatch):
         reverse_slugs("papers:paper-detail", slug=slug)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_slug_url_equals_reverse_and_refuses_what_reverse_refuses(language):
+    with translation.override(language):
+        author_url = slug_url("papers:author-detail", "slug")
+
+        assert author_url("mei_2") == reverse("papers:author-detail", kwargs={"slug": "mei_2"})
+        with pytest.raises(NoReverseMatch):
+            author_url("not a slug")

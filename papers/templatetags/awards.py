@@ -25,7 +25,7 @@ from django.conf import settings
 from django.template.defaultfilters import linebreaks_filter
 from django.urls import reverse, translate_url
 from django.utils import formats, translation
-from django.utils.html import format_html, format_html_join
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext
@@ -48,15 +48,16 @@ from ..metadata import (
 register = template.Library()
 
 
-def localized_value(obj, field):
-    """Return ``(text, language)`` for ``obj.field`` in the active language.
+def localized_value(obj, field, language=None):
+    """Return ``(text, language)`` for ``obj.field`` in the active language (or in
+    ``language``, a code of settings.LANGUAGES, for callers that already know it).
 
     ``language`` is the active language when ``obj`` has a value in it, the
     default language when the value falls back to it, and ``None`` when
     neither has a value (``text`` is then ""). Raises AttributeError for a
     field that is not translated on ``obj``.
     """
-    language = get_language() or settings.LANGUAGE_CODE
+    language = language or get_language() or settings.LANGUAGE_CODE
     default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
     for candidate in dict.fromkeys([language, default]):
         value = getattr(obj, build_localized_fieldname(field, candidate))
@@ -70,10 +71,11 @@ def localized_value(obj, field):
 def is_name(obj, field):
     """Whether ``obj.field`` is a name, the same in every language when left untranslated.
 
-    The names are listed per model in ``papers/translation.py`` (``names``).
+    ``obj`` is a model instance or a model class. The names are listed per model in
+    ``papers/translation.py`` (``names``).
     """
     try:
-        options = translator.get_options_for_model(type(obj))
+        options = translator.get_options_for_model(obj if isinstance(obj, type) else type(obj))
     except NotRegistered:
         return False
     return field in getattr(options, "names", ())
@@ -102,12 +104,24 @@ def translated(context, obj, field, math=False):
     the page's notice is turned on (see :func:`marking_untranslated`). With
     ``math=True``, TeX maths in the text is rendered as MathML (see papers/mathtext.py).
     """
-    text, language = localized_value(obj, field)
+    return translated_html(obj, field, math=math, context=context)
+
+
+def translated_html(obj, field, *, math=False, model=None, context=None, language=None):
+    """What ``{% translated obj field %}`` shows, for Python code that builds HTML
+    (papers/listing.py). ``obj`` is a model instance, or any object with the field's
+    columns (``name_en``, ``name_zh_hans``) when ``model`` says which model they are
+    of (it decides whether the field is a name). ``context`` is the template context
+    whose page notice a fallback turns on (see :func:`marking_untranslated`), if any;
+    ``language`` the active language, when the caller knows it.
+    """
+    active = language or get_language() or settings.LANGUAGE_CODE
+    text, language = localized_value(obj, field, active)
     if math:
         text = math_inline(text)
-    if language is None or language == (get_language() or settings.LANGUAGE_CODE):
-        return text
-    if is_name(obj, field):
+    if language is None or language == active:
+        return conditional_escape(text)
+    if is_name(obj if model is None else model, field):
         return format_html('<span lang="{}">{}</span>', language, text)
     _note_untranslated(context)
     return format_html('<span lang="{}" class="untranslated">{}</span>', language, text)
@@ -327,7 +341,12 @@ def paper_thumbnail(paper):
     ``<img>`` with ``srcset``, its size, lazy loading and ``alt=""`` (it is decorative:
     the linked title next to it says what the paper is, so a screen reader does not
     read the title twice). "" for a paper without a teaser. No query, no file read."""
-    picture = list_thumbnail(paper.image)
+    return list_thumbnail_html(paper.image)
+
+
+def list_thumbnail_html(image):
+    """``{% paper_thumbnail %}`` of a paper whose ``image`` is this FieldFile."""
+    picture = list_thumbnail(image)
     if picture is None:
         return ""
     return format_html(

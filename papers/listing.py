@@ -1,0 +1,533 @@
+"""Lists of papers as HTML, built in Python from lean data.
+
+Every list of papers (a conference's awards and its other papers, an award, an award
+series, an author's papers, search results) and the paper page's award badges and
+links come from here, through the tags of ``papers/templatetags/paper_lists.py``.
+
+Why not templates: on the benchmark's conference page (150 papers,
+benchmarks/server_time.py) each request ran about 510 ``{% include %}``\\ s, 5,800
+variable lookups and built 1,860 model instances (authorships, authors, an award and a
+conference per badge), about 95% of its 225 ms. Here each item is a few string joins
+over rows of values, and a badge is built once per award and level on the page.
+
+Data (:func:`prepare`): the papers are model instances with only the listed columns
+(``unlisted_paper_fields()`` deferred); what a list shows of them comes in one query
+per kind, however many papers, as rows of values:
+
+- ``listed_authors``: ``(name, slug)`` of each author, in author order;
+- ``listed_links``: ``(kind, url)`` in ``PaperLink.Kind``'s order;
+- ``listed_badges``: :class:`Badge` rows of the paper's published awards, the top
+  level first (the order of ``AwardEntryQuerySet.for_paper()``, then by level rank);
+- ``listed_affiliations`` (author pages): the author's institutions on the paper.
+
+:func:`with_entries` gives awards their entries, grouped by level, in one query
+plus :func:`prepare`'s.
+
+The HTML is the one the templates made: the same elements, classes, headings, ``lang``
+attributes and translated strings. Translated text goes through
+``translated_html`` (the code of ``{% translated %}``), so fallbacks to English are
+shown and marked exactly as elsewhere, and maths in titles is rendered the same
+(papers/mathtext.py, cached by content).
+"""
+
+import functools
+from html import escape
+from itertools import groupby
+
+from django.conf import settings
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext, pgettext
+from modeltranslation.utils import build_localized_fieldname
+
+from .models import (
+    KIND_ORDER,
+    Affiliation,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    PaperLink,
+)
+from .reversing import reverse_slugs, slug_url
+from .templatetags.awards import (
+    level_tier,
+    list_thumbnail_html,
+    localized_value,
+    search_snippet,
+    translated_html,
+)
+
+
+def _columns(field, prefix=""):
+    """The columns of a translated ``field`` in every language of settings.LANGUAGES."""
+    return [prefix + build_localized_fieldname(field, code) for code, _name in settings.LANGUAGES]
+
+
+class Row:
+    """Some columns of a row of values as attributes: ``names`` is a list of pairs
+    ``(key, attribute)``, such as ``("award__name_en", "name_en")`` (see :func:`names`)."""
+
+    def __init__(self, values, names):
+        self.__dict__.update({attribute: values[key] for key, attribute in names})
+
+
+def names(fields, prefix):
+    """The pairs ``(key, attribute)`` of the ``fields`` that begin with ``prefix`` and
+    reach no further relation, named without it: what :class:`Row` takes."""
+    return [
+        (field, field[len(prefix) :])
+        for field in fields
+        if field.startswith(prefix) and "__" not in field[len(prefix) :]
+    ]
+
+
+def paper_fields(prefix="", conference=False):
+    """The columns a list shows of a paper (``prefix`` reaches it through a relation,
+    as ``"paper__"``), with its conference's name in every language if ``conference``."""
+    fields = [
+        prefix + "id",
+        prefix + "slug",
+        *_columns("title", prefix),
+        prefix + "image",
+        prefix + "conference_id",
+    ]
+    if conference:
+        fields += _columns("name", prefix + "conference__")
+    return fields
+
+
+class PaperRow:
+    """A paper as a list shows it, from a row of values with :func:`paper_fields`:
+    ``pk``, ``slug``, the title's columns, ``image`` (the stored name, "" for none),
+    ``conference_id`` and ``conference`` (a :class:`Row` of its name's columns)."""
+
+    def __init__(self, values, prefix=""):
+        self.__dict__.update({attribute: values[key] for key, attribute in _paper_names(prefix)})
+        conference = _conference_names(prefix)
+        self.conference = Row(values, conference) if conference[0][0] in values else None
+
+    def __repr__(self):
+        return f"<PaperRow {self.slug}>"
+
+
+@functools.cache
+def _paper_names(prefix):
+    """:func:`names` of a paper's columns (:func:`paper_fields`), its ``id`` as ``pk``."""
+    fields = names(paper_fields(prefix), prefix)
+    return [(key, "pk" if attribute == "id" else attribute) for key, attribute in fields]
+
+
+@functools.cache
+def _conference_names(prefix):
+    conference = prefix + "conference__"
+    return names(paper_fields(prefix, conference=True), conference)
+
+
+def paper_rows(papers, conference=False):
+    """The papers of the Paper queryset ``papers`` (sliced or not) as :class:`PaperRow`
+    objects, in its order (one query). Add what a list shows with :func:`prepare`."""
+    return [PaperRow(values) for values in papers.values(*paper_fields(conference=conference))]
+
+
+class Badge:
+    """One award of a paper, as its badge shows it: the award (``award``: slug and
+    name columns), the conference that gave it (``conference``), the level
+    (``level``), whether it is the award's top level and its rank (0 for the top)."""
+
+    __slots__ = ("award_id", "award", "conference", "level_id", "level", "is_top_level", "rank")
+
+    def __init__(self, values):
+        self.award_id, self.level_id = values["award_id"], values["level_id"]
+        self.award = Row(values, BADGE_NAMES["award"])
+        self.conference = Row(values, BADGE_NAMES["conference"])
+        self.level = Row(values, BADGE_NAMES["level"])
+        self.rank = values["level_rank"]
+        self.is_top_level = self.rank == 0
+
+
+BADGE_FIELDS = (
+    "paper_id",
+    "award_id",
+    "level_id",
+    "award__slug",
+    *_columns("name", "award__"),
+    "award__conference__slug",
+    *_columns("name", "award__conference__"),
+    "level__slug",
+    *_columns("name", "level__"),
+)
+BADGE_NAMES = {
+    "award": names(BADGE_FIELDS, "award__"),
+    "conference": names(BADGE_FIELDS, "award__conference__"),
+    "level": names(BADGE_FIELDS, "level__"),
+}
+
+ENTRY_FIELDS = (
+    "award_id",
+    "level_id",
+    "level__slug",
+    *_columns("name", "level__"),
+    *_columns("name_plural", "level__"),
+    *paper_fields("paper__", conference=True),
+)
+ENTRY_LEVEL_NAMES = names(ENTRY_FIELDS, "level__")
+
+
+class EntryRow:
+    """An award entry as a list shows it: ``award_id``, ``level_id``, ``level`` (a
+    :class:`Row` of its slug and names), ``level_rank`` (0 for the award's top level),
+    ``is_top_level`` and ``paper`` (a :class:`PaperRow`)."""
+
+    __slots__ = ("award_id", "level_id", "level", "is_top_level", "level_rank", "paper")
+
+    def __init__(self, values):
+        self.award_id, self.level_id = values["award_id"], values["level_id"]
+        self.level = Row(values, ENTRY_LEVEL_NAMES)
+        self.level_rank = values["level_rank"]
+        self.is_top_level = self.level_rank == 0
+        self.paper = PaperRow(values, "paper__")
+
+
+class PageLists:
+    """The lists of papers on one page, fetched together: after :meth:`awards` (one
+    query for the awards' entries) and :meth:`papers`, :meth:`fetch` gets the badges
+    of the papers that show them (one query) and the authors and links of every
+    listed paper (one query each), however many lists and papers the page has.
+
+    Each award gets ``listed_levels``, a list of ``(level, entries)`` pairs (the level
+    as a :class:`Row`, its entries as :class:`EntryRow` objects), the top level first;
+    each paper (a Paper instance or a :class:`PaperRow`) gets ``listed_authors``,
+    ``listed_links`` and ``listed_badges`` (see the module docstring).
+    """
+
+    def __init__(self):
+        self.listed = []  # (papers, with badges, with links)
+
+    def awards(self, awards, entries):
+        """Give ``awards`` (an Award queryset or list) their entries from ``entries``
+        (an AwardEntry queryset: published entries, or a preview's), in level order
+        (``AwardEntry.LEVEL_ORDER``); the entries' papers are listed without badges.
+        Returns the awards as a list. One query, none without awards."""
+        awards = list(awards)
+        by_pk = {award.pk: award for award in awards}
+        for award in awards:
+            award.listed_levels = []
+        if not awards:
+            return awards
+        rows = (
+            entries.filter(award__in=by_pk)
+            .with_level_rank()
+            .order_by(*AwardEntry.LEVEL_ORDER)
+            .values(*ENTRY_FIELDS, "level_rank")
+        )
+        rows = [EntryRow(values) for values in rows]
+        self.papers([entry.paper for entry in rows], badges=False)
+        rows.sort(key=lambda entry: entry.award_id)  # stable: each award's in level order
+        for award_id, award_entries in groupby(rows, key=lambda entry: entry.award_id):
+            levels = by_pk[award_id].listed_levels
+            for _level, level_entries in groupby(award_entries, key=lambda row: row.level_id):
+                level_entries = list(level_entries)
+                levels.append((level_entries[0].level, level_entries))
+        return awards
+
+    def papers(self, papers, *, badges=True, links=True):
+        """List ``papers`` (Paper instances or :class:`PaperRow` objects), with their
+        published awards' badges if ``badges`` and their links if ``links``; returns
+        them as a list. No query: :meth:`fetch` fills them in."""
+        papers = list(papers)
+        self.listed.append((papers, badges, links))
+        return papers
+
+    def fetch(self):
+        """Fill in every listed paper's authors, links and badges (at most three
+        queries; none for what no paper needs)."""
+        by_pk, badged, linked = {}, set(), set()
+        for papers, badges, links in self.listed:
+            for paper in papers:
+                # A paper listed twice (in two awards of a conference) shares its lists.
+                first = by_pk.setdefault(paper.pk, paper)
+                if first is paper:
+                    paper.listed_authors, paper.listed_links = [], []
+                    paper.listed_badges = []
+                else:
+                    paper.listed_authors, paper.listed_links = (
+                        first.listed_authors,
+                        first.listed_links,
+                    )
+                    paper.listed_badges = first.listed_badges
+                if badges:
+                    badged.add(paper.pk)
+                if links:
+                    linked.add(paper.pk)
+        self.listed = []
+        if by_pk:
+            rows = Authorship.objects.filter(paper__in=by_pk).names_in_order()
+            for paper_id, name, slug in rows:
+                by_pk[paper_id].listed_authors.append((name, slug))
+        if linked:
+            rows = PaperLink.objects.filter(paper__in=linked).values_list("paper_id", "kind", "url")
+            for paper_id, kind, url in rows:
+                by_pk[paper_id].listed_links.append((kind, url))
+            for pk in linked:
+                by_pk[pk].listed_links.sort(
+                    key=lambda link: KIND_ORDER.get(link[0], len(KIND_ORDER))
+                )
+        if badged:
+            rows = (
+                AwardEntry.objects.published()
+                .filter(paper__in=badged)
+                .with_level_rank()
+                .order_by(*AwardEntry.PAPER_ORDER)
+                .values(*BADGE_FIELDS, "level_rank")
+            )
+            for values in rows:
+                by_pk[values["paper_id"]].listed_badges.append(Badge(values))
+            for pk in badged:
+                # By rank, the top level first; stable, so otherwise in PAPER_ORDER.
+                by_pk[pk].listed_badges.sort(key=lambda badge: badge.rank)
+
+
+def prepare(papers, *, badges=True, links=True):
+    """``papers`` (Paper instances or :class:`PaperRow` objects) as a list, each with
+    what a list shows of it (see :class:`PageLists`): at most three queries."""
+    lists = PageLists()
+    papers = lists.papers(papers, badges=badges, links=links)
+    lists.fetch()
+    return papers
+
+
+def author_papers(authorships):
+    """The papers of an author page: ``authorships`` (a queryset of the author's, sliced
+    or not, as ``AuthorshipQuerySet.for_author_page()``) as :class:`PaperRow` objects,
+    each with ``listed_affiliations``, the author's institutions on the paper in the
+    paper's order (Row objects with the name's columns). Two queries (one without
+    authorships); list them with :meth:`PageLists.papers`."""
+    rows = list(authorships.values("id", *paper_fields("paper__", conference=True)))
+    papers = [PaperRow(values, "paper__") for values in rows]
+    by_authorship = {values["id"]: paper for values, paper in zip(rows, papers, strict=True)}
+    for paper in papers:
+        paper.listed_affiliations = []
+    if by_authorship:
+        fields = _columns("name", "institution__")
+        affiliations = (
+            Affiliation.objects.filter(authorship__in=by_authorship)
+            .order_by("authorship", "position", "pk")
+            .values("authorship_id", *fields)
+        )
+        institution = names(fields, "institution__")
+        for values in affiliations:
+            paper = by_authorship[values["authorship_id"]]
+            paper.listed_affiliations.append(Row(values, institution))
+    return papers
+
+
+# A paper's image field, for the thumbnails of papers listed as rows of values.
+IMAGE_FIELD = Paper._meta.get_field("image")
+
+
+class Renderer:
+    """Builds list HTML in the active language, for one template ``context`` (whose
+    notice about untranslated text a fallback turns on). Strings that every item
+    repeats are translated once, and each badge is built once per award and level.
+
+    Values are escaped with the standard library's ``html.escape``, which is what
+    Django's ``escape()`` calls (without its lazy-string wrapper, a tenth of a long
+    list's time): the same characters, the same entities.
+    """
+
+    def __init__(self, context=None):
+        self.context = context
+        self.language = get_language() or settings.LANGUAGE_CODE
+        self.separator = escape(gettext(", "))
+        self.authors_label = escape(gettext("Authors:"))
+        self.opening = escape(pgettext("opening parenthesis", " ("))
+        self.closing = escape(pgettext("closing parenthesis", ")"))
+        self.author_url = slug_url("papers:author-detail", "slug")
+        self.paper_url = slug_url("papers:paper-detail", "slug")
+        self.link_labels = {}
+        self.badges = {}
+        self.conference_names = {}
+
+    @classmethod
+    def of(cls, context):
+        """The renderer of the template that ``context`` renders: one per page (and
+        language), so that the page's lists share their strings and badges."""
+        renderer = context.render_context.get(cls)
+        if renderer is None or renderer.language != (get_language() or settings.LANGUAGE_CODE):
+            renderer = context.render_context[cls] = cls(context)
+        return renderer
+
+    def translated(self, obj, field, model=None, math=False):
+        return translated_html(
+            obj, field, math=math, model=model, context=self.context, language=self.language
+        )
+
+    def authors(self, authors):
+        """``<p class="authors">`` with each author linked, or "" without authors."""
+        if not authors:
+            return ""
+        author_url = self.author_url
+        links = self.separator.join(
+            f'<a href="{author_url(slug)}">{escape(name)}</a>' for name, slug in authors
+        )
+        return (
+            f'<p class="authors"><span class="visually-hidden">{self.authors_label} </span>'
+            f"{links}</p>"
+        )
+
+    def links(self, links):
+        """``<ul class="links">`` of a paper's ``(kind, url)`` links, or "" without any."""
+        if not links:
+            return ""
+        items = "".join(
+            f'<li><a href="{escape(url)}" rel="external">{self.link_label(kind)}</a></li>'
+            for kind, url in links
+        )
+        return f'<ul class="links">{items}</ul>'
+
+    def link_label(self, kind):
+        label = self.link_labels.get(kind)
+        if label is None:
+            label = self.link_labels[kind] = escape(PaperLink.kind_label(kind))
+        return label
+
+    def badge(self, badge):
+        """A ``<span class="badge">`` for a :class:`Badge` (or an AwardEntry with its
+        award, conference and level loaded, as ``Paper.objects.for_detail()`` gives)."""
+        key = (badge.award_id, badge.level_id)
+        html = self.badges.get(key)
+        if html is None:
+            html = self.badges[key] = self._badge(badge)
+        return html
+
+    def _badge(self, badge):
+        if isinstance(badge, AwardEntry):
+            award, conference, level = badge.award, badge.award.conference, badge.level
+            rank = badge.level_rank
+        else:
+            award, conference, level = badge.award, badge.conference, badge.level
+            rank = badge.rank
+        url = reverse_slugs("papers:award-detail", conference_slug=conference.slug, slug=award.slug)
+        tier = level_tier(rank)
+        html = (
+            f'<span class="badge tier-{tier}">{award_icon(tier)}<a href="{url}">'
+            f"{self.translated(conference, 'name', Conference)} "
+            f"{self.translated(award, 'name', Award)}</a>"
+        )
+        if not badge.is_top_level:
+            html += (
+                f'<span class="award-badge-level level-{escape(level.slug)}">{self.opening}'
+                f"{self.translated(level, 'name', AwardLevel)}{self.closing}</span>"
+            )
+        return html + "</span>"
+
+    def conference_name(self, paper):
+        """The name of ``paper``'s conference, as the templates' ``paper.conference.name``
+        gave it (modeltranslation's fallback): escaped, never marked."""
+        name = self.conference_names.get(paper.conference_id)
+        if name is None:
+            name = escape(localized_value(paper.conference, "name", self.language)[0])
+            self.conference_names[paper.conference_id] = name
+        return name
+
+    def thumbnail(self, paper):
+        image = paper.image
+        if isinstance(image, str):  # a row of values: the stored name
+            if not image:
+                return ""
+            image = IMAGE_FIELD.attr_class(None, IMAGE_FIELD, image)
+        return list_thumbnail_html(image)
+
+    def paper(
+        self,
+        paper,
+        heading=4,
+        award=None,
+        show_awards=False,
+        show_conference=False,
+        snippet_query=None,
+        show_links=True,
+    ):
+        """One ``<article class="paper-item">``: thumbnail, title (a heading of level
+        ``heading``), authors, where it was published (when ``show_conference``, when it
+        has ``listed_affiliations``, or when ``award`` is from another conference), the
+        search snippet for ``snippet_query``, badges (``show_awards``) and links."""
+        parts = [
+            f'<article class="paper-item">{self.thumbnail(paper)}\n'
+            f'  <h{heading} class="paper-title"><a href="{self.paper_url(paper.slug)}">'
+            f"{self.translated(paper, 'title', math=True)}</a></h{heading}>\n"
+            f"  {self.authors(paper.listed_authors)}\n"
+        ]
+        affiliations = getattr(paper, "listed_affiliations", None)
+        if (
+            show_conference
+            or affiliations is not None
+            or (award is not None and paper.conference_id != award.conference_id)
+        ):
+            # As {% blocktranslate %} gives it: the translation is markup, the value escaped.
+            published = gettext("Published at %(conference)s") % {
+                "conference": self.conference_name(paper)
+            }
+            if affiliations:
+                names = escape(gettext("; ")).join(
+                    self.translated(row, "name", Institution) for row in affiliations
+                )
+                published += f" · {escape(gettext('Affiliation:'))} {names}"
+            parts.append(f'  <p class="paper-meta">{published}</p>\n')
+        if snippet_query is not None:
+            parts.append(f"  {search_snippet(self.context, paper, snippet_query)}\n")
+        if show_awards and paper.listed_badges:
+            badges = "".join(
+                f'<p class="award-badge">{self.badge(badge)}</p>' for badge in paper.listed_badges
+            )
+            parts.append(f"  {badges}\n")
+        if show_links:
+            parts.append(f"  {self.links(paper.listed_links)}\n")
+        parts.append("</article>\n")
+        return "".join(parts)
+
+    def papers(self, papers, **options):
+        """The items of ``papers`` (prepared, see :func:`prepare`), one after another."""
+        return mark_safe("".join(self.paper(paper, **options) for paper in papers))  # noqa: S308
+
+    def levels(self, award, level_heading=3, paper_heading=4):
+        """``award``'s entries (see :func:`with_entries`), a ``<section>`` per level with
+        its heading (the level's name, plural for several papers) and its papers."""
+        parts = []
+        for level, entries in award.listed_levels:
+            first = entries[0]
+            tier = level_tier(first.level_rank)
+            top = " level-top" if first.is_top_level else ""
+            field = "name" if len(entries) == 1 else "name_plural"
+            items = "".join(
+                self.paper(entry.paper, heading=paper_heading, award=award) for entry in entries
+            )
+            parts.append(
+                f'\n<section class="award-level tier-{tier}{top}">\n'
+                f'  <h{level_heading} class="level-{escape(level.slug)}">'
+                f"{award_icon(tier)}{self.translated(level, field, AwardLevel)}"
+                f"</h{level_heading}>\n"
+                f"  {items}\n</section>\n"
+            )
+        return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
+
+
+# The award icons, one per badge tier (see templatetags/awards.py level_tier).
+ICONS = {
+    1: '<svg class="icon" aria-hidden="true" viewBox="0 0 16 16" width="16" height="16">'
+    '<path d="M8 .6l2.3 4.7 5.1.7-3.7 3.6.9 5.1L8 12.3l-4.6 2.4.9-5.1L.6 6l5.1-.7z"/></svg>',
+    2: '<svg class="icon" aria-hidden="true" viewBox="0 0 16 16" width="16" height="16">'
+    '<path d="M3.5 0h3.2L8 3.2 9.3 0h3.2l-2.1 5.2a5.4 5.4 0 1 1-4.8 0zM8 7.4a3.1 3.1 0 1 0 '
+    '0 6.2 3.1 3.1 0 0 0 0-6.2z"/></svg>',
+    3: '<svg class="icon" aria-hidden="true" viewBox="0 0 16 16" width="16" height="16">'
+    '<path d="M8 0a5 5 0 0 1 3.2 8.8L12.6 16 8 13.6 3.4 16l1.4-7.2A5 5 0 0 1 8 0zm0 2.6a2.4 '
+    '2.4 0 1 0 0 4.8 2.4 2.4 0 0 0 0-4.8z"/></svg>',
+}
+
+
+def award_icon(tier):
+    """The SVG icon (decorative, ``aria-hidden``) of badge tier ``tier`` (1, 2 or 3)."""
+    return ICONS.get(tier, ICONS[3])
