@@ -19,6 +19,7 @@ class PapersConfig(AppConfig):
         from .caching import bump_content_generation
         from .cards import cards_after_change
         from .images import make_thumbnails_of_saved_file
+        from .leads import keep_lead
         from .models import Award, AwardEntry, ContentGeneration, Paper
         from .roles import sync_editors_group
         from .search import keep_search_text
@@ -51,3 +52,5 @@ class PapersConfig(AppConfig):
         for model in self.get_models():
             if hasattr(model, "search_sources"):
                 pre_save.connect(keep_search_text, sender=model, dispatch_uid=f"search-{model}")
+        # A paper's lead, the one line lists show (papers/leads.py), derived at save.
+        pre_save.connect(keep_lead, sender=Paper, dispatch_uid="papers-lead")

@@ -10,18 +10,20 @@ variable lookups and built 1,860 model instances (authorships, authors, an award
 conference per badge), about 95% of its 225 ms. Here each item is a few string joins
 over rows of values, and a badge is built once per award and level on the page.
 
-Data (:func:`prepare`): the papers are model instances with only the listed columns
-(``unlisted_paper_fields()`` deferred); what a list shows of them comes in one query
-per kind, however many papers, as rows of values:
+Data: papers are :class:`PaperRow` objects read with ``values()`` (:func:`paper_rows`,
+:func:`author_papers`, award entries) or, in search results, Paper instances. A page
+lists them through :class:`PageLists`, which fetches what its lists show, one query
+per kind for the whole page however many papers, as rows of values:
 
 - ``listed_authors``: ``(name, slug)`` of each author, in author order;
 - ``listed_links``: ``(kind, url)`` in ``PaperLink.Kind``'s order;
 - ``listed_badges``: :class:`Badge` rows of the paper's published awards, the top
-  level first (the order of ``AwardEntryQuerySet.for_paper()``, then by level rank);
-- ``listed_affiliations`` (author pages): the author's institutions on the paper.
+  level first (``AwardEntry.PAPER_ORDER``, then by level rank);
+- ``listed_affiliations`` (author pages): the author's institutions on the paper;
+- and awards' ``listed_levels``: their entries, level by level.
 
-:func:`with_entries` gives awards their entries, grouped by level, in one query
-plus :func:`prepare`'s.
+Each item shows the paper's lead (papers/leads.py), a one-line summary worked out
+when the paper is saved, under its authors.
 
 The HTML is the one the templates made: the same elements, classes, headings, ``lang``
 attributes and translated strings. Translated text goes through
@@ -91,6 +93,7 @@ def paper_fields(prefix="", conference=False):
         prefix + "id",
         prefix + "slug",
         *_columns("title", prefix),
+        *_columns("lead", prefix),
         prefix + "image",
         prefix + "conference_id",
     ]
@@ -101,7 +104,8 @@ def paper_fields(prefix="", conference=False):
 
 class PaperRow:
     """A paper as a list shows it, from a row of values with :func:`paper_fields`:
-    ``pk``, ``slug``, the title's columns, ``image`` (the stored name, "" for none),
+    ``pk``, ``slug``, the title's and the lead's columns (papers/leads.py), ``image``
+    (the stored name, "" for none),
     ``conference_id`` and ``conference`` (a :class:`Row` of its name's columns)."""
 
     def __init__(self, values, prefix=""):
@@ -452,15 +456,19 @@ class Renderer:
         show_links=True,
     ):
         """One ``<article class="paper-item">``: thumbnail, title (a heading of level
-        ``heading``), authors, where it was published (when ``show_conference``, when it
-        has ``listed_affiliations``, or when ``award`` is from another conference), the
-        search snippet for ``snippet_query``, badges (``show_awards``) and links."""
+        ``heading``), authors, its lead (papers/leads.py), where it was published (when
+        ``show_conference``, when it has ``listed_affiliations``, or when ``award`` is
+        from another conference), the search snippet for ``snippet_query``, badges
+        (``show_awards``) and links."""
         parts = [
             f'<article class="paper-item">{self.thumbnail(paper)}\n'
             f'  <h{heading} class="paper-title"><a href="{self.paper_url(paper.slug)}">'
             f"{self.translated(paper, 'title', math=True)}</a></h{heading}>\n"
             f"  {self.authors(paper.listed_authors)}\n"
         ]
+        lead = self.translated(paper, "lead", math=True)
+        if lead:
+            parts.append(f'  <p class="paper-lead">{lead}</p>\n')
         affiliations = getattr(paper, "listed_affiliations", None)
         if (
             show_conference

@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
-from . import search, text
+from . import leads, search, text
 from .mathtext import MathLimitsValidator
 from .orcid import validate_orcid
 from .reversing import reverse_slugs
@@ -474,7 +474,9 @@ class PaperQuerySet(NaturalKeyQuerySet):
 SEARCH_MAX_WORDS = 10
 
 
-class Paper(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
+class Paper(
+    NaturalKeyMixin, search.SearchTextMixin, leads.LeadMixin, SlugFromTitleMixin, models.Model
+):
     """A published paper: its translated title, abstract and summary, and links."""
 
     slug_source = "title_en"
@@ -515,6 +517,13 @@ class Paper(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.
         through="papers.Authorship",
         related_name="papers",
         verbose_name=_("authors"),
+    )
+    lead = models.TextField(
+        _("lead"),
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("The first sentence of the summary or abstract, shown in lists."),
     )
     search_text = search_text_field()
 

@@ -37,7 +37,7 @@ class InstitutionTranslationOptions(TranslationOptions):
 
 @register(Paper)
 class PaperTranslationOptions(TranslationOptions):
-    fields = ("title", "abstract", "summary", "image_alt")
+    fields = ("title", "abstract", "summary", "image_alt", "lead")
     required_languages = {"en": ("title",)}
 
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import translation
 
-from .. import search
+from .. import leads, search
 from ..caching import bump_content_generation
 from ..history import record_versions
 from ..models import ImportRecord
@@ -91,6 +91,9 @@ def _apply_model(model, changes, primary_keys):
     plain = [spec for spec in specs.values() if spec.kind != "references"]
     searchable = hasattr(model, "search_sources")
     search_columns = set(search.source_columns(model)) if searchable else set()
+    # A paper's lead (papers/leads.py) is derived from its summary or abstract.
+    with_lead = issubclass(model, leads.LeadMixin)
+    lead_sources = set(leads.source_columns()) if with_lead else set()
     for change in changes:
         if change.instance is not None:
             primary_keys[model][change.item.key] = change.instance.pk
@@ -110,6 +113,8 @@ def _apply_model(model, changes, primary_keys):
         instance = model(**kwargs)
         if searchable:
             search.refresh(instance)  # bulk_create sends no pre_save signal
+        if with_lead:
+            leads.refresh(instance)
         new_instances.append(instance)
     model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
     for change, instance in zip(created, new_instances, strict=True):
@@ -140,6 +145,8 @@ def _apply_model(model, changes, primary_keys):
         if names & search_columns:
             search.refresh(change.instance)
             names.add("search_text")
+        if names & lead_sources:
+            names.update(leads.refresh(change.instance))
         if names:
             groups[frozenset(names)].append(change.instance)
     for names, instances in groups.items():
