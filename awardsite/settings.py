@@ -367,13 +367,14 @@ LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
 # Caching (papers/caching.py, README "Running at scale") ---------------------------
 # One cache: Redis when REDIS_URL is set (e.g. redis://cache.internal:6379/0), shared by
 # every app server; otherwise each process keeps its own in local memory. Either way a
-# change retires every cached page at once: the content generation that keys them
-# lives in the database.
+# change retires every cached page at once: the content generation stored with them
+# lives in the database, and also in Redis when it is set (papers/caching.py).
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache, reusing its redis-py client (awardsite/cache.py).
+            "BACKEND": "awardsite.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "awardsite",
         }
@@ -393,6 +394,10 @@ PAGE_CACHE_ALIAS = "default"
 # How long a page stays in the cache if nothing changes (seconds). A change retires it
 # at once whatever this says, so it only bounds the memory of rarely visited pages.
 PAGE_CACHE_TIMEOUT = 24 * 60 * 60
+# How long the content generation is kept in a shared cache (Redis) before it is read
+# from the database again (seconds). Every commit writes it there at once; this only
+# bounds how long pages could stay stale if that write were lost (papers/caching.py).
+PAGE_CACHE_GENERATION_TIMEOUT = 30
 # Cache-Control of cached pages: browsers revalidate every time (a cheap 304 with the
 # ETag); a CDN or proxy may keep a page DJANGO_CDN_MAX_AGE seconds, the longest a
 # visitor behind it can see a page from before a change.
