@@ -12,7 +12,9 @@ awards of 5 papers: the largest conference page there can be at that size (``mak
 bench`` deals the papers over 10 conferences). The data are built once into
 ``--database`` (an SQLite file, default ``benchmarks/.server_time.sqlite3``, kept for
 the next run; ``--rebuild`` builds it again) or into ``--database-url`` (e.g. an empty
-PostgreSQL database: built when it holds no paper).
+PostgreSQL database: built when it holds no paper). The page cache is the site's default,
+local memory, unless ``--redis-url`` names a Redis server (as ``REDIS_URL`` does; it is
+flushed first, so warm pages start from an empty cache).
 
 For each page it prints, over ``--requests`` requests made round-robin over the pages
 (so a burst of load slows them all alike): p50 and p95 in ms and the median CPU time
@@ -58,6 +60,7 @@ def main():
     parser.add_argument("--database", type=Path, default=DEFAULT_DATABASE, help="SQLite file")
     parser.add_argument("--database-url", help="another database (e.g. postgres://...)")
     parser.add_argument("--rebuild", action="store_true", help="build the SQLite data again")
+    parser.add_argument("--redis-url", help="the page cache on Redis (e.g. redis://...)")
     parser.add_argument("--only", default="", help="comma-separated parts of page names")
     parser.add_argument("--profile", metavar="NAME", help="cProfile one page instead")
     parser.add_argument("--callees", metavar="REGEX", help="with --profile: what these call")
@@ -89,6 +92,8 @@ def setup(options):
     )
     for name in ("DJANGO_INSECURE_DEV", "DJANGO_DEBUG", "DJANGO_PAGE_CACHE", "REDIS_URL"):
         os.environ.pop(name, None)
+    if options.redis_url:
+        os.environ["REDIS_URL"] = options.redis_url
     sys.path[:0] = [str(ROOT), str(BENCHMARKS)]
     import django
 
@@ -99,6 +104,9 @@ def setup(options):
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", "--noinput", verbosity=0)
+    from django.core.cache import caches
+
+    caches["default"].clear()
     if not Paper.objects.exists():
         from pages import build_data
 
@@ -221,8 +229,11 @@ def measure(pages, options):
                 times.setdefault((name, mode), []).append(call(site, path)[0])
     settings.PAGE_CACHE_ENABLED = True
     trivial_p50 = statistics.median(sample[0] for sample in times[("trivial", "-")])
+    from django.core.cache import caches
+
+    cache = type(caches["default"]).__name__
     print(
-        f"{connection.vendor}: {options.papers} papers, {options.authors} authors at "
+        f"{connection.vendor}, {cache}: {options.papers} papers, {options.authors} authors at "
         f"{options.conferences} conference(s), {options.awards} awards; "
         f"{options.requests} requests per page and mode, round-robin"
     )

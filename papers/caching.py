@@ -15,12 +15,29 @@ Instant invalidation: :class:`~papers.models.ContentGeneration` holds a number r
 in the same transaction as every change to a ``papers`` model (``post_save``,
 ``post_delete`` and ``m2m_changed`` signals, connected in ``papers.apps``) and by the
 importer, whose bulk queries send no signals (``papers.importing.applying``). Each
-cached page is stored under the number current when the request began, so the next
-request after a change commits misses and renders afresh, in every app server, whether
-the cache is per process (local memory) or shared (Redis). The number lives in the
-database, not in the cache, because a local-memory cache is not shared between
-gunicorn workers; reading it is one query of one row. Old pages are not deleted: they
-expire (``settings.PAGE_CACHE_TIMEOUT``) or are evicted by the cache's own culling.
+cached page is stored with the number current when its request began, and served only
+to a request that finds the same number current, so the next request after a change
+commits renders afresh, in every app server. Where that request learns the number
+depends on the cache:
+
+- **Shared cache** (Redis, ``REDIS_URL``; any backend but local memory): the number is
+  also kept in the cache, under :data:`GENERATION_KEY`, and read together with the page
+  in one ``get_many``: a hit costs one cache round trip and no query. When a change
+  commits, the process that made it writes the new number there
+  (``transaction.on_commit``), before its own response is sent, so every server sees
+  it on its next request. When the key is missing (evicted, expired, a new Redis), the
+  number is read from the database and put back with ``add``, which never overwrites a
+  newer number written by a commit meanwhile. The key expires after
+  ``settings.PAGE_CACHE_GENERATION_TIMEOUT`` seconds and is read afresh: the bound on
+  how long a page could stay stale if a write to the cache after a commit were lost
+  (Redis down at that moment, the process killed between commit and write).
+- **Local memory** (the default, one cache per process): another gunicorn worker's
+  change cannot reach this process's memory, so the number is read from the database on
+  every request, one query of one row (cheap on SQLite, a round trip on PostgreSQL:
+  production on PostgreSQL uses Redis, README "Running at scale").
+
+A page is stored under a key without the number, with the number inside the stored
+value, so a new rendering replaces the retired one instead of leaving it to expire.
 
 Why a middleware of our own rather than Django's ``CacheMiddleware``/``cache_page``:
 those key a page by URL and ``Vary`` headers only, so they cannot add the content
@@ -49,6 +66,7 @@ import re
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection, transaction
 from django.db.models import F
 from django.http import HttpResponse
@@ -84,6 +102,8 @@ SITEMAP_VIEWS_MODULE = "django.contrib.sitemaps.views"
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 UNCACHEABLE_DIRECTIVES = re.compile(r"\b(private|no-store|no-cache)\b", re.IGNORECASE)
 GENERATION_ID = 1
+# The cache key of the content generation in a shared cache (see the module docstring).
+GENERATION_KEY = "page-generation"
 
 
 def content_generation():
@@ -105,18 +125,67 @@ def bump_content_generation(**kwargs):
     """Raise the content generation by one, retiring every cached page.
 
     Runs inside the caller's transaction, so the new number is seen together with the
-    change it announces (and not at all if that change is rolled back). Works as a
-    receiver of any model signal (``**kwargs`` are ignored) and as a plain call.
+    change it announces (and not at all if that change is rolled back). With a shared
+    cache, the committed number is written to it when the transaction commits
+    (:func:`publish_content_generation`). Works as a receiver of any model signal
+    (``**kwargs`` are ignored) and as a plain call.
     """
     generations = ContentGeneration.objects.filter(pk=GENERATION_ID)
-    if generations.update(number=F("number") + 1):
-        return
-    with transaction.atomic():
-        _row, created = ContentGeneration.objects.get_or_create(
-            pk=GENERATION_ID, defaults={"number": 1}
+    if not generations.update(number=F("number") + 1):
+        with transaction.atomic():
+            _row, created = ContentGeneration.objects.get_or_create(
+                pk=GENERATION_ID, defaults={"number": 1}
+            )
+        if not created:  # another process made the row in the meantime
+            generations.update(number=F("number") + 1)
+    if is_shared_cache():
+        transaction.on_commit(publish_content_generation)
+
+
+def is_shared_cache():
+    """True when the page cache is shared by every process (any backend but Django's
+    local memory, which each process keeps for itself), so it can hold the generation."""
+    return not isinstance(caches[settings.PAGE_CACHE_ALIAS], LocMemCache)
+
+
+def publish_content_generation():
+    """Write the database's content generation to the shared cache (after a commit).
+
+    Reads the number afresh rather than taking the one a transaction made: a later
+    commit's number is never replaced by an earlier one. A failure is logged, not
+    raised: the change is committed; the key expires within
+    ``settings.PAGE_CACHE_GENERATION_TIMEOUT`` seconds and is then read from the database.
+    """
+    try:
+        caches[settings.PAGE_CACHE_ALIAS].set(
+            GENERATION_KEY, content_generation(), settings.PAGE_CACHE_GENERATION_TIMEOUT
         )
-    if not created:  # another process made the row in the meantime
-        generations.update(number=F("number") + 1)
+    except Exception:  # the cache is an optimisation: never fail a committed change for it
+        logger.exception("could not write the content generation to the cache")
+
+
+def cached_page(key):
+    """``(generation, stored page or None)`` for the page cache key ``key``.
+
+    The generation is the current one; the page is what :func:`frozen` stored under
+    ``key`` if it was made at that generation, else None. Shared cache: one
+    ``get_many`` of the generation and the page, and one query only when the generation
+    is missing there. Local memory: one query and one ``get``. Cache errors propagate.
+    """
+    cache = caches[settings.PAGE_CACHE_ALIAS]
+    if is_shared_cache():
+        found = cache.get_many([GENERATION_KEY, key])
+        generation = found.get(GENERATION_KEY)
+        if generation is None:
+            generation = content_generation()
+            cache.add(GENERATION_KEY, generation, settings.PAGE_CACHE_GENERATION_TIMEOUT)
+        stored = found.get(key)
+    else:
+        generation = content_generation()
+        stored = cache.get(key)
+    if stored is None or stored[0] != generation:
+        return generation, None
+    return generation, stored[1:]
 
 
 def is_public_view(resolver_match):
@@ -163,8 +232,8 @@ def is_storable(request, response):
     )
 
 
-def page_key(request, generation):
-    """The cache key of ``request``'s page: generation, language, encoding and full URL.
+def page_key(request):
+    """The cache key of ``request``'s page: language, encoding and full URL.
 
     The language is the one LocaleMiddleware will choose (the URL's prefix, else the
     language cookie or Accept-Language), so it can be known before that middleware runs.
@@ -178,7 +247,7 @@ def page_key(request, generation):
     query = request.META.get("QUERY_STRING", "")
     address = f"{request.scheme}://{request.get_host()}{request.path}?{query}"
     url = hashlib.sha256(address.encode()).hexdigest()
-    return f"page:{generation}:{language}:{encoding}:{url}"
+    return f"page:{language}:{encoding}:{url}"
 
 
 @functools.cache
@@ -188,14 +257,15 @@ def never_cached_prefixes():
     return tuple(prefix.replace("//", "/") for prefix in prefixes)
 
 
-def frozen(response):
-    """What the cache stores of ``response``: status, headers and body (a plain tuple,
-    which is several times quicker to unpickle than the response object)."""
-    return (response.status_code, list(response.items()), response.content)
+def frozen(response, generation):
+    """What the cache stores of ``response`` made at content generation ``generation``:
+    the generation, status, headers and body (a plain tuple, which is several times
+    quicker to unpickle than the response object)."""
+    return (generation, response.status_code, list(response.items()), response.content)
 
 
 def thawed(stored):
-    """The response ``frozen`` stored."""
+    """The response ``frozen`` stored (without its generation)."""
     status, headers, content = stored
     return HttpResponse(content, status=status, headers=headers)
 
@@ -228,9 +298,9 @@ class PublicPageCacheMiddleware:
             and is_anonymous_request(request)
             and not request.path_info.startswith(never_cached_prefixes())
         ):
-            key = page_key(request, content_generation())
+            key = page_key(request)
             try:
-                cached = caches[settings.PAGE_CACHE_ALIAS].get(key)
+                generation, cached = cached_page(key)
             except Exception:  # the cache is an optimisation: never fail a page for it
                 logger.exception("could not read a page from the cache")
                 cached = key = None
@@ -254,7 +324,7 @@ class PublicPageCacheMiddleware:
         if key is not None and request.method == "GET":
             try:
                 caches[settings.PAGE_CACHE_ALIAS].set(
-                    key, frozen(response), settings.PAGE_CACHE_TIMEOUT
+                    key, frozen(response, generation), settings.PAGE_CACHE_TIMEOUT
                 )
             except Exception:  # see above
                 logger.exception("could not store a page in the cache")

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.db.utils import ConnectionHandler
 
 from awardsite.settings import SQLITE_OPTIONS, env_bool, env_list
@@ -166,3 +166,40 @@ def test_data_licence_is_empty_unless_set():
     )
 
     assert (unset.stdout.strip(), stated.stdout.strip()) == ("''", "CC BY 4.0")
+
+
+def test_postgresql_connections_set_random_page_cost():
+    postgres = {"DJANGO_SECRET_KEY": "x", "DATABASE_URL": "postgres://u:p@db.internal:5432/awards"}
+    options = "s.DATABASES['default'].get('OPTIONS', {}).get('options', '-')"
+
+    default = _settings_in_subprocess(postgres, options)
+    chosen = _settings_in_subprocess({**postgres, "DJANGO_PG_RANDOM_PAGE_COST": "2"}, options)
+    server_own = _settings_in_subprocess({**postgres, "DJANGO_PG_RANDOM_PAGE_COST": ""}, options)
+    sqlite = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x"}, options)
+
+    assert default.stdout.strip() == "-c random_page_cost=1.1"
+    assert chosen.stdout.strip() == "-c random_page_cost=2"
+    assert (server_own.stdout.strip(), sqlite.stdout.strip()) == ("-", "-")
+
+
+def test_postgresql_random_page_cost_must_be_a_number():
+    result = _settings_in_subprocess(
+        {
+            "DJANGO_SECRET_KEY": "x",
+            "DATABASE_URL": "postgres://u:p@db.internal:5432/awards",
+            "DJANGO_PG_RANDOM_PAGE_COST": "1.1; DROP",
+        },
+        "s.DATABASES",
+    )
+
+    assert result.returncode != 0
+    assert "DJANGO_PG_RANDOM_PAGE_COST must be a number" in result.stderr
+
+
+@pytest.mark.django_db
+def test_the_connection_uses_the_random_page_cost_on_postgresql():
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only (make test-postgres)")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW random_page_cost")
+        assert cursor.fetchone() == ("1.1",)

@@ -465,3 +465,16 @@ def test_no_results_suggest_other_searches_and_the_index_pages(client, db):
     assert '<a href="?q=zzzz">Search every conference, year and award.</a>' in html
     assert '<a href="/en/authors/">authors</a>' in html
     assert "Search every conference" not in unfiltered
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Plain ASCII, With Capitals.", "Jiménez ＡＩ ß Straße", "共形预测 Conformal", "ΣΟΦΊΑ ﬁ"],
+)
+def test_snippet_folding_keeps_each_folded_character_with_its_origin(text):
+    folded, origin = search._folded_with_origin(text)
+
+    assert folded == "".join(search.fold(char) for char in text)
+    assert [text[index] for index in origin] == [
+        char for char in text for _piece in search.fold(char)
+    ]
