@@ -105,6 +105,8 @@ def test_a_list_item_has_the_markup_of_the_lists():
         slug="a-paper",
         title_en="A <b>bold</b> paper",
         title_zh_hans="",
+        abstract_en="A lead & more. Rest.",
+        abstract_zh_hans="",
         authors=[factories.author(slug="ann", name="Ann O'Neil"), factories.author(slug="bo")],
         links=[("arxiv", "https://arxiv.org/abs/1?a=1&b=2")],
     )
@@ -122,6 +124,8 @@ def test_a_list_item_has_the_markup_of_the_lists():
         '  <p class="authors"><span class="visually-hidden">作者： </span>'
         '<a href="/zh-hans/authors/ann/">Ann O&#x27;Neil</a>，'
         f'<a href="/zh-hans/authors/bo/">{paper.authors.get(slug="bo").name}</a></p>\n'
+        '  <p class="paper-lead"><span lang="en" class="untranslated">A lead &amp; more.</span>'
+        "</p>\n"
         f'  <p class="award-badge"><span class="badge tier-2">{icon}'
         '<a href="/zh-hans/conferences/{conference}/awards/best/"><span lang="en">ICML 2031</span> '
         '<span lang="en" class="untranslated">Best</span></a>'
