@@ -456,7 +456,8 @@ class Renderer:
         show_links=True,
     ):
         """One ``<article class="paper-item">``: thumbnail, title (a heading of level
-        ``heading``), authors, its lead (papers/leads.py), where it was published (when
+        ``heading``), authors, its lead (papers/leads.py) or, in search results, a
+        snippet around the match when the text holds one, where it was published (when
         ``show_conference``, when it has ``listed_affiliations``, or when ``award`` is
         from another conference), the search snippet for ``snippet_query``, badges
         (``show_awards``) and links."""
@@ -466,7 +467,15 @@ class Renderer:
             f"{self.translated(paper, 'title', math=True)}</a></h{heading}>\n"
             f"  {self.authors(paper.listed_authors)}\n"
         ]
-        lead = self.translated(paper, "lead", math=True)
+        # A search result's snippet shows the match in its context, often in the very
+        # sentence the lead is made of; a result found by an author or an institution
+        # shows its lead instead of the start of its abstract.
+        snippet = (
+            ""
+            if snippet_query is None
+            else search_snippet(self.context, paper, snippet_query, matches_only=True)
+        )
+        lead = "" if snippet else self.translated(paper, "lead", math=True)
         if lead:
             parts.append(f'  <p class="paper-lead">{lead}</p>\n')
         affiliations = getattr(paper, "listed_affiliations", None)
@@ -485,8 +494,8 @@ class Renderer:
                 )
                 published += f" · {escape(gettext('Affiliation:'))} {names}"
             parts.append(f'  <p class="paper-meta">{published}</p>\n')
-        if snippet_query is not None:
-            parts.append(f"  {search_snippet(self.context, paper, snippet_query)}\n")
+        if snippet:
+            parts.append(f"  {snippet}\n")
         if show_awards and paper.listed_badges:
             badges = "".join(
                 f'<p class="award-badge">{self.badge(badge)}</p>' for badge in paper.listed_badges

@@ -3,6 +3,7 @@
 import importlib
 import io
 import json
+from urllib.parse import urlencode
 
 import pytest
 from django.core.management import call_command
@@ -201,7 +202,9 @@ def listed():
         "conference": award.conference.get_absolute_url(),
         "award": award.get_absolute_url(),
         "author": person.get_absolute_url(),
-        "search": "/en/search/?q=lead",
+        # By the author's name: a match outside the abstract, so no snippet takes the
+        # lead's place (see test_a_search_snippet_takes_the_place_of_the_lead).
+        "search": "/en/search/?" + urlencode({"q": person.name}),
     }
 
 
@@ -215,3 +218,11 @@ def test_lists_show_each_papers_lead_under_its_authors(client, listed, page):
     if page != "award":  # the other paper has no award
         assert '<p class="paper-lead">Other lead with <math' in english
         assert '<p class="paper-lead"><span lang="en" class="untranslated">Other lead' in chinese
+
+
+def test_a_search_snippet_takes_the_place_of_the_lead(client, listed):
+    """A snippet shows the match in its sentence, often the lead's own: one of the two."""
+    english = client.get("/en/search/?q=lead").content.decode()
+
+    assert '<p class="snippet">Awarded <mark>lead</mark>. Rest.</p>' in english
+    assert 'class="paper-lead"' not in english

@@ -360,15 +360,17 @@ def list_thumbnail_html(image):
 
 
 @register.simple_tag(takes_context=True)
-def search_snippet(context, paper, query):
+def search_snippet(context, paper, query, matches_only=False):
     """A search result's snippet: the paper's abstract (or summary) around the first
     word of ``query`` it holds, each match in ``<mark>`` (papers.search.snippet), in the
-    visitor's language or marked as English like ``translated``. "" without a text."""
+    visitor's language or marked as English like ``translated``. "" without a text, and
+    with ``matches_only`` "" when no word of ``query`` is in it (the paper was found by
+    an author or an institution: the snippet would be the start of the text)."""
     text, language = localized_value(paper, "abstract")
     if not text:
         text, language = localized_value(paper, "summary")
     parts, cut_before, cut_after = search.snippet(text, query or "")
-    if not parts:
+    if not parts or (matches_only and not any(hit for _part, hit in parts)):
         return ""
     html = format_html_join(
         "", "{}", ((format_html("<mark>{}</mark>", part) if hit else part,) for part, hit in parts)
