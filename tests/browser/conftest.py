@@ -8,7 +8,8 @@ import os
 import shutil
 
 import pytest
-from django.core.management import call_command
+
+from tests.shipped_content import load_icml
 
 # live_server runs in a thread; Playwright's sync API runs an event loop in this one.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -33,7 +34,7 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture
 def site(live_server, transactional_db):
     """The live server's base URL, with the shipped ICML content loaded."""
-    call_command("loaddata", "icml", verbosity=0)
+    load_icml()
     return live_server.url
 
 

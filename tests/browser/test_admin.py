@@ -9,6 +9,9 @@ from papers.models import Conference, Paper, Status
 pytestmark = pytest.mark.browser
 
 SLUG = "conformal-prediction-as-bayesian-quadrature"
+# How long the admin's add-author popup may take to save and close (Playwright's
+# default is 30 s, which a loaded CI machine once exceeded).
+POPUP_CLOSE_TIMEOUT_MS = 120_000
 
 
 def _png(path):
@@ -102,8 +105,12 @@ def test_editor_adds_a_new_author_from_the_paper_form(editor_page, site):
         row.locator("a.add-related[data-popup='yes']").first.click()
     popup = popup_info.value
     popup.fill("#id_name", "Ada Newcomer")
-    popup.click("input[name=_save]")
-    popup.wait_for_event("close")
+    # The popup closes itself once the author is saved (Django's popup_response page
+    # hands the new author to this form, then calls window.close()). The wait starts
+    # before the click: started after it, it missed a close that came first and waited
+    # in vain. One long wait for that one event, as a loaded machine can take long.
+    with popup.expect_event("close", timeout=POPUP_CLOSE_TIMEOUT_MS):
+        popup.click("input[name=_save]")
     # Institutions are picked by typing part of the name (autocomplete).
     row.locator(".field-affiliations .select2-selection").click()
     page.keyboard.type("Prince")
