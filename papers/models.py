@@ -1112,9 +1112,11 @@ class ImportRecord(models.Model):
 class ContentGeneration(models.Model):
     """A counter raised by every change to what the public pages show (papers/caching.py).
 
-    One row. Cached pages are stored under the number current when they were made, so
-    raising it retires them all at once, in every app server, as soon as the change
-    commits. Bookkeeping, not content: no admin, no permissions.
+    One row. Each cached page is stored with the number current when it was made and
+    served only while that number is current, so raising it retires them all at once,
+    in every app server, as soon as the change commits (with Redis, the number is also
+    kept there: see papers/caching.py). Bookkeeping, not content: no admin, no
+    permissions.
     """
 
     number = models.PositiveBigIntegerField(_("number"), default=0)
