@@ -167,6 +167,16 @@ def test_invalid_parameters_are_form_errors_on_a_normal_page(client, db, params)
     assert 'class="errorlist"' in response.content.decode()
 
 
+def test_a_nul_in_the_query_is_named_correctly_in_chinese(client, db):
+    """Django's own Chinese catalogue translates "Null characters are not allowed." as
+    "empty strings are not allowed" (with a typo); the site's catalogue overrides it."""
+    response = client.get("/zh-hans/search/", {"q": "a\x00b"})
+
+    page = response.content.decode()
+    assert "不允许使用空字符（NUL）。" in page
+    assert "不允许是用空字符串" not in page
+
+
 @pytest.mark.parametrize(
     "query_string",
     [
