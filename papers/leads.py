@@ -29,8 +29,12 @@ SOURCES = ("summary", "abstract")
 
 # The end of a sentence: a full stop, question or exclamation mark (with any closing
 # quotes or brackets) before white space and a word that does not start in lower
-# case, or a Chinese or Japanese full stop, question or exclamation mark anywhere.
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[^\sa-z])|[.!?][\"'”’)\]]*$|[。！？][”’」』）]*")
+# case, or directly before a Chinese character (Chinese typed with ASCII punctuation),
+# or a Chinese or Japanese full stop, question or exclamation mark anywhere.
+_SENTENCE_END = re.compile(
+    r"[.!?][\"'”’)\]]*(?=\s+[^\sa-z]|[\u3400-\u4dbf\u4e00-\u9fff])"
+    r"|[.!?][\"'”’)\]]*$|[。！？][”’」』）]*"
+)
 # Words whose full stop ends no sentence ("e.g. Smith", "et al. Then").
 _ABBREVIATIONS = {
     "al",
@@ -46,7 +50,6 @@ _ABBREVIATIONS = {
     "i.e",
     "mr",
     "ms",
-    "no",
     "prof",
     "ref",
     "resp",
@@ -54,6 +57,10 @@ _ABBREVIATIONS = {
     "st",
     "vs",
 }
+# Words whose full stop ends no sentence when a number follows ("No. 5"), but does
+# otherwise ("The answer is no. We show").
+_BEFORE_NUMBER = {"no"}
+_NUMBER_NEXT = re.compile(r"\s*\d")
 _LAST_WORD = re.compile(r"(\S+)$")
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
@@ -82,6 +89,8 @@ def first_sentence(text):
             word = word.group(1).lower().lstrip("([\"'") if word else ""
             if word in _ABBREVIATIONS:
                 continue
+            if word in _BEFORE_NUMBER and _NUMBER_NEXT.match(text, match.end()):
+                continue
         return text[: match.end()]
     return text
 
@@ -89,7 +98,8 @@ def first_sentence(text):
 def shorten(text, limit=LEAD_CHARS):
     """``text`` when it has at most ``limit`` characters; else its start, cut after a
     whole word (or between two Chinese characters) and never inside maths, with an
-    ellipsis: at most ``limit`` characters and the ellipsis."""
+    ellipsis: at most ``limit`` characters and the ellipsis. A word that would leave
+    less than half of ``limit`` (a long URL, say) is cut inside instead."""
     if len(text) <= limit:
         return text
     cut = limit
@@ -99,7 +109,7 @@ def shorten(text, limit=LEAD_CHARS):
             break
     if not (_CJK.match(text, cut - 1) or _CJK.match(text, cut) or text[cut].isspace()):
         space = text.rfind(" ", 0, cut)
-        if space > 0:
+        if space >= limit // 2:
             cut = space
     return text[:cut].rstrip(" ,;:、，；：") + ELLIPSIS
 

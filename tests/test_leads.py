@@ -33,6 +33,16 @@ def test_lead_ends_at_a_chinese_full_stop_without_a_space():
     assert lead("这是问题吗？是的。") == "这是问题吗？"
 
 
+def test_lead_ends_at_ascii_punctuation_before_a_chinese_character():
+    assert lead("我们研究共形预测.它在树模型上有效!其余") == "我们研究共形预测."
+    assert lead("这是问题吗?是的.") == "这是问题吗?"
+
+
+def test_no_ends_a_sentence_unless_a_number_follows():
+    assert lead("The answer is no. We show why.") == "The answer is no."
+    assert lead("See Theorem No. 5 for details. Then more.") == ("See Theorem No. 5 for details.")
+
+
 def test_lead_never_ends_inside_maths():
     assert lead("We bound $x = 1. y$ and \\(a. B\\) tightly. Then more.") == (
         "We bound $x = 1. y$ and \\(a. B\\) tightly."
@@ -55,6 +65,14 @@ def test_a_long_sentence_is_shortened_after_a_whole_word():
     assert shortened.endswith("word…")
     assert len(shortened) <= LEAD_CHARS + 1
     assert f"Start {words}".startswith(shortened.removesuffix("…"))
+
+
+def test_a_long_unbroken_word_is_cut_inside_rather_than_leave_one_word():
+    url = "https://example.org/" + "a" * 300
+
+    shortened = lead(f"See {url} for the code.")
+
+    assert shortened == f"See {url}"[:LEAD_CHARS] + "…"
 
 
 def test_a_long_chinese_sentence_is_shortened_between_characters():
@@ -173,6 +191,21 @@ def test_the_migration_fills_the_leads_of_existing_papers():
         "lead_en": "Existing first.",
         "lead_zh_hans": "已有。",
     }
+
+
+def test_a_later_migration_refreshes_leads_for_the_changed_sentence_rule():
+    paper = factories.paper(abstract_en="The answer is no. We show why.")
+    Paper.objects.filter(pk=paper.pk).update(lead_en="The answer is no. We show why.")
+    migration = importlib.import_module(
+        "papers.migrations.0015_refresh_leads_for_the_sentence_rule"
+    )
+    state = MigrationLoader(connection).project_state(
+        ("papers", "0015_refresh_leads_for_the_sentence_rule")
+    )
+
+    migration.fill_leads(state.apps, None)
+
+    assert Paper.objects.values_list("lead_en", flat=True).get(pk=paper.pk) == ("The answer is no.")
 
 
 # Shown in lists -----------------------------------------------------------------------------
