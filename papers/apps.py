@@ -18,11 +18,10 @@ class PapersConfig(AppConfig):
 
         from .caching import bump_content_generation
         from .cards import cards_after_change
+        from .derived import keep_derived_columns
         from .images import make_thumbnails_of_saved_file
-        from .leads import keep_lead
         from .models import Award, AwardEntry, ContentGeneration, Paper
         from .roles import sync_editors_group
-        from .search import keep_search_text
 
         # After auth's own post_migrate handler has created this app's permissions.
         post_migrate.connect(sync_editors_group, sender=self, dispatch_uid="papers-editors")
@@ -49,8 +48,9 @@ class PapersConfig(AppConfig):
                     sender=model,
                     dispatch_uid=f"papers-cards-{name}-{model._meta.label}",
                 )
+        # Derived columns (search text, lead: papers/derived.py), worked out at save.
         for model in self.get_models():
-            if hasattr(model, "search_sources"):
-                pre_save.connect(keep_search_text, sender=model, dispatch_uid=f"search-{model}")
-        # A paper's lead, the one line lists show (papers/leads.py), derived at save.
-        pre_save.connect(keep_lead, sender=Paper, dispatch_uid="papers-lead")
+            if getattr(model, "derived_columns", ()):
+                pre_save.connect(
+                    keep_derived_columns, sender=model, dispatch_uid=f"derived-{model}"
+                )

@@ -7,10 +7,8 @@ past ``LEAD_CHARS`` characters. A language with neither text has an empty lead, 
 lists then show another language's as they do for every translated field
 (``{% translated %}``'s fallback, marked as untranslated).
 
-Kept in step like the search text (papers/search.py): a ``pre_save`` signal
-(:func:`keep_lead`, so ``save()``, ``loaddata`` and django-reversion's restore all
-refresh it), :class:`LeadMixin` for saves limited by ``update_fields``, and the
-importer, whose bulk queries send no signal (papers/importing/applying.py).
+A derived column (:data:`LEAD`, in Paper's ``derived_columns``), kept in step at every
+save and by the importer like the search text, as papers/derived.py describes.
 ``QuerySet.update()`` of a source field does not refresh it: call :func:`refresh`.
 """
 
@@ -19,6 +17,7 @@ import re
 from django.conf import settings
 from modeltranslation.utils import build_localized_fieldname
 
+from .derived import DerivedColumn
 from .mathtext import math_matches
 
 # Where a lead is shortened: about the width of two lines of a list on a phone.
@@ -152,18 +151,13 @@ def source_columns():
     ]
 
 
-def keep_lead(sender, instance, raw=False, **kwargs):
-    """``pre_save`` receiver of Paper: refresh the lead before every save, raw saves
-    (``loaddata``, django-reversion's restore) included."""
-    refresh(instance)
+def _lead_sources(model):
+    return [*SOURCES, *source_columns()]
 
 
-class LeadMixin:
-    """For Paper: a save limited by ``update_fields`` to a source of the lead writes
-    the refreshed lead too."""
+def _lead_columns(model):
+    return ["lead", *lead_columns()]
 
-    def save(self, *args, update_fields=None, **kwargs):
-        if update_fields is not None:
-            if {*SOURCES, *source_columns()}.intersection(update_fields):
-                update_fields = {*update_fields, "lead", *lead_columns()}
-        super().save(*args, update_fields=update_fields, **kwargs)
+
+# The lead as a derived column of Paper.
+LEAD = DerivedColumn("lead", sources=_lead_sources, columns=_lead_columns, refresh=refresh)

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
 from . import leads, search, text
+from .derived import DerivedColumnsMixin
 from .mathtext import MathLimitsValidator
 from .orcid import validate_orcid
 from .reversing import reverse_slugs
@@ -274,7 +275,7 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
         )
 
 
-class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
+class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
 
     slug_source = "name_en"
@@ -288,6 +289,7 @@ class Institution(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, m
 
     objects = InstitutionQuerySet.as_manager()
     search_sources = ("name",)
+    derived_columns = (search.SEARCH_TEXT,)
 
     class Meta:
         verbose_name = _("institution")
@@ -322,7 +324,7 @@ class AuthorQuerySet(NaturalKeyQuerySet):
         return people[:limit] if limit else people
 
 
-class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models.Model):
+class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
 
     Affiliations belong to the authorship (people move), not to the person.
@@ -346,6 +348,7 @@ class Author(NaturalKeyMixin, search.SearchTextMixin, SlugFromTitleMixin, models
 
     objects = AuthorQuerySet.as_manager()
     search_sources = ("name", "other_names")
+    derived_columns = (search.SEARCH_TEXT,)
 
     class Meta:
         verbose_name = _("author")
@@ -474,9 +477,7 @@ class PaperQuerySet(NaturalKeyQuerySet):
 SEARCH_MAX_WORDS = 10
 
 
-class Paper(
-    NaturalKeyMixin, search.SearchTextMixin, leads.LeadMixin, SlugFromTitleMixin, models.Model
-):
+class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
     """A published paper: its translated title, abstract and summary, and links."""
 
     slug_source = "title_en"
@@ -529,6 +530,7 @@ class Paper(
 
     objects = PaperQuerySet.as_manager()
     search_sources = ("title", "abstract", "summary")
+    derived_columns = (search.SEARCH_TEXT, leads.LEAD)
 
     class Meta:
         verbose_name = _("paper")

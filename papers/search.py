@@ -10,11 +10,10 @@ column per table. On PostgreSQL each column has a pg_trgm GIN index (migration
 characters or more; shorter words still match, by a scan.
 
 Each model lists the fields its search text is made of in ``search_sources``;
-translated fields count in every language. The column is kept in step by a
-``pre_save`` signal (so ``save()``, ``loaddata`` and django-reversion's restore all
-refresh it) and by the importer, which writes with bulk queries (see
-``papers.importing.applying``). ``QuerySet.update()`` of a source field does not
-refresh it: call :func:`refresh` on the instances afterwards.
+translated fields count in every language. The column is a derived column
+(:data:`SEARCH_TEXT`, in the model's ``derived_columns``), kept in step at every save
+and by the importer as papers/derived.py describes. ``QuerySet.update()`` of a source
+field does not refresh it: call :func:`refresh` on the instances afterwards.
 """
 
 import functools
@@ -23,6 +22,8 @@ import unicodedata
 from django.conf import settings
 from modeltranslation.translator import NotRegistered, translator
 from modeltranslation.utils import build_localized_fieldname
+
+from .derived import DerivedColumn
 
 # Separates the source fields in the column; a visitor's word never contains it
 # (words are split on white space), so a match never spans two fields.
@@ -74,31 +75,30 @@ def refresh(instance):
     return instance.search_text
 
 
-def words(text):
-    """The folded words of a visitor's query: ``text`` folded, split on white space."""
-    return fold(text).split()
+def _search_columns(model):
+    return ["search_text"]
 
 
-def keep_search_text(sender, instance, raw=False, **kwargs):
-    """``pre_save`` receiver: refresh ``instance.search_text`` before every save.
+def _search_sources(model):
+    return [*model.search_sources, *source_columns(model)]
 
-    Connected in ``PapersConfig.ready()`` for each model with ``search_sources``;
-    it runs for raw saves too (``loaddata``, django-reversion's restore), which call
-    no ``save()`` method.
-    """
+
+def _refresh_search_text(instance):
     refresh(instance)
 
 
-class SearchTextMixin:
-    """For models with a search text: a save limited by ``update_fields`` to a source
-    field writes the refreshed search text too."""
+# The search text as a derived column of the models that list it in derived_columns.
+SEARCH_TEXT = DerivedColumn(
+    "search_text",
+    sources=_search_sources,
+    columns=_search_columns,
+    refresh=_refresh_search_text,
+)
 
-    def save(self, *args, update_fields=None, **kwargs):
-        if update_fields is not None:
-            sources = {*type(self).search_sources, *source_columns(type(self))}
-            if sources.intersection(update_fields):
-                update_fields = {*update_fields, "search_text"}
-        super().save(*args, update_fields=update_fields, **kwargs)
+
+def words(text):
+    """The folded words of a visitor's query: ``text`` folded, split on white space."""
+    return fold(text).split()
 
 
 # Characters of context a search result's snippet shows around the first match.

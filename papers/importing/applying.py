@@ -6,7 +6,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.utils import translation
 
-from .. import leads, search
+from .. import derived
 from ..caching import bump_content_generation
 from ..history import record_versions
 from ..models import ImportRecord
@@ -89,11 +89,6 @@ def _python_value(spec, value, primary_keys, change):
 def _apply_model(model, changes, primary_keys):
     specs = field_specs(model)
     plain = [spec for spec in specs.values() if spec.kind != "references"]
-    searchable = hasattr(model, "search_sources")
-    search_columns = set(search.source_columns(model)) if searchable else set()
-    # A paper's lead (papers/leads.py) is derived from its summary or abstract.
-    with_lead = issubclass(model, leads.LeadMixin)
-    lead_sources = set(leads.source_columns()) if with_lead else set()
     for change in changes:
         if change.instance is not None:
             primary_keys[model][change.item.key] = change.instance.pk
@@ -111,10 +106,7 @@ def _apply_model(model, changes, primary_keys):
             for spec in plain
         }
         instance = model(**kwargs)
-        if searchable:
-            search.refresh(instance)  # bulk_create sends no pre_save signal
-        if with_lead:
-            leads.refresh(instance)
+        derived.refresh(instance)  # bulk_create sends no pre_save signal
         new_instances.append(instance)
     model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
     for change, instance in zip(created, new_instances, strict=True):
@@ -142,11 +134,7 @@ def _apply_model(model, changes, primary_keys):
             names.add(spec.attname)
             if spec.translated:  # keep modeltranslation's original column in step
                 names.add(spec.field.translated_field.attname)
-        if names & search_columns:
-            search.refresh(change.instance)
-            names.add("search_text")
-        if names & lead_sources:
-            names.update(leads.refresh(change.instance))
+        names |= derived.refresh_changed(change.instance, names)
         if names:
             groups[frozenset(names)].append(change.instance)
     for names, instances in groups.items():
