@@ -272,12 +272,18 @@ class PageLists:
             for paper_id, name, slug in rows:
                 by_pk[paper_id].listed_authors.append((name, slug))
         if linked:
-            rows = PaperLink.objects.filter(paper__in=linked).values_list("paper_id", "kind", "url")
+            # Unordered: sorted below (PaperLink's own ordering joins the papers for it).
+            rows = (
+                PaperLink.objects.filter(paper__in=linked)
+                .order_by()
+                .values_list("paper_id", "kind", "url")
+            )
             for paper_id, kind, url in rows:
                 by_pk[paper_id].listed_links.append((kind, url))
             for pk in linked:
+                # A kind unknown to PaperLink.Kind goes last, by name (at most one per kind).
                 by_pk[pk].listed_links.sort(
-                    key=lambda link: KIND_ORDER.get(link[0], len(KIND_ORDER))
+                    key=lambda link: (KIND_ORDER.get(link[0], len(KIND_ORDER)), link[0])
                 )
         if badged:
             rows = (
