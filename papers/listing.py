@@ -53,6 +53,7 @@ from .models import (
     Paper,
     PaperLink,
 )
+from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url
 from .templatetags.awards import (
     level_tier,
@@ -210,23 +211,21 @@ class PageLists:
     def __init__(self):
         self.listed = []  # (papers, with badges, with links)
 
-    def awards(self, awards, entries):
-        """Give ``awards`` (an Award queryset or list) their entries from ``entries``
-        (an AwardEntry queryset: published entries, or a preview's), in level order
-        (``AwardEntry.LEVEL_ORDER``); the entries' papers are listed without badges.
-        Returns the awards as a list. One query, none without awards."""
+    def awards(self, awards, entries=None):
+        """Give ``awards`` (an Award queryset or list) their entries, in level order
+        (``AwardEntry.LEVEL_ORDER``): their published entries, or those of ``entries``
+        (an AwardEntry queryset: a preview's); the entries' papers are listed without
+        badges. Returns the awards as a list. One query, none without awards."""
         awards = list(awards)
         by_pk = {award.pk: award for award in awards}
         for award in awards:
             award.listed_levels = []
         if not awards:
             return awards
-        rows = (
-            entries.filter(award__in=by_pk)
-            .with_level_rank()
-            .order_by(*AwardEntry.LEVEL_ORDER)
-            .values(*ENTRY_FIELDS, "level_rank")
-        )
+        if entries is None:
+            rows = PUBLISHED_ENTRIES(awards=by_pk)
+        else:
+            rows = _entries_of(entries, by_pk)
         rows = [EntryRow(values) for values in rows]
         self.papers([entry.paper for entry in rows], badges=False)
         rows.sort(key=lambda entry: entry.award_id)  # stable: each award's in level order
@@ -268,17 +267,10 @@ class PageLists:
                     linked.add(paper.pk)
         self.listed = []
         if by_pk:
-            rows = Authorship.objects.filter(paper__in=by_pk).names_in_order()
-            for paper_id, name, slug in rows:
+            for paper_id, name, slug in AUTHOR_NAMES(papers=by_pk):
                 by_pk[paper_id].listed_authors.append((name, slug))
         if linked:
-            # Unordered: sorted below (PaperLink's own ordering joins the papers for it).
-            rows = (
-                PaperLink.objects.filter(paper__in=linked)
-                .order_by()
-                .values_list("paper_id", "kind", "url")
-            )
-            for paper_id, kind, url in rows:
+            for paper_id, kind, url in LINKS(papers=linked):
                 by_pk[paper_id].listed_links.append((kind, url))
             for pk in linked:
                 # A kind unknown to PaperLink.Kind goes last, by name (at most one per kind).
@@ -286,18 +278,49 @@ class PageLists:
                     key=lambda link: (KIND_ORDER.get(link[0], len(KIND_ORDER)), link[0])
                 )
         if badged:
-            rows = (
-                AwardEntry.objects.published()
-                .filter(paper__in=badged)
-                .with_level_rank()
-                .order_by(*AwardEntry.PAPER_ORDER)
-                .values(*BADGE_FIELDS, "level_rank")
-            )
-            for values in rows:
+            for values in BADGES(papers=badged):
                 by_pk[values["paper_id"]].listed_badges.append(Badge(values))
             for pk in badged:
                 # By rank, the top level first; stable, so otherwise in PAPER_ORDER.
                 by_pk[pk].listed_badges.sort(key=lambda badge: badge.rank)
+
+
+def _entries_of(entries, awards):
+    """The rows of the AwardEntry queryset ``entries`` that ``PageLists.awards()`` reads,
+    for the awards whose keys are ``awards``."""
+    return (
+        entries.filter(award__in=awards)
+        .with_level_rank()
+        .order_by(*AwardEntry.LEVEL_ORDER)
+        .values(*ENTRY_FIELDS, "level_rank")
+    )
+
+
+# The queries of PageLists, built once per process (papers/prepared.py): building them
+# took several times what the database took to answer.
+PUBLISHED_ENTRIES = PreparedQuery(
+    lambda awards: _entries_of(AwardEntry.objects.published(), awards), lists=["awards"]
+)
+AUTHOR_NAMES = PreparedQuery(
+    lambda papers: Authorship.objects.filter(paper__in=papers).names_in_order(), lists=["papers"]
+)
+# Unordered: PageLists sorts them (PaperLink's own ordering joins the papers for it).
+LINKS = PreparedQuery(
+    lambda papers: (
+        PaperLink.objects.filter(paper__in=papers).order_by().values_list("paper_id", "kind", "url")
+    ),
+    lists=["papers"],
+)
+BADGES = PreparedQuery(
+    lambda papers: (
+        AwardEntry.objects.published()
+        .filter(paper__in=papers)
+        .with_level_rank()
+        .order_by(*AwardEntry.PAPER_ORDER)
+        .values(*BADGE_FIELDS, "level_rank")
+    ),
+    lists=["papers"],
+)
 
 
 def prepare(papers, *, badges=True, links=True):

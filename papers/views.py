@@ -94,8 +94,9 @@ def previewed_entries():
 
 
 def shown_entries(preview):
-    """The award entries a page lists: published ones, or a preview's (see above)."""
-    return previewed_entries() if preview else AwardEntry.objects.published()
+    """The award entries a page lists, for ``PageLists.awards()``: a preview's (see
+    above), or ``None`` for the published ones (its prepared query)."""
+    return previewed_entries() if preview else None
 
 
 class HomeView(ListView):
@@ -198,7 +199,7 @@ class AwardSeriesView(ListView):
             .with_conference()
         )
         lists = listing.PageLists()
-        awards = lists.awards(awards, AwardEntry.objects.published())
+        awards = lists.awards(awards)
         lists.fetch()
         return awards
 
