@@ -41,6 +41,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
 
+from .mathtext import math_inline
 from .models import (
     KIND_ORDER,
     Affiliation,
@@ -383,6 +384,7 @@ class Renderer:
         self.link_labels = {}
         self.badges = {}
         self.conference_names = {}
+        self.columns = {}  # a translated field's column in the active language
 
     @classmethod
     def of(cls, context):
@@ -394,6 +396,14 @@ class Renderer:
         return renderer
 
     def translated(self, obj, field, model=None, math=False):
+        """``translated_html()`` of ``obj``'s ``field``. Text in the active language (most
+        of a list) is escaped here, as translated_html() would, without its look-ups."""
+        column = self.columns.get(field)
+        if column is None:
+            column = self.columns[field] = build_localized_fieldname(field, self.language)
+        text = getattr(obj, column)
+        if text:
+            return math_inline(text) if math else escape(text)
         return translated_html(
             obj, field, math=math, model=model, context=self.context, language=self.language
         )
