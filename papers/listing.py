@@ -324,6 +324,43 @@ BADGES = PreparedQuery(
 )
 
 
+def _other_papers(conference, order=True):
+    """``PaperQuerySet.published_without_award_at()`` of a conference page, as the
+    values of a list (modeltranslation's fallbacks left out: every column is named)."""
+    papers = Paper.objects.published().published_without_award_at(conference)
+    return papers if order else papers.order_by()
+
+
+OTHER_PAPERS = PreparedQuery(
+    lambda conference, start, stop: (
+        _other_papers(conference)[start:stop].rewrite(False).values(*paper_fields())
+    ),
+    keys=["start", "stop"],
+)
+OTHER_PAPERS_COUNT = PreparedQuery(
+    lambda conference: _other_papers(conference, order=False).rewrite(False).values("pk")
+)
+
+
+class OtherPapers:
+    """A published conference's papers without one of its awards, by title (see
+    ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``:
+    ``count()`` and each page (a slice, as :class:`PaperRow` objects) are one prepared
+    query each, as a queryset's count and page are."""
+
+    def __init__(self, conference):
+        self.conference_id = conference.pk
+
+    def count(self):
+        return OTHER_PAPERS_COUNT.count(conference=self.conference_id)
+
+    def __getitem__(self, page):
+        if page.stop <= page.start:  # an empty page: Django asks nothing either
+            return []
+        rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)
+        return [PaperRow(values) for values in rows]
+
+
 def prepare(papers, *, badges=True, links=True):
     """``papers`` (Paper instances or :class:`PaperRow` objects) as a list, each with
     what a list shows of it (see :class:`PageLists`): at most three queries."""

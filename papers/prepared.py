@@ -25,6 +25,9 @@ from django.db.models.query import ValuesIterable, ValuesListIterable
 # key reaches, distinct per parameter, found again among the compiled parameters.
 _SENTINEL_BASE = 2_000_000_000
 
+# Variants of one query kept (see PreparedQuery's ``keys``): past it, start over.
+MAX_VARIANTS = 1000
+
 _PREPARED = []  # every PreparedQuery, so that a changed setting can empty them
 
 
@@ -38,50 +41,65 @@ class PreparedQuery:
     ``__in`` parameter returns ``[]`` without a query, as Django does.
     """
 
-    def __init__(self, build, *, lists=(), using="default"):
-        """``lists`` names the parameters that are lists of integers."""
+    def __init__(self, build, *, lists=(), keys=(), using="default"):
+        """``lists`` names the parameters that are lists of integers; ``keys`` those given
+        to ``build`` as they are, each value making its own SQL (such as the bounds of a
+        slice, which Django writes into the SQL): at most ``MAX_VARIANTS`` are kept."""
         self.build = build
         self.lists = frozenset(lists)
+        self.keys = tuple(keys)
         self.using = using
         self.compiled = {}
         _PREPARED.append(self)
 
     def __call__(self, **values):
+        """The rows of the query for these values (one query; none for an empty list)."""
         for name in self.lists:
             values[name] = list(dict.fromkeys(values[name]))
             if not values[name]:
                 return []
         connection = connections[self.using]
-        key = (self.using, connection.vendor)
-        compiled = self.compiled.get(key)
-        if compiled is None:
-            compiled = self.compiled[key] = self._compile(values, connection)
-        pieces, slots, names, converters, as_tuples = compiled
-        sql, params = [pieces[0]], []
-        for (kind, value), piece in zip(slots, pieces[1:], strict=True):
-            if kind == "fixed":
-                sql.append("%s")
-                params.append(value)
-            elif kind == "list":
-                sql.append(", ".join(["%s"] * len(values[value])))
-                params.extend(values[value])
-            else:
-                sql.append("%s")
-                params.append(values[value])
-            sql.append(piece)
+        compiled = self._compiled(values, connection)
         with connection.cursor() as cursor:
-            cursor.execute("".join(sql), params)
+            cursor.execute(*_sql(compiled, values))
             rows = cursor.fetchall()
+        _pieces, _slots, names, converters, as_tuples = compiled
         if converters:
             rows = [_converted(row, converters, connection) for row in rows]
         if as_tuples:
             return [tuple(row) for row in rows]
         return [dict(zip(names, row, strict=True)) for row in rows]
 
+    def count(self, **values):
+        """How many rows the query has for these values (one ``COUNT(*)`` query over it;
+        none for an empty list). Build it unordered: the order would be counted for
+        nothing."""
+        for name in self.lists:
+            values[name] = list(dict.fromkeys(values[name]))
+            if not values[name]:
+                return 0
+        connection = connections[self.using]
+        sql, params = _sql(self._compiled(values, connection), values)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)
+            return cursor.fetchone()[0]
+
+    def _compiled(self, values, connection):
+        key = (self.using, connection.vendor, *(values[name] for name in self.keys))
+        compiled = self.compiled.get(key)
+        if compiled is None:
+            if len(self.compiled) >= MAX_VARIANTS:
+                self.compiled.clear()
+            compiled = self.compiled[key] = self._compile(values, connection)
+        return compiled
+
     def _compile(self, values, connection):
         sentinels = {}
         arguments = {}
         for number, name in enumerate(sorted(values)):
+            if name in self.keys:
+                arguments[name] = values[name]
+                continue
             sentinel = _SENTINEL_BASE + number
             sentinels[sentinel] = name
             arguments[name] = [sentinel] if name in self.lists else sentinel
@@ -103,7 +121,7 @@ class PreparedQuery:
                 slots.append(("fixed", param))
             else:
                 slots.append(("list" if name in self.lists else "value", name))
-        if {name for kind, name in slots if kind != "fixed"} != set(values):
+        if {name for kind, name in slots if kind != "fixed"} != set(values) - set(self.keys):
             raise ValueError(f"A parameter of this query was not found in its SQL: {sql}")
         query = queryset.query
         if query.selected:
@@ -113,6 +131,24 @@ class PreparedQuery:
         fields = [column[0] for column in compiler.select[0 : compiler.col_count]]
         converters = compiler.get_converters(fields)
         return pieces, slots, names, converters, iterable is ValuesListIterable
+
+
+def _sql(compiled, values):
+    """The SQL and parameters of a compiled query for these values."""
+    pieces, slots, _names, _converters, _as_tuples = compiled
+    sql, params = [pieces[0]], []
+    for (kind, value), piece in zip(slots, pieces[1:], strict=True):
+        if kind == "fixed":
+            sql.append("%s")
+            params.append(value)
+        elif kind == "list":
+            sql.append(", ".join(["%s"] * len(values[value])))
+            params.extend(values[value])
+        else:
+            sql.append("%s")
+            params.append(values[value])
+        sql.append(piece)
+    return "".join(sql), params
 
 
 def _converted(row, converters, connection):

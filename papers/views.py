@@ -156,13 +156,15 @@ class ConferenceDetailView(PreviewMixin, DetailView):
             # published_without_award_at() sets aside the papers of the awards shown
             # above (the conference's published awards, whatever its own status).
             papers = Paper.objects.filter(status=Status.PUBLISHED)
+            page = paginate(self.request, papers.published_without_award_at(conference))
+            rows = listing.paper_rows(page.object_list)
         else:
-            papers = Paper.objects.published()
+            page = paginate(self.request, listing.OtherPapers(conference))
+            rows = page.object_list
         lists = listing.PageLists()
         context["awards"] = lists.awards(awards, shown_entries(self.preview))
-        page = paginate(self.request, papers.published_without_award_at(self.object))
         context["page_obj"] = page
-        context["other_papers"] = lists.papers(listing.paper_rows(page.object_list))
+        context["other_papers"] = lists.papers(rows)
         lists.fetch()
         return context
 
