@@ -41,7 +41,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
 
-from .mathtext import math_inline
+from .mathtext import has_math, math_inline
 from .models import (
     KIND_ORDER,
     Affiliation,
@@ -440,7 +440,7 @@ class Renderer:
             column = self.columns[field] = build_localized_fieldname(field, self.language)
         text = getattr(obj, column)
         if text:
-            return math_inline(text) if math else escape(text)
+            return math_inline(text) if math and has_math(text) else escape(text)
         return translated_html(
             obj, field, math=math, model=model, context=self.context, language=self.language
         )
