@@ -81,7 +81,8 @@ class PreparedQuery:
         connection = connections[self.using]
         sql, params = _sql(self._compiled(values, connection), values)
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)
+            # ``sql`` is Django's compiled SQL with placeholders; values go in ``params``.
+            cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)  # nosec B608
             return cursor.fetchone()[0]
 
     def _compiled(self, values, connection):
