@@ -41,6 +41,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
 
+from .mathtext import has_math, math_inline
 from .models import (
     KIND_ORDER,
     Affiliation,
@@ -53,6 +54,7 @@ from .models import (
     Paper,
     PaperLink,
 )
+from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url
 from .templatetags.awards import (
     level_tier,
@@ -210,23 +212,21 @@ class PageLists:
     def __init__(self):
         self.listed = []  # (papers, with badges, with links)
 
-    def awards(self, awards, entries):
-        """Give ``awards`` (an Award queryset or list) their entries from ``entries``
-        (an AwardEntry queryset: published entries, or a preview's), in level order
-        (``AwardEntry.LEVEL_ORDER``); the entries' papers are listed without badges.
-        Returns the awards as a list. One query, none without awards."""
+    def awards(self, awards, entries=None):
+        """Give ``awards`` (an Award queryset or list) their entries, in level order
+        (``AwardEntry.LEVEL_ORDER``): their published entries, or those of ``entries``
+        (an AwardEntry queryset: a preview's); the entries' papers are listed without
+        badges. Returns the awards as a list. One query, none without awards."""
         awards = list(awards)
         by_pk = {award.pk: award for award in awards}
         for award in awards:
             award.listed_levels = []
         if not awards:
             return awards
-        rows = (
-            entries.filter(award__in=by_pk)
-            .with_level_rank()
-            .order_by(*AwardEntry.LEVEL_ORDER)
-            .values(*ENTRY_FIELDS, "level_rank")
-        )
+        if entries is None:
+            rows = PUBLISHED_ENTRIES(awards=by_pk)
+        else:
+            rows = _entries_of(entries, by_pk)
         rows = [EntryRow(values) for values in rows]
         self.papers([entry.paper for entry in rows], badges=False)
         rows.sort(key=lambda entry: entry.award_id)  # stable: each award's in level order
@@ -268,30 +268,97 @@ class PageLists:
                     linked.add(paper.pk)
         self.listed = []
         if by_pk:
-            rows = Authorship.objects.filter(paper__in=by_pk).names_in_order()
-            for paper_id, name, slug in rows:
+            for paper_id, name, slug in AUTHOR_NAMES(papers=by_pk):
                 by_pk[paper_id].listed_authors.append((name, slug))
         if linked:
-            rows = PaperLink.objects.filter(paper__in=linked).values_list("paper_id", "kind", "url")
-            for paper_id, kind, url in rows:
+            for paper_id, kind, url in LINKS(papers=linked):
                 by_pk[paper_id].listed_links.append((kind, url))
             for pk in linked:
+                # A kind unknown to PaperLink.Kind goes last, by name (at most one per kind).
                 by_pk[pk].listed_links.sort(
-                    key=lambda link: KIND_ORDER.get(link[0], len(KIND_ORDER))
+                    key=lambda link: (KIND_ORDER.get(link[0], len(KIND_ORDER)), link[0])
                 )
         if badged:
-            rows = (
-                AwardEntry.objects.published()
-                .filter(paper__in=badged)
-                .with_level_rank()
-                .order_by(*AwardEntry.PAPER_ORDER)
-                .values(*BADGE_FIELDS, "level_rank")
-            )
-            for values in rows:
+            for values in BADGES(papers=badged):
                 by_pk[values["paper_id"]].listed_badges.append(Badge(values))
             for pk in badged:
                 # By rank, the top level first; stable, so otherwise in PAPER_ORDER.
                 by_pk[pk].listed_badges.sort(key=lambda badge: badge.rank)
+
+
+def _entries_of(entries, awards):
+    """The rows of the AwardEntry queryset ``entries`` that ``PageLists.awards()`` reads,
+    for the awards whose keys are ``awards``."""
+    return (
+        entries.filter(award__in=awards)
+        .with_level_rank()
+        .order_by(*AwardEntry.LEVEL_ORDER)
+        .values(*ENTRY_FIELDS, "level_rank")
+    )
+
+
+# The queries of PageLists, built once per process (papers/prepared.py): building them
+# took several times what the database took to answer.
+PUBLISHED_ENTRIES = PreparedQuery(
+    lambda awards: _entries_of(AwardEntry.objects.published(), awards), lists=["awards"]
+)
+AUTHOR_NAMES = PreparedQuery(
+    lambda papers: Authorship.objects.filter(paper__in=papers).names_in_order(), lists=["papers"]
+)
+# Unordered: PageLists sorts them (PaperLink's own ordering joins the papers for it).
+LINKS = PreparedQuery(
+    lambda papers: (
+        PaperLink.objects.filter(paper__in=papers).order_by().values_list("paper_id", "kind", "url")
+    ),
+    lists=["papers"],
+)
+BADGES = PreparedQuery(
+    lambda papers: (
+        AwardEntry.objects.published()
+        .filter(paper__in=papers)
+        .with_level_rank()
+        .order_by(*AwardEntry.PAPER_ORDER)
+        .values(*BADGE_FIELDS, "level_rank")
+    ),
+    lists=["papers"],
+)
+
+
+def _other_papers(conference, order=True):
+    """``PaperQuerySet.published_without_award_at()`` of a conference page, as the
+    values of a list (modeltranslation's fallbacks left out: every column is named)."""
+    papers = Paper.objects.published().published_without_award_at(conference)
+    return papers if order else papers.order_by()
+
+
+OTHER_PAPERS = PreparedQuery(
+    lambda conference, start, stop: (
+        _other_papers(conference)[start:stop].rewrite(False).values(*paper_fields())
+    ),
+    keys=["start", "stop"],
+)
+OTHER_PAPERS_COUNT = PreparedQuery(
+    lambda conference: _other_papers(conference, order=False).rewrite(False).values("pk")
+)
+
+
+class OtherPapers:
+    """A published conference's papers without one of its awards, by title (see
+    ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``:
+    ``count()`` and each page (a slice, as :class:`PaperRow` objects) are one prepared
+    query each, as a queryset's count and page are."""
+
+    def __init__(self, conference):
+        self.conference_id = conference.pk
+
+    def count(self):
+        return OTHER_PAPERS_COUNT.count(conference=self.conference_id)
+
+    def __getitem__(self, page):
+        if page.stop <= page.start:  # an empty page: Django asks nothing either
+            return []
+        rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)
+        return [PaperRow(values) for values in rows]
 
 
 def prepare(papers, *, badges=True, links=True):
@@ -354,6 +421,7 @@ class Renderer:
         self.link_labels = {}
         self.badges = {}
         self.conference_names = {}
+        self.columns = {}  # a translated field's column in the active language
 
     @classmethod
     def of(cls, context):
@@ -365,6 +433,14 @@ class Renderer:
         return renderer
 
     def translated(self, obj, field, model=None, math=False):
+        """``translated_html()`` of ``obj``'s ``field``. Text in the active language (most
+        of a list) is escaped here, as translated_html() would, without its look-ups."""
+        column = self.columns.get(field)
+        if column is None:
+            column = self.columns[field] = build_localized_fieldname(field, self.language)
+        text = getattr(obj, column)
+        if text:
+            return math_inline(text) if math and has_math(text) else escape(text)
         return translated_html(
             obj, field, math=math, model=model, context=self.context, language=self.language
         )

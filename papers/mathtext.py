@@ -114,6 +114,8 @@ def math_segments(text):
 
 def has_math(text):
     """Whether ``text`` contains TeX maths between the delimiters above."""
+    if "$" not in text and "\\" not in text:  # no delimiter at all: most titles and leads
+        return False
     return next(math_matches(text), None) is not None
 
 

@@ -41,14 +41,18 @@ def absolute_url(path, request=None):
     return request.build_absolute_uri(path)
 
 
-def language_versions(path):
+def language_versions(path, translated=None):
     """``[(hreflang, path), ...]`` for every language of ``path``, then ``x-default``.
 
     ``x-default`` is the address without a language prefix, which redirects each
     visitor by their Accept-Language (LocaleMiddleware); it is what
     django.contrib.sitemaps writes for ``x_default``, so pages and sitemap agree.
+    ``translated`` is ``{code: path}`` when the caller already has the versions (see
+    templatetags/awards.py ``language_paths``); without it, ``translate_url()`` makes them.
     """
-    versions = [(code, translate_url(path, code)) for code, _name in settings.LANGUAGES]
+    if translated is None:
+        translated = {code: translate_url(path, code) for code, _name in settings.LANGUAGES}
+    versions = [(code, translated[code]) for code, _name in settings.LANGUAGES]
     prefix = f"/{settings.LANGUAGE_CODE}/"
     default = dict(versions)[settings.LANGUAGE_CODE]
     if default.startswith(prefix):

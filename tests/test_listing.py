@@ -1,12 +1,13 @@
 """Lists of papers built in Python (papers/listing.py): their data, queries and markup."""
 
 import pytest
+from django.core.paginator import Paginator
 from django.template import Context
 from django.test import RequestFactory
 from django.utils import translation
 
 from papers import listing
-from papers.models import AwardEntry, Paper, PaperLink
+from papers.models import AwardEntry, Paper, PaperLink, Status
 
 from . import factories
 
@@ -204,3 +205,34 @@ def test_renderer_of_a_context_is_shared_by_the_page_in_one_language():
         assert listing.Renderer.of(page) is english
     with translation.override("zh-hans"):
         assert listing.Renderer.of(page).language == "zh-hans"
+
+
+def test_other_papers_pages_are_those_of_the_queryset(django_assert_num_queries):
+    conference = factories.conference()
+    award = factories.award(conference=conference)
+    factories.award_entry(award, factories.paper(conference=conference))
+    factories.paper(conference=conference, status=Status.DRAFT)
+    for n in (3, 1, 4, 0, 2):
+        factories.paper(conference=conference, title_en=f"Title {n}")
+    factories.paper()  # at another conference
+    queryset = Paper.objects.published().published_without_award_at(conference)
+
+    with django_assert_num_queries(1):
+        count = listing.OtherPapers(conference).count()
+    assert count == queryset.count() == 5
+    for number in (1, 2, 3):
+        with django_assert_num_queries(2):  # the count and the page, as a queryset's
+            page = Paginator(listing.OtherPapers(conference), 2).page(number)
+        expected = Paginator(queryset, 2).page(number)
+        assert [row.slug for row in page] == [paper.slug for paper in expected]
+        assert [row.title_en for row in page] == sorted(row.title_en for row in page)
+    assert listing.OtherPapers(conference)[0:0] == []
+
+
+def test_other_papers_of_a_conference_without_any_is_one_empty_page(django_assert_num_queries):
+    conference = factories.conference()
+
+    with django_assert_num_queries(1):  # the count; the empty page asks nothing
+        page = Paginator(listing.OtherPapers(conference), 2).page(1)
+
+    assert list(page) == []

@@ -23,7 +23,7 @@ import secrets
 from django import template
 from django.conf import settings
 from django.template.defaultfilters import linebreaks_filter
-from django.urls import reverse, translate_url
+from django.urls import NoReverseMatch, reverse, translate_url
 from django.utils import formats, translation
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -44,6 +44,7 @@ from ..metadata import (
     scholar_tags,
     scholarly_article,
 )
+from ..reversing import reverse_slugs
 
 register = template.Library()
 
@@ -188,6 +189,44 @@ def untranslated_notice(context):
     return mark_safe(tracker.marker) if tracker is not None else ""  # noqa: S308 - our marker
 
 
+def _resolved(request):
+    """The request's route (``request.resolver_match``), or None for a 404 or under a
+    script prefix (where ``translate_url()`` could not resolve ``request.path``)."""
+    match = getattr(request, "resolver_match", None)
+    return match if match is not None and request.path == request.path_info else None
+
+
+def language_paths(request):
+    """``{code: path}``: ``request.path`` in each language of settings.LANGUAGES, as
+    ``translate_url(request.path, code)`` gives it (the path itself where no route
+    matches or none reverses).
+
+    Worked out once per request, from the route Django already resolved
+    (``request.resolver_match``) instead of resolving the path again for each link
+    (three times a page: the alternates and the language switcher), and reversed with
+    papers/reversing.py's ``reverse_slugs`` when every argument is a slug.
+    """
+    paths = request.__dict__.get("_language_paths")
+    if paths is not None:
+        return paths
+    match, path = _resolved(request), request.path
+    if match is None:
+        paths = {code: translate_url(path, code) for code, _name in settings.LANGUAGES}
+    else:
+        paths = {}
+        for code, _name in settings.LANGUAGES:
+            with translation.override(code):
+                try:
+                    if match.args:
+                        paths[code] = reverse(match.view_name, args=match.args)
+                    else:
+                        paths[code] = reverse_slugs(match.view_name, **match.kwargs)
+                except NoReverseMatch:
+                    paths[code] = path
+    request._language_paths = paths
+    return paths
+
+
 @register.simple_tag(takes_context=True)
 def url_in_language(context, language):
     """The current page's URL in ``language`` (a code from settings.LANGUAGES).
@@ -197,7 +236,11 @@ def url_in_language(context, language):
     """
     request = context["request"]
     path = request.get_full_path()
-    translated_path = translate_url(path, language)
+    if _resolved(request) is None:
+        translated_path = translate_url(path, language)
+    else:  # the same, without resolving the path again
+        _path, question_mark, query = path.partition("?")
+        translated_path = language_paths(request)[language] + question_mark + query
     if translated_path == path and language != get_language():
         with translation.override(language):
             return reverse("papers:home")
@@ -237,7 +280,7 @@ def page_alternates(context):
     request = context["request"]
     path = request.path
     links = [format_html('<link rel="canonical" href="{}">', absolute_url(path, request))]
-    for code, version in language_versions(path):
+    for code, version in language_versions(path, language_paths(request)):
         links.append(
             format_html(
                 '<link rel="alternate" hreflang="{}" href="{}">',

@@ -1,0 +1,75 @@
+"""Queries built once and run again with other values (papers/prepared.py)."""
+
+import pytest
+
+from papers.models import Authorship, AwardEntry, Paper, Status
+from papers.prepared import PreparedQuery
+
+from . import factories
+
+
+def _papers(count):
+    return [factories.paper(authors=[factories.author(), factories.author()]) for _ in range(count)]
+
+
+def test_prepared_query_gives_the_querysets_rows_for_each_run(db, django_assert_num_queries):
+    papers = _papers(4)
+    names = PreparedQuery(
+        lambda papers: Authorship.objects.filter(paper__in=papers).names_in_order(),
+        lists=["papers"],
+    )
+
+    for chosen in ([papers[0]], papers[1:], [papers[3], papers[0], papers[3]]):
+        keys = [paper.pk for paper in chosen]
+        expected = list(Authorship.objects.filter(paper__in=keys).names_in_order())
+        with django_assert_num_queries(1):
+            rows = names(papers=keys)
+        assert rows == expected
+        assert len(rows) == 2 * len(set(keys))
+
+
+def test_prepared_values_query_gives_dicts_with_scalar_and_fixed_values(db):
+    first, second = factories.award(), factories.award()
+    for award in (first, second):
+        factories.award_entry(award, factories.paper())
+    factories.award_entry(first, factories.paper(status=Status.DRAFT))
+    entries = PreparedQuery(
+        lambda award: (
+            AwardEntry.objects.filter(award=award, paper__status=Status.PUBLISHED)
+            .order_by("pk")
+            .values("award_id", "paper__slug")
+        )
+    )
+
+    for award in (first, second, first):
+        expected = list(
+            AwardEntry.objects.filter(award=award, paper__status=Status.PUBLISHED)
+            .order_by("pk")
+            .values("award_id", "paper__slug")
+        )
+        assert entries(award=award.pk) == expected
+        assert len(expected) == 1
+
+
+def test_prepared_query_with_an_empty_list_runs_no_query(db, django_assert_num_queries):
+    names = PreparedQuery(
+        lambda papers: Authorship.objects.filter(paper__in=papers).names_in_order(),
+        lists=["papers"],
+    )
+
+    with django_assert_num_queries(0):
+        assert names(papers=[]) == []
+
+
+def test_prepared_query_refuses_model_instances(db):
+    papers = PreparedQuery(lambda conference: Paper.objects.filter(conference=conference))
+
+    with pytest.raises(ValueError, match="values"):  # instances, or modeltranslation's rows
+        papers(conference=1)
+
+
+def test_prepared_query_refuses_a_parameter_it_cannot_find(db):
+    authorships = PreparedQuery(lambda paper: Authorship.objects.values("pk"))
+
+    with pytest.raises(ValueError, match="not found"):
+        authorships(paper=1)
