@@ -428,10 +428,19 @@ class PaperQuerySet(NaturalKeyQuerySet):
         for word in search.words(text)[:SEARCH_MAX_WORDS]:
             # One indexed column per table, joined by UNION so that each part can use
             # its own index (an OR across joins could use none) and a paper matching
-            # twice is listed once.
+            # twice is listed once. Authors and institutions are matched first, in a
+            # subquery of their own, and their authorships then found by key: as a
+            # join, SQLite walked all 15,000 authorships of the benchmark data and
+            # looked up each one's author (a search's key query from 20 ms to 10 ms).
             by_paper = Paper.objects.filter(search_text__contains=word).values("pk")
-            by_author = Authorship.objects.filter(author__search_text__contains=word)
-            by_affiliation = Authorship.objects.filter(affiliations__search_text__contains=word)
+            by_author = Authorship.objects.filter(
+                author__in=Author.objects.filter(search_text__contains=word).values("pk")
+            )
+            by_affiliation = Authorship.objects.filter(
+                affiliations__in=Institution.objects.filter(search_text__contains=word).values(
+                    "pk"
+                )
+            )
             matches = matches.filter(
                 pk__in=by_paper.order_by().union(
                     by_author.values("paper_id").order_by(),
