@@ -666,6 +666,13 @@ class Authorship(NaturalKeyMixin, models.Model):
                 violation_error_message=_("Author positions start at 1."),
             ),
         ]
+        indexes = [
+            # A person's papers, from the author's side: the author page's count, list,
+            # institutions and co-authors. Without it SQLite (which has no statistics)
+            # started from every published paper and looked for the author on each:
+            # 12 ms of the benchmark's author page in those queries, 0.4 ms with it.
+            models.Index(fields=["author", "paper"], name="authorship_author_paper"),
+        ]
 
     def __str__(self):
         return f"{self.author} ({self.position})"
