@@ -437,9 +437,7 @@ class PaperQuerySet(NaturalKeyQuerySet):
                 author__in=Author.objects.filter(search_text__contains=word).values("pk")
             )
             by_affiliation = Authorship.objects.filter(
-                affiliations__in=Institution.objects.filter(search_text__contains=word).values(
-                    "pk"
-                )
+                affiliations__in=Institution.objects.filter(search_text__contains=word).values("pk")
             )
             matches = matches.filter(
                 pk__in=by_paper.order_by().union(

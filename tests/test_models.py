@@ -193,7 +193,6 @@ def test_a_conference_list_of_other_papers_walks_the_listing_index():
     assert "ORDER BY" not in plan  # no temporary B-tree for the sort
 
 
-
 @pytest.mark.django_db
 def test_an_author_page_reads_the_authors_papers_from_the_author_side():
     """The author page's list, institutions and co-authors start from the person's
@@ -218,6 +217,7 @@ def test_an_author_page_reads_the_authors_papers_from_the_author_side():
             first_steps[name] = cursor.fetchall()[0][-1]
 
     assert all("authorship_author_paper" in step for step in first_steps.values()), first_steps
+
 
 def test_award_entry_refuses_a_level_of_another_unsaved_award():
     """The rule compares objects, so it holds before anything is saved (the importer
