@@ -383,8 +383,9 @@ class MatchKeys:
     def _fetch_page(self):
         if self._keys is None:
             rows = list(
-                self.queryset.annotate(match_count=Window(Count("pk")))
-                .values_list("pk", "match_count")[self.start : self.stop]
+                self.queryset.annotate(match_count=Window(Count("pk"))).values_list(
+                    "pk", "match_count"
+                )[self.start : self.stop]
             )
             self._keys = [key for key, _count in rows]
             if rows:
