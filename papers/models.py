@@ -431,10 +431,17 @@ class PaperQuerySet(NaturalKeyQuerySet):
         for word in search.words(text)[:SEARCH_MAX_WORDS]:
             # One indexed column per table, joined by UNION so that each part can use
             # its own index (an OR across joins could use none) and a paper matching
-            # twice is listed once.
+            # twice is listed once. Authors and institutions are matched first, in a
+            # subquery of their own, and their authorships then found by key: as a
+            # join, SQLite walked all 15,000 authorships of the benchmark data and
+            # looked up each one's author (a search's key query from 20 ms to 10 ms).
             by_paper = Paper.objects.filter(search_text__contains=word).values("pk")
-            by_author = Authorship.objects.filter(author__search_text__contains=word)
-            by_affiliation = Authorship.objects.filter(affiliations__search_text__contains=word)
+            by_author = Authorship.objects.filter(
+                author__in=Author.objects.filter(search_text__contains=word).values("pk")
+            )
+            by_affiliation = Authorship.objects.filter(
+                affiliations__in=Institution.objects.filter(search_text__contains=word).values("pk")
+            )
             matches = matches.filter(
                 pk__in=by_paper.order_by().union(
                     by_author.values("paper_id").order_by(),
@@ -658,6 +665,13 @@ class Authorship(NaturalKeyMixin, models.Model):
                 name="authorship_position_from_1",
                 violation_error_message=_("Author positions start at 1."),
             ),
+        ]
+        indexes = [
+            # A person's papers, from the author's side: the author page's count, list,
+            # institutions and co-authors. Without it SQLite (which has no statistics)
+            # started from every published paper and looked for the author on each:
+            # 12 ms of the benchmark's author page in those queries, 0.4 ms with it.
+            models.Index(fields=["author", "paper"], name="authorship_author_paper"),
         ]
 
     def __str__(self):

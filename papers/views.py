@@ -7,7 +7,7 @@ site" does): see ``PreviewMixin``."""
 
 from django.conf import settings
 from django.core.paginator import InvalidPage, Paginator
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Count, Max, Min, Q, Window
 from django.db.models.functions import Substr
 from django.http import (
     Http404,
@@ -371,6 +371,61 @@ class AuthorListView(ListView):
         return context
 
 
+class MatchKeys:
+    """The keys of the papers ``queryset`` matches, in its order, for Django's
+    Paginator: the ``per_page`` keys of page ``number`` and the number of matches
+    come from one query (``COUNT(*) OVER ()`` beside each key of the page), so the
+    matches are found and sorted once, and only the page's keys reach Python.
+
+    ``count()`` and the page's slice share that query. A page past the end has no
+    row to carry the count: then (and for a ``number`` that is not a whole number,
+    such as "last") the count is a query of its own, and Paginator decides as
+    usual (a 404 for a page out of range). Any other slice is a query of its own.
+    """
+
+    def __init__(self, queryset, number, per_page):
+        self.queryset = queryset
+        try:
+            self.start = (int(number) - 1) * per_page
+        except (TypeError, ValueError):
+            self.start = None
+        self.stop = None if self.start is None else self.start + per_page
+        self._keys = self._count = None
+
+    def _fetch_page(self):
+        if self._keys is None:
+            rows = list(
+                self.queryset.annotate(match_count=Window(Count("pk"))).values_list(
+                    "pk", "match_count"
+                )[self.start : self.stop]
+            )
+            self._keys = [key for key, _count in rows]
+            if rows:
+                self._count = rows[0][1]
+            elif self.start == 0:
+                self._count = 0
+
+    def count(self):
+        """The number of matches."""
+        if self._count is None and self.start is not None and self.start >= 0:
+            self._fetch_page()
+        if self._count is None:
+            self._count = self.queryset.count()
+        return self._count
+
+    def __getitem__(self, index):
+        if (
+            isinstance(index, slice)
+            and index.start == self.start
+            and index.stop is not None
+            and self.start is not None
+            and index.stop <= self.stop
+        ):
+            self._fetch_page()
+            return self._keys[: index.stop - index.start]
+        return list(self.queryset.values_list("pk", flat=True)[index])
+
+
 class SearchView(ListView):
     """Search published papers: ``?q=`` text (see ``PaperQuerySet.search``), filtered by
     ``conference`` (slug), ``year`` and ``award`` (series slug); ``page`` of 20 results.
@@ -401,12 +456,13 @@ class SearchView(ListView):
 
         Django's paginator counts the matches (one query) and then fetches the page
         (a second query that matches every word again); on PostgreSQL a common word
-        then read the folded text of every paper twice. Here one query lists the keys
-        of every match in order, which gives the count and the page's keys; the page's
-        papers come by key, with what the list shows (``for_listing()``) and the
-        abstract and summary its snippets are cut from.
+        then read the folded text of every paper twice. Here one query gives the
+        page's keys in order and the number of matches (see ``MatchKeys``); the
+        page's papers come by key, with what the list shows (``for_listing()``) and
+        the abstract and summary its snippets are cut from.
         """
-        keys = list(queryset.values_list("pk", flat=True))
+        number = self.kwargs.get(self.page_kwarg) or self.request.GET.get(self.page_kwarg) or 1
+        keys = MatchKeys(queryset, number, page_size)
         paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
         # A result shows a snippet of its abstract or summary (either language), which
         # lists of papers otherwise leave out: load them here, not once per result.

@@ -7,7 +7,16 @@ from django.db.models import RestrictedError
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from papers.models import Authorship, Award, AwardEntry, AwardLevel, Paper, PaperLink
+from papers.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Institution,
+    Paper,
+    PaperLink,
+)
 
 from . import factories
 
@@ -182,6 +191,32 @@ def test_a_conference_list_of_other_papers_walks_the_listing_index():
 
     assert "paper_listing_order" in plan
     assert "ORDER BY" not in plan  # no temporary B-tree for the sort
+
+
+@pytest.mark.django_db
+def test_an_author_page_reads_the_authors_papers_from_the_author_side():
+    """The author page's list, institutions and co-authors start from the person's
+    authorships, found through the index ``authorship_author_paper``; without it
+    SQLite started from every published paper and looked for the author on each."""
+    if connection.vendor != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plan depends on statistics")
+    person, other = factories.author(name="Ada Lovelace"), factories.author(name="Alan Turing")
+    for number in range(3):
+        factories.paper(authors=[person, other], title_en=f"Paper {number}")
+    queries = {
+        "papers": Authorship.objects.for_author_page(person),
+        "institutions": Institution.objects.of_author(person),
+        "coauthors": Author.objects.coauthors_of(person, limit=24),
+    }
+
+    first_steps = {}
+    with connection.cursor() as cursor:
+        for name, queryset in queries.items():
+            sql, params = queryset.query.sql_with_params()
+            cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+            first_steps[name] = cursor.fetchall()[0][-1]
+
+    assert all("authorship_author_paper" in step for step in first_steps.values()), first_steps
 
 
 def test_award_entry_refuses_a_level_of_another_unsaved_award():

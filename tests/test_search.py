@@ -378,6 +378,21 @@ def test_search_columns_have_trigram_indexes_on_postgresql(db, model, word):
 
 
 @on_postgresql
+def test_search_order_has_a_covering_index_on_postgresql(db):
+    """The columns a search sorts its matches by are in one index with the key
+    (papers/migrations/0016_paper_search_order_index.py), so the key query reads
+    them by an index-only scan instead of reading every paper."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'papers_paper_search_order'"
+        )
+        definitions = [row[0] for row in cursor.fetchall()]
+
+    assert len(definitions) == 1
+    assert definitions[0].endswith("(id) INCLUDE (status, conference_id, title_en)")
+
+
+@on_postgresql
 def test_postgresql_finds_trigrams_in_chinese(db):
     # In a database whose ctype is C (not C.UTF-8), Chinese gives no trigrams and the
     # index cannot narrow a search: scripts/postgres.sh makes the cluster C.UTF-8.
