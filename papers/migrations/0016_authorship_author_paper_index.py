@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('papers', '0014_paper_lead'),
+        ('papers', '0015_refresh_leads_for_the_sentence_rule'),
     ]
 
     operations = [

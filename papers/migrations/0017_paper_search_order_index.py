@@ -32,7 +32,7 @@ def drop_index(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("papers", "0015_authorship_author_paper_index"),
+        ("papers", "0016_authorship_author_paper_index"),
     ]
 
     operations = [
