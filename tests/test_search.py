@@ -380,7 +380,7 @@ def test_search_columns_have_trigram_indexes_on_postgresql(db, model, word):
 @on_postgresql
 def test_search_order_has_a_covering_index_on_postgresql(db):
     """The columns a search sorts its matches by are in one index with the key
-    (papers/migrations/0016_paper_search_order_index.py), so the key query reads
+    (papers/migrations/0017_paper_search_order_index.py), so the key query reads
     them by an index-only scan instead of reading every paper."""
     with connection.cursor() as cursor:
         cursor.execute(
