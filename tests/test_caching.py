@@ -10,6 +10,7 @@ import time
 import urllib.request
 
 import pytest
+import redis
 import reversion
 from csp.middleware import CSPMiddleware
 from django.core.cache import caches
@@ -524,6 +525,23 @@ def test_on_redis_a_lost_generation_key_is_read_from_the_database(on_redis, visi
     assert "Changed behind the cache" in text(page)
     assert caches["default"].get(GENERATION_KEY) == content_generation()
     assert (queries, text(again)) == (0, text(page))
+
+
+@pytest.mark.django_db
+def test_on_redis_a_connection_closed_by_redis_is_opened_again(on_redis, visitor, caplog):
+    """Each thread's client holds one connection (awardsite/cache.py): when Redis closes
+    it (a restart, its idle timeout), the next page is still served from the cache."""
+    paper = factories.paper()
+    cached_twice(visitor, paper.get_absolute_url())
+    client = caches["default"]._cache.get_client()
+    held = client.client_id()
+    with redis.Redis.from_url(caches["default"]._servers[0]) as admin:
+        assert admin.client_kill_filter(_id=held) == 1
+
+    page, queries = fetch(visitor, paper.get_absolute_url())
+
+    assert (page.status_code, queries, caplog.records) == (200, 0, [])
+    assert client.client_id() != held
 
 
 @pytest.mark.django_db(transaction=True)
