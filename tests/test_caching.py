@@ -17,7 +17,7 @@ from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.db.models import F
-from django.http import HttpResponse
+from django.http import BadHeaderError, HttpResponse
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from reversion.models import Version
@@ -525,6 +525,21 @@ def test_on_redis_a_lost_generation_key_is_read_from_the_database(on_redis, visi
     assert "Changed behind the cache" in text(page)
     assert caches["default"].get(GENERATION_KEY) == content_generation()
     assert (queries, text(again)) == (0, text(page))
+
+
+@pytest.mark.django_db
+def test_on_redis_a_hit_answers_the_headers_and_body_of_the_page_it_stored(on_redis, visitor):
+    """Stored headers are read back as they were (papers.caching.StoredHeaders)."""
+    paper = factories.paper(title_en=COMPRESSIBLE_TITLE)
+    for client in (visitor, Client(**GZIP)):
+        first, _ = fetch(client, paper.get_absolute_url())
+        second, queries = fetch(client, paper.get_absolute_url())
+
+        assert queries == 0
+        assert (list(second.items()), second.content) == (list(first.items()), first.content)
+        # A header is still checked when set on a page read back (e.g. by CORS).
+        with pytest.raises(BadHeaderError):
+            second["X-Test"] = "a\nb"
 
 
 @pytest.mark.django_db
