@@ -374,7 +374,7 @@ def paper_detail_prefetches():
     Built once per process: they hold no content and no language (positions, statuses,
     years and slugs, none translated), and Django copies what it changes of a Prefetch
     when it runs one. Building them (the entries' level annotations above all) was
-    about a sixth of the paper page's time (benchmarks/server_time.py --profile paper).
+    about a tenth of the paper page's time (benchmarks/server_time.py --profile paper).
     """
     return (
         Prefetch(
