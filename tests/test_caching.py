@@ -10,13 +10,14 @@ import time
 import urllib.request
 
 import pytest
+import redis
 import reversion
 from csp.middleware import CSPMiddleware
 from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.db.models import F
-from django.http import HttpResponse
+from django.http import BadHeaderError, HttpResponse
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from reversion.models import Version
@@ -524,6 +525,38 @@ def test_on_redis_a_lost_generation_key_is_read_from_the_database(on_redis, visi
     assert "Changed behind the cache" in text(page)
     assert caches["default"].get(GENERATION_KEY) == content_generation()
     assert (queries, text(again)) == (0, text(page))
+
+
+@pytest.mark.django_db
+def test_on_redis_a_hit_answers_the_headers_and_body_of_the_page_it_stored(on_redis, visitor):
+    """Stored headers are read back as they were (papers.caching.StoredHeaders)."""
+    paper = factories.paper(title_en=COMPRESSIBLE_TITLE)
+    for client in (visitor, Client(**GZIP)):
+        first, _ = fetch(client, paper.get_absolute_url())
+        second, queries = fetch(client, paper.get_absolute_url())
+
+        assert queries == 0
+        assert (list(second.items()), second.content) == (list(first.items()), first.content)
+        # A header is still checked when set on a page read back (e.g. by CORS).
+        with pytest.raises(BadHeaderError):
+            second["X-Test"] = "a\nb"
+
+
+@pytest.mark.django_db
+def test_on_redis_a_connection_closed_by_redis_is_opened_again(on_redis, visitor, caplog):
+    """Each thread's client holds one connection (awardsite/cache.py): when Redis closes
+    it (a restart, its idle timeout), the next page is still served from the cache."""
+    paper = factories.paper()
+    cached_twice(visitor, paper.get_absolute_url())
+    client = caches["default"]._cache.get_client()
+    held = client.client_id()
+    with redis.Redis.from_url(caches["default"]._servers[0]) as admin:
+        assert admin.client_kill_filter(_id=held) == 1
+
+    page, queries = fetch(visitor, paper.get_absolute_url())
+
+    assert (page.status_code, queries, caplog.records) == (200, 0, [])
+    assert client.client_id() != held
 
 
 @pytest.mark.django_db(transaction=True)

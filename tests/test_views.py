@@ -239,6 +239,26 @@ def test_paper_lists_authors_in_order_with_affiliations(client, db):
     assert "Ada Zed（普林斯顿大学） Bo Alpha（普林斯顿大学）" in chinese
 
 
+def test_paper_page_shows_changes_to_its_prefetched_lists_on_the_next_request(client, db):
+    """The page's prefetches are built once per process (papers.models.
+    paper_detail_prefetches): each request still reads its own paper's current rows, in
+    either language first."""
+    first = factories.paper(authors=[factories.author(name="Ada Zed")])
+    second = factories.paper(authors=[factories.author(name="Bo Alpha")])
+    chinese_first = visible_text(client.get(f"/zh-hans/papers/{first.slug}/").content.decode())
+    english_second = visible_text(client.get(f"/en/papers/{second.slug}/").content.decode())
+    authorship = first.authorships.get()
+    authorship.set_affiliations([factories.institution(name_en="Lille University")])
+    PaperLink.objects.create(paper=first, kind="arxiv", url="https://arxiv.org/abs/1")
+    factories.award_entry(factories.award(name_en="Best Paper Award"), first)
+
+    english_first = visible_text(client.get(f"/en/papers/{first.slug}/").content.decode())
+
+    assert ("Ada Zed" in chinese_first, "Ada Zed" in english_second) == (True, False)
+    assert "Ada Zed (Lille University)" in english_first
+    assert "arXiv" in english_first and "Best Paper Award" in english_first
+
+
 def test_conference_page_lists_winners_before_honourable_mentions(client, db):
     award = factories.award()
     mention = factories.paper(conference=award.conference, title_en="Mentioned paper")
