@@ -10,6 +10,7 @@ from django.db import OperationalError, connection
 from django.db.utils import ConnectionHandler
 
 from awardsite.settings import SQLITE_OPTIONS, env_bool, env_list
+from papers.models import Paper
 
 
 @pytest.mark.parametrize(
@@ -203,3 +204,35 @@ def test_the_connection_uses_the_random_page_cost_on_postgresql():
     with connection.cursor() as cursor:
         cursor.execute("SHOW random_page_cost")
         assert cursor.fetchone() == ("1.1",)
+
+
+def test_postgresql_binds_parameters_on_the_server_unless_turned_off():
+    postgres = {"DJANGO_SECRET_KEY": "x", "DATABASE_URL": "postgres://u:p@db.internal:5432/awards"}
+    binding = "s.DATABASES['default'].get('OPTIONS', {}).get('server_side_binding', '-')"
+
+    default = _settings_in_subprocess(postgres, binding)
+    off = _settings_in_subprocess({**postgres, "DJANGO_PG_SERVER_SIDE_BINDING": "False"}, binding)
+    sqlite = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x"}, binding)
+    wrong = _settings_in_subprocess({**postgres, "DJANGO_PG_SERVER_SIDE_BINDING": "ja"}, binding)
+
+    assert default.stdout.strip() == "True"
+    assert off.stdout.strip() == "False"
+    assert sqlite.stdout.strip() == "-"
+    assert wrong.returncode != 0
+    assert "DJANGO_PG_SERVER_SIDE_BINDING must be true or false" in wrong.stderr
+
+
+@pytest.mark.django_db
+def test_a_repeated_query_is_prepared_on_postgresql():
+    """psycopg prepares a statement run prepare_threshold (5) times on a connection with
+    server-side binding; PostgreSQL then lists it in pg_prepared_statements."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only (make test-postgres)")
+    for _ in range(6):
+        list(Paper.objects.filter(pk=1).values_list("pk", flat=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%papers_paper%"],
+        )
+        assert cursor.fetchone()[0] >= 1
