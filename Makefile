@@ -109,7 +109,8 @@ bench-import: install
 
 # Public pages under load against a trivial view, cached and uncached: prints one table
 # and whether issue 13's targets are met (see benchmarks/pages.py). BENCH_ARGS passes
-# options, e.g. BENCH_ARGS="--papers 50000" or BENCH_ARGS="--postgres postgres://...".
+# options, e.g. BENCH_ARGS="--papers 50000" or BENCH_ARGS="--postgres postgres://...
+# --postgres-redis redis://127.0.0.1:6379/0" (PostgreSQL with a Redis page cache).
 bench: messages
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; } || { \
 		echo "the benchmark needs Debian's wrk"; exit 1; }

@@ -31,7 +31,10 @@ whatever the figures say: the table is the result.
 Options: ``--papers N`` (5000), ``--authors N`` (3 per paper), ``--conferences N`` (10),
 ``--awards N`` (200), ``--rounds N`` (3), ``--duration S`` (5), ``--single-duration S``
 (3), ``--port N`` (8160: the three servers use N, N+1 and N+2), ``--postgres URL``,
-``--keep`` (leave the temporary directory).
+``--postgres-redis URL`` (the PostgreSQL servers' page cache on this Redis, as
+production runs them, while SQLite keeps the default local-memory cache; it is flushed
+first; ``REDIS_URL`` in the environment puts both databases' on Redis), ``--keep``
+(leave the temporary directory).
 """
 
 import argparse
@@ -81,6 +84,7 @@ def main():
     parser.add_argument("--single-duration", type=int, default=3, help="seconds, one connection")
     parser.add_argument("--port", type=int, default=8160)
     parser.add_argument("--postgres", metavar="URL", help="also run on this PostgreSQL database")
+    parser.add_argument("--postgres-redis", metavar="URL", help="PostgreSQL's page cache on Redis")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--measure", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
@@ -125,8 +129,9 @@ def main():
 # The child process: one database ---------------------------------------------------
 
 
-def server_environment(database_url, workdir):
-    """The environment of a production server: no development flags, a random key."""
+def server_environment(database_url, workdir, postgres_redis=None):
+    """The environment of a production server: no development flags, a random key;
+    ``postgres_redis`` is the page cache's Redis when ``database_url`` is PostgreSQL's."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -144,12 +149,14 @@ def server_environment(database_url, workdir):
     )
     if os.environ.get("REDIS_URL"):
         env["REDIS_URL"] = os.environ["REDIS_URL"]
+    if postgres_redis and database_url.startswith(("postgres://", "postgresql://")):
+        env["REDIS_URL"] = postgres_redis
     return env
 
 
 def measure(options, database_url, workdir):
     """Build the data in ``database_url``, start the servers, run wrk; return the rows."""
-    env = server_environment(database_url, workdir)
+    env = server_environment(database_url, workdir, options.postgres_redis)
     os.environ.clear()
     os.environ.update(env)
     sys.path[:0] = [str(ROOT), str(BENCHMARKS)]
@@ -160,6 +167,11 @@ def measure(options, database_url, workdir):
 
     started = time.perf_counter()
     reset_database()
+    if env.get("REDIS_URL"):  # no page of an earlier run is served warm
+        from django.core.cache import caches
+
+        for cache in caches.all(initialized_only=False):
+            cache.clear()
     call_command("migrate", verbosity=0)
     build_data(options, workdir)
     build_seconds = time.perf_counter() - started
