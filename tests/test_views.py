@@ -5,6 +5,7 @@ import re
 import polib
 import pytest
 from django.conf import settings
+from django.utils import translation
 
 from papers.models import PaperLink, Status
 from papers.views import LIST_PAGE_SIZE
@@ -891,3 +892,29 @@ def test_author_page_shows_affiliations_over_time_and_coauthors(client, db):
     assert "Draft Friend" not in english
     assert "所属机构 2025 Google 2015–2018 普林斯顿大学" in chinese
     assert "合作者 Often Together 3 篇论文 Only Once" in chinese
+
+
+def test_home_lists_each_award_with_its_number_of_papers_in_both_languages(client, db):
+    single = factories.award(name_en="Single Award", name_zh_hans="单篇奖")
+    double = factories.award(
+        conference=single.conference, name_en="Double Award", name_zh_hans="", position=2
+    )
+    factories.award_entry(single, factories.paper(conference=single.conference))
+    for _ in range(2):
+        factories.award_entry(double, factories.paper(conference=single.conference))
+
+    urls = {}
+    for language in ("en", "zh-hans"):
+        with translation.override(language):
+            urls[language] = single.get_absolute_url()
+    english = client.get("/en/").content.decode()
+    chinese = client.get("/zh-hans/").content.decode()
+
+    assert f'<a href="{urls["en"]}">Single Award</a>' in english
+    assert "Single Award 1 paper" in visible_text(english)
+    assert "Double Award 2 papers" in visible_text(english)
+    assert f'<a href="{urls["zh-hans"]}">单篇奖</a>' in chinese
+    assert "单篇奖 1 篇论文" in visible_text(chinese)
+    # A name without a Chinese version is shown in English, marked as untranslated.
+    assert '<span lang="en" class="untranslated">Double Award</span>' in chinese
+    assert "Double Award 2 篇论文" in visible_text(chinese)
