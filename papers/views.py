@@ -379,15 +379,22 @@ class MatchKeys:
 
     ``count()`` and the page's slice share that query. A page past the end has no
     row to carry the count: then (and for a ``number`` that is not a whole number,
-    such as "last") the count is a query of its own, and Paginator decides as
-    usual (a 404 for a page out of range). Any other slice is a query of its own.
+    such as "last", or whose offset no database integer holds) the count is a query
+    of its own, and Paginator decides as usual (a 404 for a page out of range). Any
+    other slice is a query of its own.
     """
+
+    # The largest offset sent to the database: SQL's LIMIT and OFFSET are 64-bit
+    # integers on SQLite and PostgreSQL, and a larger one is an error, not an empty page.
+    MAX_OFFSET = 2**62
 
     def __init__(self, queryset, number, per_page):
         self.queryset = queryset
         try:
             self.start = (int(number) - 1) * per_page
         except (TypeError, ValueError):
+            self.start = None
+        if self.start is not None and not 0 <= self.start <= self.MAX_OFFSET:
             self.start = None
         self.stop = None if self.start is None else self.start + per_page
         self._keys = self._count = None

@@ -129,7 +129,9 @@ def test_results_are_paginated_by_twenty(client, db):
     assert "Page 1 of 3" in visible_text(html)
 
 
-@pytest.mark.parametrize("number", ["abc", "-1", "0", "4", str(10**9), "1.5", "1e3"])
+@pytest.mark.parametrize(
+    "number", ["abc", "-1", "0", "4", str(10**9), "1.5", "1e3", str(2**63), "9" * 30]
+)
 def test_malformed_page_is_a_404(client, db, number):
     conference = factories.conference()
     for n in range(45):
