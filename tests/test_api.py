@@ -106,8 +106,9 @@ def test_only_published_content_is_given(client):
 @pytest.mark.django_db
 def test_award_gives_levels_and_entries_top_level_first(client):
     award = factories.award()
-    mention, winner = factories.paper(conference=award.conference), factories.paper(
-        conference=award.conference
+    mention, winner = (
+        factories.paper(conference=award.conference),
+        factories.paper(conference=award.conference),
     )
     factories.award_entry(award, mention, level="honourable-mention")
     factories.award_entry(award, winner, level="winner")
@@ -478,3 +479,25 @@ def test_head_is_answered_as_get_without_a_body(client, db, path):
     assert head.status_code == got.status_code
     assert head["Content-Type"] == got["Content-Type"]
     assert head.content == b""
+
+
+class _UnreachableCache:
+    """A cache whose server is down: every call raises, as redis-py's client does."""
+
+    def get(self, *args, **kwargs):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    set = get
+
+
+@pytest.mark.django_db
+def test_the_api_answers_when_the_rate_limits_cache_is_down(client, settings, monkeypatch, caplog):
+    from papers.api import AnonymousRateThrottle
+
+    settings.API_RATE_LIMIT = "2/min"
+    monkeypatch.setattr(AnonymousRateThrottle, "cache", _UnreachableCache())
+
+    statuses = [client.get(f"{API}/venues").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 200]
+    assert "could not count an API request in the cache" in caplog.text

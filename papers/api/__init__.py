@@ -14,6 +14,7 @@ ConditionalGetMiddleware (papers/caching.py), CORS from django-cors-headers (set
 """
 
 import functools
+import logging
 
 from csp.decorators import csp_update
 from django.conf import settings
@@ -26,6 +27,8 @@ from awardsite.security import client_ip
 from .answers import NAMESPACE
 from .endpoints import router
 
+logger = logging.getLogger(__name__)
+
 
 class AnonymousRateThrottle(AnonRateThrottle):
     """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; from
@@ -34,7 +37,9 @@ class AnonymousRateThrottle(AnonRateThrottle):
     read on every request, so a change of settings applies at once (tests rely on it).
     The address is ``awardsite.security.client_ip``'s: X-Forwarded-For only from the
     site's own HTTPS proxy. Answers served from the page cache are not counted: they
-    cost the site one query and no rendering.
+    cost the site one query and no rendering. When the cache cannot be reached (Redis
+    down), the request is let through and the error logged, as the page cache does:
+    a lost count must not turn the API into 500s.
     """
 
     def __init__(self):
@@ -47,7 +52,11 @@ class AnonymousRateThrottle(AnonRateThrottle):
             return True
         self.rate = rate
         self.num_requests, self.duration = self.parse_rate(rate)
-        return super().allow_request(request)
+        try:
+            return super().allow_request(request)
+        except Exception:  # the cache's own errors: redis-py's, a memcached client's, ...
+            logger.exception("could not count an API request in the cache")
+            return True
 
     def get_ident(self, request):
         return client_ip(request)
