@@ -380,12 +380,7 @@ def paper_detail_prefetches():
     about a tenth of the paper page's time (benchmarks/server_time.py --profile paper).
     """
     return (
-        Prefetch(
-            "authorships",
-            queryset=Authorship.objects.select_related("author")
-            .prefetch_related(affiliations_in_order())
-            .order_by("position"),
-        ),
+        authorships_with_affiliations(),
         "links",
         Prefetch(
             "award_entries",
@@ -764,6 +759,18 @@ def authorships_in_order(lookup="authorships"):
         .defer("author__search_text", "author__other_names")
         .order_by("position"),
         to_attr=AUTHORSHIPS_IN_ORDER,
+    )
+
+
+def authorships_with_affiliations():
+    """A Prefetch of a paper's authorships (its related manager's cache) in author
+    order, each with its author and its institutions in the order the paper lists
+    them: what a paper page and the API show of its authors."""
+    return Prefetch(
+        "authorships",
+        queryset=Authorship.objects.select_related("author")
+        .prefetch_related(affiliations_in_order())
+        .order_by("position"),
     )
 
 

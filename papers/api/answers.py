@@ -23,7 +23,7 @@ from ..models import (
     Conference,
     Paper,
     Venue,
-    affiliations_in_order,
+    authorships_with_affiliations,
 )
 
 # The API's URL namespace (awardsite/urls.py mounts it at /api/v1/).
@@ -174,12 +174,7 @@ def papers_for_api():
         Paper.objects.published()
         .select_related("conference__venue")
         .prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related("author")
-                .prefetch_related(affiliations_in_order())
-                .order_by("position"),
-            ),
+            authorships_with_affiliations(),
             "links",
             Prefetch(
                 "award_entries",
