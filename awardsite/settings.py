@@ -451,6 +451,18 @@ MIDDLEWARE[MIDDLEWARE.index("corsheaders.middleware.CorsMiddleware") + 1 : 0] = 
     "papers.caching.PublicPageCacheMiddleware",
 ]
 
+# --- Pages from Redis kept in memory too (issue 13, papers.caching.NearPages). With
+# REDIS_URL set, each worker process also keeps up to DJANGO_PAGE_CACHE_NEAR_MB megabytes
+# of the pages it served, valid while Redis has not told it (CLIENT TRACKING) that the
+# content generation changed: a cached page then costs no round trip to Redis. 0: off,
+# every cached page is read from Redis.
+_near_mb = os.environ.get("DJANGO_PAGE_CACHE_NEAR_MB", "32").strip()
+if not re.fullmatch(r"[0-9]+", _near_mb):
+    raise ImproperlyConfigured(
+        f"DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes (0: off), not {_near_mb!r}."
+    )
+PAGE_CACHE_NEAR_SIZE = int(_near_mb) * 1024 * 1024
+
 # --- Open data (issue 11): the JSON API under /api/v1/ (papers/api/) and the downloads
 # under /data/ (papers/opendata.py).
 # Any site may read them from a browser (CORS): GET only, no cookies or credentials.

@@ -22,7 +22,12 @@ depends on the cache:
 
 - **Shared cache** (Redis, ``REDIS_URL``; any backend but local memory): the number is
   also kept in the cache, under :data:`GENERATION_KEY`, and read together with the page
-  in one ``get_many``: a hit costs one cache round trip and no query. When a change
+  in one ``get_many``: a hit costs one cache round trip and no query. On Redis each
+  process also keeps the pages it served in its memory (:class:`NearPages`, up to
+  ``settings.PAGE_CACHE_NEAR_SIZE`` bytes) and the generation too, read on a
+  connection with Redis's ``CLIENT TRACKING`` on (``awardsite.cache.TrackedKey``):
+  Redis tells that connection when the key changes, so a hit costs no round trip at
+  all until it does. When a change
   commits, the process that made it writes the new number there
   (``transaction.on_commit``), before its own response is sent, so every server sees
   it on its next request. When the key is missing (evicted, expired, a new Redis), the
@@ -58,10 +63,13 @@ page learns nothing by watching its compressed size; the admin, whose pages carr
 tokens, is never compressed.
 """
 
+import collections
 import functools
 import hashlib
 import logging
+import os
 import re
+import threading
 
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
@@ -159,22 +167,135 @@ def publish_content_generation():
     ``settings.PAGE_CACHE_GENERATION_TIMEOUT`` seconds and is then read from the database.
     """
     try:
-        caches[settings.PAGE_CACHE_ALIAS].set(
-            GENERATION_KEY, content_generation(), settings.PAGE_CACHE_GENERATION_TIMEOUT
-        )
+        cache = caches[settings.PAGE_CACHE_ALIAS]
+        cache.set(GENERATION_KEY, content_generation(), settings.PAGE_CACHE_GENERATION_TIMEOUT)
+        # Redis also tells this thread's tracked copy, on its own connection; reading it
+        # again here does not depend on when that message arrives.
+        near = near_pages(cache)
+        if near is not None:
+            near.forget_generation()
     except Exception:  # the cache is an optimisation: never fail a committed change for it
         logger.exception("could not write the content generation to the cache")
+
+
+class NearPages:
+    """Pages of the shared cache also kept in this process's memory, at most ``size``
+    bytes of bodies, the least recently used dropped first (README "Running at scale").
+
+    Valid only at the generation the shared cache's tracked key holds
+    (``awardsite.cache.TrackedKey``: Redis tells its connection when the key
+    changes, so reading it costs no round trip while it has not), like every page of
+    the shared cache: a page is served from here only if it was made at the current
+    generation, and all are dropped when a new generation is seen. One per process,
+    shared by its threads (a threaded server may make a thread per request), each
+    method under one lock.
+    """
+
+    # Counted per page besides its body: the tuple, headers and key (about 1 KB).
+    OVERHEAD = 1024
+
+    def __init__(self, cache, config, size):
+        self.config = config
+        self.size = size
+        self.pid = os.getpid()
+        self.used = 0
+        self.generation = None
+        self.pages = collections.OrderedDict()
+        self.lock = threading.Lock()
+        self.tracked = cache.tracked(GENERATION_KEY)
+
+    def serves(self, config, size):
+        """True when made for the cache settings ``config``, ``size`` and this process."""
+        return self.config is config and self.size == size and self.pid == os.getpid()
+
+    def current_generation(self):
+        """The generation in the shared cache (None when it is missing there), without
+        a round trip while Redis has not said it changed; drops every page when it has."""
+        with self.lock:
+            generation = self.tracked.get()
+            if generation != self.generation:
+                self.pages.clear()
+                self.used = 0
+                self.generation = generation
+            return generation
+
+    def forget_generation(self):
+        """Read the generation from Redis on the next request (it was just written)."""
+        with self.lock:
+            self.tracked.forget()
+
+    def get(self, key):
+        """The stored page under ``key`` kept here, or None."""
+        with self.lock:
+            stored = self.pages.get(key)
+            if stored is not None:
+                self.pages.move_to_end(key)
+            return stored
+
+    def put(self, key, stored):
+        """Keep ``stored`` (a :func:`frozen` page) under ``key`` if it was made at the
+        current generation and its body is at most a quarter of ``size``."""
+        cost = len(stored[-1]) + self.OVERHEAD
+        with self.lock:
+            if self.generation is None or stored[0] != self.generation or cost * 4 > self.size:
+                return
+            previous = self.pages.pop(key, None)
+            if previous is not None:
+                self.used -= len(previous[-1]) + self.OVERHEAD
+            self.pages[key] = stored
+            self.used += cost
+            while self.used > self.size:
+                _key, dropped = self.pages.popitem(last=False)
+                self.used -= len(dropped[-1]) + self.OVERHEAD
+
+
+_near = None
+_near_lock = threading.Lock()
+
+
+def near_pages(cache):
+    """This process's :class:`NearPages` for the shared ``cache`` (the cache object of
+    the calling thread), or None when it is off (``settings.PAGE_CACHE_NEAR_SIZE`` 0) or
+    the backend cannot track a key. Made again when the cache's settings or the size
+    change (tests) and in a forked child."""
+    global _near
+    size = settings.PAGE_CACHE_NEAR_SIZE
+    if not size or not hasattr(cache, "tracked"):
+        return None
+    config = caches.settings[settings.PAGE_CACHE_ALIAS]
+    near = _near
+    if near is None or not near.serves(config, size):
+        with _near_lock:
+            near = _near
+            if near is None or not near.serves(config, size):
+                near = _near = NearPages(cache, config, size)
+    return near
 
 
 def cached_page(key):
     """``(generation, stored page or None)`` for the page cache key ``key``.
 
     The generation is the current one; the page is what :func:`frozen` stored under
-    ``key`` if it was made at that generation, else None. Shared cache: one
-    ``get_many`` of the generation and the page, and one query only when the generation
-    is missing there. Local memory: one query and one ``get``. Cache errors propagate.
+    ``key`` if it was made at that generation, else None. Shared cache with a tracked
+    generation (Redis, :class:`NearPages`): the generation from memory unless Redis has
+    said it changed, and the page from memory, else one ``get`` from the cache. Other
+    shared caches, or when the generation is missing there: one ``get_many`` of the
+    generation and the page, and one query only when the generation is missing there.
+    Local memory: one query and one ``get``. Cache errors propagate.
     """
     cache = caches[settings.PAGE_CACHE_ALIAS]
+    near = near_pages(cache) if is_shared_cache() else None
+    if near is not None:
+        generation = near.current_generation()
+        if generation is not None:
+            stored = near.get(key)
+            if stored is None:
+                stored = cache.get(key)
+                if stored is not None:
+                    near.put(key, stored)
+            if stored is None or stored[0] != generation:
+                return generation, None
+            return generation, stored[1:]
     if is_shared_cache():
         found = cache.get_many([GENERATION_KEY, key])
         generation = found.get(GENERATION_KEY)
@@ -343,9 +464,12 @@ class PublicPageCacheMiddleware:
         )
         if key is not None and request.method == "GET":
             try:
-                caches[settings.PAGE_CACHE_ALIAS].set(
-                    key, frozen(response, generation), settings.PAGE_CACHE_TIMEOUT
-                )
+                cache = caches[settings.PAGE_CACHE_ALIAS]
+                stored = frozen(response, generation)
+                cache.set(key, stored, settings.PAGE_CACHE_TIMEOUT)
+                near = near_pages(cache) if is_shared_cache() else None
+                if near is not None:
+                    near.put(key, stored)
             except Exception:  # see above
                 logger.exception("could not store a page in the cache")
         return response

@@ -22,6 +22,7 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 from reversion.models import Version
 
+from papers import caching
 from papers.caching import (
     GENERATION_KEY,
     bump_content_generation,
@@ -543,9 +544,11 @@ def test_on_redis_a_hit_answers_the_headers_and_body_of_the_page_it_stored(on_re
 
 
 @pytest.mark.django_db
-def test_on_redis_a_connection_closed_by_redis_is_opened_again(on_redis, visitor, caplog):
+def test_on_redis_a_connection_closed_by_redis_is_opened_again(on_redis, visitor, caplog, settings):
     """Each thread's client holds one connection (awardsite/cache.py): when Redis closes
-    it (a restart, its idle timeout), the next page is still served from the cache."""
+    it (a restart, its idle timeout), the next page is still served from the cache. The
+    pages kept in memory are off here, so that the page is read from Redis."""
+    settings.PAGE_CACHE_NEAR_SIZE = 0
     paper = factories.paper()
     cached_twice(visitor, paper.get_absolute_url())
     client = caches["default"]._cache.get_client()
@@ -557,6 +560,135 @@ def test_on_redis_a_connection_closed_by_redis_is_opened_again(on_redis, visitor
 
     assert (page.status_code, queries, caplog.records) == (200, 0, [])
     assert client.client_id() != held
+
+
+# Pages kept in each process's memory too (papers.caching.NearPages), valid while Redis has
+# not told that process's tracking connection (awardsite.cache.TrackedKey) of a change.
+
+
+def _commands_run(admin):
+    """How many commands Redis has run (INFO counts the INFO itself, made after)."""
+    return admin.info("stats")["total_commands_processed"]
+
+
+def fetch_from_memory(client, url, **headers):
+    """GET ``url``; assert it ran no query and cost Redis no command; return the page."""
+    with redis.Redis.from_url(caches["default"]._servers[0]) as admin:
+        before = _commands_run(admin)
+        page, queries = fetch(client, url, **headers)
+        after = _commands_run(admin)
+    # The first INFO only: the page cost Redis nothing.
+    assert (page.status_code, queries, after - before) == (200, 0, 1)
+    return page
+
+
+@pytest.mark.django_db
+def test_on_redis_a_hit_is_answered_from_memory_without_a_round_trip(on_redis, visitor):
+    paper = factories.paper()
+    second = cached_twice(visitor, paper.get_absolute_url())
+
+    assert fetch_from_memory(visitor, paper.get_absolute_url()).content == second.content
+
+
+@pytest.mark.django_db
+def test_on_redis_a_change_by_another_client_retires_the_pages_in_memory(on_redis, visitor):
+    """Another app server (here a second cache object: its own clients and connections)
+    writes a new generation: this thread's next request renders afresh, with no wait,
+    because Redis sent the invalidation before answering that write."""
+    paper = factories.paper(title_en="Old title")
+    cached_twice(visitor, paper.get_absolute_url())
+    assert "Old title" in text(fetch_from_memory(visitor, paper.get_absolute_url()))
+    _stale_behind_the_cache(paper)
+    other_server = caches.create_connection("default")
+    assert other_server is not caches["default"]
+
+    ContentGeneration.objects.update(number=F("number") + 1)
+    other_server.set(GENERATION_KEY, content_generation(), 30)
+    page = visitor.get(paper.get_absolute_url())
+    again, queries = fetch(visitor, paper.get_absolute_url())
+
+    assert "Changed behind the cache" in text(page)
+    assert (queries, text(again)) == (0, text(page))
+
+
+def test_on_redis_a_tracked_key_follows_every_change_from_another_connection(on_redis):
+    """awardsite.cache.TrackedKey: a set, a delete, a set of a missing key and a flush
+    made on another connection are each seen by the very next read, without a wait."""
+    tracked = caches["default"].tracked(GENERATION_KEY)
+    other = caches.create_connection("default")
+    other.set(GENERATION_KEY, 7, 30)
+    seen = [tracked.get(), tracked.get()]
+    other.set(GENERATION_KEY, 8, 30)
+    seen.append(tracked.get())
+    other.delete(GENERATION_KEY)
+    seen.append(tracked.get())
+    other.set(GENERATION_KEY, 9, 30)
+    seen.append(tracked.get())
+    other.clear()
+    seen.append(tracked.get())
+
+    assert seen == [7, 7, 8, None, 9, None]
+
+
+def test_on_redis_a_tracked_key_is_read_again_on_a_new_connection_when_redis_closes_it(on_redis):
+    """A tracking connection Redis closed would hear of no change: it is found closed
+    when the messages are read, and the key is read again on a new one, tracked again."""
+    tracked = caches["default"].tracked(GENERATION_KEY)
+    other = caches.create_connection("default")
+    other.set(GENERATION_KEY, 7, 30)
+    assert tracked.get() == 7
+    held = tracked._client.client_id()
+    with redis.Redis.from_url(caches["default"]._servers[0]) as admin:
+        assert admin.client_kill_filter(_id=held) == 1
+
+    first = tracked.get()
+    other.set(GENERATION_KEY, 8, 30)
+
+    assert (first, tracked.get()) == (7, 8)
+    assert tracked._client.client_id() != held
+
+
+def test_on_redis_a_tracked_key_is_read_again_after_max_age(on_redis):
+    """Should an invalidation message be lost, the value is still read again after
+    max_age seconds (written here behind the tracking, with CLIENT TRACKING off)."""
+    tracked = caches["default"].tracked(GENERATION_KEY)
+    tracked.max_age = 0.2
+    other = caches.create_connection("default")
+    other.set(GENERATION_KEY, 7, 30)
+    assert tracked.get() == 7
+    tracked._client.execute_command("CLIENT", "TRACKING", "OFF")
+    other.set(GENERATION_KEY, 8, 30)
+    soon = tracked.get()
+    time.sleep(0.3)
+
+    assert (soon, tracked.get()) == (7, 8)
+
+
+@pytest.mark.django_db
+def test_on_redis_the_pages_in_memory_are_bounded(on_redis, visitor, settings):
+    """At most PAGE_CACHE_NEAR_SIZE bytes of bodies (and about 1 KB each) per process,
+    the least recently used dropped first; a page over a quarter of it is not kept."""
+    papers = [factories.paper(title_en=f"Paper {number}") for number in range(6)]
+    settings.PAGE_CACHE_NEAR_SIZE = 10**6
+    for paper in papers:
+        cached_twice(visitor, paper.get_absolute_url())
+    near = caching.near_pages(caches["default"])
+    sizes = [len(stored[-1]) + near.OVERHEAD for stored in near.pages.values()]
+    assert len(sizes) == 6 and near.used == sum(sizes)
+    # Room for four of these pages (of about the same size): the first two are dropped.
+    settings.PAGE_CACHE_NEAR_SIZE = max(sizes) * 4 + min(sizes) // 2
+    for paper in papers:
+        cached_twice(visitor, paper.get_absolute_url())
+    near = caching.near_pages(caches["default"])
+    assert near.used <= settings.PAGE_CACHE_NEAR_SIZE
+    assert list(near.pages) == [
+        caching.page_key(RequestFactory().get(paper.get_absolute_url())) for paper in papers[2:]
+    ]
+    # Each page over a quarter of the size: none kept, all still served from Redis.
+    settings.PAGE_CACHE_NEAR_SIZE = max(sizes)
+    for paper in papers:
+        cached_twice(visitor, paper.get_absolute_url())
+    assert list(caching.near_pages(caches["default"]).pages) == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -603,13 +735,22 @@ def test_two_servers_sharing_redis_see_each_others_changes_at_once(
     """The live server (a thread with its own database connection and Redis client) and
     the test client are two app servers sharing one Redis: a page one of them cached is
     served by the other without a query, and an admin change made on one shows on the
-    other's next request."""
+    other's next request, also when the page was held in memory (one process's, which
+    these two share: a change heard of only from Redis is tested above with a second
+    cache object)."""
     paper = factories.paper(title_en="Before the edit")
     url = paper.get_absolute_url()
     host = live_server.url.removeprefix("http://")  # the same host: the same cache key
     assert "Before the edit" in _served(live_server, url)  # cached by the live server
     served_here, queries = fetch(visitor, url, HTTP_HOST=host)
     assert ("Before the edit" in text(served_here), queries) == (True, 0)
+    # Both now answer from memory (papers.caching.NearPages), Redis untouched.
+    _served(live_server, url)
+    with redis.Redis.from_url(caches["default"]._servers[0]) as admin:
+        before = _commands_run(admin)
+        assert "Before the edit" in _served(live_server, url)
+        assert _commands_run(admin) - before == 1
+    assert "Before the edit" in text(fetch_from_memory(visitor, url, HTTP_HOST=host))
 
     data = _form_data(editor_client.get(_change_url(paper)))
     data["title_en"] = "After the edit"

@@ -236,3 +236,26 @@ def test_a_repeated_query_is_prepared_on_postgresql():
             ["%papers_paper%"],
         )
         assert cursor.fetchone()[0] >= 1
+
+
+# --- Pages from Redis kept in memory too (papers.caching.NearPages) ---
+
+
+@pytest.mark.parametrize(("raw", "expected"), [(None, 32 * 1024 * 1024), ("0", 0), ("8", 8 << 20)])
+def test_page_cache_near_size_is_read_in_megabytes(raw, expected):
+    env = {"DJANGO_SECRET_KEY": "x"}
+    if raw is not None:
+        env["DJANGO_PAGE_CACHE_NEAR_MB"] = raw
+    result = _settings_in_subprocess(env, "repr(s.PAGE_CACHE_NEAR_SIZE)")
+
+    assert result.stdout.strip() == repr(expected)
+
+
+@pytest.mark.parametrize("raw", ["lots", "-1", "1.5"])
+def test_page_cache_near_size_refuses_anything_but_whole_megabytes(raw):
+    result = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_PAGE_CACHE_NEAR_MB": raw}, "s.PAGE_CACHE_NEAR_SIZE"
+    )
+
+    assert result.returncode != 0
+    assert "DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes" in result.stderr
