@@ -169,10 +169,11 @@ def publish_content_generation():
     try:
         cache = caches[settings.PAGE_CACHE_ALIAS]
         cache.set(GENERATION_KEY, content_generation(), settings.PAGE_CACHE_GENERATION_TIMEOUT)
-        # Redis also tells this thread's tracked copy, on its own connection; reading it
-        # again here does not depend on when that message arrives.
-        near = near_pages(cache)
-        if near is not None:
+        # Redis also tells this process's tracked copy, on its own connection; reading
+        # it again here does not depend on when that message arrives.
+        near = _near
+        config = caches.settings[settings.PAGE_CACHE_ALIAS]
+        if near is not None and near.serves(config, settings.PAGE_CACHE_NEAR_SIZE):
             near.forget_generation()
     except Exception:  # the cache is an optimisation: never fail a committed change for it
         logger.exception("could not write the content generation to the cache")
@@ -284,7 +285,8 @@ def cached_page(key):
     Local memory: one query and one ``get``. Cache errors propagate.
     """
     cache = caches[settings.PAGE_CACHE_ALIAS]
-    near = near_pages(cache) if is_shared_cache() else None
+    shared = is_shared_cache()
+    near = near_pages(cache) if shared else None
     if near is not None:
         generation = near.current_generation()
         if generation is not None:
@@ -296,7 +298,7 @@ def cached_page(key):
             if stored is None or stored[0] != generation:
                 return generation, None
             return generation, stored[1:]
-    if is_shared_cache():
+    if shared:
         found = cache.get_many([GENERATION_KEY, key])
         generation = found.get(GENERATION_KEY)
         if generation is None:
