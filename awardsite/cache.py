@@ -79,7 +79,8 @@ class RedisCache(django_redis.RedisCache):
     def tracked(self, key):
         """A new :class:`TrackedKey` for ``key`` (a key as given to ``get``), on its own
         connection to the first server (where writes go), with this cache's options and
-        serializer. Nothing is sent until it is read."""
+        serializer. Raises redis-py's ``ConnectionError`` when Redis cannot be reached
+        (redis-py connects a single connection client as it makes it)."""
         client = self._cache
         pool = client._pool_class.from_url(
             self._servers[0], **{**client._pool_options, "protocol": 3}
@@ -111,7 +112,8 @@ class TrackedKey:
     and Debian 12 ships 7.0; it also bounds entries by count, not bytes.
 
     A value is also read again after ``max_age`` seconds whatever the messages say, a
-    bound should a message be lost. A connection that Redis closed (a restart, its
+    bound should a message be lost (or a connection be cut without Redis closing it).
+    A connection that Redis closed (a restart, its
     idle timeout) is found when the messages are read: the key is then read again on
     a new connection, with tracking turned on first. An error of that read forgets
     the value, closes the connection and is raised; the next :meth:`get` tries again.
