@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.http import BadHeaderError, HttpResponse
 from django.test import Client, RequestFactory
-from django.test.utils import CaptureQueriesContext
+from django.test.utils import CaptureQueriesContext, override_settings
 from reversion.models import Version
 
 from papers import caching
@@ -662,6 +662,26 @@ def test_on_redis_a_tracked_key_is_read_again_after_max_age(on_redis):
     time.sleep(0.3)
 
     assert (soon, tracked.get()) == (7, 8)
+
+
+@pytest.mark.django_db
+def test_with_redis_down_pages_are_served_uncached(visitor, caplog):
+    """No Redis listening (its tracking connection cannot be made either): each page is
+    rendered and served, and the errors are logged, never a 500."""
+    paper = factories.paper(title_en="Served anyway")
+    down = {
+        "BACKEND": "awardsite.cache.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{_free_port()}/0",
+    }
+
+    with override_settings(CACHES={"default": down}):  # undone before the cache is cleared
+        pages = [visitor.get(paper.get_absolute_url()) for _attempt in range(2)]
+
+    assert [page.status_code for page in pages] == [200, 200]
+    assert all("Served anyway" in text(page) for page in pages)
+    assert {record.getMessage() for record in caplog.records} == {
+        "could not read a page from the cache"
+    }
 
 
 @pytest.mark.django_db
