@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.generic import DetailView, ListView
 
-from . import citations, listing
+from . import citations, listing, paper_page
 from .forms import SearchForm
 from .metadata import absolute_url
 from .models import (
@@ -217,9 +217,10 @@ class PaperDetailView(PreviewMixin, DetailView):
 
     model = Paper
 
-    def get_queryset(self):
-        papers = Paper.objects.for_detail()
-        return papers if self.preview else papers.published()
+    def get_object(self, queryset=None):
+        """The paper of the URL's slug, as ``Paper.objects.for_detail()`` gives it, in
+        four prepared queries (papers/paper_page.py); Http404 when unknown."""
+        return paper_page.paper_for_page(self.kwargs["slug"], preview=self.preview)
 
 
 # Co-authors an author page names, the most frequent first.

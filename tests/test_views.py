@@ -130,8 +130,9 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
         authors=[factories.author()], links=[("arxiv", "https://arxiv.org/abs/1")]
     )
     factories.award_entry(factories.award(), single)
-    # The paper; authorships, their affiliations; links; award entries.
-    assert_queries(single.get_absolute_url(), 5)
+    # The paper with its conference; authorships with authors and affiliations (one
+    # join); links; award entries (papers/paper_page.py).
+    assert_queries(single.get_absolute_url(), 4)
 
     crowded = factories.paper(
         authors=[factories.author() for _ in range(12)],
@@ -143,7 +144,7 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
     for _ in range(3):
         factories.award_entry(factories.award(), crowded)
 
-    assert_queries(crowded.get_absolute_url(), 5)
+    assert_queries(crowded.get_absolute_url(), 4)
 
 
 @pytest.mark.django_db
