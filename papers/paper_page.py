@@ -45,33 +45,37 @@ def _attnames(model):
     return [field.attname for field in model._meta.concrete_fields if field.attname not in UNREAD]
 
 
-def _fields(model, prefix):
-    """``(model, [(values key, attname), ...])``: ``model``'s columns through ``prefix``."""
-    return model, [(prefix + name, name) for name in _attnames(model)]
+class Columns:
+    """A model's columns in rows of values, reached through ``prefix`` (such as
+    ``"conference__"``): ``keys`` to ask ``values()`` for, ``names`` their attnames."""
+
+    def __init__(self, model, prefix):
+        self.model = model
+        self.names = _attnames(model)
+        self.keys = [prefix + name for name in self.names]
 
 
-PAPER = _fields(Paper, "")
-CONFERENCE = _fields(Conference, "conference__")
-VENUE = _fields(Venue, "conference__venue__")
-AUTHORSHIP = _fields(Authorship, "")
-AUTHOR = _fields(Author, "author__")
-INSTITUTION = _fields(Institution, "affiliation_rows__institution__")
-LINK = _fields(PaperLink, "")
-ENTRY = _fields(AwardEntry, "")
-AWARD = _fields(Award, "award__")
-AWARD_CONFERENCE = _fields(Conference, "award__conference__")
-LEVEL = _fields(AwardLevel, "level__")
+PAPER = Columns(Paper, "")
+CONFERENCE = Columns(Conference, "conference__")
+VENUE = Columns(Venue, "conference__venue__")
+AUTHORSHIP = Columns(Authorship, "")
+AUTHOR = Columns(Author, "author__")
+INSTITUTION = Columns(Institution, "affiliation_rows__institution__")
+LINK = Columns(PaperLink, "")
+ENTRY = Columns(AwardEntry, "")
+AWARD = Columns(Award, "award__")
+AWARD_CONFERENCE = Columns(Conference, "award__conference__")
+LEVEL = Columns(AwardLevel, "level__")
 
 
 def _keys(*parts):
-    return [key for _model, fields in parts for key, _name in fields]
+    return [key for part in parts for key in part.keys]
 
 
-def _instance(part, values):
-    """The model instance of ``part`` (see ``_fields``) in the row ``values``."""
-    model, fields = part
-    names = [name for _key, name in fields]
-    return model.from_db(DEFAULT_DB_ALIAS, names, [values[key] for key, _name in fields])
+def instance(part, values):
+    """The model instance of ``part`` (:class:`Columns`) in the row ``values``, made as a
+    queryset makes it (``Model.from_db``)."""
+    return part.model.from_db(DEFAULT_DB_ALIAS, part.names, [values[key] for key in part.keys])
 
 
 def _paper(published):
@@ -132,34 +136,34 @@ def paper_for_page(slug, preview=False):
             % {"verbose_name": Paper._meta.verbose_name}
         )
     values = rows[0]
-    paper = _instance(PAPER, values)
-    conference = _instance(CONFERENCE, values)
-    conference.venue = _instance(VENUE, values)
+    paper = instance(PAPER, values)
+    conference = instance(CONFERENCE, values)
+    conference.venue = instance(VENUE, values)
     paper.conference = conference
 
     authorships, institutions = [], {}
     for values in AUTHORSHIPS(paper=paper.pk):
         if not authorships or authorships[-1].pk != values["id"]:
-            authorship = _instance(AUTHORSHIP, values)
-            authorship.author = _instance(AUTHOR, values)
+            authorship = instance(AUTHORSHIP, values)
+            authorship.author = instance(AUTHOR, values)
             authorship.paper = paper
             authorships.append(authorship)
             institutions[authorship.pk] = []
         if values["affiliation_rows__institution__id"] is not None:
-            institutions[authorship.pk].append(_instance(INSTITUTION, values))
+            institutions[authorship.pk].append(instance(INSTITUTION, values))
     for authorship in authorships:
         _prefetched(authorship, "affiliations", Institution, institutions[authorship.pk])
     _prefetched(paper, "authorships", Authorship, authorships)
 
-    links = [_instance(LINK, values) for values in LINKS(paper=paper.pk)]
+    links = [instance(LINK, values) for values in LINKS(paper=paper.pk)]
     _prefetched(paper, "links", PaperLink, links)
 
     entries = []
     for values in ENTRIES(paper=paper.pk):
-        entry = _instance(ENTRY, values)
-        entry.award = _instance(AWARD, values)
-        entry.award.conference = _instance(AWARD_CONFERENCE, values)
-        entry.level = _instance(LEVEL, values)
+        entry = instance(ENTRY, values)
+        entry.award = instance(AWARD, values)
+        entry.award.conference = instance(AWARD_CONFERENCE, values)
+        entry.level = instance(LEVEL, values)
         entry.is_top_level, entry.level_rank = values["is_top_level"], values["level_rank"]
         entries.append(entry)
     _prefetched(paper, "award_entries", AwardEntry, entries)
