@@ -49,6 +49,7 @@ def test_paper_for_page_reads_what_for_detail_gives(django_assert_num_queries):
         authors=[factories.author(), factories.author()],
         affiliations=[late, early],
         links=[("arxiv", "https://arxiv.org/abs/1"), ("pmlr", "https://proceedings.mlr.press/x")],
+        conference=factories.conference(year=2020),
     )
     alone = factories.author(homepage="https://example.org/")
     paper.authorships.create(author=alone, position=3)
