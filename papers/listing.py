@@ -11,7 +11,7 @@ conference per badge), about 95% of its 225 ms. Here each item is a few string j
 over rows of values, and a badge is built once per award and level on the page.
 
 Data: papers are :class:`PaperRow` objects read with ``values()`` (:func:`paper_rows`,
-:func:`author_papers`, award entries) or, in search results, Paper instances. A page
+:class:`AuthorPapers`, award entries) or, in search results, Paper instances. A page
 lists them through :class:`PageLists`, which fetches what its lists show, one query
 per kind for the whole page however many papers, as rows of values:
 
@@ -370,29 +370,50 @@ def prepare(papers, *, badges=True, links=True):
     return papers
 
 
-def author_papers(authorships):
-    """The papers of an author page: ``authorships`` (a queryset of the author's, sliced
-    or not, as ``AuthorshipQuerySet.for_author_page()``) as :class:`PaperRow` objects,
-    each with ``listed_affiliations``, the author's institutions on the paper in the
-    paper's order (Row objects with the name's columns). Two queries (one without
-    authorships); list them with :meth:`PageLists.papers`."""
-    rows = list(authorships.values("id", *paper_fields("paper__", conference=True)))
-    papers = [PaperRow(values, "paper__") for values in rows]
-    by_authorship = {values["id"]: paper for values, paper in zip(rows, papers, strict=True)}
-    for paper in papers:
-        paper.listed_affiliations = []
-    if by_authorship:
-        fields = _columns("name", "institution__")
-        affiliations = (
-            Affiliation.objects.filter(authorship__in=by_authorship)
-            .order_by("authorship", "position", "pk")
-            .values("authorship_id", *fields)
-        )
-        institution = names(fields, "institution__")
-        for values in affiliations:
-            paper = by_authorship[values["authorship_id"]]
-            paper.listed_affiliations.append(Row(values, institution))
-    return papers
+AUTHOR_PAPERS = PreparedQuery(
+    lambda author, start, stop: Authorship.objects.for_author_page(author)[start:stop].values(
+        "id", *paper_fields("paper__", conference=True)
+    ),
+    keys=["start", "stop"],
+)
+AUTHOR_AFFILIATIONS = PreparedQuery(
+    lambda authorships: (
+        Affiliation.objects.filter(authorship__in=authorships)
+        .order_by("authorship", "position", "pk")
+        .values("authorship_id", *_columns("name", "institution__"))
+    ),
+    lists=["authorships"],
+)
+
+
+class AuthorPapers:
+    """An author's papers, newest first (``AuthorshipQuerySet.for_author_page()``), for
+    django's ``Paginator``: ``count`` is how many there are, known beforehand (see
+    papers/author_page.py ``author_for_page``), and each page (a slice) is two queries:
+    its papers as :class:`PaperRow` objects, each with ``listed_affiliations``, the
+    author's institutions on the paper in the paper's order (Row objects with the
+    name's columns; none without papers). List them with :meth:`PageLists.papers`."""
+
+    def __init__(self, author, count):
+        self.author_id, self.papers = author.pk, count
+
+    def count(self):
+        return self.papers
+
+    def __getitem__(self, page):
+        if page.stop <= page.start:  # an empty page: Django asks nothing either
+            return []
+        rows = AUTHOR_PAPERS(author=self.author_id, start=page.start, stop=page.stop)
+        papers = [PaperRow(values, "paper__") for values in rows]
+        by_authorship = {values["id"]: paper for values, paper in zip(rows, papers, strict=True)}
+        for paper in papers:
+            paper.listed_affiliations = []
+        institution = names(_columns("name", "institution__"), "institution__")
+        for values in AUTHOR_AFFILIATIONS(authorships=by_authorship):
+            by_authorship[values["authorship_id"]].listed_affiliations.append(
+                Row(values, institution)
+            )
+        return papers
 
 
 # A paper's image field, for the thumbnails of papers listed as rows of values.

@@ -615,7 +615,7 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
 
     def for_author_page(self, author):
         """``author``'s authorships of published papers, newest first: the author
-        page's list, whose papers papers/listing.py's ``author_papers()`` reads."""
+        page's list, whose papers papers/listing.py's ``AuthorPapers`` reads."""
         return self.filter(published_q("paper__"), author=author).order_by(
             "-paper__conference__year", "paper__slug"
         )

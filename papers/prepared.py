@@ -11,7 +11,8 @@ request in their places: the same SQL Django would write, the same rows.
 
 Only Django's own ``values()`` and ``values_list()`` querysets (not those of a model
 modeltranslation registers, whose rows it rewrites with its fallbacks) whose varying
-values are integers (such as ids) or lists of integers (``pk__in``) can be prepared,
+values are integers (such as ids), strings compared as they are (a slug: ``slug=``)
+or lists of integers (``pk__in``) can be prepared,
 and only when their SQL holds no literal ``%``; anything else raises ``ValueError``
 when first run, so a query that cannot be prepared is found by the first test that
 runs it. Prepared SQL is forgotten when a setting changes (tests).
@@ -22,8 +23,10 @@ from django.db import connections
 from django.db.models.query import ValuesIterable, ValuesListIterable
 
 # Values that stand for the parameters while the query is built: integers no real
-# key reaches, distinct per parameter, found again among the compiled parameters.
+# key reaches, distinct per parameter, found again among the compiled parameters; for
+# a string parameter, a string no slug can be (it has spaces), made of that integer.
 _SENTINEL_BASE = 2_000_000_000
+_STRING_SENTINEL = "prepared parameter {}"
 
 # Variants of one query kept (see PreparedQuery's ``keys``): past it, start over.
 MAX_VARIANTS = 1000
@@ -34,8 +37,10 @@ _PREPARED = []  # every PreparedQuery, so that a changed setting can empty them
 class PreparedQuery:
     """A ``values()`` or ``values_list()`` query built once, run with new values.
 
-    ``build(**parameters)`` returns the queryset; each parameter is an integer, or a
-    list of integers for an ``__in`` lookup. Calling the object with the parameters'
+    ``build(**parameters)`` returns the queryset; each parameter is an integer, a
+    string that the query compares as it is (an exact lookup; a lookup that changes
+    it, such as ``__contains``, raises ``ValueError``), or a list of integers for an
+    ``__in`` lookup. Calling the object with the parameters'
     real values returns the rows as a list: dicts for ``values()``, tuples for
     ``values_list()``, as the queryset itself would give them. An empty list for an
     ``__in`` parameter returns ``[]`` without a query, as Django does.
@@ -102,6 +107,8 @@ class PreparedQuery:
                 arguments[name] = values[name]
                 continue
             sentinel = _SENTINEL_BASE + number
+            if isinstance(values[name], str):
+                sentinel = _STRING_SENTINEL.format(sentinel)
             sentinels[sentinel] = name
             arguments[name] = [sentinel] if name in self.lists else sentinel
         queryset = self.build(**arguments)
@@ -117,7 +124,7 @@ class PreparedQuery:
             raise ValueError(f"This query cannot be prepared: {sql}")
         slots = []
         for param in params:
-            name = sentinels.get(param) if isinstance(param, int) else None
+            name = sentinels.get(param) if isinstance(param, int | str) else None
             if name is None:
                 slots.append(("fixed", param))
             else:

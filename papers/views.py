@@ -25,16 +25,14 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.generic import DetailView, ListView
 
-from . import citations, listing
+from . import author_page, citations, listing, paper_page
 from .forms import SearchForm
 from .metadata import absolute_url
 from .models import (
     Author,
-    Authorship,
     Award,
     AwardEntry,
     Conference,
-    Institution,
     Paper,
     Status,
     Venue,
@@ -217,9 +215,10 @@ class PaperDetailView(PreviewMixin, DetailView):
 
     model = Paper
 
-    def get_queryset(self):
-        papers = Paper.objects.for_detail()
-        return papers if self.preview else papers.published()
+    def get_object(self, queryset=None):
+        """The paper of the URL's slug, as ``Paper.objects.for_detail()`` gives it, in
+        four prepared queries (papers/paper_page.py); Http404 when unknown."""
+        return paper_page.paper_for_page(self.kwargs["slug"], preview=self.preview)
 
 
 # Co-authors an author page names, the most frequent first.
@@ -234,16 +233,20 @@ class AuthorDetailView(DetailView):
 
     model = Author
 
-    def get_queryset(self):
-        return Author.objects.published()
+    def get_object(self, queryset=None):
+        """The published author of the URL's slug, with the number of their published
+        papers, in one prepared query (papers/author_page.py); Http404 when unknown."""
+        return author_page.author_for_page(self.kwargs["slug"])
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        page = paginate(self.request, Authorship.objects.for_author_page(self.object))
+        page = paginate(
+            self.request, listing.AuthorPapers(self.object, self.object.published_papers)
+        )
         context["page_obj"] = page
-        context["papers"] = listing.prepare(listing.author_papers(page.object_list), links=False)
-        context["institutions"] = Institution.objects.of_author(self.object)
-        context["coauthors"] = Author.objects.coauthors_of(self.object, limit=COAUTHORS_SHOWN)
+        context["papers"] = listing.prepare(page.object_list, links=False)
+        context["institutions"] = author_page.institutions_of(self.object)
+        context["coauthors"] = author_page.coauthors_of(self.object, limit=COAUTHORS_SHOWN)
         return context
 
 

@@ -73,3 +73,25 @@ def test_prepared_query_refuses_a_parameter_it_cannot_find(db):
 
     with pytest.raises(ValueError, match="not found"):
         authorships(paper=1)
+
+
+def test_prepared_query_takes_a_string_compared_as_it_is(db):
+    papers = [factories.paper() for _ in range(3)]
+    by_slug = PreparedQuery(
+        lambda slug: Paper.objects.filter(slug=slug).rewrite(False).values("pk", "slug")
+    )
+
+    for paper in (papers[2], papers[0], papers[2]):
+        assert by_slug(slug=paper.slug) == [{"pk": paper.pk, "slug": paper.slug}]
+    assert by_slug(slug="no-such-paper") == []
+    # Quotes and SQL in a value are a parameter's, never the query's.
+    assert by_slug(slug="x' OR '1'='1") == []
+
+
+def test_prepared_query_refuses_a_string_the_lookup_changes(db):
+    containing = PreparedQuery(
+        lambda slug: Paper.objects.filter(slug__contains=slug).rewrite(False).values("pk")
+    )
+
+    with pytest.raises(ValueError, match="not found"):  # Django writes "%slug%"
+        containing(slug="a")

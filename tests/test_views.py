@@ -130,8 +130,9 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
         authors=[factories.author()], links=[("arxiv", "https://arxiv.org/abs/1")]
     )
     factories.award_entry(factories.award(), single)
-    # The paper; authorships, their affiliations; links; award entries.
-    assert_queries(single.get_absolute_url(), 5)
+    # The paper with its conference; authorships with authors and affiliations (one
+    # join); links; award entries (papers/paper_page.py).
+    assert_queries(single.get_absolute_url(), 4)
 
     crowded = factories.paper(
         authors=[factories.author() for _ in range(12)],
@@ -143,20 +144,39 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
     for _ in range(3):
         factories.award_entry(factories.award(), crowded)
 
-    assert_queries(crowded.get_absolute_url(), 5)
+    assert_queries(crowded.get_absolute_url(), 4)
 
 
 @pytest.mark.django_db
 def test_author_queries_do_not_grow_with_papers(assert_queries):
-    # The author; the count of papers; a page of authorships, their affiliations,
-    # award entries and co-authors; the institutions over the years; the co-authors.
-    assert_queries(_author_with_papers(1).get_absolute_url(), 8)
+    # The author with the count of their papers; a page of authorships, their
+    # affiliations, the papers' authors and award entries; the institutions over the
+    # years; the co-authors.
+    assert_queries(_author_with_papers(1).get_absolute_url(), 7)
     prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
-    first = assert_queries(prolific.get_absolute_url(), 8)
-    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 8)
+    first = assert_queries(prolific.get_absolute_url(), 7)
+    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 7)
     assert len(first.context["papers"]) == LIST_PAGE_SIZE
     assert len(second.context["papers"]) == 3
+
+
+@pytest.mark.django_db
+def test_author_page_counts_and_pages_only_published_papers(client):
+    # The count read with the author (papers/author_page.py) leaves out drafts and the
+    # papers of unpublished conferences, as the list itself does.
+    person = _author_with_papers(LIST_PAGE_SIZE + 1)
+    draft_conference = factories.conference(status=Status.DRAFT)
+    for fields in ({"status": Status.DRAFT}, {"conference": draft_conference}):
+        factories.paper(authors=[person], **fields)
+
+    first = client.get(person.get_absolute_url())
+    last = client.get(f"{person.get_absolute_url()}?page=2")
+
+    assert first.context["page_obj"].paginator.count == LIST_PAGE_SIZE + 1
+    assert len(last.context["papers"]) == 1
+    assert f"of {LIST_PAGE_SIZE + 1} papers" in first.content.decode()
+    assert client.get(f"{person.get_absolute_url()}?page=3").status_code == 404
 
 
 # Bounded pages ------------------------------------------------------------------
