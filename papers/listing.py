@@ -37,6 +37,7 @@ from html import escape
 from itertools import groupby
 
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
@@ -53,6 +54,8 @@ from .models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
+    Venue,
 )
 from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url
@@ -359,6 +362,64 @@ class OtherPapers:
             return []
         rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)
         return [PaperRow(values) for values in rows]
+
+
+# The home page's conferences (``newest_conferences``): every column of each and of its venue.
+CONFERENCE_COLUMNS = tuple(field.attname for field in Conference._meta.concrete_fields)
+VENUE_COLUMNS = tuple(field.attname for field in Venue._meta.concrete_fields)
+NEWEST_CONFERENCES = PreparedQuery(
+    lambda stop: (
+        Conference.objects.published()
+        .with_awards()
+        .newest_first()[:stop]
+        .rewrite(False)
+        .values_list(*CONFERENCE_COLUMNS, *(f"venue__{name}" for name in VENUE_COLUMNS))
+    ),
+    keys=["stop"],
+)
+
+
+def newest_conferences(count):
+    """The ``count`` newest published conferences that give awards of their own
+    (``ConferenceQuerySet.with_awards()``, ``newest_first()``) as Conference instances
+    with their venue, as ``select_related("venue")`` gives them: one query, built once
+    per process (building it took longer than running it)."""
+    conferences = []
+    split = len(CONFERENCE_COLUMNS)
+    for row in NEWEST_CONFERENCES(stop=count):
+        conference = Conference.from_db(DEFAULT_DB_ALIAS, CONFERENCE_COLUMNS, row[:split])
+        conference.venue = Venue.from_db(DEFAULT_DB_ALIAS, VENUE_COLUMNS, row[split:])
+        conferences.append(conference)
+    return conferences
+
+
+# The home page's awards: each listed conference's published awards, in their order on
+# its page, with how many papers each went to (``AwardQuerySet.with_entry_count``).
+AWARD_FIELDS = ("conference_id", "slug", *_columns("name"), "entry_count")
+CONFERENCE_AWARDS = PreparedQuery(
+    lambda conferences: (
+        Award.objects.filter(conference__in=conferences, status=Status.PUBLISHED)
+        .with_entry_count()
+        .order_by("conference_id", "position", "slug")
+        .rewrite(False)
+        .values(*AWARD_FIELDS)
+    ),
+    lists=["conferences"],
+)
+AWARD_NAMES = names(AWARD_FIELDS, "")
+
+
+def conference_awards(conferences):
+    """Give each of ``conferences`` (Conference instances) ``listed_awards``: its
+    published awards in their order on its page, as :class:`Row` objects with ``slug``,
+    the name's columns and ``entry_count`` (the award's published papers). One query
+    for all of them (none without conferences); returns ``conferences``."""
+    by_pk = {conference.pk: conference for conference in conferences}
+    for conference in conferences:
+        conference.listed_awards = []
+    for values in CONFERENCE_AWARDS(conferences=by_pk):
+        by_pk[values["conference_id"]].listed_awards.append(Row(values, AWARD_NAMES))
+    return conferences
 
 
 def prepare(papers, *, badges=True, links=True):

@@ -171,20 +171,6 @@ class ConferenceQuerySet(NaturalKeyQuerySet):
             paper_count=Count("papers", filter=Q(papers__status=Status.PUBLISHED), distinct=True),
         )
 
-    def for_listing(self):
-        """Conferences with their venue and published awards, for the home page.
-
-        Each award carries ``entry_count``: its entries whose paper is published.
-        """
-        return self.select_related("venue").prefetch_related(
-            Prefetch(
-                "awards",
-                queryset=Award.objects.filter(status=Status.PUBLISHED)
-                .annotate(entry_count=Count("entries", filter=published_q("entries__paper__")))
-                .order_by("position", "slug"),
-            )
-        )
-
 
 class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     """One edition of a venue: ICML 2025 in Vancouver, 13-19 July 2025."""
@@ -859,6 +845,10 @@ class AwardQuerySet(NaturalKeyQuerySet):
         return self.filter(conference__venue__slug=venue_slug, slug=slug).order_by(
             "-conference__year", "-conference__start_date"
         )
+
+    def with_entry_count(self):
+        """Awards with ``entry_count``: their entries whose paper is published."""
+        return self.annotate(entry_count=Count("entries", filter=published_q("entries__paper__")))
 
     def with_conference(self):
         """Awards with their conference and venue (their addresses and titles name them)."""

@@ -99,8 +99,19 @@ def shown_entries(preview):
     return previewed_entries() if preview else None
 
 
+# Conferences the home page shows with their awards, the most recent first; the
+# conference index (ConferenceListView) lists every one. Five is about a season of the
+# field's main venues (ICLR, ICML, NeurIPS, CVPR, ACL, ...), so a visitor finds the
+# latest awards on the front page, while the page stays the same size however many
+# conferences the site holds (issue 13: no page grows without bound with the data).
+HOME_CONFERENCES = 5
+
+
 class HomeView(ListView):
-    """The conferences that give awards, newest first, each with its awards.
+    """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
+    each with its awards; ``more_conferences`` is true when there are others (the page
+    then links to the conference index, which lists them all). Two queries (one when
+    there is no conference).
 
     Editions without awards of their own (kept for the papers a later edition honoured)
     are left out here; their papers and their venue's page link to them.
@@ -110,7 +121,15 @@ class HomeView(ListView):
     context_object_name = "conferences"
 
     def get_queryset(self):
-        return Conference.objects.published().with_awards().for_listing().newest_first()
+        # One more than shown: whether there are others, without counting them all.
+        return listing.newest_conferences(HOME_CONFERENCES + 1)
+
+    def get_context_data(self, **kwargs):
+        conferences = self.object_list
+        shown = listing.conference_awards(conferences[:HOME_CONFERENCES])
+        return super().get_context_data(
+            object_list=shown, more_conferences=len(conferences) > HOME_CONFERENCES, **kwargs
+        )
 
 
 class VenueDetailView(DetailView):
