@@ -56,6 +56,7 @@ from .models import (
     PaperLink,
     Status,
     Venue,
+    published_q,
 )
 from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url
@@ -283,7 +284,8 @@ class PageLists:
                 )
         if badged:
             for values in BADGES(papers=badged):
-                by_pk[values["paper_id"]].listed_badges.append(Badge(values))
+                if is_published_badge(values):
+                    by_pk[values["paper_id"]].listed_badges.append(Badge(values))
             for pk in badged:
                 # By rank, the top level first; stable, so otherwise in PAPER_ORDER.
                 by_pk[pk].listed_badges.sort(key=lambda badge: badge.rank)
@@ -315,16 +317,29 @@ LINKS = PreparedQuery(
     ),
     lists=["papers"],
 )
+# Badges: every entry of the listed papers, with the columns that say whether it is
+# published (``AwardEntryQuerySet.published()``, read from published_q() itself), kept
+# in Python by PageLists.fetch(). With those conditions in SQL, SQLite (which has no
+# statistics) took ``award.status = 'published'`` for a rare value and started from
+# every published award, probing each for each listed paper: 3 to 8 ms for a conference
+# page's 50 other papers at make bench's 200 awards, growing with the awards on the site;
+# from the papers' own entries it is a twentieth of that.
+BADGE_CONDITIONS = tuple(published_q("award__").children + published_q("paper__").children)
 BADGES = PreparedQuery(
     lambda papers: (
-        AwardEntry.objects.published()
-        .filter(paper__in=papers)
+        AwardEntry.objects.filter(paper__in=papers)
         .with_level_rank()
         .order_by(*AwardEntry.PAPER_ORDER)
-        .values(*BADGE_FIELDS, "level_rank")
+        .values(*BADGE_FIELDS, *(column for column, _value in BADGE_CONDITIONS), "level_rank")
     ),
     lists=["papers"],
 )
+
+
+def is_published_badge(values):
+    """Whether a row of ``BADGES`` is an entry that ``AwardEntry.objects.published()``
+    holds."""
+    return all(values[column] == value for column, value in BADGE_CONDITIONS)
 
 
 def _other_papers(conference, order=True):

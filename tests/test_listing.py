@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.paginator import Paginator
+from django.db import connection
 from django.template import Context
 from django.test import RequestFactory
 from django.utils import translation
@@ -236,3 +237,42 @@ def test_other_papers_of_a_conference_without_any_is_one_empty_page(django_asser
         page = Paginator(listing.OtherPapers(conference), 2).page(1)
 
     assert list(page) == []
+
+
+def test_badges_are_those_of_published_awards_at_published_conferences():
+    paper = factories.paper()
+    shown = factories.award(name_en="Shown Award")
+    factories.award_entry(shown, paper)
+    factories.award_entry(factories.award(name_en="Draft Award", status=Status.DRAFT), paper)
+    hidden = factories.conference(status=Status.DRAFT)
+    factories.award_entry(factories.award(name_en="Hidden Award", conference=hidden), paper)
+    draft = factories.paper(status=Status.DRAFT)
+    factories.award_entry(shown, draft)
+
+    listed, listed_draft = _listed(paper, draft)
+
+    assert [badge.award.name_en for badge in listed.listed_badges] == ["Shown Award"]
+    assert listed_draft.listed_badges == []
+    assert list(AwardEntry.objects.published().values_list("award__name_en", flat=True)) == [
+        "Shown Award"
+    ]
+
+
+def test_badges_are_read_from_the_listed_papers_entries():
+    """SQLite (without statistics) started the badges' query from every published award
+    when the award's status was a condition of it, probing each award for each listed
+    paper: milliseconds at a few hundred awards. The query starts from the entries of
+    the listed papers, found by their keys."""
+    if connection.vendor != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plan depends on statistics")
+    queryset = listing.BADGES.build(papers=list(range(1, 51)))
+    sql, params = queryset.query.sql_with_params()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        first_step = cursor.fetchall()[0][-1]
+
+    # The papers by their key, or their entries by the paper's index.
+    by_paper = ("SEARCH papers_paper USING INTEGER PRIMARY KEY", "SEARCH papers_awardentry")
+    assert first_step.startswith(by_paper), first_step
+    assert "status" not in first_step
