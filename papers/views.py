@@ -171,6 +171,8 @@ class ConferenceDetailView(PreviewMixin, DetailView):
         )
         for award in awards:
             award.conference = conference
+        lists = listing.PageLists()
+        context["awards"] = lists.awards(awards, shown_entries(self.preview))
         if self.preview:
             # published_without_award_at() sets aside the papers of the awards shown
             # above (the conference's published awards, whatever its own status).
@@ -178,10 +180,8 @@ class ConferenceDetailView(PreviewMixin, DetailView):
             page = paginate(self.request, papers.published_without_award_at(conference))
             rows = listing.paper_rows(page.object_list)
         else:
-            page = paginate(self.request, listing.OtherPapers(conference))
+            page = paginate(self.request, listing.OtherPapers(conference, context["awards"]))
             rows = page.object_list
-        lists = listing.PageLists()
-        context["awards"] = lists.awards(awards, shown_entries(self.preview))
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
         lists.fetch()

@@ -8,7 +8,7 @@ from django.test import RequestFactory
 from django.utils import translation
 
 from papers import listing
-from papers.models import AwardEntry, Paper, PaperLink, Status
+from papers.models import Award, AwardEntry, Paper, PaperLink, Status
 
 from . import factories
 
@@ -217,24 +217,56 @@ def test_other_papers_pages_are_those_of_the_queryset(django_assert_num_queries)
         factories.paper(conference=conference, title_en=f"Title {n}")
     factories.paper()  # at another conference
     queryset = Paper.objects.published().published_without_award_at(conference)
+    awards = _published_awards(conference)
 
     with django_assert_num_queries(1):
-        count = listing.OtherPapers(conference).count()
+        count = listing.OtherPapers(conference, awards).count()
     assert count == queryset.count() == 5
     for number in (1, 2, 3):
         with django_assert_num_queries(2):  # the count and the page, as a queryset's
-            page = Paginator(listing.OtherPapers(conference), 2).page(number)
+            page = Paginator(listing.OtherPapers(conference, awards), 2).page(number)
         expected = Paginator(queryset, 2).page(number)
         assert [row.slug for row in page] == [paper.slug for paper in expected]
         assert [row.title_en for row in page] == sorted(row.title_en for row in page)
-    assert listing.OtherPapers(conference)[0:0] == []
+    assert listing.OtherPapers(conference, awards)[0:0] == []
+
+
+def _published_awards(conference):
+    """The conference's published awards with their published entries, as its page has."""
+    awards = Award.objects.filter(conference=conference, status=Status.PUBLISHED)
+    return listing.PageLists().awards(awards)
+
+
+def test_other_papers_count_sets_aside_each_paper_awarded_there_once():
+    conference = factories.conference()
+    first, second = factories.award(conference=conference), factories.award(conference=conference)
+    twice = factories.paper(conference=conference)
+    factories.award_entry(first, twice)
+    factories.award_entry(second, twice)
+    # Honoured here, published elsewhere (a test-of-time award): not this conference's.
+    factories.award_entry(first, factories.paper())
+    # Awarded by a draft award: still among the other papers.
+    factories.award_entry(
+        factories.award(conference=conference, status=Status.DRAFT),
+        factories.paper(conference=conference),
+    )
+    # A draft paper in a published award: neither listed nor counted.
+    factories.award_entry(second, factories.paper(conference=conference, status=Status.DRAFT))
+    elsewhere = factories.paper(conference=conference)
+    factories.award_entry(factories.award(), elsewhere)
+    queryset = Paper.objects.published().published_without_award_at(conference)
+
+    count = listing.OtherPapers(conference, _published_awards(conference)).count()
+
+    assert count == queryset.count() == 2
 
 
 def test_other_papers_of_a_conference_without_any_is_one_empty_page(django_assert_num_queries):
     conference = factories.conference()
+    awards = _published_awards(conference)
 
     with django_assert_num_queries(1):  # the count; the empty page asks nothing
-        page = Paginator(listing.OtherPapers(conference), 2).page(1)
+        page = Paginator(listing.OtherPapers(conference, awards), 2).page(1)
 
     assert list(page) == []
 
