@@ -164,13 +164,7 @@ class ConferenceDetailView(PreviewMixin, DetailView):
         # The conference's published awards (outside a preview the conference itself is
         # published: get_queryset() says so), each given the page's conference and venue
         # instead of joining them again for every award (a third of the query's time).
-        awards = list(
-            Award.objects.filter(conference=conference, status=Status.PUBLISHED).order_by(
-                "position", "slug"
-            )
-        )
-        for award in awards:
-            award.conference = conference
+        awards = listing.published_awards_at(conference)
         lists = listing.PageLists()
         context["awards"] = lists.awards(awards, shown_entries(self.preview))
         if self.preview:
