@@ -37,6 +37,7 @@ from html import escape
 from itertools import groupby
 
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
@@ -53,6 +54,9 @@ from .models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
+    Venue,
+    published_q,
 )
 from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url
@@ -280,7 +284,8 @@ class PageLists:
                 )
         if badged:
             for values in BADGES(papers=badged):
-                by_pk[values["paper_id"]].listed_badges.append(Badge(values))
+                if is_published_badge(values):
+                    by_pk[values["paper_id"]].listed_badges.append(Badge(values))
             for pk in badged:
                 # By rank, the top level first; stable, so otherwise in PAPER_ORDER.
                 by_pk[pk].listed_badges.sort(key=lambda badge: badge.rank)
@@ -312,33 +317,49 @@ LINKS = PreparedQuery(
     ),
     lists=["papers"],
 )
+# Badges: every entry of the listed papers, with the columns that say whether it is
+# published (``AwardEntryQuerySet.published()``, read from published_q() itself), kept
+# in Python by PageLists.fetch(). With those conditions in SQL, SQLite (which has no
+# statistics) took ``award.status = 'published'`` for a rare value and started from
+# every published award, probing each for each listed paper: 3 to 8 ms for a conference
+# page's 50 other papers at make bench's 200 awards, growing with the awards on the site;
+# from the papers' own entries it is a twentieth of that.
+BADGE_CONDITIONS = tuple(published_q("award__").children + published_q("paper__").children)
 BADGES = PreparedQuery(
     lambda papers: (
-        AwardEntry.objects.published()
-        .filter(paper__in=papers)
+        AwardEntry.objects.filter(paper__in=papers)
         .with_level_rank()
         .order_by(*AwardEntry.PAPER_ORDER)
-        .values(*BADGE_FIELDS, "level_rank")
+        .values(*BADGE_FIELDS, *(column for column, _value in BADGE_CONDITIONS), "level_rank")
     ),
     lists=["papers"],
 )
 
 
-def _other_papers(conference, order=True):
-    """``PaperQuerySet.published_without_award_at()`` of a conference page, as the
-    values of a list (modeltranslation's fallbacks left out: every column is named)."""
-    papers = Paper.objects.published().published_without_award_at(conference)
-    return papers if order else papers.order_by()
+def is_published_badge(values):
+    """Whether a row of ``BADGES`` is an entry that ``AwardEntry.objects.published()``
+    holds."""
+    return all(values[column] == value for column, value in BADGE_CONDITIONS)
 
 
+# A page of ``PaperQuerySet.published_without_award_at()`` of a conference page, as the
+# values of a list (modeltranslation's fallbacks left out: every column is named).
 OTHER_PAPERS = PreparedQuery(
     lambda conference, start, stop: (
-        _other_papers(conference)[start:stop].rewrite(False).values(*paper_fields())
+        Paper.objects.published()
+        .published_without_award_at(conference)[start:stop]
+        .rewrite(False)
+        .values(*paper_fields())
     ),
     keys=["start", "stop"],
 )
-OTHER_PAPERS_COUNT = PreparedQuery(
-    lambda conference: _other_papers(conference, order=False).rewrite(False).values("pk")
+
+# How many papers a conference has published (the papers' own status and the
+# conference's): the count an index answers on both databases.
+PUBLISHED_PAPERS_COUNT = PreparedQuery(
+    lambda conference: (
+        Paper.objects.published().filter(conference=conference).order_by().rewrite(False)
+    ).values("pk")
 )
 
 
@@ -346,19 +367,122 @@ class OtherPapers:
     """A published conference's papers without one of its awards, by title (see
     ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``:
     ``count()`` and each page (a slice, as :class:`PaperRow` objects) are one prepared
-    query each, as a queryset's count and page are."""
+    query each, as a queryset's count and page are.
 
-    def __init__(self, conference):
+    ``awards`` are the conference's published awards with their published entries, from
+    :meth:`PageLists.awards`: the count is the conference's published papers less the
+    papers of those entries published there, which the page has read already. Counted
+    with the papers' anti-join instead (``NOT IN``), PostgreSQL read every paper of the
+    site through an index to keep the conference's (1.4 ms at make bench's 500 papers a
+    conference, about ten times that for a conference of 5,000); this count comes from
+    the index ``paper_listing_order`` alone, on both databases.
+    """
+
+    def __init__(self, conference, awards):
         self.conference_id = conference.pk
+        self.awarded = {
+            entry.paper.pk
+            for award in awards
+            for _level, entries in award.listed_levels
+            for entry in entries
+            if entry.paper.conference_id == conference.pk
+        }
 
     def count(self):
-        return OTHER_PAPERS_COUNT.count(conference=self.conference_id)
+        return PUBLISHED_PAPERS_COUNT.count(conference=self.conference_id) - len(self.awarded)
 
     def __getitem__(self, page):
         if page.stop <= page.start:  # an empty page: Django asks nothing either
             return []
         rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)
         return [PaperRow(values) for values in rows]
+
+
+# A conference page's awards (``published_awards_at``): the columns its list of awards
+# reads, in the model's order (Model.from_db() defers the others by their place).
+_AWARD_SHOWN = {"id", "conference_id", "slug", *_columns("name"), "position"}
+AWARD_COLUMNS = tuple(
+    field.attname for field in Award._meta.concrete_fields if field.attname in _AWARD_SHOWN
+)
+PUBLISHED_AWARDS_AT = PreparedQuery(
+    lambda conference: (
+        Award.objects.filter(conference=conference, status=Status.PUBLISHED)
+        .order_by("position", "slug")
+        .rewrite(False)
+        .values_list(*AWARD_COLUMNS)
+    )
+)
+
+
+def published_awards_at(conference):
+    """``conference``'s published awards in their order on its page, as Award instances
+    with the columns a list of awards shows (the others deferred, as ``only()`` does:
+    reading one is a query), each given ``conference`` instead of joining it again. One
+    query, built once per process: building it took twice as long as running it."""
+    awards = []
+    for row in PUBLISHED_AWARDS_AT(conference=conference.pk):
+        award = Award.from_db(DEFAULT_DB_ALIAS, AWARD_COLUMNS, row)
+        award.conference = conference
+        awards.append(award)
+    return awards
+
+
+# The home page's conferences (``newest_conferences``): every column of each and of its venue.
+CONFERENCE_COLUMNS = tuple(field.attname for field in Conference._meta.concrete_fields)
+VENUE_COLUMNS = tuple(field.attname for field in Venue._meta.concrete_fields)
+NEWEST_CONFERENCES = PreparedQuery(
+    lambda stop: (
+        Conference.objects.published()
+        .with_awards()
+        .newest_first()[:stop]
+        .rewrite(False)
+        .values_list(*CONFERENCE_COLUMNS, *(f"venue__{name}" for name in VENUE_COLUMNS))
+    ),
+    keys=["stop"],
+)
+
+
+def newest_conferences(count):
+    """The ``count`` newest published conferences that give awards of their own
+    (``ConferenceQuerySet.with_awards()``, ``newest_first()``) as Conference instances
+    with their venue, as ``select_related("venue")`` gives them: one query, built once
+    per process (building it took longer than running it)."""
+    conferences = []
+    split = len(CONFERENCE_COLUMNS)
+    for row in NEWEST_CONFERENCES(stop=count):
+        conference = Conference.from_db(DEFAULT_DB_ALIAS, CONFERENCE_COLUMNS, row[:split])
+        conference.venue = Venue.from_db(DEFAULT_DB_ALIAS, VENUE_COLUMNS, row[split:])
+        conferences.append(conference)
+    return conferences
+
+
+# The home page's awards: each listed conference's published awards, in their order on
+# its page, with how many papers each went to (``AwardQuerySet.with_entry_count``).
+AWARD_FIELDS = ("conference_id", "slug", *_columns("name"), "entry_count")
+CONFERENCE_AWARDS = PreparedQuery(
+    lambda conferences: (
+        Award.objects.filter(conference__in=conferences, status=Status.PUBLISHED)
+        .with_entry_count()
+        .order_by("conference_id", "position", "slug")
+        .rewrite(False)
+        .values(*AWARD_FIELDS)
+    ),
+    lists=["conferences"],
+)
+AWARD_NAMES = names(AWARD_FIELDS, "")
+
+
+def conference_awards(conferences):
+    """Give each of ``conferences`` (Conference instances) ``listed_awards``: its
+    published awards in their order on its page, as :class:`Row` objects with ``slug``,
+    the name's columns and ``entry_count`` (the award's published papers). One query
+    for all of them (none without conferences); returns ``conferences``."""
+    by_pk = {conference.pk: conference for conference in conferences}
+    for conference in conferences:
+        conference.listed_awards = []
+    for values in CONFERENCE_AWARDS(conferences=by_pk):
+        by_pk[values["conference_id"]].listed_awards.append(Row(values, AWARD_NAMES))
+    return conferences
 
 
 def prepare(papers, *, badges=True, links=True):

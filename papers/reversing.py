@@ -67,6 +67,21 @@ def slug_url(name, key):
     return url
 
 
+def slugs_url(name, *keys):
+    """:func:`slug_url` for a route of several slugs: a function of as many slugs as
+    ``keys``, in their order, that gives ``reverse_slugs(name, **dict(zip(keys, slugs)))``
+    (such as an award's address from its conference's slug and its own)."""
+    parts = _parts(name, keys, get_language(), get_script_prefix(), get_urlconf())
+    fullmatch = SLUG.fullmatch
+
+    def url(*slugs):
+        if all(isinstance(slug, str) and fullmatch(slug) for slug in slugs):
+            return "".join(slugs[part] if i % 2 else part for i, part in enumerate(parts))
+        return reverse(name, kwargs=dict(zip(keys, slugs, strict=True)))
+
+    return url
+
+
 def _forget(**kwargs):
     """A changed setting (ROOT_URLCONF, LANGUAGES, ... in tests) may change every URL."""
     _parts.cache_clear()

@@ -97,8 +97,19 @@ def shown_entries(preview):
     return previewed_entries() if preview else None
 
 
+# Conferences the home page shows with their awards, the most recent first; the
+# conference index (ConferenceListView) lists every one. Five is about a season of the
+# field's main venues (ICLR, ICML, NeurIPS, CVPR, ACL, ...), so a visitor finds the
+# latest awards on the front page, while the page stays the same size however many
+# conferences the site holds (issue 13: no page grows without bound with the data).
+HOME_CONFERENCES = 5
+
+
 class HomeView(ListView):
-    """The conferences that give awards, newest first, each with its awards.
+    """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
+    each with its awards; ``more_conferences`` is true when there are others (the page
+    then links to the conference index, which lists them all). Two queries (one when
+    there is no conference).
 
     Editions without awards of their own (kept for the papers a later edition honoured)
     are left out here; their papers and their venue's page link to them.
@@ -108,7 +119,15 @@ class HomeView(ListView):
     context_object_name = "conferences"
 
     def get_queryset(self):
-        return Conference.objects.published().with_awards().for_listing().newest_first()
+        # One more than shown: whether there are others, without counting them all.
+        return listing.newest_conferences(HOME_CONFERENCES + 1)
+
+    def get_context_data(self, **kwargs):
+        conferences = self.object_list
+        shown = listing.conference_awards(conferences[:HOME_CONFERENCES])
+        return super().get_context_data(
+            object_list=shown, more_conferences=len(conferences) > HOME_CONFERENCES, **kwargs
+        )
 
 
 class VenueDetailView(DetailView):
@@ -143,13 +162,9 @@ class ConferenceDetailView(PreviewMixin, DetailView):
         # The conference's published awards (outside a preview the conference itself is
         # published: get_queryset() says so), each given the page's conference and venue
         # instead of joining them again for every award (a third of the query's time).
-        awards = list(
-            Award.objects.filter(conference=conference, status=Status.PUBLISHED).order_by(
-                "position", "slug"
-            )
-        )
-        for award in awards:
-            award.conference = conference
+        awards = listing.published_awards_at(conference)
+        lists = listing.PageLists()
+        context["awards"] = lists.awards(awards, shown_entries(self.preview))
         if self.preview:
             # published_without_award_at() sets aside the papers of the awards shown
             # above (the conference's published awards, whatever its own status).
@@ -157,10 +172,8 @@ class ConferenceDetailView(PreviewMixin, DetailView):
             page = paginate(self.request, papers.published_without_award_at(conference))
             rows = listing.paper_rows(page.object_list)
         else:
-            page = paginate(self.request, listing.OtherPapers(conference))
+            page = paginate(self.request, listing.OtherPapers(conference, context["awards"]))
             rows = page.object_list
-        lists = listing.PageLists()
-        context["awards"] = lists.awards(awards, shown_entries(self.preview))
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
         lists.fetch()

@@ -5,7 +5,7 @@ from django.test import override_settings
 from django.urls import NoReverseMatch, reverse, set_script_prefix
 from django.utils import translation
 
-from papers.reversing import reverse_slugs, slug_url
+from papers.reversing import reverse_slugs, slug_url, slugs_url
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
@@ -63,3 +63,16 @@ def test_slug_url_equals_reverse_and_refuses_what_reverse_refuses(language):
         assert author_url("mei_2") == reverse("papers:author-detail", kwargs={"slug": "mei_2"})
         with pytest.raises(NoReverseMatch):
             author_url("not a slug")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_slugs_url_equals_reverse_and_refuses_what_reverse_refuses(language):
+    with translation.override(language):
+        award_url = slugs_url("papers:award-detail", "conference_slug", "slug")
+
+        assert award_url("icml-2025", "outstanding_paper") == reverse(
+            "papers:award-detail",
+            kwargs={"conference_slug": "icml-2025", "slug": "outstanding_paper"},
+        )
+        with pytest.raises(NoReverseMatch):
+            award_url("icml-2025", "not a slug")

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.utils import translation
 
 from papers.models import PaperLink, Status
-from papers.views import LIST_PAGE_SIZE
+from papers.views import HOME_CONFERENCES, LIST_PAGE_SIZE
 
 from . import factories
 from .html import CJK, visible_text
@@ -85,11 +85,12 @@ def test_home_queries_do_not_grow_with_conferences(assert_queries):
     _award_with_papers(1)
     # Conferences; their awards with entry counts.
     assert_queries("/en/", 2)
-    for _ in range(6):
-        _award_with_papers(2)
+    for _ in range(HOME_CONFERENCES + 1):
+        _award_with_papers(2, conference=_award_with_papers(2).conference)
 
     response = assert_queries("/en/", 2)
-    assert len(response.context["conferences"]) == 7
+    assert len(response.context["conferences"]) == HOME_CONFERENCES
+    assert [len(c.listed_awards) for c in response.context["conferences"]] == [2, 2, 2, 2, 2]
 
 
 @pytest.mark.django_db
@@ -912,6 +913,29 @@ def test_author_page_shows_affiliations_over_time_and_coauthors(client, db):
     assert "Draft Friend" not in english
     assert "所属机构 2025 Google 2015–2018 普林斯顿大学" in chinese
     assert "合作者 Often Together 3 篇论文 Only Once" in chinese
+
+
+def test_home_shows_the_most_recent_conferences_and_links_to_the_index(client, db):
+    conferences = [
+        factories.award_entry(factories.award(), factories.paper()).award.conference
+        for _ in range(HOME_CONFERENCES + 1)
+    ]
+    oldest = min(conferences, key=lambda conference: conference.year)
+    index = '<p class="more-conferences"><a href="/en/conferences/">'
+
+    english = client.get("/en/").content.decode()
+    chinese = client.get("/zh-hans/").content.decode()
+    oldest.awards.all().delete()
+    without_it = client.get("/en/").content.decode()
+
+    shown = [c for c in conferences if c != oldest]
+    assert [c.name_en in english for c in shown] == [True] * HOME_CONFERENCES
+    assert oldest.get_absolute_url() not in english
+    assert f"{index}Every conference, the earlier ones included</a></p>" in english
+    assert "所有会议，包括更早的会议</a></p>" in chinese
+    # As many conferences as the page shows: no link, nothing left out.
+    assert [c.name_en in without_it for c in shown] == [True] * HOME_CONFERENCES
+    assert "more-conferences" not in without_it
 
 
 def test_home_lists_each_award_with_its_number_of_papers_in_both_languages(client, db):
