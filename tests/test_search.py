@@ -525,3 +525,21 @@ def test_snippet_folding_keeps_each_folded_character_with_its_origin(text):
     assert [text[index] for index in origin] == [
         char for char in text for _piece in search.fold(char)
     ]
+
+
+def test_searches_of_one_shape_share_one_prepared_query(client, db):
+    """The key query is built once per shape of search (how many words, which filters)
+    and run with each search's words, escaped as Django escapes them."""
+    from papers.views import SEARCH_KEYS
+
+    factories.paper(title_en="Odds of 100% recall")
+    factories.paper(title_en="Odds of 100 recall")
+    SEARCH_KEYS.compiled.clear()
+
+    assert _titles(client.get("/en/search/", {"q": "100%"})) == ["Odds of 100% recall"]
+    assert _titles(client.get("/en/search/", {"q": "odds"})) == [
+        "Odds of 100 recall",
+        "Odds of 100% recall",
+    ]
+    assert _titles(client.get("/en/search/", {"q": "odds 100%"})) == ["Odds of 100% recall"]
+    assert len(SEARCH_KEYS.compiled) == 2  # one word, two words
