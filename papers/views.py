@@ -376,12 +376,12 @@ class AuthorListView(ListView):
 class SearchMatches:
     """What a search asks for: folded ``words`` (at most ``SEARCH_MAX_WORDS``) and the
     filters ``conference`` (slug), ``year`` and ``award`` (series slug), each ``None``
-    when not asked; ``criteria`` ``None`` matches nothing (no search was made).
+    when not asked; ``criteria=False`` (``nothing()``) matches nothing (no search was made).
 
     ``queryset`` is the published papers matching, in the search page's order;
     ``rows(start, stop)`` the same matches' ``(key, number of matches)`` pairs from
     ``start`` to ``stop`` (see :class:`MatchKeys`), by a query built once per process
-    for each shape of search (papers/prepared.py ``SEARCH_KEYS``): building the
+    for each shape of search (``SEARCH_KEYS``, a papers/prepared.py PreparedQuery): building the
     queryset of a search (a union per word, the filters' subqueries) and compiling it
     took as long as SQLite took to answer (about 5 ms at the benchmark's 5,000 papers).
     """
