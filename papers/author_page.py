@@ -28,7 +28,8 @@ PUBLISHED_AUTHOR = PreparedQuery(
         .values(*AUTHOR.keys)
         .annotate(published_papers=Count("authorships"))
         .order_by()
-    )
+    ),
+    texts=["slug"],
 )
 INSTITUTIONS = PreparedQuery(
     lambda author: (

@@ -15,6 +15,7 @@ from modeltranslation.utils import build_localized_fieldname
 
 from .images import clean_image
 from .models import Authorship, Award, Conference, Institution
+from .prepared import PreparedQuery
 from .templatetags.awards import localized_value
 
 
@@ -220,6 +221,32 @@ class QueryInput(forms.SearchInput):
         return without_nul(super().format_value(value))
 
 
+def _name_columns():
+    return [build_localized_fieldname("name", code) for code, _name in settings.LANGUAGES]
+
+
+# The search form's choices, as plain rows of the columns they show (building every
+# conference and award as a model instance was most of the form's time, about 4 ms a
+# page), by queries built once per process (papers/prepared.py): building them took
+# longer than the database took to answer.
+CONFERENCE_CHOICES = PreparedQuery(
+    lambda: (
+        Conference.objects.published()
+        .newest_first()
+        .rewrite(False)
+        .values("slug", "year", *_name_columns())
+    )
+)
+AWARD_CHOICES = PreparedQuery(
+    lambda: (
+        Award.objects.published()
+        .order_by("-conference__year", "position")
+        .rewrite(False)
+        .values("slug", *_name_columns())
+    )
+)
+
+
 class SearchForm(forms.Form):
     """Search text and filters, read from the query string of the search page.
 
@@ -246,21 +273,14 @@ class SearchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         any_choice = [("", _("Any"))]
-        # Plain rows of the columns the choices show: building every conference and
-        # award as a model instance was most of the form's time (about 4 ms a page).
-        names = [build_localized_fieldname("name", code) for code, _name in settings.LANGUAGES]
-        conferences = Conference.objects.published().newest_first()
-        conferences = [
-            SimpleNamespace(**values) for values in conferences.values("slug", "year", *names)
-        ]
+        conferences = [SimpleNamespace(**values) for values in CONFERENCE_CHOICES()]
         self.fields["conference"].choices = any_choice + [
             (conference.slug, localized_value(conference, "name")[0]) for conference in conferences
         ]
         years = sorted({conference.year for conference in conferences}, reverse=True)
         self.fields["year"].choices = any_choice + [(year, year) for year in years]
         series = {}
-        awards = Award.objects.published().order_by("-conference__year", "position")
-        for values in awards.values("slug", *names):
+        for values in AWARD_CHOICES():
             award = SimpleNamespace(**values)
             series.setdefault(award.slug, localized_value(award, "name")[0])
         self.fields["award"].choices = any_choice + list(series.items())

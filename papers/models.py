@@ -424,8 +424,13 @@ class PaperQuerySet(NaturalKeyQuerySet):
         by white space; at most ``SEARCH_MAX_WORDS`` are used. An empty ``text``
         matches every paper.
         """
+        return self.search_words(search.words(text)[:SEARCH_MAX_WORDS])
+
+    def search_words(self, words):
+        """Papers matching every one of ``words``, already folded (``search.words()``):
+        ``search()`` after its reading of the text."""
         matches = self
-        for word in search.words(text)[:SEARCH_MAX_WORDS]:
+        for word in words:
             # One indexed column per table, joined by UNION so that each part can use
             # its own index (an OR across joins could use none) and a paper matching
             # twice is listed once. Authors and institutions are matched first, in a

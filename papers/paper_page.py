@@ -89,8 +89,8 @@ def _paper(published):
 
 
 # The paper of a public page (published, at a published conference) and of a preview.
-PUBLISHED_PAPER = PreparedQuery(_paper(published=True))
-ANY_PAPER = PreparedQuery(_paper(published=False))
+PUBLISHED_PAPER = PreparedQuery(_paper(published=True), texts=["slug"])
+ANY_PAPER = PreparedQuery(_paper(published=False), texts=["slug"])
 # A row per authorship and institution (one with null institution columns for an
 # authorship without any), in author order, then in the order the paper gives them.
 AUTHORSHIPS = PreparedQuery(

@@ -11,11 +11,11 @@ request in their places: the same SQL Django would write, the same rows.
 
 Only Django's own ``values()`` and ``values_list()`` querysets (not those of a model
 modeltranslation registers, whose rows it rewrites with its fallbacks) whose varying
-values are integers (such as ids), strings compared as they are (a slug: ``slug=``)
-or lists of integers (``pk__in``) can be prepared,
-and only when their SQL holds no literal ``%``; anything else raises ``ValueError``
-when first run, so a query that cannot be prepared is found by the first test that
-runs it. Prepared SQL is forgotten when a setting changes (tests).
+values are integers (such as ids), lists of integers (``pk__in``) or texts compared
+whole (``slug=``) or as a substring (``__contains``) can be prepared, and only when
+their SQL holds no literal ``%``; anything else raises ``ValueError`` when first run,
+so a query that cannot be prepared is found by the first test that runs it. Prepared
+SQL is forgotten when a setting changes (tests).
 """
 
 from django.core.signals import setting_changed
@@ -23,10 +23,12 @@ from django.db import connections
 from django.db.models.query import ValuesIterable, ValuesListIterable
 
 # Values that stand for the parameters while the query is built: integers no real
-# key reaches, distinct per parameter, found again among the compiled parameters; for
-# a string parameter, a string no slug can be (it has spaces), made of that integer.
+# key reaches, distinct per parameter, found again among the compiled parameters.
 _SENTINEL_BASE = 2_000_000_000
-_STRING_SENTINEL = "prepared parameter {}"
+
+# Stands for a text parameter while the query is built (with its number): characters
+# of Unicode's private use area, which no lookup escapes or changes.
+_TEXT_SENTINEL = "\ue000{}\ue000"
 
 # Variants of one query kept (see PreparedQuery's ``keys``): past it, start over.
 MAX_VARIANTS = 1000
@@ -38,20 +40,24 @@ class PreparedQuery:
     """A ``values()`` or ``values_list()`` query built once, run with new values.
 
     ``build(**parameters)`` returns the queryset; each parameter is an integer, a
-    string that the query compares as it is (an exact lookup; a lookup that changes
-    it, such as ``__contains``, raises ``ValueError``), or a list of integers for an
-    ``__in`` lookup. Calling the object with the parameters'
-    real values returns the rows as a list: dicts for ``values()``, tuples for
-    ``values_list()``, as the queryset itself would give them. An empty list for an
-    ``__in`` parameter returns ``[]`` without a query, as Django does.
+    list of integers for an ``__in`` lookup, or a text (see ``texts``). Calling the
+    object with the parameters' real values returns the rows as a list: dicts for
+    ``values()``, tuples for ``values_list()``, as the queryset itself would give them.
+    An empty list for an ``__in`` parameter returns ``[]`` without a query, as Django
+    does.
     """
 
-    def __init__(self, build, *, lists=(), keys=(), using="default"):
-        """``lists`` names the parameters that are lists of integers; ``keys`` those given
-        to ``build`` as they are, each value making its own SQL (such as the bounds of a
-        slice, which Django writes into the SQL): at most ``MAX_VARIANTS`` are kept."""
+    def __init__(self, build, *, lists=(), keys=(), texts=(), using="default"):
+        """``lists`` names the parameters that are lists of integers; ``texts`` those that
+        are texts, compared whole (``slug=``) or by a ``LIKE`` pattern around them
+        (``__contains``: escaped as Django escapes them); ``keys`` those given to ``build``
+        as they are, each value making its own SQL (such as the bounds of a slice, which
+        Django writes into the SQL): at most ``MAX_VARIANTS`` are kept. A parameter of
+        ``lists`` or ``texts`` that a run leaves out is not part of that run's query:
+        name what makes the SQL differ (such as how many there are) in a key."""
         self.build = build
         self.lists = frozenset(lists)
+        self.texts = frozenset(texts)
         self.keys = tuple(keys)
         self.using = using
         self.compiled = {}
@@ -66,7 +72,7 @@ class PreparedQuery:
         connection = connections[self.using]
         compiled = self._compiled(values, connection)
         with connection.cursor() as cursor:
-            cursor.execute(*_sql(compiled, values))
+            cursor.execute(*_sql(compiled, values, connection))
             rows = cursor.fetchall()
         _pieces, _slots, names, converters, as_tuples = compiled
         if converters:
@@ -84,7 +90,7 @@ class PreparedQuery:
             if not values[name]:
                 return 0
         connection = connections[self.using]
-        sql, params = _sql(self._compiled(values, connection), values)
+        sql, params = _sql(self._compiled(values, connection), values, connection)
         with connection.cursor() as cursor:
             # ``sql`` is Django's compiled SQL with placeholders; values go in ``params``.
             cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)  # nosec B608
@@ -106,9 +112,10 @@ class PreparedQuery:
             if name in self.keys:
                 arguments[name] = values[name]
                 continue
+            if name in self.texts:
+                arguments[name] = _TEXT_SENTINEL.format(number)
+                continue
             sentinel = _SENTINEL_BASE + number
-            if isinstance(values[name], str):
-                sentinel = _STRING_SENTINEL.format(sentinel)
             sentinels[sentinel] = name
             arguments[name] = [sentinel] if name in self.lists else sentinel
         queryset = self.build(**arguments)
@@ -122,14 +129,22 @@ class PreparedQuery:
         pieces = sql.split("%s")
         if "%%" in sql or len(pieces) != len(params) + 1:
             raise ValueError(f"This query cannot be prepared: {sql}")
+        texts = {arguments[name]: name for name in values if name in self.texts}
         slots = []
         for param in params:
-            name = sentinels.get(param) if isinstance(param, int | str) else None
-            if name is None:
-                slots.append(("fixed", param))
-            else:
+            name = sentinels.get(param) if isinstance(param, int) else None
+            if name is not None:
                 slots.append(("list" if name in self.lists else "value", name))
-        if {name for kind, name in slots if kind != "fixed"} != set(values) - set(self.keys):
+            elif isinstance(param, str) and param in texts:
+                slots.append(("value", texts[param]))
+            elif isinstance(param, str) and (like := _like_slot(param, texts)):
+                slots.append(("like", like))
+            elif isinstance(param, str) and any(sentinel in param for sentinel in texts):
+                raise ValueError(f"A text parameter of this query is changed in its SQL: {sql}")
+            else:
+                slots.append(("fixed", param))
+        found = {name if kind != "like" else name[1] for kind, name in slots if kind != "fixed"}
+        if found != set(values) - set(self.keys):
             raise ValueError(f"A parameter of this query was not found in its SQL: {sql}")
         query = queryset.query
         if query.selected:
@@ -141,7 +156,18 @@ class PreparedQuery:
         return pieces, slots, names, converters, iterable is ValuesListIterable
 
 
-def _sql(compiled, values):
+def _like_slot(param, texts):
+    """For a ``LIKE`` pattern ``param`` made of one text sentinel of ``texts`` (sentinel:
+    name) between wildcards only (``%word%``, ``word%``): ``(before, name, after)``;
+    otherwise ``None`` (that parameter cannot be prepared, and stays fixed)."""
+    for sentinel, name in texts.items():
+        before, found, after = param.partition(sentinel)
+        if found and not before.strip("%") and not after.strip("%"):
+            return before, name, after
+    return None
+
+
+def _sql(compiled, values, connection):
     """The SQL and parameters of a compiled query for these values."""
     pieces, slots, _names, _converters, _as_tuples = compiled
     sql, params = [pieces[0]], []
@@ -149,6 +175,10 @@ def _sql(compiled, values):
         if kind == "fixed":
             sql.append("%s")
             params.append(value)
+        elif kind == "like":
+            before, name, after = value
+            sql.append("%s")
+            params.append(before + connection.ops.prep_for_like_query(values[name]) + after)
         elif kind == "list":
             sql.append(", ".join(["%s"] * len(values[value])))
             params.extend(values[value])

@@ -48,3 +48,25 @@ def test_search_form_selects_render_as_before(db):
         field.widget = forms.Select(choices=field.choices)
 
         assert str(ours[name]) == str(djangos[name])
+
+
+def test_search_form_choices_are_read_anew_for_each_form(db, django_assert_num_queries):
+    """The choices' queries are built once per process (papers/forms.py
+    CONFERENCE_CHOICES, AWARD_CHOICES), their rows read for each form: a conference
+    or award published since the last form is offered, in the newest-first order."""
+    from papers.forms import SearchForm
+
+    old = factories.award(conference=factories.conference(year=2015, name_en="Old 2015"))
+    SearchForm()
+    new = factories.award(conference=factories.conference(year=2025, name_en="New 2025"))
+
+    with django_assert_num_queries(2):
+        form = SearchForm()
+
+    assert [value for value, _label in form.fields["conference"].choices] == [
+        "",
+        new.conference.slug,
+        old.conference.slug,
+    ]
+    assert [value for value, _label in form.fields["year"].choices] == ["", 2025, 2015]
+    assert [value for value, _label in form.fields["award"].choices] == ["", new.slug, old.slug]

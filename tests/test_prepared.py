@@ -78,7 +78,8 @@ def test_prepared_query_refuses_a_parameter_it_cannot_find(db):
 def test_prepared_query_takes_a_string_compared_as_it_is(db):
     papers = [factories.paper() for _ in range(3)]
     by_slug = PreparedQuery(
-        lambda slug: Paper.objects.filter(slug=slug).rewrite(False).values("pk", "slug")
+        lambda slug: Paper.objects.filter(slug=slug).rewrite(False).values("pk", "slug"),
+        texts=["slug"],
     )
 
     for paper in (papers[2], papers[0], papers[2]):
@@ -88,10 +89,41 @@ def test_prepared_query_takes_a_string_compared_as_it_is(db):
     assert by_slug(slug="x' OR '1'='1") == []
 
 
-def test_prepared_query_refuses_a_string_the_lookup_changes(db):
-    containing = PreparedQuery(
-        lambda slug: Paper.objects.filter(slug__contains=slug).rewrite(False).values("pk")
+def test_prepared_query_puts_texts_whole_and_in_like_patterns_escaped(db):
+    """Text parameters: compared whole (a slug) or inside a ``LIKE`` pattern, where
+    wildcards and the escape character of one run's text match only themselves."""
+    conference = factories.conference()
+    titles = ["100% sure", "100 sure", "a_b", "axb", "back\\slash", "Jiménez"]
+    for title in titles:
+        factories.paper(conference=conference, title_en=title)
+    factories.paper(title_en="100% sure elsewhere")
+    matching = PreparedQuery(
+        lambda conference, text: (
+            Paper.objects.filter(conference__slug=conference, title_en__contains=text)
+            .order_by("title_en")
+            .rewrite(False)
+            .values_list("title_en")
+        ),
+        texts=["conference", "text"],
     )
 
-    with pytest.raises(ValueError, match="not found"):  # Django writes "%slug%"
-        containing(slug="a")
+    for text in ["100%", "a_b", "_", "\\", "%", "é", "sure", "nothing"]:
+        expected = list(
+            Paper.objects.filter(conference__slug=conference.slug, title_en__contains=text)
+            .order_by("title_en")
+            .values_list("title_en")
+        )
+        assert matching(conference=conference.slug, text=text) == expected
+    assert matching(conference=conference.slug, text="100%") == [("100% sure",)]
+    assert matching(conference=conference.slug, text="_") == [("a_b",)]
+
+
+def test_prepared_query_refuses_a_text_its_lookup_changes(db):
+    # The text is part of a longer value: no run's text could be put in its place.
+    starting = PreparedQuery(
+        lambda text: Paper.objects.filter(slug__regex=text + "x$").rewrite(False).values("pk"),
+        texts=["text"],
+    )
+
+    with pytest.raises(ValueError, match="changed"):
+        starting(text="a")

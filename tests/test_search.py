@@ -394,6 +394,26 @@ def test_search_order_has_a_covering_index_on_postgresql(db):
     assert definitions[0].endswith("(id) INCLUDE (status, conference_id, title_en)")
 
 
+# SQLite: covering indexes (papers/migrations/0018_search_text_covering_indexes_on_sqlite.py)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="EXPLAIN QUERY PLAN is SQLite's")
+@pytest.mark.parametrize("model", [Paper, Author, Institution])
+def test_search_scans_an_index_of_the_search_text_on_sqlite(db, model):
+    """A search reads each table's search text from an index that holds it, not the
+    table's whole rows (a paper's abstracts and summaries too). A migration that
+    rebuilds one of these tables (SQLite's way to alter a column) drops an index that
+    the model does not declare; this test then fails."""
+    matches = model.objects.filter(search_text__contains="word").values("pk").order_by()
+    sql, params = matches.query.sql_with_params()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        plan = " / ".join(row[-1] for row in cursor.fetchall())
+
+    assert f"COVERING INDEX {model._meta.db_table}_search_text" in plan, plan
+
+
 @on_postgresql
 def test_postgresql_finds_trigrams_in_chinese(db):
     # In a database whose ctype is C (not C.UTF-8), Chinese gives no trigrams and the
@@ -505,3 +525,21 @@ def test_snippet_folding_keeps_each_folded_character_with_its_origin(text):
     assert [text[index] for index in origin] == [
         char for char in text for _piece in search.fold(char)
     ]
+
+
+def test_searches_of_one_shape_share_one_prepared_query(client, db):
+    """The key query is built once per shape of search (how many words, which filters)
+    and run with each search's words, escaped as Django escapes them."""
+    from papers.views import SEARCH_KEYS
+
+    factories.paper(title_en="Odds of 100% recall")
+    factories.paper(title_en="Odds of 100 recall")
+    SEARCH_KEYS.compiled.clear()
+
+    assert _titles(client.get("/en/search/", {"q": "100%"})) == ["Odds of 100% recall"]
+    assert _titles(client.get("/en/search/", {"q": "odds"})) == [
+        "Odds of 100 recall",
+        "Odds of 100% recall",
+    ]
+    assert _titles(client.get("/en/search/", {"q": "odds 100%"})) == ["Odds of 100% recall"]
+    assert len(SEARCH_KEYS.compiled) == 2  # one word, two words
