@@ -142,6 +142,36 @@ def paper_rows(papers, conference=False):
     return [PaperRow(values) for values in papers.values(*paper_fields(conference=conference))]
 
 
+# A page of search results: what a list shows of each paper, its conference's name and
+# the texts a result's snippet is cut from (papers/templatetags/awards.py search_snippet).
+SEARCH_RESULT_FIELDS = (
+    *paper_fields(conference=True),
+    *_columns("abstract"),
+    *_columns("summary"),
+)
+SEARCH_RESULT_TEXTS = [(key, key) for key in (*_columns("abstract"), *_columns("summary"))]
+SEARCH_RESULTS = PreparedQuery(
+    lambda papers: (
+        Paper.objects.filter(pk__in=papers).order_by().rewrite(False).values(*SEARCH_RESULT_FIELDS)
+    ),
+    lists=["papers"],
+)
+
+
+def search_result_rows(keys):
+    """The papers whose primary keys are ``keys`` (any order; unknown keys are left out)
+    as :class:`PaperRow` objects, each with its abstract's and summary's columns
+    (``abstract_en``...): a search page's results, for :func:`prepare`. One query (none
+    without keys), built once per process: as model instances through a queryset,
+    building the query and the instances took about as long as the database took."""
+    papers = []
+    for values in SEARCH_RESULTS(papers=keys):
+        paper = PaperRow(values)
+        paper.__dict__.update({attribute: values[key] for key, attribute in SEARCH_RESULT_TEXTS})
+        papers.append(paper)
+    return papers
+
+
 class Badge:
     """One award of a paper, as its badge shows it: the award (``award``: slug and
     name columns), the conference that gave it (``conference``), the level

@@ -555,22 +555,17 @@ class SearchView(ListView):
         (a second query that matches every word again); on PostgreSQL a common word
         then read the folded text of every paper twice. Here one query gives the
         page's keys in order and the number of matches (see ``MatchKeys``); the
-        page's papers come by key, with what the list shows (``for_listing()``) and
-        the abstract and summary its snippets are cut from.
+        page's papers come by key as rows of values, with what the list shows and
+        the abstract and summary its snippets are cut from
+        (``listing.search_result_rows``).
         """
         number = self.kwargs.get(self.page_kwarg) or self.request.GET.get(self.page_kwarg) or 1
         keys = MatchKeys(queryset, number, page_size)
         paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
         # A result shows a snippet of its abstract or summary (either language), which
         # lists of papers otherwise leave out: load them here, not once per result.
-        papers = (
-            Paper.objects.filter(pk__in=keys)
-            .for_listing()
-            .defer(None)
-            .defer("search_text")
-            .in_bulk()
-        )
-        page.object_list = listing.prepare([papers[pk] for pk in keys])
+        papers = {row.pk: row for row in listing.search_result_rows(keys)}
+        page.object_list = listing.prepare([papers[pk] for pk in keys if pk in papers])
         return paginator, page, page.object_list, is_paginated
 
     def get_context_data(self, **kwargs):
