@@ -1,7 +1,7 @@
 """Forms: the visitors' search form, and the teaser image field and author-order
 formset the editors' admin uses."""
 
-from types import SimpleNamespace
+from html import escape
 
 from adminsortable2.admin import CustomInlineFormSet
 from django import forms
@@ -9,14 +9,16 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
+from django.utils.choices import BaseChoiceIterator
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
 from .images import clean_image
 from .models import Authorship, Award, Conference, Institution
 from .prepared import PreparedQuery
-from .templatetags.awards import localized_value
 
 
 class TeaserImageField(forms.ImageField):
@@ -181,28 +183,44 @@ class ListSelect(forms.Select):
 
     Django renders every option through its own template include; the search form's
     award list has an option per award series (200 at the benchmark's size), which was
-    a quarter of the search page's time. Choices in groups go to Django's templates.
+    a quarter of the search page's time. Each option is one f-string here (Django's
+    ``optgroups()`` built a dict of a dozen keys per option, and ``format_html()`` for
+    each was most of what was left). Choices in groups go to Django's templates.
     """
 
     def render(self, name, value, attrs=None, renderer=None):
-        widget = self.get_context(name, value, attrs)["widget"]
-        if any(group_name for group_name, _choices, _index in widget["optgroups"]):
+        choices = list(self.choices)
+        if any(isinstance(label, (list, tuple)) for _value, label in choices):
             return super().render(name, value, attrs, renderer)
-        options = format_html_join(
-            "",
-            '\n  <option value="{}"{}>{}</option>\n',
-            (
-                (str(option["value"]), _attributes(option["attrs"]), option["label"])
-                for _group_name, choices, _index in widget["optgroups"]
-                for option in choices
-            ),
-        )
+        # As ChoiceWidget.optgroups(): the first option whose value is among the
+        # formatted values is selected (a Select selects one).
+        wanted = self.format_value(value)
+        options, selected = [], False
+        for option_value, label in choices:
+            option_value = "" if option_value is None else str(option_value)
+            chosen = not selected and option_value in wanted
+            selected = selected or chosen
+            options.append(
+                f'\n  <option value="{escape(option_value)}"'
+                f"{' selected' if chosen else ''}>{_escaped(label)}</option>\n"
+            )
+        attrs = self.build_attrs(self.attrs, attrs)
         return format_html(
             '<select name="{}"{}>{}\n</select>',
-            widget["name"],
-            _attributes(widget["attrs"]),
-            options,
+            name,
+            _attributes(attrs),
+            mark_safe("".join(options)),  # noqa: S308 - every value escaped above
         )
+
+
+def _escaped(text):
+    """``text`` escaped as ``conditional_escape()`` (which format_html() uses) escapes
+    it: the standard library's ``html.escape`` (Django's escape() calls it), HTML that
+    is marked safe left as it is; lazy translations are made text first."""
+    if hasattr(text, "__html__"):
+        return text.__html__()
+    return escape(str(text))
+
 
 def without_nul(text):
     """``text`` with each NUL character replaced by U+FFFD, the replacement character.
@@ -247,6 +265,32 @@ AWARD_CHOICES = PreparedQuery(
 )
 
 
+def _localized_name(values):
+    """The name of a row of ``CONFERENCE_CHOICES`` or ``AWARD_CHOICES`` as
+    ``localized_value()`` gives it: in the active language, else in the default one,
+    else ""."""
+    language = get_language() or settings.LANGUAGE_CODE
+    return (
+        values[build_localized_fieldname("name", language)]
+        or values[build_localized_fieldname("name", settings.MODELTRANSLATION_DEFAULT_LANGUAGE)]
+        or ""
+    )
+
+
+class ListedChoices(BaseChoiceIterator):
+    """A list of ``(value, label)`` choices without groups, given to a field or widget
+    as it is: Django's ``normalize_choices()``, which a ChoiceField and its widget each
+    run on a list they are given, passes a ``BaseChoiceIterator`` through. Run on the
+    search form's lists (an award series per option, 200 at the benchmark's size) it
+    took a few milliseconds a page, for lists that are already in its form."""
+
+    def __init__(self, choices):
+        self.choices = choices
+
+    def __iter__(self):
+        return iter(self.choices)
+
+
 class SearchForm(forms.Form):
     """Search text and filters, read from the query string of the search page.
 
@@ -273,17 +317,18 @@ class SearchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         any_choice = [("", _("Any"))]
-        conferences = [SimpleNamespace(**values) for values in CONFERENCE_CHOICES()]
-        self.fields["conference"].choices = any_choice + [
-            (conference.slug, localized_value(conference, "name")[0]) for conference in conferences
-        ]
-        years = sorted({conference.year for conference in conferences}, reverse=True)
-        self.fields["year"].choices = any_choice + [(year, year) for year in years]
+        name = _localized_name
+        conferences = CONFERENCE_CHOICES()
+        self.fields["conference"].choices = ListedChoices(
+            any_choice + [(values["slug"], name(values)) for values in conferences]
+        )
+        years = sorted({values["year"] for values in conferences}, reverse=True)
+        self.fields["year"].choices = ListedChoices(any_choice + [(year, year) for year in years])
         series = {}
         for values in AWARD_CHOICES():
-            award = SimpleNamespace(**values)
-            series.setdefault(award.slug, localized_value(award, "name")[0])
-        self.fields["award"].choices = any_choice + list(series.items())
+            if values["slug"] not in series:
+                series[values["slug"]] = name(values)
+        self.fields["award"].choices = ListedChoices(any_choice + list(series.items()))
 
     def shown_query(self):
         """The query as the page repeats it (its title): NULs shown as U+FFFD."""
