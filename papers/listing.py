@@ -60,7 +60,7 @@ from .models import (
     published_q,
 )
 from .prepared import PreparedQuery
-from .reversing import reverse_slugs, slug_url
+from .reversing import reverse_slugs, slug_url, slugs_url
 from .templatetags.awards import (
     level_tier,
     list_thumbnail_html,
@@ -593,6 +593,7 @@ class Renderer:
         self.closing = escape(pgettext("closing parenthesis", ")"))
         self.author_url = slug_url("papers:author-detail", "slug")
         self.paper_url = slug_url("papers:paper-detail", "slug")
+        self.award_url = None  # slugs_url() of an award's page, when first needed
         self.link_labels = {}
         self.badges = {}
         self.conference_names = {}
@@ -779,6 +780,27 @@ class Renderer:
                 f"{award_icon(tier)}{self.translated(level, field, AwardLevel)}"
                 f"</h{level_heading}>\n"
                 f"  {items}\n</section>\n"
+            )
+        return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
+
+    def award_sections(self, awards):
+        """The conference page's awards (each with its entries, see :meth:`levels`), one
+        ``<section class="award">`` each: the award's name, linked to its page, as an
+        ``<h2>`` (``id="award-<slug>"``), then its levels (``<h3>``) and papers (``<h4>``).
+        The markup ``{% for award in awards %}`` made in templates/papers/
+        conference_detail.html, without a template lookup per award."""
+        if self.award_url is None:
+            self.award_url = slugs_url("papers:award-detail", "conference_slug", "slug")
+        award_url = self.award_url
+        parts = []
+        for award in awards:
+            slug = escape(award.slug)
+            url = escape(award_url(award.conference.slug, award.slug))
+            parts.append(
+                f'\n<section class="award" aria-labelledby="award-{slug}">\n'
+                f'  <h2 id="award-{slug}"><a href="{url}">'
+                f"{self.translated(award, 'name', Award)}</a></h2>\n"
+                f"  {self.levels(award)}\n</section>\n"
             )
         return mark_safe("".join(parts))  # noqa: S308 - every value escaped above
 
