@@ -62,9 +62,11 @@ from .models import (
 from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url, slugs_url
 from .templatetags.awards import (
+    is_name,
     level_tier,
     list_thumbnail_html,
     localized_value,
+    note_untranslated,
     search_snippet,
     translated_html,
 )
@@ -598,6 +600,7 @@ class Renderer:
         self.badges = {}
         self.conference_names = {}
         self.columns = {}  # a translated field's column in the active language
+        self.names = {}  # (model, field): whether the field is a name (is_name)
 
     @classmethod
     def of(cls, context):
@@ -617,9 +620,23 @@ class Renderer:
         text = getattr(obj, column)
         if text:
             return math_inline(text) if math and has_math(text) else escape(text)
-        return translated_html(
-            obj, field, math=math, model=model, context=self.context, language=self.language
-        )
+        text, language = localized_value(obj, field, self.language)
+        if language is None:
+            return translated_html(
+                obj, field, math=math, model=model, context=self.context, language=self.language
+            )
+        # A fallback (on a Chinese page of untranslated papers, most titles and leads):
+        # translated_html()'s markup, with whether the field is a name asked once.
+        text = math_inline(text) if math and has_math(text) else escape(text)
+        kind = obj if model is None else model
+        key = (kind if isinstance(kind, type) else type(kind), field)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = is_name(kind, field)
+        if name:
+            return f'<span lang="{escape(language)}">{text}</span>'
+        note_untranslated(self.context)
+        return f'<span lang="{escape(language)}" class="untranslated">{text}</span>'
 
     def authors(self, authors):
         """``<p class="authors">`` with each author linked, or "" without authors."""
