@@ -158,6 +158,14 @@ class ConferenceDetailView(PreviewMixin, DetailView):
         conferences = Conference.objects.select_related("venue")
         return conferences if self.preview else conferences.published()
 
+    def get_object(self, queryset=None):
+        """The conference of the URL's slug with its venue; outside a preview, a
+        published one, from a prepared query (``listing.conference_for_page``). Http404
+        when unknown."""
+        if self.preview or queryset is not None:
+            return super().get_object(queryset)
+        return listing.conference_for_page(self.kwargs[self.slug_url_kwarg])
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         conference = self.object

@@ -962,3 +962,45 @@ def test_home_lists_each_award_with_its_number_of_papers_in_both_languages(clien
     # A name without a Chinese version is shown in English, marked as untranslated.
     assert '<span lang="en" class="untranslated">Double Award</span>' in chinese
     assert "Double Award 2 篇论文" in visible_text(chinese)
+
+
+def test_conference_page_heads_each_award_section_with_its_linked_name(client, db):
+    first = factories.award(slug="best-paper", name_en="Best Paper", name_zh_hans="最佳论文")
+    second = factories.award(
+        conference=first.conference,
+        slug="test-of-time",
+        name_en="Test of Time",
+        name_zh_hans="",
+        position=1,
+    )
+    for award in (first, second):
+        factories.award_entry(award, factories.paper(conference=first.conference))
+    url, award_url = first.conference.get_absolute_url(), first.get_absolute_url()
+
+    html = client.get(url).content.decode()
+    chinese = client.get(f"/zh-hans{url[3:]}").content.decode()
+
+    assert html.index('<section class="award" aria-labelledby="award-best-paper">') < html.index(
+        '<section class="award" aria-labelledby="award-test-of-time">'
+    )
+    assert f'<h2 id="award-best-paper"><a href="{award_url}">Best Paper</a></h2>' in html
+    assert f'<a href="/zh-hans{award_url[3:]}">最佳论文</a></h2>' in chinese
+    # An award's name without a translation is shown in English, marked as untranslated.
+    assert '<h2 id="award-test-of-time"><a href="/zh-hans' in chinese
+    assert '<span lang="en" class="untranslated">Test of Time</span></a></h2>' in chinese
+    assert 'class="untranslated-notice"' in chinese
+    assert "No awards of this conference are listed here yet." not in html
+
+
+def test_conference_page_without_awards_says_so(client, db):
+    conference = factories.conference()
+    factories.paper(conference=conference, title_en="A paper without award")
+
+    text = visible_text(client.get(conference.get_absolute_url()).content.decode())
+
+    assert "No awards of this conference are listed here yet." in text
+    assert "A paper without award" in text
+    assert (
+        'class="award" aria-labelledby="award-'
+        not in client.get(conference.get_absolute_url()).content.decode()
+    )

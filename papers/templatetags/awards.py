@@ -92,7 +92,9 @@ class UntranslatedTracker:
         self.marker = f"<!--untranslated-notice-{secrets.token_hex(8)}-->"
 
 
-def _note_untranslated(context):
+def note_untranslated(context):
+    """Turn on the page's notice about untranslated text (see marking_untranslated), if
+    ``context`` (a template context, or None) is inside ``{% marking_untranslated %}``."""
     tracker = context.get("untranslated_tracker") if context is not None else None
     if tracker is not None:
         tracker.found = True
@@ -126,7 +128,7 @@ def translated_html(obj, field, *, math=False, model=None, context=None, languag
         return conditional_escape(text)
     if is_name(obj if model is None else model, field):
         return format_html('<span lang="{}">{}</span>', language, text)
-    _note_untranslated(context)
+    note_untranslated(context)
     return format_html('<span lang="{}" class="untranslated">{}</span>', language, text)
 
 
@@ -147,7 +149,7 @@ def translated_block(context, obj, field, math=False):
         paragraphs = linebreaks_filter(text, autoescape=True)
     if language == (get_language() or settings.LANGUAGE_CODE):
         return paragraphs
-    _note_untranslated(context)
+    note_untranslated(context)
     return format_html('<div lang="{}" class="untranslated">{}</div>', language, paragraphs)
 
 
@@ -423,7 +425,7 @@ def search_snippet(context, paper, query, matches_only=False):
     html = format_html("{}{}{}", "… " if cut_before else "", html, " …" if cut_after else "")
     if language == (get_language() or settings.LANGUAGE_CODE):
         return format_html('<p class="snippet">{}</p>', html)
-    _note_untranslated(context)
+    note_untranslated(context)
     return format_html('<p class="snippet untranslated" lang="{}">{}</p>', language, html)
 
 

@@ -2,7 +2,8 @@
 
 ``{% paper_items papers heading=3 show_awards=True %}`` lists papers that
 ``listing.prepare()`` gave what a list shows; ``{% award_levels award %}`` an award's
-papers level by level (``listing.with_entries()``); ``{% award_badge entry %}`` and
+papers level by level (``listing.with_entries()``), ``{% award_sections awards %}`` a
+conference page's awards, each in its section; ``{% award_badge entry %}`` and
 ``{% paper_links links %}`` the paper page's badges and links, in the same markup.
 """
 
@@ -48,6 +49,14 @@ def award_levels(context, award, level_heading=3, paper_heading=4):
     return Renderer.of(context).levels(
         award, level_heading=level_heading, paper_heading=paper_heading
     )
+
+
+@register.simple_tag(takes_context=True)
+def award_sections(context, awards):
+    """The conference page's ``awards``, a ``<section class="award">`` each: the award's
+    linked name as an ``<h2>``, then its papers level by level (as ``award_levels``
+    with ``level_heading=3 paper_heading=4``). No query."""
+    return Renderer.of(context).award_sections(awards)
 
 
 @register.simple_tag(takes_context=True)
