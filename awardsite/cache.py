@@ -34,6 +34,7 @@ import time
 import redis
 from django.core.cache.backends import redis as django_redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError as RedisResponseError
 
 
 class RedisCacheClient(django_redis.RedisCacheClient):
@@ -79,17 +80,24 @@ class RedisCache(django_redis.RedisCache):
     def tracked(self, key):
         """A new :class:`TrackedKey` for ``key`` (a key as given to ``get``), on its own
         connection to the first server (where writes go), with this cache's options and
-        serializer. Raises redis-py's ``ConnectionError`` when Redis cannot be reached
-        (redis-py connects a single connection client as it makes it)."""
+        serializer, its value read once; or None when Redis answers that set-up with an
+        error: a server older than Redis 6 (no RESP3 ``HELLO``), or an ACL user not
+        allowed ``CLIENT TRACKING`` or the key. Raises redis-py's ``ConnectionError``
+        (or ``TimeoutError``) when Redis cannot be reached."""
         client = self._cache
         pool = client._pool_class.from_url(
             self._servers[0], **{**client._pool_options, "protocol": 3}
         )
-        return TrackedKey(
+        tracked = TrackedKey(
             redis.Redis(connection_pool=pool, single_connection_client=True),
             self.make_key(key),
             client._serializer.loads,
         )
+        try:
+            tracked.get()
+        except RedisResponseError:
+            return None
+        return tracked
 
 
 class TrackedKey:

@@ -195,7 +195,7 @@ class NearPages:
     # Counted per page besides its body: the tuple, headers and key (about 1 KB).
     OVERHEAD = 1024
 
-    def __init__(self, cache, config, size):
+    def __init__(self, tracked, config, size):
         self.config = config
         self.size = size
         self.pid = os.getpid()
@@ -203,7 +203,7 @@ class NearPages:
         self.generation = None
         self.pages = collections.OrderedDict()
         self.lock = threading.Lock()
-        self.tracked = cache.tracked(GENERATION_KEY)
+        self.tracked = tracked
 
     def serves(self, config, size):
         """True when made for the cache settings ``config``, ``size`` and this process."""
@@ -252,25 +252,48 @@ class NearPages:
 
 _near = None
 _near_lock = threading.Lock()
+# The cache settings whose Redis refused to track a key (see near_pages).
+_refused = None
 
 
 def near_pages(cache):
     """This process's :class:`NearPages` for the shared ``cache`` (the cache object of
-    the calling thread), or None when it is off (``settings.PAGE_CACHE_NEAR_SIZE`` 0) or
-    the backend cannot track a key. Made again when the cache's settings or the size
-    change (tests) and in a forked child."""
-    global _near
+    the calling thread), or None when it is off (``settings.PAGE_CACHE_NEAR_SIZE`` 0),
+    the backend cannot track a key, or Redis refused to (``RedisCache.tracked``
+    returned None: an old server, or an ACL without ``CLIENT TRACKING``; logged once
+    per process, and every hit then reads Redis, as with the size 0). Made again when
+    the cache's settings or the size change (tests), in a forked child and after
+    :func:`drop_near_pages`. Raises the cache's errors when Redis cannot be reached."""
+    global _near, _refused
     size = settings.PAGE_CACHE_NEAR_SIZE
     if not size or not hasattr(cache, "tracked"):
         return None
     config = caches.settings[settings.PAGE_CACHE_ALIAS]
     near = _near
     if near is None or not near.serves(config, size):
+        if _refused is config:
+            return None
         with _near_lock:
             near = _near
             if near is None or not near.serves(config, size):
-                near = _near = NearPages(cache, config, size)
+                tracked = cache.tracked(GENERATION_KEY)
+                if tracked is None:
+                    _refused = config
+                    logger.warning(
+                        "Redis refused CLIENT TRACKING: cached pages are read from Redis "
+                        "on every request (DJANGO_PAGE_CACHE_NEAR_MB has no effect)"
+                    )
+                    return None
+                near = _near = NearPages(tracked, config, size)
     return near
+
+
+def drop_near_pages():
+    """Forget this process's :class:`NearPages` (its pages and its tracked key's
+    connection): the next request makes them again, checking that Redis still tracks."""
+    global _near
+    with _near_lock:
+        _near = None
 
 
 def cached_page(key):
@@ -288,7 +311,14 @@ def cached_page(key):
     shared = is_shared_cache()
     near = near_pages(cache) if shared else None
     if near is not None:
-        generation = near.current_generation()
+        try:
+            generation = near.current_generation()
+        except Exception:
+            # Redis restarted with tracking refused, an ACL changed, Redis down: this
+            # request reads Redis as without NearPages (whose errors propagate), the
+            # next one makes NearPages again (near_pages checks tracking anew).
+            drop_near_pages()
+            near, generation = None, None
         if generation is not None:
             stored = near.get(key)
             if stored is None:

@@ -685,6 +685,86 @@ def test_with_redis_down_pages_are_served_uncached(visitor, caplog):
 
 
 @pytest.mark.django_db
+def test_on_redis_that_refuses_tracking_pages_are_cached_without_memory(redis_url, visitor, caplog):
+    """An ACL user not allowed CLIENT TRACKING (as an old Redis or a managed service may
+    refuse it): pages are still served from Redis, with no query, and the refusal is
+    logged once per process, not as an error on every request (found by a fresh tester:
+    every request was rendered afresh and logged a traceback)."""
+    paper = factories.paper(title_en="Cached anyway")
+    user, password = "awardsite-no-tracking", "no-tracking-password"
+    admin = redis.Redis.from_url(redis_url)
+    admin.acl_setuser(
+        user,
+        enabled=True,
+        passwords=[f"+{password}"],
+        keys=["*"],
+        channels=["*"],
+        commands=["+@all", "-client"],
+    )
+    location = redis_url.replace("redis://", f"redis://{user}:{password}@", 1)
+    refusing = {
+        "BACKEND": "awardsite.cache.RedisCache",
+        "LOCATION": location,
+        "KEY_PREFIX": "awardsite-tests-refused",
+    }
+    try:
+        with override_settings(CACHES={"default": refusing}):
+            caches["default"].clear()
+            cached_twice(visitor, paper.get_absolute_url())
+            again, queries = fetch(visitor, paper.get_absolute_url())
+            caches["default"].clear()
+    finally:
+        admin.acl_deluser(user)
+        admin.close()
+
+    assert (again.status_code, queries) == (200, 0)
+    assert "Cached anyway" in text(again)
+    messages = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert messages == [
+        (
+            "WARNING",
+            "Redis refused CLIENT TRACKING: cached pages are read from Redis on every "
+            "request (DJANGO_PAGE_CACHE_NEAR_MB has no effect)",
+        )
+    ]
+
+
+@pytest.mark.django_db
+def test_on_redis_tracking_refused_later_falls_back_to_reading_redis(redis_url, visitor, caplog):
+    """Tracking allowed at first, then refused when the connection is made again (an
+    ACL changed, a new server): that request and the next are still answered from
+    Redis, and the refusal is logged once."""
+    paper = factories.paper(title_en="Cached anyway")
+    user, password = "awardsite-later", "later-password"
+    admin = redis.Redis.from_url(redis_url)
+    admin.acl_setuser(
+        user,
+        enabled=True,
+        passwords=[f"+{password}"],
+        keys=["*"],
+        channels=["*"],
+        commands=["+@all"],
+    )
+    location = redis_url.replace("redis://", f"redis://{user}:{password}@", 1)
+    cache = {"BACKEND": "awardsite.cache.RedisCache", "LOCATION": location}
+    try:
+        with override_settings(CACHES={"default": cache}):
+            caches["default"].clear()
+            cached_twice(visitor, paper.get_absolute_url())
+            held = caching.near_pages(caches["default"]).tracked._client.client_id()
+            admin.acl_setuser(user, enabled=True, commands=["-client"])
+            admin.client_kill_filter(_id=held)
+            answers = [fetch(visitor, paper.get_absolute_url()) for _attempt in range(2)]
+            caches["default"].clear()
+    finally:
+        admin.acl_deluser(user)
+        admin.close()
+
+    assert [(page.status_code, queries) for page, queries in answers] == [(200, 0), (200, 0)]
+    assert [record.levelname for record in caplog.records] == ["WARNING"]
+
+
+@pytest.mark.django_db
 def test_on_redis_the_pages_in_memory_are_bounded(on_redis, visitor, settings):
     """At most PAGE_CACHE_NEAR_SIZE bytes of bodies (and about 1 KB each) per process,
     the least recently used dropped first; a page over a quarter of it is not kept."""
