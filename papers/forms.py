@@ -232,6 +232,26 @@ def without_nul(text):
     return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
 
 
+class ChoiceShownField(forms.ChoiceField):
+    """A ChoiceField whose "not one of the available choices" error repeats the refused
+    value as ``without_nul`` shows it: the page prints the error, and a NUL in HTML is a
+    parse error (the Nu checker's, and HTML's "unexpected-null-character")."""
+
+    def validate(self, value):
+        """Django's validation; an ``invalid_choice`` error's value made printable."""
+        try:
+            super().validate(value)
+        except ValidationError as error:
+            if error.code != "invalid_choice":
+                raise
+            params = {**(error.params or {}), "value": without_nul(str(value))}
+            raise ValidationError(error.message, code=error.code, params=params) from None
+
+
+class TypedChoiceShownField(ChoiceShownField, forms.TypedChoiceField):
+    """A TypedChoiceField whose error shows the refused value as ChoiceShownField does."""
+
+
 class QueryInput(forms.SearchInput):
     """The search box, showing a query with NUL characters as ``without_nul`` does."""
 
@@ -308,11 +328,11 @@ class SearchForm(forms.Form):
         widget=QueryInput,
         help_text=_("Words from a title, abstract or summary, an author or an institution."),
     )
-    conference = forms.ChoiceField(label=_("Conference"), required=False, widget=ListSelect)
-    year = forms.TypedChoiceField(
+    conference = ChoiceShownField(label=_("Conference"), required=False, widget=ListSelect)
+    year = TypedChoiceShownField(
         label=_("Year"), required=False, coerce=int, empty_value=None, widget=ListSelect
     )
-    award = forms.ChoiceField(label=_("Award"), required=False, widget=ListSelect)
+    award = ChoiceShownField(label=_("Award"), required=False, widget=ListSelect)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -449,6 +449,21 @@ def test_nul_in_the_query_is_never_written_into_the_page(client, db, language):
     assert "a\ufffdb" in html[html.index("<title>") : html.index("</title>")]
 
 
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize("name", ["conference", "year", "award"])
+def test_nul_in_a_filter_is_never_written_into_the_page(client, db, language, name):
+    """A filter's refused value is repeated in its error with U+FFFD for the NUL (found
+    by a fresh tester: ``conference=icml%00`` wrote the NUL into the page)."""
+    factories.paper()
+
+    response = client.get(f"/{language}/search/", {"q": "paper", name: "icml\x00"})
+
+    html = response.content.decode()
+    assert response.context["form"].errors[name]
+    assert "\x00" not in html
+    assert "icml\ufffd" in html
+
+
 # Results with a snippet, the conference, and suggestions (issue 10) ----------------
 
 
