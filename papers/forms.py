@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
 from .images import clean_image
+from .listing import translation_columns
 from .models import Authorship, Award, Conference, Institution
 from .prepared import PreparedQuery
 
@@ -259,10 +260,6 @@ class QueryInput(forms.SearchInput):
         return without_nul(super().format_value(value))
 
 
-def _name_columns():
-    return [build_localized_fieldname("name", code) for code, _name in settings.LANGUAGES]
-
-
 # The search form's choices, as plain rows of the columns they show (building every
 # conference and award as a model instance was most of the form's time, about 4 ms a
 # page), by queries built once per process (papers/prepared.py): building them took
@@ -272,7 +269,7 @@ CONFERENCE_CHOICES = PreparedQuery(
         Conference.objects.published()
         .newest_first()
         .rewrite(False)
-        .values("slug", "year", *_name_columns())
+        .values("slug", "year", *translation_columns("name"))
     )
 )
 AWARD_CHOICES = PreparedQuery(
@@ -280,7 +277,7 @@ AWARD_CHOICES = PreparedQuery(
         Award.objects.published()
         .order_by("-conference__year", "position")
         .rewrite(False)
-        .values("slug", *_name_columns())
+        .values("slug", *translation_columns("name"))
     )
 )
 

@@ -72,7 +72,7 @@ from .templatetags.awards import (
 )
 
 
-def _columns(field, prefix=""):
+def translation_columns(field, prefix=""):
     """The columns of a translated ``field`` in every language of settings.LANGUAGES."""
     return [prefix + build_localized_fieldname(field, code) for code, _name in settings.LANGUAGES]
 
@@ -101,13 +101,13 @@ def paper_fields(prefix="", conference=False):
     fields = [
         prefix + "id",
         prefix + "slug",
-        *_columns("title", prefix),
-        *_columns("lead", prefix),
+        *translation_columns("title", prefix),
+        *translation_columns("lead", prefix),
         prefix + "image",
         prefix + "conference_id",
     ]
     if conference:
-        fields += _columns("name", prefix + "conference__")
+        fields += translation_columns("name", prefix + "conference__")
     return fields
 
 
@@ -149,10 +149,12 @@ def paper_rows(papers, conference=False):
 # the texts a result's snippet is cut from (papers/templatetags/awards.py search_snippet).
 SEARCH_RESULT_FIELDS = (
     *paper_fields(conference=True),
-    *_columns("abstract"),
-    *_columns("summary"),
+    *translation_columns("abstract"),
+    *translation_columns("summary"),
 )
-SEARCH_RESULT_TEXTS = [(key, key) for key in (*_columns("abstract"), *_columns("summary"))]
+SEARCH_RESULT_TEXTS = [
+    (key, key) for key in (*translation_columns("abstract"), *translation_columns("summary"))
+]
 SEARCH_RESULTS = PreparedQuery(
     lambda papers: (
         Paper.objects.filter(pk__in=papers).order_by().rewrite(False).values(*SEARCH_RESULT_FIELDS)
@@ -196,11 +198,11 @@ BADGE_FIELDS = (
     "award_id",
     "level_id",
     "award__slug",
-    *_columns("name", "award__"),
+    *translation_columns("name", "award__"),
     "award__conference__slug",
-    *_columns("name", "award__conference__"),
+    *translation_columns("name", "award__conference__"),
     "level__slug",
-    *_columns("name", "level__"),
+    *translation_columns("name", "level__"),
 )
 BADGE_NAMES = {
     "award": names(BADGE_FIELDS, "award__"),
@@ -212,8 +214,8 @@ ENTRY_FIELDS = (
     "award_id",
     "level_id",
     "level__slug",
-    *_columns("name", "level__"),
-    *_columns("name_plural", "level__"),
+    *translation_columns("name", "level__"),
+    *translation_columns("name_plural", "level__"),
     *paper_fields("paper__", conference=True),
 )
 ENTRY_LEVEL_NAMES = names(ENTRY_FIELDS, "level__")
@@ -433,7 +435,7 @@ class OtherPapers:
 
 # A conference page's awards (``published_awards_at``): the columns its list of awards
 # reads, in the model's order (Model.from_db() defers the others by their place).
-_AWARD_SHOWN = {"id", "conference_id", "slug", *_columns("name"), "position"}
+_AWARD_SHOWN = {"id", "conference_id", "slug", *translation_columns("name"), "position"}
 AWARD_COLUMNS = tuple(
     field.attname for field in Award._meta.concrete_fields if field.attname in _AWARD_SHOWN
 )
@@ -520,7 +522,7 @@ def newest_conferences(count):
 
 # The home page's awards: each listed conference's published awards, in their order on
 # its page, with how many papers each went to (``AwardQuerySet.with_entry_count``).
-AWARD_FIELDS = ("conference_id", "slug", *_columns("name"), "entry_count")
+AWARD_FIELDS = ("conference_id", "slug", *translation_columns("name"), "entry_count")
 CONFERENCE_AWARDS = PreparedQuery(
     lambda conferences: (
         Award.objects.filter(conference__in=conferences, status=Status.PUBLISHED)
@@ -566,7 +568,7 @@ AUTHOR_AFFILIATIONS = PreparedQuery(
     lambda authorships: (
         Affiliation.objects.filter(authorship__in=authorships)
         .order_by("authorship", "position", "pk")
-        .values("authorship_id", *_columns("name", "institution__"))
+        .values("authorship_id", *translation_columns("name", "institution__"))
     ),
     lists=["authorships"],
 )
@@ -594,7 +596,7 @@ class AuthorPapers:
         by_authorship = {values["id"]: paper for values, paper in zip(rows, papers, strict=True)}
         for paper in papers:
             paper.listed_affiliations = []
-        institution = names(_columns("name", "institution__"), "institution__")
+        institution = names(translation_columns("name", "institution__"), "institution__")
         for values in AUTHOR_AFFILIATIONS(authorships=by_authorship):
             by_authorship[values["authorship_id"]].listed_affiliations.append(
                 Row(values, institution)
