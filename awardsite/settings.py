@@ -405,6 +405,24 @@ LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
 # change retires every cached page at once: the content generation stored with them
 # lives in the database, and also in Redis when it is set (papers/caching.py).
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+# How long a worker waits for Redis to connect or answer (seconds) before it gives up and
+# serves the page without the cache (papers/caching.py logs the error). redis-py waits
+# for ever by default: a Redis that hangs (a stopped process, a lost network path with no
+# reset, a long fork for a snapshot) held every request until gunicorn killed the
+# worker (30 s). A page is rendered in tens of milliseconds, so waiting longer than half
+# a second for a copy of it only makes visitors wait.
+REDIS_TIMEOUT = os.environ.get("DJANGO_REDIS_TIMEOUT", "0.5").strip()
+try:
+    REDIS_TIMEOUT = float(REDIS_TIMEOUT)
+except ValueError:
+    REDIS_TIMEOUT = 0.0
+if not 0 < REDIS_TIMEOUT <= 60:
+    raise ImproperlyConfigured(
+        "DJANGO_REDIS_TIMEOUT must be a number of seconds above 0 and at most 60 (e.g. 0.5), "
+        f"not {os.environ.get('DJANGO_REDIS_TIMEOUT')!r}."
+    )
+# redis-py's connection pool options (Django's RedisCache passes OPTIONS on to it).
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout": REDIS_TIMEOUT}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -412,6 +430,7 @@ if REDIS_URL:
             "BACKEND": "awardsite.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "awardsite",
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:

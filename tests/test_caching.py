@@ -4,8 +4,10 @@ through the admin and through import_conference, on local memory and on Redis.""
 import gzip
 import io
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 
@@ -481,6 +483,7 @@ def on_redis(settings, redis_url):
             "BACKEND": "awardsite.cache.RedisCache",
             "LOCATION": redis_url,
             "KEY_PREFIX": "awardsite-tests",
+            "OPTIONS": settings.REDIS_CACHE_OPTIONS,  # as awardsite/settings.py sets them
         }
     }
     caches["default"].clear()
@@ -682,6 +685,72 @@ def test_with_redis_down_pages_are_served_uncached(visitor, caplog):
     assert {record.getMessage() for record in caplog.records} == {
         "could not read a page from the cache"
     }
+
+
+@pytest.mark.django_db
+def test_with_redis_hung_a_page_waits_about_the_timeout_not_redis_pys_default(
+    settings, visitor, caplog
+):
+    """A Redis that accepts connections and never answers (a stopped process, a lost
+    network path): the page waits DJANGO_REDIS_TIMEOUT (0.5 s) per attempt, then is
+    rendered and served, and the error is logged. With redis-py's own defaults (5 s per
+    attempt, retried) the page took about 11 s; the alarm stops it at 4 s."""
+    paper = factories.paper(title_en="Served after the wait")
+    hung = socket.create_server(("127.0.0.1", 0))  # the kernel completes connections; no reply
+    hung_cache = {
+        "BACKEND": "awardsite.cache.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{hung.getsockname()[1]}/0",
+        "OPTIONS": settings.REDIS_CACHE_OPTIONS,
+    }
+
+    class StillWaiting(BaseException):  # not an Exception: the page cache catches those
+        pass
+
+    def give_up(_signum, _frame):
+        raise StillWaiting("the page still waits for Redis after 4 s")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(4)
+    try:
+        with hung, override_settings(CACHES={"default": hung_cache}):
+            page = visitor.get(paper.get_absolute_url())
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+    assert page.status_code == 200
+    assert "Served after the wait" in text(page)
+    assert "could not read a page from the cache" in {r.getMessage() for r in caplog.records}
+
+
+def test_redis_timeout_is_read_from_the_environment():
+    """DJANGO_REDIS_TIMEOUT (seconds) sets redis-py's connect and read timeouts of the
+    cache; anything but a number above 0 and at most 60 stops the start."""
+    code = "import awardsite.settings as s; print(s.CACHES['default']['OPTIONS'])"
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_INSECURE_DEV": "true",
+        "REDIS_URL": "redis://cache.internal:6379/0",
+    }
+
+    def start(**extra):
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            env={**environment, **extra},
+            capture_output=True,
+            text=True,
+        )
+
+    default, chosen, refused = (
+        start(),
+        start(DJANGO_REDIS_TIMEOUT="2.5"),
+        start(DJANGO_REDIS_TIMEOUT="0"),
+    )
+
+    assert default.stdout.strip() == "{'socket_connect_timeout': 0.5, 'socket_timeout': 0.5}"
+    assert chosen.stdout.strip() == "{'socket_connect_timeout': 2.5, 'socket_timeout': 2.5}"
+    assert refused.returncode != 0
+    assert "DJANGO_REDIS_TIMEOUT must be a number of seconds" in refused.stderr
 
 
 @pytest.mark.django_db
