@@ -73,6 +73,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 # bandit: the security linter, configured in pyproject.toml ([tool.bandit]).
 test: messages browser tools redis
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/bandit -c pyproject.toml -r papers awardsite scripts benchmarks --quiet
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run

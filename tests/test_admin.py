@@ -697,6 +697,7 @@ def test_nul_in_a_changelist_filter_is_a_400(editor_client, name, query):
     assert response.status_code == 400
     assert "<h1>Bad request</h1>" in response.content.decode()
 
+
 # Issue 10: the admin's name, the award filter, sorting by the shown title, language ----
 
 

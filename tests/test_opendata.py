@@ -26,8 +26,7 @@ def unzip(response):
     assert response["Content-Type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
         return {
-            name.split("/", 1)[1]: archive.read(name).decode("utf-8")
-            for name in archive.namelist()
+            name.split("/", 1)[1]: archive.read(name).decode("utf-8") for name in archive.namelist()
         }
 
 
