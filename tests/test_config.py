@@ -259,3 +259,20 @@ def test_page_cache_near_size_refuses_anything_but_whole_megabytes(raw):
 
     assert result.returncode != 0
     assert "DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes" in result.stderr
+
+
+# --- The WSGI entry point (awardsite/wsgi.py) ---
+
+
+def test_wsgi_application_leaves_the_loaded_site_out_of_full_collections(tmp_path):
+    code = (
+        "import gc, awardsite.wsgi; "
+        "print(gc.get_freeze_count(), len(gc.get_objects()), callable(awardsite.wsgi.application))"
+    )
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SECRET_KEY": "x", "DJANGO_STATIC_ROOT": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    frozen, tracked, loaded = result.stdout.split()
+    assert loaded == "True"
+    # Most of what loading Django made is frozen: a full collection no longer walks it.
+    assert int(frozen) > 2 * int(tracked)
