@@ -276,3 +276,17 @@ def test_wsgi_application_leaves_the_loaded_site_out_of_full_collections(tmp_pat
     assert loaded == "True"
     # Most of what loading Django made is frozen: a full collection no longer walks it.
     assert int(frozen) > 2 * int(tracked)
+
+
+def test_database_connections_are_kept_for_an_hour_unless_set():
+    default = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x"}, "s.DATABASES['default']['CONN_MAX_AGE']"
+    )
+    closed = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_CONN_MAX_AGE": "0"},
+        "s.DATABASES['default']['CONN_MAX_AGE']",
+    )
+
+    # A new PostgreSQL connection prepares and plans its queries again (settings.py).
+    assert default.stdout.strip() == "3600"
+    assert closed.stdout.strip() == "0"
