@@ -129,10 +129,21 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "awardsite.wsgi.application"
 
+# Connections are kept open for an hour (DJANGO_CONN_MAX_AGE, seconds; 0 closes each at
+# the end of its request). A new PostgreSQL connection has none of the old one's
+# prepared statements and plans (see "server_side_binding" below): psycopg prepares a
+# statement at its 5th run and PostgreSQL plans each of the next 5 again, so for about
+# ten requests of each kind a worker's pages take twice as long (benchmarks' data,
+# author page: 58 ms, then 21-24 ms, then 10-12 ms from the 12th request). With the
+# former 60 seconds every worker went through that each minute; in make bench's
+# timeline (benchmarks/pages.py) the cold server's connections turned 60 s old during
+# the one-connection run of the paper page, so paper, author and search were measured
+# on new connections and their p95 on PostgreSQL was twice their p50. A connection
+# that fails is still closed at the end of its request, whatever its age.
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
+        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "3600")),
     )
 }
 # SQLite (the default database): write transactions queue instead of failing. Django

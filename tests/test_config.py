@@ -259,3 +259,34 @@ def test_page_cache_near_size_refuses_anything_but_whole_megabytes(raw):
 
     assert result.returncode != 0
     assert "DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes" in result.stderr
+
+
+# --- The WSGI entry point (awardsite/wsgi.py) ---
+
+
+def test_wsgi_application_leaves_the_loaded_site_out_of_full_collections(tmp_path):
+    code = (
+        "import gc, awardsite.wsgi; "
+        "print(gc.get_freeze_count(), len(gc.get_objects()), callable(awardsite.wsgi.application))"
+    )
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SECRET_KEY": "x", "DJANGO_STATIC_ROOT": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    frozen, tracked, loaded = result.stdout.split()
+    assert loaded == "True"
+    # Most of what loading Django made is frozen: a full collection no longer walks it.
+    assert int(frozen) > 2 * int(tracked)
+
+
+def test_database_connections_are_kept_for_an_hour_unless_set():
+    default = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x"}, "s.DATABASES['default']['CONN_MAX_AGE']"
+    )
+    closed = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_CONN_MAX_AGE": "0"},
+        "s.DATABASES['default']['CONN_MAX_AGE']",
+    )
+
+    # A new PostgreSQL connection prepares and plans its queries again (settings.py).
+    assert default.stdout.strip() == "3600"
+    assert closed.stdout.strip() == "0"
