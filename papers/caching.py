@@ -354,8 +354,8 @@ def is_public_view(resolver_match):
     )
 
 
-def is_anonymous_request(request):
-    """A ``GET`` or ``HEAD`` with no session or messages cookie and no preview.
+def is_anonymous_visitor(request):
+    """A ``GET`` or ``HEAD`` with no session or messages cookie.
 
     Decided from the cookies alone, without loading a session: anyone logged in carries
     the session cookie, so staff are never served from (or stored into) the cache.
@@ -365,8 +365,15 @@ def is_anonymous_request(request):
         request.method in {"GET", "HEAD"}
         and settings.SESSION_COOKIE_NAME not in cookies
         and CookieStorage.cookie_name not in cookies
+    )
+
+
+def is_anonymous_request(request):
+    """:func:`is_anonymous_visitor`, and no preview (``?preview``): a page is stored
+    only for such a request."""
+    return is_anonymous_visitor(request) and not (
         # Without a query string there is no parameter to parse for.
-        and not (request.META.get("QUERY_STRING") and PreviewMixin.preview_parameter in request.GET)
+        request.META.get("QUERY_STRING") and PreviewMixin.preview_parameter in request.GET
     )
 
 
@@ -466,9 +473,13 @@ class PublicPageCacheMiddleware:
 
     def __call__(self, request):
         key = None
+        # Looked up without parsing the query string for ``?preview``: a page is stored
+        # only for a request that passed is_anonymous_request, under a key made of its
+        # whole query string (page_key), so a page found there is never a preview, and a
+        # preview request finds none. Parsing it took a seventh of a hit's time.
         if (
             settings.PAGE_CACHE_ENABLED
-            and is_anonymous_request(request)
+            and is_anonymous_visitor(request)
             and not request.path_info.startswith(never_cached_prefixes())
         ):
             key = page_key(request)

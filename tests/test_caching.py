@@ -274,6 +274,33 @@ def test_preview_is_never_cached(visitor, editor_client):
 
 
 @pytest.mark.django_db
+def test_a_hit_does_not_parse_the_query_string(visitor):
+    factories.paper(title_en="Preview of a gradient method")
+    url = "/en/search/?q=preview"  # a search for the word, not a preview
+    first = visitor.get(url)
+
+    hit = cached_twice(visitor, url)
+
+    # WSGIRequest.GET is a cached property: parsed only if something read it.
+    assert ("GET" in vars(first.wsgi_request), "GET" in vars(hit.wsgi_request)) == (True, False)
+    assert hit.content == first.content
+
+
+@pytest.mark.django_db
+def test_an_anonymous_preview_is_never_stored_and_finds_no_page(visitor):
+    paper = factories.paper(title_en="Old title")
+    url = f"{paper.get_absolute_url()}?preview=1"
+    visitor.get(url)
+    _stale_behind_the_cache(paper)
+
+    again, queries = fetch(visitor, url)
+
+    assert "Old title" not in again.content.decode()
+    assert queries > 1
+    assert "public" not in again.get("Cache-Control", "")
+
+
+@pytest.mark.django_db
 def test_post_is_never_served_from_the_cache(visitor):
     cached_twice(visitor, "/en/")
 
