@@ -464,10 +464,18 @@ def _search_keys(shape, year, start, stop, **values):
     )
 
 
+# Planned for its words on every run (generic_plan=False): on PostgreSQL a generic
+# plan guesses a handful of matches for any ``LIKE`` pattern, and for a common word
+# (1,063 of the benchmark's 5,000 papers match "prediction") joined them to the
+# conferences in a nested loop that read each match ten times: 60 to 90 ms, where the
+# plan made for the word takes about 15 ms plus 1.6 ms of planning (EXPLAIN ANALYZE,
+# make bench's data). Without it psycopg prepares the query after 5 runs on a
+# connection and PostgreSQL switches to the generic plan 5 runs later.
 SEARCH_KEYS = PreparedQuery(
     _search_keys,
     keys=["shape", "year", "start", "stop"],
     texts=[*(f"word{number}" for number in range(SEARCH_MAX_WORDS)), "conference", "award"],
+    generic_plan=False,
 )
 
 

@@ -434,6 +434,25 @@ def test_postgresql_finds_trigrams_in_chinese(db):
     assert count == 5
 
 
+@on_postgresql
+def test_search_is_planned_for_its_words_on_postgresql(client, db):
+    """The key query of a search (SEARCH_KEYS, generic_plan=False) is never a prepared
+    statement, so PostgreSQL never runs it with a generic plan (made without the words,
+    several times slower for a common word); the page's other queries still are, and
+    the connection's prepare_threshold is as it was."""
+    factories.paper(title_en="Conformal Prediction", authors=[factories.author()])
+    for _ in range(12):  # prepared after 5 runs; a generic plan comes 5 runs later
+        assert _titles(client.get("/en/search/", {"q": "prediction"})) == ["Conformal Prediction"]
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        statements = [row[0] for row in cursor.fetchall()]
+
+    assert [statement for statement in statements if "match_count" in statement] == []
+    assert any('"papers_authorship"."paper_id"' in statement for statement in statements)
+    assert connection.connection.prepare_threshold == 5
+
+
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_nul_in_the_query_is_never_written_into_the_page(client, db, language):
     """A NUL is refused (a form error) and the box shows the query again, with U+FFFD
