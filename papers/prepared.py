@@ -67,7 +67,9 @@ class PreparedQuery:
 
         ``generic_plan=False``: on PostgreSQL, psycopg never prepares this query's
         statement, so the server plans it for the values of each run instead of
-        switching to a generic plan (see the module's docstring); elsewhere no change."""
+        switching to a generic plan (see the module's docstring); elsewhere no change.
+        It may also be a function of the ``keys`` (as keyword arguments) returning
+        whether that variant of the query may run with a generic plan."""
         self.build = build
         self.generic_plan = generic_plan
         self.lists = frozenset(lists)
@@ -85,7 +87,7 @@ class PreparedQuery:
                 return []
         connection = connections[self.using]
         compiled = self._compiled(values, connection)
-        with connection.cursor() as cursor, self._planning(connection):
+        with connection.cursor() as cursor, self._planning(connection, values):
             cursor.execute(*_sql(compiled, values, connection))
             rows = cursor.fetchall()
         _pieces, _slots, names, converters, as_tuples = compiled
@@ -105,18 +107,22 @@ class PreparedQuery:
                 return 0
         connection = connections[self.using]
         sql, params = _sql(self._compiled(values, connection), values, connection)
-        with connection.cursor() as cursor, self._planning(connection):
+        with connection.cursor() as cursor, self._planning(connection, values):
             # ``sql`` is Django's compiled SQL with placeholders; values go in ``params``.
             cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)  # nosec B608
             return cursor.fetchone()[0]
 
-    def _planning(self, connection):
-        """A context in which this query runs: for ``generic_plan=False`` on a psycopg 3
-        connection that prepares statements, one that prepares none (psycopg reads its
-        ``prepare_threshold`` at each execution; ``None`` turns preparing off)."""
+    def _planning(self, connection, values):
+        """A context in which this query runs with ``values``: where ``generic_plan``
+        says no, on a psycopg 3 connection that prepares statements, one that prepares
+        none (psycopg reads its ``prepare_threshold`` at each execution; ``None`` turns
+        preparing off)."""
         database = connection.connection
         threshold = getattr(database, "prepare_threshold", None)
-        if self.generic_plan or threshold is None:
+        generic = self.generic_plan
+        if callable(generic):
+            generic = generic(**{name: values[name] for name in self.keys})
+        if generic or threshold is None:
             return contextlib.nullcontext()
         return _prepare_threshold(database, None, threshold)
 
