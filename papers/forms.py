@@ -282,16 +282,15 @@ AWARD_CHOICES = PreparedQuery(
 )
 
 
-def _localized_name(values):
-    """The name of a row of ``CONFERENCE_CHOICES`` or ``AWARD_CHOICES`` as
-    ``localized_value()`` gives it: in the active language, else in the default one,
-    else ""."""
+def _localized_name():
+    """A function giving the name of a row of ``CONFERENCE_CHOICES`` or ``AWARD_CHOICES``
+    as ``localized_value()`` gives it: in the active language, else in the default one,
+    else "". The columns are found once, for all the rows of a form (asking for the
+    active language for each of the benchmark's 210 rows took about a millisecond)."""
     language = get_language() or settings.LANGUAGE_CODE
-    return (
-        values[build_localized_fieldname("name", language)]
-        or values[build_localized_fieldname("name", settings.MODELTRANSLATION_DEFAULT_LANGUAGE)]
-        or ""
-    )
+    active = build_localized_fieldname("name", language)
+    default = build_localized_fieldname("name", settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
+    return lambda values: values[active] or values[default] or ""
 
 
 class ListedChoices(BaseChoiceIterator):
@@ -334,7 +333,7 @@ class SearchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         any_choice = [("", _("Any"))]
-        name = _localized_name
+        name = _localized_name()
         conferences = CONFERENCE_CHOICES()
         self.fields["conference"].choices = ListedChoices(
             any_choice + [(values["slug"], name(values)) for values in conferences]

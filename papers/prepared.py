@@ -16,7 +16,16 @@ whole (``slug=``) or as a substring (``__contains``) can be prepared, and only w
 their SQL holds no literal ``%``; anything else raises ``ValueError`` when first run,
 so a query that cannot be prepared is found by the first test that runs it. Prepared
 SQL is forgotten when a setting changes (tests).
+
+A query built here is not (PostgreSQL's) prepared statement by itself: with server-side
+binding psycopg prepares a statement a connection has run ``prepare_threshold`` times
+(awardsite/settings.py), and after five runs PostgreSQL may then run it with a
+*generic* plan, one made without the values. ``generic_plan=False`` keeps a query from
+being prepared, so it is planned for its values on every run: for a query whose best
+plan depends on them (see ``SEARCH_KEYS`` in papers/views.py).
 """
+
+import contextlib
 
 from django.core.signals import setting_changed
 from django.db import connections
@@ -47,15 +56,22 @@ class PreparedQuery:
     does.
     """
 
-    def __init__(self, build, *, lists=(), keys=(), texts=(), using="default"):
+    def __init__(self, build, *, lists=(), keys=(), texts=(), using="default", generic_plan=True):
         """``lists`` names the parameters that are lists of integers; ``texts`` those that
         are texts, compared whole (``slug=``) or by a ``LIKE`` pattern around them
         (``__contains``: escaped as Django escapes them); ``keys`` those given to ``build``
         as they are, each value making its own SQL (such as the bounds of a slice, which
         Django writes into the SQL): at most ``MAX_VARIANTS`` are kept. A parameter of
         ``lists`` or ``texts`` that a run leaves out is not part of that run's query:
-        name what makes the SQL differ (such as how many there are) in a key."""
+        name what makes the SQL differ (such as how many there are) in a key.
+
+        ``generic_plan=False``: on PostgreSQL, psycopg never prepares this query's
+        statement, so the server plans it for the values of each run instead of
+        switching to a generic plan (see the module's docstring); elsewhere no change.
+        It may also be a function of the ``keys`` (as keyword arguments) returning
+        whether that variant of the query may run with a generic plan."""
         self.build = build
+        self.generic_plan = generic_plan
         self.lists = frozenset(lists)
         self.texts = frozenset(texts)
         self.keys = tuple(keys)
@@ -71,7 +87,7 @@ class PreparedQuery:
                 return []
         connection = connections[self.using]
         compiled = self._compiled(values, connection)
-        with connection.cursor() as cursor:
+        with connection.cursor() as cursor, self._planning(connection, values):
             cursor.execute(*_sql(compiled, values, connection))
             rows = cursor.fetchall()
         _pieces, _slots, names, converters, as_tuples = compiled
@@ -91,10 +107,24 @@ class PreparedQuery:
                 return 0
         connection = connections[self.using]
         sql, params = _sql(self._compiled(values, connection), values, connection)
-        with connection.cursor() as cursor:
+        with connection.cursor() as cursor, self._planning(connection, values):
             # ``sql`` is Django's compiled SQL with placeholders; values go in ``params``.
             cursor.execute(f"SELECT COUNT(*) FROM ({sql}) counted", params)  # nosec B608
             return cursor.fetchone()[0]
+
+    def _planning(self, connection, values):
+        """A context in which this query runs with ``values``: where ``generic_plan``
+        says no, on a psycopg 3 connection that prepares statements, one that prepares
+        none (psycopg reads its ``prepare_threshold`` at each execution; ``None`` turns
+        preparing off)."""
+        database = connection.connection
+        threshold = getattr(database, "prepare_threshold", None)
+        generic = self.generic_plan
+        if callable(generic):
+            generic = generic(**{name: values[name] for name in self.keys})
+        if generic or threshold is None:
+            return contextlib.nullcontext()
+        return _prepare_threshold(database, None, threshold)
 
     def _compiled(self, values, connection):
         key = (self.using, connection.vendor, *(values[name] for name in self.keys))
@@ -154,6 +184,17 @@ class PreparedQuery:
         fields = [column[0] for column in compiler.select[0 : compiler.col_count]]
         converters = compiler.get_converters(fields)
         return pieces, slots, names, converters, iterable is ValuesListIterable
+
+
+@contextlib.contextmanager
+def _prepare_threshold(database, threshold, restored):
+    """psycopg connection ``database`` with ``prepare_threshold`` set to ``threshold``
+    for the block, then ``restored``."""
+    database.prepare_threshold = threshold
+    try:
+        yield
+    finally:
+        database.prepare_threshold = restored
 
 
 def _like_slot(param, texts):

@@ -70,3 +70,28 @@ def test_search_form_choices_are_read_anew_for_each_form(db, django_assert_num_q
     ]
     assert [value for value, _label in form.fields["year"].choices] == ["", 2025, 2015]
     assert [value for value, _label in form.fields["award"].choices] == ["", new.slug, old.slug]
+
+
+@pytest.mark.parametrize(
+    ("language", "labels"),
+    [("en", ["Any", "Translated", "English only"]), ("zh-hans", ["不限", "已译", "English only"])],
+)
+def test_search_form_choice_names_are_in_the_active_language_else_english(db, language, labels):
+    """A conference's or award's option shows its name in the page's language, and its
+    English name where it has none in that language (as localized_value() does)."""
+    from django.utils import translation
+
+    from papers.forms import SearchForm
+
+    translated = factories.conference(year=2025, name_en="Translated", name_zh_hans="已译")
+    english = factories.conference(year=2015, name_en="English only", name_zh_hans="")
+    factories.award(conference=translated, name_en="Translated", name_zh_hans="已译")
+    factories.award(conference=english, name_en="English only", name_zh_hans="")
+
+    with translation.override(language):
+        form = SearchForm()
+        conferences = [str(label) for _value, label in form.fields["conference"].choices]
+        awards = [str(label) for _value, label in form.fields["award"].choices]
+
+    assert conferences == labels
+    assert awards == labels

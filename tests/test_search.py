@@ -434,6 +434,43 @@ def test_postgresql_finds_trigrams_in_chinese(db):
     assert count == 5
 
 
+def _prepared_search_statements():
+    """The statements of search's key query that PostgreSQL holds prepared."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall() if "match_count" in row[0]]
+
+
+@on_postgresql
+def test_one_word_search_is_planned_for_its_word_on_postgresql(client, db):
+    """The key query of a search for one word (SEARCH_KEYS' generic_plan) is never a
+    prepared statement, so PostgreSQL never runs it with a generic plan (made without
+    the word, several times slower for a common word); the page's other queries still
+    are, and the connection's prepare_threshold is as it was."""
+    factories.paper(title_en="Conformal Prediction", authors=[factories.author()])
+    for _ in range(12):  # prepared after 5 runs; a generic plan comes 5 runs later
+        assert _titles(client.get("/en/search/", {"q": "prediction"})) == ["Conformal Prediction"]
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        statements = [row[0] for row in cursor.fetchall()]
+
+    assert _prepared_search_statements() == []
+    assert any('"papers_authorship"."paper_id"' in statement for statement in statements)
+    assert connection.connection.prepare_threshold == 5
+
+
+@on_postgresql
+def test_two_word_search_stays_prepared_on_postgresql(client, db):
+    """With two words the generic plan was as quick as one made for the words, which
+    costs more planning: that query is prepared as any other."""
+    factories.paper(title_en="Conformal Prediction Learning")
+    for _ in range(6):
+        client.get("/en/search/", {"q": "prediction learning"})
+
+    assert len(_prepared_search_statements()) == 1
+
+
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_nul_in_the_query_is_never_written_into_the_page(client, db, language):
     """A NUL is refused (a form error) and the box shows the query again, with U+FFFD
