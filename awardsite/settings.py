@@ -138,12 +138,24 @@ WSGI_APPLICATION = "awardsite.wsgi.application"
 # former 60 seconds every worker went through that each minute; in make bench's
 # timeline (benchmarks/pages.py) the cold server's connections turned 60 s old during
 # the one-connection run of the paper page, so paper, author and search were measured
-# on new connections and their p95 on PostgreSQL was twice their p50. A connection
-# that fails is still closed at the end of its request, whatever its age.
+# on new connections and their p95 on PostgreSQL was twice their p50.
+# A kept connection is checked (Django's CONN_HEALTH_CHECKS: one "SELECT 1" before the
+# first query of a request that reuses it) and opened again if the server dropped it:
+# without the check, the first request of each worker after a PostgreSQL restart or
+# failover was a 500 (found by a tester). A request that hit a database error closes its
+# connection (awardsite/database.py), e.g. one whose prepared statements a migration
+# made wrong.
+_conn_max_age = os.environ.get("DJANGO_CONN_MAX_AGE", "").strip() or "3600"
+if not re.fullmatch(r"[0-9]+", _conn_max_age):
+    raise ImproperlyConfigured(
+        f"DJANGO_CONN_MAX_AGE must be a whole number of seconds (0: a new connection for "
+        f"each request), not {_conn_max_age!r}."
+    )
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "3600")),
+        conn_max_age=int(_conn_max_age),
+        conn_health_checks=True,
     )
 }
 # SQLite (the default database): write transactions queue instead of failing. Django
@@ -422,15 +434,15 @@ REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 # reset, a long fork for a snapshot) held every request until gunicorn killed the
 # worker (30 s). A page is rendered in tens of milliseconds, so waiting longer than half
 # a second for a copy of it only makes visitors wait.
-REDIS_TIMEOUT = os.environ.get("DJANGO_REDIS_TIMEOUT", "0.5").strip()
+_redis_timeout = os.environ.get("DJANGO_REDIS_TIMEOUT", "").strip() or "0.5"
 try:
-    REDIS_TIMEOUT = float(REDIS_TIMEOUT)
+    REDIS_TIMEOUT = float(_redis_timeout)
 except ValueError:
     REDIS_TIMEOUT = 0.0
-if not 0 < REDIS_TIMEOUT <= 60:
+if not 0.01 <= REDIS_TIMEOUT <= 60:
     raise ImproperlyConfigured(
-        "DJANGO_REDIS_TIMEOUT must be a number of seconds above 0 and at most 60 (e.g. 0.5), "
-        f"not {os.environ.get('DJANGO_REDIS_TIMEOUT')!r}."
+        "DJANGO_REDIS_TIMEOUT must be a number of seconds from 0.01 to 60 (e.g. 0.5), "
+        f"not {_redis_timeout!r}."
     )
 # redis-py's connection pool options (Django's RedisCache passes OPTIONS on to it).
 REDIS_CACHE_OPTIONS = {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout": REDIS_TIMEOUT}

@@ -14,7 +14,10 @@ class PapersConfig(AppConfig):
     verbose_name = _("Awards and papers")
 
     def ready(self):
+        from django.core.signals import got_request_exception
         from easy_thumbnails.signals import saved_file
+
+        from awardsite.database import close_connections_that_failed
 
         from .caching import bump_content_generation
         from .cards import cards_after_change
@@ -23,6 +26,10 @@ class PapersConfig(AppConfig):
         from .models import Award, AwardEntry, ContentGeneration, Paper
         from .roles import sync_editors_group
 
+        # A request that failed on a database error leaves no broken connection behind.
+        got_request_exception.connect(
+            close_connections_that_failed, dispatch_uid="awardsite-close-failed-connections"
+        )
         # After auth's own post_migrate handler has created this app's permissions.
         post_migrate.connect(sync_editors_group, sender=self, dispatch_uid="papers-editors")
         # Any change to what the public pages show retires every cached page

@@ -6,11 +6,13 @@ import threading
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.db import OperationalError, connection
+from django.db import OperationalError, close_old_connections, connection
 from django.db.utils import ConnectionHandler
+from django.test import Client
 
 from awardsite.settings import SQLITE_OPTIONS, env_bool, env_list
 from papers.models import Paper
+from tests import factories
 
 
 @pytest.mark.parametrize(
@@ -290,3 +292,68 @@ def test_database_connections_are_kept_for_an_hour_unless_set():
     # A new PostgreSQL connection prepares and plans its queries again (settings.py).
     assert default.stdout.strip() == "3600"
     assert closed.stdout.strip() == "0"
+
+
+def test_database_connection_age_must_be_whole_seconds():
+    wrong = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_CONN_MAX_AGE": "abc"}, "s.DATABASES"
+    )
+    empty = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_CONN_MAX_AGE": ""},
+        "s.DATABASES['default']['CONN_MAX_AGE']",
+    )
+
+    assert wrong.returncode != 0
+    assert "DJANGO_CONN_MAX_AGE must be a whole number of seconds" in wrong.stderr
+    assert empty.stdout.strip() == "3600"
+
+
+def _postgresql_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only (make test-postgres)")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_dropped_is_replaced_before_the_next_request():
+    """A kept connection whose server process is gone (a restart, a failover, an idle
+    timeout) is checked and replaced when the next request first uses it, instead of
+    failing that request (CONN_HEALTH_CHECKS)."""
+    _postgresql_only()
+    connection.ensure_connection()
+    dropped = connection.connection.info.backend_pid
+    other = connection.copy()
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [dropped])
+    finally:
+        other.close()
+
+    close_old_connections()  # what Django runs as each request starts (request_started)
+    count = Paper.objects.count()
+
+    assert (count, connection.connection.info.backend_pid != dropped) == (0, True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_that_failed_on_a_broken_prepared_statement_closes_its_connection(settings):
+    """After a migration changed a column's type, each statement PostgreSQL prepared on a
+    kept connection fails ("cached plan must not change result type") until the
+    connection is closed: one 500, then the next request has a new connection
+    (awardsite/database.py). Before, every request failed until the connection was an
+    hour old."""
+    _postgresql_only()
+    settings.PAGE_CACHE_ENABLED = False
+    url = factories.paper(title_en="Planned").get_absolute_url()
+    visitor = Client(raise_request_exception=False)
+    assert {visitor.get(url).status_code for _run in range(12)} == {200}  # prepared by now
+    migrating = connection.copy()  # as manage.py migrate would, on its own connection
+    try:
+        with migrating.cursor() as cursor:
+            cursor.execute("ALTER TABLE papers_paper ALTER COLUMN title_en TYPE varchar(401)")
+        statuses = [visitor.get(url).status_code for _run in range(3)]
+    finally:
+        with migrating.cursor() as cursor:
+            cursor.execute("ALTER TABLE papers_paper ALTER COLUMN title_en TYPE varchar(400)")
+        migrating.close()
+
+    assert statuses == [500, 200, 200]
