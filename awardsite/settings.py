@@ -45,6 +45,20 @@ def env_list(name, default):
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def env_whole_number(name, default, *, minimum=1, what=None):
+    """Return the environment variable ``name`` as a whole number of at least ``minimum``
+    (``default`` when it is unset or empty).
+
+    Anything else (text, a fraction, a smaller number) raises ImproperlyConfigured,
+    saying the value must be ``what`` (default: "a whole number of at least minimum").
+    """
+    value = os.environ.get(name, "").strip() or str(default)
+    if not re.fullmatch(r"[0-9]+", value) or int(value) < minimum:
+        what = what or f"a whole number of at least {minimum}"
+        raise ImproperlyConfigured(f"{name} must be {what}, not {value!r}.")
+    return int(value)
+
+
 DEBUG = env_bool("DJANGO_DEBUG")
 # make run and the tests set DJANGO_INSECURE_DEV to use a fixed development key
 # and serve uploads; a production deployment sets DJANGO_SECRET_KEY and leaves it unset.
@@ -145,16 +159,15 @@ WSGI_APPLICATION = "awardsite.wsgi.application"
 # failover was a 500 (found by a tester). A request that hit a database error closes its
 # connection (awardsite/database.py), e.g. one whose prepared statements a migration
 # made wrong.
-_conn_max_age = os.environ.get("DJANGO_CONN_MAX_AGE", "").strip() or "3600"
-if not re.fullmatch(r"[0-9]+", _conn_max_age):
-    raise ImproperlyConfigured(
-        f"DJANGO_CONN_MAX_AGE must be a whole number of seconds (0: a new connection for "
-        f"each request), not {_conn_max_age!r}."
-    )
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(_conn_max_age),
+        conn_max_age=env_whole_number(
+            "DJANGO_CONN_MAX_AGE",
+            3600,
+            minimum=0,
+            what="a whole number of seconds (0: a new connection for each request)",
+        ),
         conn_health_checks=True,
     )
 }
@@ -397,19 +410,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 
-def env_positive_int(name, default):
-    """Return the environment variable ``name`` as a whole number of at least 1.
-
-    Anything else (text, 0, a negative number) raises ImproperlyConfigured.
-    """
-    value = os.environ.get(name, "").strip() or str(default)
-    if not value.isdigit() or int(value) < 1:
-        raise ImproperlyConfigured(f"{name} must be a whole number of at least 1, not {value!r}.")
-    return int(value)
-
-
-AXES_FAILURE_LIMIT = env_positive_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_positive_int("DJANGO_LOGIN_LOCKOUT_MINUTES", 15))
+AXES_FAILURE_LIMIT = env_whole_number("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_whole_number("DJANGO_LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 # The lockout page: our admin template, in the visitor's language, status 429.
@@ -429,11 +431,11 @@ LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
 # lives in the database, and also in Redis when it is set (papers/caching.py).
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 # How long a worker waits for Redis to connect or answer (seconds) before it gives up and
-# serves the page without the cache (papers/caching.py logs the error). redis-py waits
-# for ever by default: a Redis that hangs (a stopped process, a lost network path with no
-# reset, a long fork for a snapshot) held every request until gunicorn killed the
-# worker (30 s). A page is rendered in tens of milliseconds, so waiting longer than half
-# a second for a copy of it only makes visitors wait.
+# serves the page without the cache (papers/caching.py logs the error). redis-py 8 waits
+# 5 s per attempt and retries: a Redis that hangs (a stopped process, a lost network path
+# with no reset) held each page about 11 s (tests/test_caching.py, a socket that never
+# answers). A page is rendered in tens of milliseconds, so waiting longer than half a
+# second for a copy of it only makes visitors wait.
 _redis_timeout = os.environ.get("DJANGO_REDIS_TIMEOUT", "").strip() or "0.5"
 try:
     REDIS_TIMEOUT = float(_redis_timeout)

@@ -12,7 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 
 from awardsite.security import client_ip
-from awardsite.settings import env_positive_int
+from awardsite.settings import env_whole_number
 from papers.roles import create_editor
 
 from .html import visible_text
@@ -175,10 +175,10 @@ def test_login_limits_from_the_environment_must_be_positive_whole_numbers(monkey
     monkeypatch.setenv("DJANGO_LOGIN_FAILURE_LIMIT", raw)
 
     with pytest.raises(ImproperlyConfigured, match="DJANGO_LOGIN_FAILURE_LIMIT must be"):
-        env_positive_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+        env_whole_number("DJANGO_LOGIN_FAILURE_LIMIT", 5)
 
 
 def test_login_limits_default_when_unset(monkeypatch):
     monkeypatch.delenv("DJANGO_LOGIN_FAILURE_LIMIT", raising=False)
 
-    assert env_positive_int("DJANGO_LOGIN_FAILURE_LIMIT", 5) == 5
+    assert env_whole_number("DJANGO_LOGIN_FAILURE_LIMIT", 5) == 5
