@@ -1,6 +1,7 @@
 from django.urls import path, register_converter
 
 from . import feeds, opendata, views
+from .paging import PageNumberConverter, paged
 
 
 class CitationFormatConverter:
@@ -16,6 +17,7 @@ class CitationFormatConverter:
 
 
 register_converter(CitationFormatConverter, "citation_format")
+register_converter(PageNumberConverter, "page_number")
 
 app_name = "papers"
 
@@ -25,13 +27,11 @@ urlpatterns = [
     path("conferences/", views.ConferenceListView.as_view(), name="conference-list"),
     path("venues/", views.VenueListView.as_view(), name="venue-list"),
     path("awards/", views.AwardListView.as_view(), name="award-list"),
-    path("authors/", views.AuthorListView.as_view(), name="author-list"),
+    # Lists of more than one page: page N at "page/<N>/" after the list's own address,
+    # named "<name>-page" (papers/paging.py).
+    *paged("authors/", views.AuthorListView.as_view(), "author-list"),
     path("feeds/awards.atom", feeds.LatestAwardsFeed(), name="awards-feed"),
-    path(
-        "conferences/<slug:slug>/",
-        views.ConferenceDetailView.as_view(),
-        name="conference-detail",
-    ),
+    *paged("conferences/<slug:slug>/", views.ConferenceDetailView.as_view(), "conference-detail"),
     path(
         "conferences/<slug:slug>/cite.<citation_format:fmt>",
         views.conference_citation,
@@ -59,6 +59,6 @@ urlpatterns = [
         views.paper_citation,
         name="paper-citation",
     ),
-    path("authors/<slug:slug>/", views.AuthorDetailView.as_view(), name="author-detail"),
+    *paged("authors/<slug:slug>/", views.AuthorDetailView.as_view(), "author-detail"),
     path("open-data/", opendata.OpenDataView.as_view(), name="open-data"),
 ]

@@ -39,6 +39,7 @@ from .models import (
     Venue,
     published_q,
 )
+from .paging import PagePathMixin
 from .prepared import PreparedQuery
 
 # Items per page of the lists that grow with the data: a conference's papers without
@@ -47,13 +48,13 @@ from .prepared import PreparedQuery
 LIST_PAGE_SIZE = 50
 
 
-def paginate(request, items, per_page=LIST_PAGE_SIZE):
-    """The page of ``items`` that ``?page=`` names (the first when absent) as a
-    django.core.paginator Page. A page that is not a whole number or is out of range
+def paginate(number, items, per_page=LIST_PAGE_SIZE):
+    """Page ``number`` (an int from 1: the view's ``page_number``, see
+    papers/paging.py) of ``items`` as a django.core.paginator Page. A page out of range
     is a 404, as in Django's ListView; an empty list has one, empty, first page."""
     paginator = Paginator(items, per_page)
     try:
-        return paginator.page(request.GET.get("page") or 1)
+        return paginator.page(number)
     except InvalidPage as error:
         raise Http404(str(error)) from error
 
@@ -147,10 +148,10 @@ class VenueDetailView(DetailView):
         return context
 
 
-class ConferenceDetailView(PreviewMixin, DetailView):
+class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
     """A conference's awards in full, each level under its own heading, the top level
-    first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (``?page=``, see
-    ``paginate``). 404 for an unknown slug."""
+    first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (page N at
+    ``page/<N>/``, see papers/paging.py and ``paginate``). 404 for an unknown slug."""
 
     model = Conference
 
@@ -179,10 +180,10 @@ class ConferenceDetailView(PreviewMixin, DetailView):
             # published_without_award_at() sets aside the papers of the awards shown
             # above (the conference's published awards, whatever its own status).
             papers = Paper.objects.filter(status=Status.PUBLISHED)
-            page = paginate(self.request, papers.published_without_award_at(conference))
+            page = paginate(self.page_number, papers.published_without_award_at(conference))
             rows = listing.paper_rows(page.object_list)
         else:
-            page = paginate(self.request, listing.OtherPapers(conference, context["awards"]))
+            page = paginate(self.page_number, listing.OtherPapers(conference, context["awards"]))
             rows = page.object_list
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
@@ -248,11 +249,11 @@ class PaperDetailView(PreviewMixin, DetailView):
 COAUTHORS_SHOWN = 24
 
 
-class AuthorDetailView(DetailView):
+class AuthorDetailView(PagePathMixin, DetailView):
     """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
-    a page (``?page=``, see ``paginate``); the institutions the person gave over the
-    years and up to ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a
-    published paper."""
+    a page (page N at ``page/<N>/``, see papers/paging.py and ``paginate``); the
+    institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
+    co-authors. 404 when unknown or without a published paper."""
 
     model = Author
 
@@ -264,7 +265,7 @@ class AuthorDetailView(DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         page = paginate(
-            self.request, listing.AuthorPapers(self.object, self.object.published_papers)
+            self.page_number, listing.AuthorPapers(self.object, self.object.published_papers)
         )
         context["page_obj"] = page
         context["papers"] = listing.prepare(page.object_list, links=False)
@@ -354,8 +355,9 @@ AUTHOR_INITIALS = "abcdefghijklmnopqrstuvwxyz"
 DIGITS = "0"
 
 
-class AuthorListView(ListView):
-    """Every author of a published paper, A to Z, ``AUTHOR_PAGE_SIZE`` a page.
+class AuthorListView(PagePathMixin, ListView):
+    """Every author of a published paper, A to Z, ``AUTHOR_PAGE_SIZE`` a page (page N
+    at ``page/<N>/``, see papers/paging.py).
 
     Authors are ordered by slug: their name as the importer and the admin romanise it
     (accents dropped, Chinese written in pinyin: papers/slugs.py), so names in any

@@ -34,6 +34,7 @@ from papers.caching import (
 )
 from papers.models import ContentGeneration, Paper, Status
 from papers.roles import create_editor
+from papers.views import LIST_PAGE_SIZE
 
 from . import factories
 from .test_admin import _change_url, _form_data
@@ -219,6 +220,28 @@ def test_each_language_and_query_string_is_cached_apart(visitor):
     assert '<html lang="en">' in pages[0] and "Gradient descent" in pages[0]
     assert '<html lang="zh-hans">' in pages[1] and "梯度下降" in pages[1]
     assert "Attention" in pages[2] and "Gradient descent" not in pages[2]
+
+
+@pytest.mark.django_db
+def test_page_two_of_a_list_is_cached_apart_and_retired_by_a_change(visitor):
+    conference = factories.conference()
+    papers = [
+        factories.paper(conference=conference, title_en=f"Paper {n:03d}")
+        for n in range(LIST_PAGE_SIZE + 1)
+    ]
+    first_url = conference.get_absolute_url()
+    second_url = f"{first_url}page/2/"
+
+    first, second = cached_twice(visitor, first_url), cached_twice(visitor, second_url)
+    last = papers[-1]
+    last.title_en = "Paper 999, edited"
+    last.save()
+    edited, queries = fetch(visitor, second_url)
+
+    assert "Paper 050" in text(second) and "Paper 050" not in text(first)
+    assert queries > 1
+    assert "Paper 999, edited" in text(edited) and "Paper 050" not in text(edited)
+    assert "Paper 999, edited" in text(cached_twice(visitor, second_url))
 
 
 # Who is never served from the cache ------------------------------------------------

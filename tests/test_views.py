@@ -108,7 +108,7 @@ def test_conference_queries_do_not_grow_with_awards_and_papers(assert_queries):
     url = many.conference.get_absolute_url()
 
     first = assert_queries(url, 8)
-    second = assert_queries(f"{url}?page=2", 8)
+    second = assert_queries(f"{url}page/2/", 8)
     assert len(first.context["awards"]) == 2
     assert len(first.context["other_papers"]) == LIST_PAGE_SIZE
     assert len(second.context["other_papers"]) == 10
@@ -157,7 +157,7 @@ def test_author_queries_do_not_grow_with_papers(assert_queries):
     prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
     first = assert_queries(prolific.get_absolute_url(), 7)
-    second = assert_queries(f"{prolific.get_absolute_url()}?page=2", 7)
+    second = assert_queries(f"{prolific.get_absolute_url()}page/2/", 7)
     assert len(first.context["papers"]) == LIST_PAGE_SIZE
     assert len(second.context["papers"]) == 3
 
@@ -172,12 +172,12 @@ def test_author_page_counts_and_pages_only_published_papers(client):
         factories.paper(authors=[person], **fields)
 
     first = client.get(person.get_absolute_url())
-    last = client.get(f"{person.get_absolute_url()}?page=2")
+    last = client.get(f"{person.get_absolute_url()}page/2/")
 
     assert first.context["page_obj"].paginator.count == LIST_PAGE_SIZE + 1
     assert len(last.context["papers"]) == 1
     assert f"of {LIST_PAGE_SIZE + 1} papers" in first.content.decode()
-    assert client.get(f"{person.get_absolute_url()}?page=3").status_code == 404
+    assert client.get(f"{person.get_absolute_url()}page/3/").status_code == 404
 
 
 # Bounded pages ------------------------------------------------------------------
@@ -190,7 +190,7 @@ def test_conference_page_lists_every_award_and_pages_the_other_papers(client):
     url = award.conference.get_absolute_url()
 
     first = client.get(url)
-    last = client.get(url, {"page": "2"})
+    last = client.get(f"{url}page/2/")
 
     for response in (first, last):
         assert [len(shown.entries.all()) for shown in response.context["awards"]] == [3]
@@ -199,7 +199,7 @@ def test_conference_page_lists_every_award_and_pages_the_other_papers(client):
     text = visible_text(first.content.decode())
     assert f"1–{LIST_PAGE_SIZE} of {LIST_PAGE_SIZE + 1} papers, by title" in text
     assert "Page 1 of 2" in text
-    assert '<a href="?page=2" rel="next">Next page</a>' in first.content.decode()
+    assert f'<a href="{url}page/2/" rel="next">Next page</a>' in first.content.decode()
     chinese = visible_text(client.get(f"/zh-hans{url[3:]}").content.decode())
     assert f"第 1–{LIST_PAGE_SIZE} 篇，共 {LIST_PAGE_SIZE + 1} 篇论文，按标题排列" in chinese
 
@@ -216,14 +216,14 @@ def test_short_lists_have_no_page_links(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("page", ["0", "3", "x", "1.5"])
+@pytest.mark.parametrize("page", ["page/0/", "page/3/", "page/x/", "page/1.5/", "?page=x"])
 def test_conference_and_author_pages_out_of_range_are_404(client, page):
     award = _award_with_papers(1)
     _other_papers(award.conference, LIST_PAGE_SIZE + 1)
     author = _author_with_papers(LIST_PAGE_SIZE + 1)
 
     for url in (award.conference.get_absolute_url(), author.get_absolute_url()):
-        response = client.get(url, {"page": page})
+        response = client.get(f"{url}{page}")
         assert response.status_code == 404
         assert "<h1>Page not found</h1>" in response.content.decode()
 
@@ -791,7 +791,7 @@ def test_author_index_queries_do_not_grow_with_authors(assert_queries):
     factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE + 5)])
 
     first = assert_queries("/en/authors/", 3)
-    last = assert_queries("/en/authors/?page=2", 3)
+    last = assert_queries("/en/authors/page/2/", 3)
     assert len(first.context["authors"]) == AUTHOR_PAGE_SIZE
     assert len(last.context["authors"]) == 7
 
@@ -827,11 +827,11 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
     assert '<span class="unused">N</span>' in html
 
 
-@pytest.mark.parametrize("params", [{"letter": "ab"}, {"letter": "é"}, {"page": "9"}])
-def test_author_index_unknown_letter_or_page_is_404(client, db, params):
+@pytest.mark.parametrize("url", ["?letter=ab", "?letter=%C3%A9", "page/9/", "?page=9"])
+def test_author_index_unknown_letter_or_page_is_404(client, db, url):
     factories.paper(authors=[factories.author()])
 
-    assert client.get("/en/authors/", params).status_code == 404
+    assert client.get(f"/en/authors/{url}", follow=True).status_code == 404
 
 
 def test_index_pages_group_by_venue_in_both_languages(icml, client):

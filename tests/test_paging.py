@@ -1,0 +1,187 @@
+"""Pages of long lists at paths of their own (papers/paging.py): page N at ``page/<N>/``
+in both languages, old ``?page=N`` links and ``page/1/`` sent there with a 301, bad page
+numbers a 404, and every link of page N (prev/next, canonical, hreflang, the language
+switcher) naming page N's path."""
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from papers.views import AUTHOR_PAGE_SIZE, LIST_PAGE_SIZE
+
+from . import factories
+from .test_views import _author_with_papers, _other_papers
+
+
+def _two_pages(name):
+    """The URL kwargs of a list of URL name ``name`` made to have two pages, the second
+    with one item: a conference's other papers, an author's papers or the author index."""
+    if name == "conference-detail":
+        conference = factories.conference()
+        _other_papers(conference, LIST_PAGE_SIZE + 1)
+        return {"slug": conference.slug}
+    if name == "author-detail":
+        return {"slug": _author_with_papers(LIST_PAGE_SIZE + 1).slug}
+    factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE + 1)])
+    return {}
+
+
+@pytest.fixture
+def lists(db, request):
+    """``{name: URL kwargs}`` for the list of the test's ``name`` parameter (see
+    ``_two_pages``), or for the conference page when the test has none."""
+    callspec = getattr(request.node, "callspec", None)
+    name = callspec.params.get("name", "conference-detail") if callspec else "conference-detail"
+    return {name: _two_pages(name)}
+
+
+LISTS = ["conference-detail", "author-detail", "author-list"]
+LANGUAGES = ["en", "zh-hans"]
+
+
+def url(name, language, **kwargs):
+    with translation.override(language):
+        return reverse(f"papers:{name}", kwargs=kwargs)
+
+
+def _items(response):
+    """The items of the page's list (other papers, papers or authors)."""
+    for key in ("other_papers", "papers", "authors"):
+        if key in response.context:
+            return list(response.context[key])
+    raise AssertionError("no list in the context")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", LISTS)
+def test_page_two_is_served_at_its_path(client, lists, name, language):
+    base = url(name, language, **lists[name])
+    second_path = url(f"{name}-page", language, page=2, **lists[name])
+
+    first = client.get(base)
+    second = client.get(second_path)
+
+    assert second_path == f"{base}page/2/"
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert second.context["page_obj"].number == 2
+    assert len(_items(second)) == 1
+    assert _items(second)[0] not in _items(first)
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_page_one_path_redirects_to_the_list(client, lists, name):
+    base = url(name, "en", **lists[name])
+
+    response = client.get(f"{base}page/1/")
+    with_query = client.get(f"{base}page/1/?utm_source=feed")
+
+    assert (response.status_code, response["Location"]) == (301, base)
+    assert (with_query.status_code, with_query["Location"]) == (301, f"{base}?utm_source=feed")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", LISTS)
+def test_old_page_query_redirects_to_the_path_keeping_other_parameters(
+    client, lists, name, language
+):
+    base = url(name, language, **lists[name])
+
+    second = client.get(base, {"page": "2"})
+    kept = client.get(f"{base}?utm_source=feed&page=2&utm_medium=mail")
+    first = client.get(base, {"page": "1"})
+    empty = client.get(f"{base}?page=")
+
+    assert (second.status_code, second["Location"]) == (301, f"{base}page/2/")
+    assert (kept.status_code, kept["Location"]) == (
+        301,
+        f"{base}page/2/?utm_source=feed&utm_medium=mail",
+    )
+    assert (first.status_code, first["Location"]) == (301, base)
+    assert (empty.status_code, empty["Location"]) == (301, base)
+    assert client.get(second["Location"]).status_code == 200
+
+
+def test_old_author_index_link_keeps_its_letter(client, db):
+    response = client.get("/en/authors/", {"letter": "a", "page": "2"})
+
+    assert (response.status_code, response["Location"]) == (301, "/en/authors/page/2/?letter=a")
+
+
+@pytest.mark.parametrize("page", ["0", "3", "02", "x", "1.5", "-1", "9" * 30])
+@pytest.mark.parametrize("name", LISTS)
+def test_page_path_out_of_range_or_not_a_whole_number_is_404(client, lists, name, page):
+    response = client.get(f"{url(name, 'en', **lists[name])}page/{page}/")
+
+    assert response.status_code == 404
+    assert "<h1>Page not found</h1>" in response.content.decode()
+
+
+@pytest.mark.parametrize("page", ["0", "x", "1.5", "-1", "last", "２"])
+@pytest.mark.parametrize("name", LISTS)
+def test_old_page_query_not_a_whole_number_is_404(client, lists, name, page):
+    response = client.get(url(name, "en", **lists[name]), {"page": page})
+
+    assert response.status_code == 404
+    assert "<h1>Page not found</h1>" in response.content.decode()
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_old_page_query_out_of_range_ends_in_404(client, lists, name):
+    response = client.get(url(name, "en", **lists[name]), {"page": "3"}, follow=True)
+
+    assert response.redirect_chain == [(f"{url(name, 'en', **lists[name])}page/3/", 301)]
+    assert response.status_code == 404
+
+
+def test_a_page_of_one_page_lists_has_no_page_two(client, db):
+    conference = factories.conference()
+    _other_papers(conference, 2)
+
+    assert client.get(f"{conference.get_absolute_url()}page/2/").status_code == 404
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", LISTS)
+def test_page_two_links_name_its_path_in_each_language(client, lists, name, language):
+    paths = {code: url(f"{name}-page", code, page=2, **lists[name]) for code in LANGUAGES}
+    base = url(name, language, **lists[name])
+    other = next(code for code in LANGUAGES if code != language)
+    x_default = paths["en"].removeprefix("/en")
+
+    html = client.get(paths[language]).content.decode()
+
+    assert f'<link rel="canonical" href="http://testserver{paths[language]}">' in html
+    for code in LANGUAGES:
+        assert (
+            f'<link rel="alternate" hreflang="{code}" href="http://testserver{paths[code]}">'
+            in (html)
+        )
+    assert f'<link rel="alternate" hreflang="x-default" href="http://testserver{x_default}">' in (
+        html
+    )
+    assert f'<a href="{paths[other]}" hreflang="{other}" lang="{other}">' in html
+    assert f'<a href="{base}" rel="prev">' in html
+    assert 'rel="next"' not in html
+    assert "?page=" not in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_first_page_links_to_the_second_by_path(client, lists, language):
+    base = url("conference-detail", language, **lists["conference-detail"])
+
+    html = client.get(base).content.decode()
+
+    assert f'<a href="{base}page/2/" rel="next">' in html
+    assert 'rel="prev"' not in html
+    assert f'<link rel="canonical" href="http://testserver{base}">' in html
+
+
+def test_middle_page_links_to_both_neighbours_and_keeps_the_query(client, db):
+    conference = factories.conference()
+    _other_papers(conference, 2 * LIST_PAGE_SIZE + 1)
+    base = conference.get_absolute_url()
+
+    html = client.get(f"{base}page/2/?utm_source=feed").content.decode()
+
+    assert f'<a href="{base}?utm_source=feed" rel="prev">' in html
+    assert f'<a href="{base}page/3/?utm_source=feed" rel="next">' in html
