@@ -10,8 +10,12 @@ import subprocess
 import pytest
 from django.conf import settings
 
+from papers.views import AUTHOR_PAGE_SIZE, LIST_PAGE_SIZE
+
+from . import factories
 from .pages import TEASER_PAPER, URLS, add_teaser
 from .test_images import THUMBNAIL_URLS, give_icml_papers_teasers
+from .test_views import _author_with_papers, _other_papers
 
 VNU = settings.BASE_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
@@ -29,6 +33,22 @@ def test_lists_with_thumbnails_are_valid_html(icml, client, settings, tmp_path):
     pages = _assert_valid(client, tmp_path, THUMBNAIL_URLS)
 
     assert all('class="paper-thumb"' in page for page in pages)
+
+
+def test_second_pages_of_lists_are_valid_html(db, client, tmp_path):
+    conference = factories.conference()
+    _other_papers(conference, LIST_PAGE_SIZE + 1)
+    person = _author_with_papers(LIST_PAGE_SIZE + 1)
+    factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE)])
+    lists = [conference.get_absolute_url()[4:], person.get_absolute_url()[4:], "authors/"]
+
+    pages = _assert_valid(
+        client,
+        tmp_path,
+        [f"/{language}/{path}page/2/" for language in ("en", "zh-hans") for path in lists],
+    )
+
+    assert all('rel="prev"' in page and "<h1>Page not found" not in page for page in pages)
 
 
 def _assert_valid(client, tmp_path, urls):
