@@ -32,7 +32,7 @@ from import_conference import synthetic_fixture  # noqa: E402
 
 PAGES = [
     ("conference", "/en/conferences/synth-2030/"),
-    ("conference p.2", "/en/conferences/synth-2030/?page=2"),
+    ("conference p.2", "/en/conferences/synth-2030/page/2/"),
     ("author", "/en/authors/author-7/"),
     ("paper", "/en/papers/paper-4321/"),
     ("sitemap.xml", "/sitemap.xml"),

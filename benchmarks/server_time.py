@@ -129,7 +129,7 @@ def page_paths(options):
     from pages import page_urls
 
     pages = page_urls()
-    pages["conference p.2"] = pages["conference"] + "?page=2"
+    pages["conference p.2"] = pages["conference"] + "page/2/"
     pages["zh conference"] = pages["conference"].replace("/en/", "/zh-hans/", 1)
     pages["search 2 words"] = "/en/search/?q=prediction+learning"
     wanted = [part for part in options.only.split(",") if part]
