@@ -3,6 +3,8 @@ in both languages, old ``?page=N`` links and ``page/1/`` sent there with a 301, 
 numbers a 404, and every link of page N (prev/next, canonical, hreflang, the language
 switcher) naming page N's path."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import translation
@@ -185,3 +187,17 @@ def test_middle_page_links_to_both_neighbours_and_keeps_the_query(client, db):
 
     assert f'<a href="{base}?utm_source=feed" rel="prev">' in html
     assert f'<a href="{base}page/3/?utm_source=feed" rel="next">' in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", ["author-list"])
+def test_header_marks_the_authors_section_on_every_page_of_the_index(client, lists, name, language):
+    index = url("author-list", language)
+    pages = [
+        url(name, language, **lists[name]),
+        url(f"{name}-page", language, page=2, **lists[name]),
+    ]
+
+    for page in pages:
+        html = client.get(page).content.decode()
+        assert re.findall(r'<a href="([^"]+)" aria-current="page">', html) == [index]
