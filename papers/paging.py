@@ -63,14 +63,19 @@ def page_path(view_name, kwargs, number):
     return reverse(base + PAGE_SUFFIX, kwargs={**kwargs, PAGE_KWARG: number})
 
 
-def page_url(request, number):
+def page_url(request, number, view_name=None, kwargs=None, moved=(PAGE_KWARG,)):
     """The address of page ``number`` of the list ``request`` shows (resolved to one of
-    the two routes of :func:`paged`), with the request's query string, if any (such as
-    a preview's ``?preview=1``), less any ``page`` parameter."""
-    match = request.resolver_match
+    the two routes of :func:`paged`), or of the list of route ``view_name`` with URL
+    keyword arguments ``kwargs`` when given, with the request's query string, if any
+    (such as a preview's ``?preview=1``), less the parameters ``moved`` into the path
+    (the page number's)."""
+    if view_name is None:
+        match = request.resolver_match
+        view_name, kwargs = match.view_name, match.kwargs
     query = request.GET.copy()
-    query.pop(PAGE_KWARG, None)
-    location = page_path(match.view_name, match.kwargs, number)
+    for name in moved:
+        query.pop(name, None)
+    location = page_path(view_name, kwargs or {}, number)
     return f"{location}?{query.urlencode()}" if query else location
 
 

@@ -16,7 +16,21 @@ class CitationFormatConverter:
         return value
 
 
+class AuthorInitialConverter:
+    """A group of the author index (views.AuthorListView): a letter, or the digit that
+    stands for every digit."""
+
+    regex = f"[{views.AUTHOR_INITIALS}{views.DIGITS}]"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
 register_converter(CitationFormatConverter, "citation_format")
+register_converter(AuthorInitialConverter, "author_initial")
 register_converter(PageNumberConverter, "page_number")
 
 app_name = "papers"
@@ -30,6 +44,11 @@ urlpatterns = [
     # Lists of more than one page: page N at "page/<N>/" after the list's own address,
     # named "<name>-page" (papers/paging.py).
     *paged("authors/", views.AuthorListView.as_view(), "author-list"),
+    *paged(
+        "authors/letter/<author_initial:letter>/",
+        views.AuthorListView.as_view(),
+        "author-list-letter",
+    ),
     path("feeds/awards.atom", feeds.LatestAwardsFeed(), name="awards-feed"),
     *paged("conferences/<slug:slug>/", views.ConferenceDetailView.as_view(), "conference-detail"),
     path(

@@ -15,6 +15,7 @@ from django.http import (
     HttpResponseBadRequest,
     HttpResponseForbidden,
     HttpResponseNotFound,
+    HttpResponsePermanentRedirect,
     HttpResponseServerError,
     JsonResponse,
     StreamingHttpResponse,
@@ -25,7 +26,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.generic import DetailView, ListView
 
-from . import author_page, citations, listing, paper_page, search
+from . import author_page, citations, listing, paging, paper_page, search
 from .forms import SearchForm
 from .metadata import absolute_url
 from .models import (
@@ -362,25 +363,43 @@ class AuthorListView(PagePathMixin, ListView):
     Authors are ordered by slug: their name as the importer and the admin romanise it
     (accents dropped, Chinese written in pinyin: papers/slugs.py), so names in any
     script fall into one A-Z order, the way a reader of an English index expects, and
-    the order uses the slug's unique index. ``?letter=a`` shows the authors under one
-    letter (``0`` for names beginning with a digit); an unknown letter or page is a
-    404. Three queries: the letters in use, the count, the page.
+    the order uses the slug's unique index. ``letter/a/`` shows the authors under one
+    letter (``letter/0/`` for names beginning with a digit), paginated the same way;
+    an unknown letter or page is a 404. An old link's ``?letter=a`` answers 301 with
+    that address (see ``dispatch``). Three queries: the letters in use, the count, the
+    page.
     """
 
     template_name = "papers/author_list.html"
     context_object_name = "authors"
     paginate_by = AUTHOR_PAGE_SIZE
+    letter_kwarg = "letter"
+
+    def dispatch(self, request, *args, **kwargs):
+        """An old link's ``?letter=x`` (and ``page``) to the path of that letter's page
+        (a 301, the other query parameters kept; an empty letter is the whole index);
+        a letter that is not in the index is a 404. Otherwise as PagePathMixin."""
+        if self.letter_kwarg not in request.GET:
+            return super().dispatch(request, *args, **kwargs)
+        letter = request.GET[self.letter_kwarg]
+        if letter and (len(letter) != 1 or letter not in AUTHOR_INITIALS + DIGITS):
+            raise Http404("No such letter in the author index.")
+        number = paging.page_number(request.GET.get(self.page_kwarg, ""))
+        name, kwargs = "papers:author-list", {}
+        if letter:
+            name, kwargs = "papers:author-list-letter", {self.letter_kwarg: letter}
+        moved = (self.letter_kwarg, self.page_kwarg)
+        location = paging.page_url(request, number, name, kwargs, moved)
+        return HttpResponsePermanentRedirect(location)
 
     def get_queryset(self):
-        self.letter = self.request.GET.get("letter", "")
+        self.letter = self.kwargs.get(self.letter_kwarg, "")
         authors = Author.objects.published().only("slug", "name").order_by("slug")
         if not self.letter:
             return authors
         if self.letter == DIGITS:
             return authors.filter(slug__gte="0", slug__lt=":")  # ":" follows "9"
-        if len(self.letter) == 1 and self.letter in AUTHOR_INITIALS:
-            return authors.filter(slug__gte=self.letter, slug__lt=chr(ord(self.letter) + 1))
-        raise Http404("No such letter in the author index.")
+        return authors.filter(slug__gte=self.letter, slug__lt=chr(ord(self.letter) + 1))
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

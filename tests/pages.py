@@ -29,7 +29,7 @@ PATHS = [
     "conferences/icml-2015/",
     "venues/icml/awards/test-of-time/",
     "papers/trust-region-policy-optimization/",
-    "authors/?letter=j",
+    "authors/letter/j/",
     "search/?q=" + "x" * 300,
     "open-data/",
     "no/such/page/",

@@ -17,15 +17,17 @@ from .test_views import _author_with_papers, _other_papers
 
 def _two_pages(name):
     """The URL kwargs of a list of URL name ``name`` made to have two pages, the second
-    with one item: a conference's other papers, an author's papers or the author index."""
+    with one item: a conference's other papers, an author's papers, the author index or
+    its letter A."""
     if name == "conference-detail":
         conference = factories.conference()
         _other_papers(conference, LIST_PAGE_SIZE + 1)
         return {"slug": conference.slug}
     if name == "author-detail":
         return {"slug": _author_with_papers(LIST_PAGE_SIZE + 1).slug}
+    # The factories' authors are "author-<n>": all under A.
     factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE + 1)])
-    return {}
+    return {"letter": "a"} if name == "author-list-letter" else {}
 
 
 @pytest.fixture
@@ -37,7 +39,7 @@ def lists(db, request):
     return {name: _two_pages(name)}
 
 
-LISTS = ["conference-detail", "author-detail", "author-list"]
+LISTS = ["conference-detail", "author-detail", "author-list", "author-list-letter"]
 LANGUAGES = ["en", "zh-hans"]
 
 
@@ -103,10 +105,53 @@ def test_old_page_query_redirects_to_the_path_keeping_other_parameters(
     assert client.get(second["Location"]).status_code == 200
 
 
-def test_old_author_index_link_keeps_its_letter(client, db):
-    response = client.get("/en/authors/", {"letter": "a", "page": "2"})
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_old_author_index_letter_query_redirects_to_the_letters_path(client, db, language):
+    index = url("author-list", language)
 
-    assert (response.status_code, response["Location"]) == (301, "/en/authors/page/2/?letter=a")
+    letter = client.get(index, {"letter": "a"})
+    paged = client.get(f"{index}?letter=a&utm_source=feed&page=2")
+    digits = client.get(index, {"letter": "0", "page": "1"})
+    every = client.get(index, {"letter": ""})
+
+    assert (letter.status_code, letter["Location"]) == (301, f"{index}letter/a/")
+    assert (paged.status_code, paged["Location"]) == (
+        301,
+        f"{index}letter/a/page/2/?utm_source=feed",
+    )
+    assert (digits.status_code, digits["Location"]) == (301, f"{index}letter/0/")
+    assert (every.status_code, every["Location"]) == (301, index)
+
+
+@pytest.mark.parametrize("query", ["letter=ab", "letter=A", "letter=%C3%A9", "letter=a&page=x"])
+def test_old_author_index_query_with_a_bad_letter_or_page_is_404(client, db, query):
+    assert client.get(f"/en/authors/?{query}").status_code == 404
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", ["author-list", "author-list-letter"])
+def test_header_marks_the_authors_section_on_every_page_of_the_index(client, lists, name, language):
+    index = url("author-list", language)
+    pages = [
+        url(name, language, **lists[name]),
+        url(f"{name}-page", language, page=2, **lists[name]),
+    ]
+
+    for page in pages:
+        html = client.get(page).content.decode()
+        assert re.findall(r'<a href="([^"]+)" aria-current="page">', html) == [index]
+
+
+def test_author_index_letters_link_to_their_paths(client, db):
+    factories.paper(authors=[factories.author(slug="wang-fang", name="王芳")])
+
+    english = client.get("/en/authors/").content.decode()
+    chinese = client.get("/zh-hans/authors/letter/w/").content.decode()
+
+    assert '<a href="/en/authors/letter/w/">W</a>' in english
+    assert '<span aria-current="page">W</span>' in chinese
+    assert '<li><a href="/zh-hans/authors/">全部</a></li>' in chinese
+    assert '<link rel="canonical" href="http://testserver/zh-hans/authors/letter/w/">' in chinese
 
 
 @pytest.mark.parametrize("page", ["0", "3", "02", "x", "1.5", "-1", "9" * 30])
@@ -187,17 +232,3 @@ def test_middle_page_links_to_both_neighbours_and_keeps_the_query(client, db):
 
     assert f'<a href="{base}?utm_source=feed" rel="prev">' in html
     assert f'<a href="{base}page/3/?utm_source=feed" rel="next">' in html
-
-
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("name", ["author-list"])
-def test_header_marks_the_authors_section_on_every_page_of_the_index(client, lists, name, language):
-    index = url("author-list", language)
-    pages = [
-        url(name, language, **lists[name]),
-        url(f"{name}-page", language, page=2, **lists[name]),
-    ]
-
-    for page in pages:
-        html = client.get(page).content.decode()
-        assert re.findall(r'<a href="([^"]+)" aria-current="page">', html) == [index]

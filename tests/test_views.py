@@ -805,7 +805,7 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
     factories.author(slug="no-paper", name="Nobody Published")
 
     response = client.get("/en/authors/")
-    by_letter = client.get("/en/authors/", {"letter": "w"})
+    by_letter = client.get("/en/authors/letter/w/")
 
     assert [author.name for author in response.context["authors"]] == [
         "Ágnes Tóth",
@@ -823,11 +823,13 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
         True,
     )
     html = response.content.decode()
-    assert '<a href="?letter=w">W</a>' in html
+    assert '<a href="/en/authors/letter/w/">W</a>' in html
     assert '<span class="unused">N</span>' in html
 
 
-@pytest.mark.parametrize("url", ["?letter=ab", "?letter=%C3%A9", "page/9/", "?page=9"])
+@pytest.mark.parametrize(
+    "url", ["letter/ab/", "letter/%C3%A9/", "?letter=ab", "?letter=%C3%A9", "page/9/", "?page=9"]
+)
 def test_author_index_unknown_letter_or_page_is_404(client, db, url):
     factories.paper(authors=[factories.author()])
 
@@ -868,7 +870,7 @@ def test_header_leads_to_every_index_page(icml, client, language):
         ("/en/authors/michael-i-jordan/", ["/en/", "/en/authors/"]),
         ("/en/venues/icml/", ["/en/", "/en/venues/"]),
         ("/en/venues/icml/awards/test-of-time/", ["/en/", "/en/awards/"]),
-        ("/en/authors/?letter=j", ["/en/", "/en/authors/"]),
+        ("/en/authors/letter/j/", ["/en/", "/en/authors/"]),
     ],
 )
 def test_every_breadcrumb_leads_to_a_page(icml, client, url, crumbs):
