@@ -222,8 +222,9 @@ def test_each_language_and_query_string_is_cached_apart(visitor):
     assert "Attention" in pages[2] and "Gradient descent" not in pages[2]
 
 
-@pytest.mark.django_db
-def test_page_two_of_a_list_is_cached_apart_and_retired_by_a_change(visitor):
+def check_page_two(visitor):
+    """Page 2 of a conference's papers (its own path, page/2/) is cached apart from
+    page 1, and a change to a paper on it shows on the next request."""
     conference = factories.conference()
     papers = [
         factories.paper(conference=conference, title_en=f"Paper {n:03d}")
@@ -242,6 +243,11 @@ def test_page_two_of_a_list_is_cached_apart_and_retired_by_a_change(visitor):
     assert queries > 1
     assert "Paper 999, edited" in text(edited) and "Paper 050" not in text(edited)
     assert "Paper 999, edited" in text(cached_twice(visitor, second_url))
+
+
+@pytest.mark.django_db
+def test_page_two_of_a_list_is_cached_apart_and_retired_by_a_change(visitor):
+    check_page_two(visitor)
 
 
 # Who is never served from the cache ------------------------------------------------
@@ -952,6 +958,11 @@ def test_on_redis_the_generation_is_written_when_the_change_commits(on_redis, vi
 # The Redis tests of changes commit them (transaction=True), as a real request does: the
 # generation is written to Redis when the change commits (transaction.on_commit), which a
 # test rolled back at its end never does.
+@pytest.mark.django_db(transaction=True)
+def test_page_two_of_a_list_is_cached_and_retired_on_redis(on_redis, visitor):
+    check_page_two(visitor)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_admin_changes_show_on_the_next_request_on_redis(on_redis, visitor, editor_client):
     check_admin_invalidation(visitor, editor_client)
