@@ -37,6 +37,7 @@ http {{
     tcp_nopush on;
     keepalive_timeout 65;
     gzip on;
+    open_file_cache max=10000 inactive=60s;
     client_body_temp_path {workdir}/body;
     proxy_temp_path {workdir}/proxy;
     fastcgi_temp_path {workdir}/fastcgi;
@@ -48,7 +49,7 @@ http {{
         index index.html;
         charset utf-8;
         location = /{same_size} {{ root {single}; }}
-        location / {{ try_files $uri $uri/ =404; }}
+        location / {{ try_files $uri ${{uri}}index.html $uri/ =404; }}
     }}
 }}
 """
