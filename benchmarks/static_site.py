@@ -7,11 +7,13 @@ the issue's targets:
 - ``publish_site DIR`` on the benchmark's data from an empty directory (target: under
   2 minutes at 5,000 papers), then again after one edit, a paper's English title
   changed with ``save()`` as the admin does (target: under 10 s);
-- Debian's nginx serving a published paper page (``en/papers/<slug>/index.html``, found
-  through ``index``, as a static host serves it) and a copy of the same bytes at the top
-  of another directory (``/same-size.html``, the cheapest file nginx can serve), both
-  gzipped on the fly as the live site's pages are, in the same interleaved rounds
-  (target: the page at least 90% of the file's req/s).
+- Debian's nginx serving a published paper page (``/en/papers/<slug>/`` from
+  ``en/papers/<slug>/index.html``, as a static host serves it) and a copy of the same
+  bytes at the top of another directory (``/same-size.html``, the cheapest file nginx
+  can serve), both gzipped on the fly as the live site's pages are and with the same
+  open-file cache, in the same interleaved rounds (target: the page at least 90% of the
+  file's req/s). The configuration is the README's for a static host, on a loopback
+  port, with nginx's files in the benchmark's temporary directory.
 """
 
 import shutil
