@@ -113,8 +113,9 @@ bench-import: install
 # options, e.g. BENCH_ARGS="--papers 50000" or BENCH_ARGS="--postgres postgres://...
 # --postgres-redis redis://127.0.0.1:6379/0" (PostgreSQL with a Redis page cache).
 bench: messages
-	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; } || { \
-		echo "the benchmark needs Debian's wrk"; exit 1; }
+	@command -v wrk >/dev/null && test -x /usr/sbin/nginx || { apt-get update -qq && \
+		apt-get install -y -qq wrk nginx; } || { \
+		echo "the benchmark needs Debian's wrk and nginx"; exit 1; }
 	$(VENV)/bin/pip install --quiet --editable ".[postgres]"
 	$(PY) benchmarks/pages.py $(BENCH_ARGS)
 

@@ -16,7 +16,11 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
    then every page warm and cold, ``-t2 -c32`` for ``--duration`` seconds, as the issue
    did, sending ``Accept-Encoding: gzip`` as browsers do; then each page on one
    connection (``-t1 -c1``), whose latency is the server time of one request;
-4. counts queries and bytes of each page in this process (Django's test client).
+4. counts queries and bytes of each page in this process (Django's test client);
+5. on the first database (SQLite) only, unless ``--no-publish``: times ``publish_site``
+   from an empty directory and again after one edit, then serves its output with
+   Debian's nginx against one static file of the same size (benchmarks/static_site.py:
+   rows ``published`` and ``file``, mode ``nginx``).
 
 Columns: req/s under load (median of the rounds) and its ratio to the trivial view's;
 p50 and p95 latency under load (ms, median of the rounds; with 32 connections on 2
@@ -25,16 +29,18 @@ queries per request; HTML size (uncompressed, KB) and bytes sent with gzip (KB).
 
 Targets, from issue 13, checked at the end: every warm page at least 80% of the trivial
 view's req/s; every cold page's one-connection p95 at most 25 ms and its HTML at most
-200 KB; search's one-connection p95 at most 50 ms on PostgreSQL. The exit status is 0
+200 KB; search's one-connection p95 at most 50 ms on PostgreSQL; and from issue 12, the
+published page at least 90% of the same-size file's req/s, publish_site under 120 s
+from scratch and under 10 s after one edit. The exit status is 0
 whatever the figures say: the table is the result.
 
 Options: ``--papers N`` (5000), ``--authors N`` (3 per paper), ``--conferences N`` (10),
 ``--awards N`` (200), ``--rounds N`` (3), ``--duration S`` (5), ``--single-duration S``
-(3), ``--port N`` (8160: the three servers use N, N+1 and N+2), ``--postgres URL``,
+(3), ``--port N`` (8160: the three servers use N, N+1 and N+2, nginx N+3), ``--postgres URL``,
 ``--postgres-redis URL`` (the PostgreSQL servers' page cache on this Redis, as
 production runs them, while SQLite keeps the default local-memory cache; it is flushed
 first; ``REDIS_URL`` in the environment puts both databases' on Redis), ``--keep``
-(leave the temporary directory).
+(leave the temporary directory), ``--no-publish`` (no publish_site, no nginx).
 """
 
 import argparse
@@ -52,6 +58,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import static_site
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = Path(__file__).resolve().parent
 GUNICORN = Path(sys.executable).parent / "gunicorn"
@@ -61,6 +69,11 @@ RATIO_TARGET = 0.80
 SERVER_P95_TARGET_MS = 25
 HTML_TARGET_KB = 200
 SEARCH_P95_TARGET_MS = 50
+# Issue 12: nginx serving a published page at least 90% of its rate for one static file
+# of the same size; publish_site under 2 minutes from scratch, under 10 s after one edit.
+STATIC_RATIO_TARGET = 0.90
+PUBLISH_TARGET_S = 120
+REPUBLISH_TARGET_S = 10
 # wrk reports p50/p75/p90/p99 by itself; this script makes it print p50 and p95.
 WRK_SCRIPT = """
 done = function(summary, latency, requests)
@@ -86,6 +99,9 @@ def main():
     parser.add_argument("--postgres", metavar="URL", help="also run on this PostgreSQL database")
     parser.add_argument("--postgres-redis", metavar="URL", help="PostgreSQL's page cache on Redis")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument(
+        "--no-publish", action="store_true", help="skip publish_site and nginx (issue 12)"
+    )
     parser.add_argument("--measure", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -104,6 +120,7 @@ def main():
         if postgres.startswith(("postgres://", "postgresql://")):
             databases.append(("PostgreSQL", postgres))
         rows = []
+        published = None  # publish_site's times, measured on the first database
         for label, url in databases:
             print(f"{label}: building {options.papers} papers and measuring...", flush=True)
             child = subprocess.run(  # nosec B603  # our own script with our own arguments, no shell
@@ -117,7 +134,8 @@ def main():
             result = json.loads(child.stdout.strip().splitlines()[-1])
             rows += [{**row, "db": label} for row in result["rows"]]
             print(f"{label}: data built in {result['build_seconds']:.0f} s", flush=True)
-        print_table(options, rows)
+            published = published or result.get("published")
+        print_table(options, rows, published)
         return 0
     finally:
         if options.keep:
@@ -213,6 +231,12 @@ def measure(options, database_url, workdir):
         for process in processes:
             process.wait(timeout=30)
 
+    published_rows, published = [], None
+    if not options.no_publish and database_url.startswith("sqlite"):
+        published_rows, published = static_site.measure_published(
+            options, env, workdir, pages["paper"], wrk, wait_for, script
+        )
+
     rows = []
     for (name, mode), results in runs.items():
         rows.append(
@@ -230,7 +254,7 @@ def measure(options, database_url, workdir):
                 **sizes.get((name, mode), {}),
             }
         )
-    return {"rows": rows, "build_seconds": build_seconds}
+    return {"rows": rows + published_rows, "build_seconds": build_seconds, "published": published}
 
 
 def reset_database():
@@ -397,8 +421,9 @@ def drain(url, seconds=300):
 # The table -------------------------------------------------------------------------
 
 
-def print_table(options, rows):
-    """Print every row and whether each target of issue 13 is met."""
+def print_table(options, rows, published=None):
+    """Print every row and whether each target of issues 13 and 12 is met; ``published``
+    holds publish_site's times in seconds (``scratch``, ``after_edit``), or None."""
     print()
     print(
         f"{options.papers} papers, {options.authors} authors, {options.awards} awards over "
@@ -420,6 +445,9 @@ def print_table(options, rows):
         for row in sorted(group, key=lambda r: (r["page"] != "trivial", r["mode"], r["page"])):
             ratio = row["rps"] / trivial["rps"]
             verdict = target_verdict(db, row, ratio)
+            if row["mode"] == "nginx" and row["page"] == "published":
+                file = next(r for r in group if r["mode"] == "nginx" and r["page"] == "file")
+                verdict = static_verdict(row["rps"] / file["rps"])
             if verdict:
                 verdicts.append((db, row, verdict))
             queries = row.get("queries", "")
@@ -432,11 +460,33 @@ def print_table(options, rows):
                 f"{row['single_p95']:>10.1f} {queries!s:>7} {html:>8} {sent:>8}  "
                 f"{verdict}{errors}"
             )
+    if published:
+        print()
+        print("publish_site (issue 12), SQLite data:")
+        for key, label, target in (
+            ("scratch", "from an empty directory", PUBLISH_TARGET_S),
+            ("after_edit", "after one paper's title changed", REPUBLISH_TARGET_S),
+        ):
+            seconds = published[key]
+            verdict = f"< {target} s " + (
+                "met" if seconds < target else f"MISSED by {seconds - target:.0f} s"
+            )
+            verdicts.append(("publish", {"page": key, "mode": "-"}, verdict))
+            print(f"  {label}: {seconds:.1f} s  target {verdict}")
     missed = [item for item in verdicts if "MISSED" in item[2]]
     print()
     print(f"targets: {len(verdicts) - len(missed)} met, {len(missed)} missed")
     for db, row, verdict in missed:
         print(f"  {db} {row['page']} ({row['mode']}): {verdict}")
+
+
+def static_verdict(ratio):
+    """Issue 12's target for nginx serving a published page: ``ratio`` (its req/s over
+    the same-size file's, in the same rounds) at least ``STATIC_RATIO_TARGET``."""
+    ok = ratio >= STATIC_RATIO_TARGET
+    return f"file ratio>={STATIC_RATIO_TARGET:.2f} " + (
+        f"met ({ratio:.2f})" if ok else f"MISSED ({ratio:.2f})"
+    )
 
 
 def missed_by(value, target):
