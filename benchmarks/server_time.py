@@ -19,7 +19,10 @@ flushed first, so warm pages start from an empty cache).
 For each page it prints, over ``--requests`` requests made round-robin over the pages
 (so a burst of load slows them all alike): p50 and p95 in ms and the median CPU time
 of this thread (which other processes' load hardly changes; on SQLite it includes
-the queries, on PostgreSQL not the server's part), *cold* (the page cache
+the queries, on PostgreSQL not the server's part: that is the "DB CPU" column, the
+median CPU time of the connection's PostgreSQL server process during a request, read
+from its /proc/<pid>/schedstat when the server runs on this machine and that file can be
+read, such as by root; blank otherwise), *cold* (the page cache
 off: every request renders) and *warm* (served from the page cache, as an anonymous
 visitor with ``Accept-Encoding: gzip``); for warm pages the ratio of the trivial view's
 median time to the page's (1.00: as quick as the trivial view; issue 13's target for
@@ -218,6 +221,7 @@ def measure(pages, options):
         html = gzip.decompress(body) if headers.get("Content-Encoding") == "gzip" else body
         facts[name] = {"queries": len(queries), "html_kb": len(html) / 1024}
     times = {("trivial", "-"): []}
+    database = {}  # (name, mode): the server process's CPU seconds of each request
     for mode, enabled in (("cold", False), ("warm", True)):
         settings.PAGE_CACHE_ENABLED = enabled
         for path in pages.values():  # warm up (and fill the cache)
@@ -226,7 +230,11 @@ def measure(pages, options):
         for _ in range(options.requests):
             times[("trivial", "-")].append(call(trivial, "/")[0])
             for name, path in pages.items():
+                before = server_cpu(connection)
                 times.setdefault((name, mode), []).append(call(site, path)[0])
+                after = server_cpu(connection)
+                if before is not None and after is not None and after[0] == before[0]:
+                    database.setdefault((name, mode), []).append(after[1] - before[1])
     settings.PAGE_CACHE_ENABLED = True
     trivial_p50 = statistics.median(sample[0] for sample in times[("trivial", "-")])
     from django.core.cache import caches
@@ -238,21 +246,38 @@ def measure(pages, options):
         f"{options.requests} requests per page and mode, round-robin"
     )
     print(
-        f"{'page':<16} {'mode':<5} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'ratio':>6} "
-        f"{'queries':>7} {'KB':>7}"
+        f"{'page':<16} {'mode':<5} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8} {'DB CPU':>7} "
+        f"{'ratio':>6} {'queries':>7} {'KB':>7}"
     )
     for (name, mode), samples in times.items():
         wall = [sample[0] for sample in samples]
         p50, p95 = statistics.median(wall) * 1000, percentile(wall, 95) * 1000
         cpu = statistics.median(sample[1] for sample in samples) * 1000
+        server = database.get((name, mode))
+        server = f"{statistics.median(server) * 1000:.2f}" if server else ""
         ratio = f"{trivial_p50 * 1000 / p50:.2f}" if mode == "warm" else ""
         fact = facts.get(name, {})
         queries = fact.get("queries", "") if mode == "cold" else ""
         size = f"{fact['html_kb']:.1f}" if mode == "cold" else ""
         print(
-            f"{name:<16} {mode:<5} {p50:>8.2f} {p95:>8.2f} {cpu:>8.2f} {ratio:>6} "
+            f"{name:<16} {mode:<5} {p50:>8.2f} {p95:>8.2f} {cpu:>8.2f} {server:>7} {ratio:>6} "
             f"{queries!s:>7} {size:>7}"
         )
+
+
+def server_cpu(connection):
+    """``(pid, seconds)``: the CPU time the PostgreSQL server process of ``connection``
+    (a Django connection) has used so far, from /proc/<pid>/schedstat (nanoseconds
+    on a CPU), or None: another database, no connection yet, or a server process
+    this machine does not show (a server elsewhere) or lets this user read."""
+    if connection.vendor != "postgresql" or connection.connection is None:
+        return None
+    pid = connection.connection.info.backend_pid
+    try:
+        with open(f"/proc/{pid}/schedstat") as stat:
+            return pid, int(stat.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def percentile(samples, percent):

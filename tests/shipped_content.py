@@ -16,6 +16,8 @@ from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
+from papers.importing.applying import refresh_statistics
+
 # [(model, columns, rows)] read after the first real load in this process; None until
 # then, and () when the rows cannot be copied this way (see _read_rows).
 _rows = None
@@ -37,22 +39,11 @@ def load_icml():
         call_command("loaddata", "icml", verbosity=0)
         if empty:
             _rows = _read_rows(models)
-    _analyze(models)
-
-
-def _analyze(models):
-    """On PostgreSQL, ANALYZE the content tables, as autovacuum does in production.
-
-    A test database's statistics are those of empty tables (autovacuum visits them
-    between tests), so the planner took the content for empty and ran the search's
-    subqueries once per row: single queries of the API schema test took a minute.
-    Inside the test's transaction, the statistics go when it is rolled back.
-    """
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        for model in models:
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+    # A test database's statistics are those of empty tables (autovacuum visits them
+    # between tests): the planner took the content for empty and ran the search's
+    # subqueries once per row, and single queries of the API schema test took a minute.
+    # Inside the test's transaction, the statistics go when it is rolled back.
+    refresh_statistics(models)
 
 
 def _content_models():
