@@ -1,0 +1,175 @@
+"""Search for the published static site (issue 12): an index built at publish time, a page
+that searches it in the browser.
+
+``manage.py publish_site DIR`` calls :func:`build_search_index` after writing the pages.
+For each language of ``settings.LANGUAGES`` it writes ``DIR/<lang>/search/index.json``,
+a MiniSearch index of the published papers, and ``DIR/<lang>/search/index.html``, the
+search page (``papers/static_search.html``) that loads it with ``static/js/static-
+search.js``. No server reads the query: the page's script does, from the address.
+
+Why MiniSearch and not Pagefind: Pagefind searches with WebAssembly, which Chromium
+refuses under the site's policy (``script-src 'self'``) unless the policy adds
+``'wasm-unsafe-eval'``; MiniSearch is plain JavaScript, runs under the unchanged policy,
+and loads an index built ahead (``MiniSearch.loadJSON``). It has no Chinese word
+splitter of its own: ``static/js/search-terms.js`` gives it character bigrams.
+
+Why the database and not the published HTML: the index needs the fields the live search
+matches (titles, abstracts and summaries in every language, authors, institutions), which
+the models already keep folded in their ``search_text`` columns (papers/search.py); a
+page's HTML holds one language and would have to be parsed back into those fields. Only
+published papers are indexed (``Paper.objects.published()``), in the live search's order.
+
+The index is built by node (Node.js, which ``make test`` already needs) running
+``scripts/search-index.js`` with the MiniSearch committed in ``static/vendor/``, so the
+browser reads the index with exactly the code and options that wrote it.
+"""
+
+import json
+import shutil
+import subprocess  # nosec B404  # runs node, found on PATH, with a fixed script
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.template import Context
+from django.template.loader import render_to_string
+from django.test import RequestFactory
+from django.urls import resolve, reverse
+from django.utils import translation
+from django.utils.translation import ngettext
+
+from . import listing
+from .models import Authorship, Paper
+from .templatetags.awards import localized_value
+
+# The node program that turns the documents into a MiniSearch index.
+INDEX_SCRIPT = Path(settings.BASE_DIR) / "scripts" / "search-index.js"
+# Papers read and rendered at a time, so that memory stays bounded at any size.
+BATCH = 500
+# Results a page shows, as the live search page (papers/views.py SearchView).
+RESULTS_PER_PAGE = 20
+
+
+class SearchIndexError(RuntimeError):
+    """The index could not be built (node missing or failing); the message says why."""
+
+
+def build_search_index(output_dir):
+    """Write the published site's search, for every language, under ``output_dir``.
+
+    ``output_dir`` (a path) is the published site's root, as the live site's URLs map
+    onto it: the search page is ``/<lang>/search/`` there, so this writes
+    ``<output_dir>/<lang>/search/index.html`` and ``index.json`` for each language of
+    ``settings.LANGUAGES``, replacing what was there. The page loads the site's CSS and
+    ``static/js/static-search.js`` from ``STATIC_URL``: the caller publishes the static
+    files. Returns the paths written, a list of Path.
+
+    Raises :class:`SearchIndexError` when node is not installed or fails; nothing is
+    replaced then, as each file is written only once its content is complete.
+    """
+    output_dir = Path(output_dir)
+    keys = list(Paper.objects.published().in_search_order().values_list("pk", flat=True))
+    documents = {code: [] for code, _name in settings.LANGUAGES}
+    for start in range(0, len(keys), BATCH):
+        for code, rows in _documents(keys[start : start + BATCH], start).items():
+            documents[code] += rows
+    written = []
+    for code, _name in settings.LANGUAGES:
+        index = _minisearch_index(documents[code])
+        with translation.override(code):
+            path = reverse("papers:search")
+            page = _search_page(path)
+        folder = output_dir / path.strip("/")
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, content in (("index.json", index), ("index.html", page)):
+            (folder / name).write_text(content, encoding="utf-8")
+            written.append(folder / name)
+    return written
+
+
+def _documents(keys, first):
+    """``{language: [document, ...]}`` of the published papers ``keys`` (in that order):
+    each document's ``id`` (the primary key), ``order`` (its place in the live search's
+    order, from ``first``), the folded text it is found by (``text``: its own fields in
+    every language; ``people``: its authors' and institutions'), its result as the live
+    search page shows it (``html``, in that language) and the text a snippet is cut from
+    (``snippet``, the abstract or else the summary; ``snippetLang``, the language it is
+    in when it is not the page's)."""
+    texts = dict(Paper.objects.filter(pk__in=keys).values_list("pk", "search_text"))
+    people = {key: [] for key in keys}
+    for paper_id, text in Authorship.objects.filter(paper__in=keys).values_list(
+        "paper_id", "author__search_text"
+    ):
+        people[paper_id].append(text)
+    for paper_id, text in Authorship.objects.filter(
+        paper__in=keys, affiliations__isnull=False
+    ).values_list("paper_id", "affiliations__search_text"):
+        people[paper_id].append(text)
+    rows = {row.pk: row for row in listing.search_result_rows(keys)}
+    papers = listing.prepare([rows[key] for key in keys])
+    documents = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            renderer = listing.Renderer(Context())
+            documents[code] = []
+            for order, paper in enumerate(papers, start=first):
+                snippet, language = localized_value(paper, "abstract", code)
+                if not snippet:
+                    snippet, language = localized_value(paper, "summary", code)
+                html = renderer.paper(paper, heading=3, show_awards=True, show_conference=True)
+                documents[code].append(
+                    {
+                        "id": paper.pk,
+                        "order": order,
+                        "text": texts[paper.pk],
+                        "people": "\n".join(people[paper.pk]),
+                        "html": html,
+                        "snippet": " ".join(snippet.split()),
+                        "snippetLang": "" if language in (code, None) else language,
+                    }
+                )
+    return documents
+
+
+def _minisearch_index(documents):
+    """The MiniSearch index of ``documents`` as JSON text, built by node."""
+    node = shutil.which("node")
+    if node is None:
+        raise SearchIndexError(
+            "node (Node.js) is required to build the search index: install the nodejs package."
+        )
+    result = subprocess.run(  # nosec B603  # fixed program and script, data on stdin
+        [node, str(INDEX_SCRIPT)],
+        input=json.dumps({"documents": documents}, ensure_ascii=False),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    if result.returncode != 0:
+        raise SearchIndexError(f"node could not build the search index: {result.stderr.strip()}")
+    return result.stdout
+
+
+def _search_page(path):
+    """The published search page at ``path`` (``/<lang>/search/``) in the active
+    language, as HTML: rendered as a request for ``path`` would be, so that its
+    navigation, language switcher and alternates are the live page's. Absolute URLs
+    (canonical, alternates) use ``settings.SITE_URL`` (``DJANGO_SITE_URL``), which a
+    published site should set; without it, the first of ``settings.ALLOWED_HOSTS``."""
+    hosts = [host for host in settings.ALLOWED_HOSTS if host and "*" not in host]
+    request = RequestFactory().get(path, HTTP_HOST=(hosts or ["localhost"])[0].lstrip("."))
+    request.resolver_match = resolve(path)
+    request.user = AnonymousUser()
+    # The texts the script shows, translated here: the live page's own strings, with
+    # "{count}", "{number}" and "{total}" where the script puts its figures.
+    context = {
+        "found_one": ngettext("%(counter)s paper found", "%(counter)s papers found", 1)
+        % {"counter": "{count}"},
+        "found_many": ngettext("%(counter)s paper found", "%(counter)s papers found", 2)
+        % {"counter": "{count}"},
+        "page_of": translation.gettext("Page %(number)s of %(total)s")
+        % {"number": "{number}", "total": "{total}"},
+        "per_page": RESULTS_PER_PAGE,
+    }
+    return render_to_string("papers/static_search.html", context, request=request)

@@ -1,0 +1,171 @@
+// The published site's search page (templates/papers/static_search.html, written by
+// papers/static_search.py): reads ?q= and ?page= from the address, searches the
+// MiniSearch index beside the page (index.json) and shows the results as the live
+// search page does: 20 a page in the live order, each paper's item as the server
+// rendered it at publish time, its abstract's snippet around the first match with
+// every match in <mark>. No inline script or style, no eval: it runs under the site's
+// Content-Security-Policy (script-src 'self').
+
+import { MiniSearch, OPTIONS, fold, queryTerms } from "./search-terms.js";
+
+const SNIPPET_CHARS = 220; // as papers/search.py's SNIPPET_CHARS
+
+const section = document.getElementById("search-results");
+const fallback = document.getElementById("search-fallback");
+const params = new URLSearchParams(location.search);
+const query = (params.get("q") || "").slice(0, 200);
+document.getElementById("id_q").value = query;
+
+function format(template, values) {
+  return template.replace(/\{(\w+)\}/g, (whole, name) => String(values[name] ?? whole));
+}
+
+// The window of `text` around the first match of a word of the query, as papers/search.py's
+// snippet(): [parts, cutBefore, cutAfter], parts being [text, isMatch] pairs.
+function snippet(text, words) {
+  const folded = [];
+  const origin = [];
+  Array.from(text).forEach((char, index) => {
+    for (const piece of fold(char)) {
+      folded.push(piece);
+      origin.push(index);
+    }
+  });
+  const chars = Array.from(text);
+  const haystack = folded.join("");
+  const foldedIndex = (offset) => Array.from(haystack.slice(0, offset)).length;
+  const spans = [];
+  for (const word of new Set(words)) {
+    let start = haystack.indexOf(word);
+    while (start !== -1) {
+      const first = foldedIndex(start);
+      const last = foldedIndex(start + word.length) - 1;
+      spans.push([origin[first], origin[last] + 1]);
+      start = haystack.indexOf(word, start + word.length);
+    }
+  }
+  if (spans.length === 0) return null;
+  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  // Overlapping or touching matches (a Chinese word's bigrams) are one <mark>.
+  for (let i = spans.length - 1; i > 0; i -= 1) {
+    if (spans[i][0] <= spans[i - 1][1]) {
+      spans[i - 1][1] = Math.max(spans[i - 1][1], spans[i][1]);
+      spans.splice(i, 1);
+    }
+  }
+  const first = spans[0][0];
+  let begin = Math.max(0, Math.min(first - Math.floor(SNIPPET_CHARS / 3), chars.length - SNIPPET_CHARS));
+  if (begin) {
+    const space = chars.indexOf(" ", begin);
+    begin = space >= 0 && space < first ? space + 1 : begin;
+  }
+  let finish = Math.min(chars.length, begin + SNIPPET_CHARS);
+  if (finish < chars.length) {
+    const space = chars.slice(begin, finish).lastIndexOf(" ");
+    finish = space >= 0 && begin + space > Math.max(first, begin) ? begin + space : finish;
+  }
+  const parts = [];
+  let position = begin;
+  for (let [start, end] of spans) {
+    start = Math.max(start, position);
+    end = Math.min(end, finish);
+    if (start >= end) continue;
+    if (start > position) parts.push([chars.slice(position, start).join(""), false]);
+    parts.push([chars.slice(start, end).join(""), true]);
+    position = end;
+  }
+  if (position < finish) parts.push([chars.slice(position, finish).join(""), false]);
+  return [parts, begin > 0, finish < chars.length];
+}
+
+function snippetElement(result, words) {
+  const window = result.snippet && snippet(result.snippet, words);
+  if (!window) return null;
+  const [parts, cutBefore, cutAfter] = window;
+  const paragraph = document.createElement("p");
+  paragraph.className = "snippet";
+  if (result.snippetLang) {
+    paragraph.classList.add("untranslated");
+    paragraph.lang = result.snippetLang;
+  }
+  if (cutBefore) paragraph.append("… ");
+  for (const [text, isMatch] of parts) {
+    if (isMatch) {
+      const mark = document.createElement("mark");
+      mark.textContent = text;
+      paragraph.append(mark);
+    } else {
+      paragraph.append(text);
+    }
+  }
+  if (cutAfter) paragraph.append(" …");
+  return paragraph;
+}
+
+// One result: the item rendered at publish time (our own escaped HTML, as on every
+// page), its lead replaced by the snippet when the abstract holds a word of the query.
+function item(result, words) {
+  const template = document.createElement("template");
+  template.innerHTML = result.html;
+  const article = template.content.firstElementChild;
+  const paragraph = snippetElement(result, words);
+  if (paragraph) {
+    article.querySelector(".paper-lead")?.remove();
+    const meta = article.querySelector(".paper-meta");
+    if (meta) meta.after(paragraph);
+  }
+  return article;
+}
+
+function pageLink(page, rel, label) {
+  const item = document.createElement("li");
+  const link = document.createElement("a");
+  const address = new URLSearchParams({ q: query, page: String(page) });
+  link.href = `?${address}`;
+  link.rel = rel;
+  link.textContent = label;
+  item.append(link);
+  return item;
+}
+
+function pagination(number, total) {
+  const nav = document.createElement("nav");
+  nav.className = "pagination";
+  nav.setAttribute("aria-label", section.dataset.pagesLabel);
+  const list = document.createElement("ul");
+  if (number > 1) list.append(pageLink(number - 1, "prev", section.dataset.previous));
+  const current = document.createElement("li");
+  current.setAttribute("aria-current", "page");
+  current.textContent = format(section.dataset.pageOf, { number, total });
+  list.append(current);
+  if (number < total) list.append(pageLink(number + 1, "next", section.dataset.next));
+  nav.append(list);
+  return nav;
+}
+
+async function search() {
+  const response = await fetch(section.dataset.index);
+  if (!response.ok) throw new Error(`${section.dataset.index}: ${response.status}`);
+  const index = MiniSearch.loadJSON(await response.text(), OPTIONS);
+  fallback.hidden = true;
+  const words = queryTerms(query);
+  if (words.length === 0) return;
+  const results = index.search(query).sort((a, b) => a.order - b.order);
+  const perPage = Number(section.dataset.perPage);
+  const total = Math.max(1, Math.ceil(results.length / perPage));
+  const number = Math.min(Math.max(1, Number.parseInt(params.get("page"), 10) || 1), total);
+  const count = results.length;
+  const template = count === 1 ? section.dataset.foundOne : section.dataset.foundMany;
+  document.getElementById("results-heading").textContent = format(template, { count });
+  const items = document.getElementById("search-items");
+  const start = (number - 1) * perPage;
+  items.replaceChildren(...results.slice(start, start + perPage).map((r) => item(r, words)));
+  document.getElementById("search-suggestions").hidden = count > 0;
+  if (total > 1) items.after(pagination(number, total));
+  section.hidden = false;
+}
+
+search().catch((error) => {
+  fallback.hidden = false;
+  console.error("The search index could not be loaded:", error);
+});
