@@ -65,7 +65,7 @@ def build_search_index(output_dir):
     files. Returns the paths written, a list of Path.
 
     Raises :class:`SearchIndexError` when node is not installed or fails; nothing is
-    replaced then, as each file is written only once its content is complete.
+    written then, as the files are written only once every one is complete.
     """
     output_dir = Path(output_dir)
     keys = list(Paper.objects.published().in_search_order().values_list("pk", flat=True))
@@ -73,18 +73,17 @@ def build_search_index(output_dir):
     for start in range(0, len(keys), BATCH):
         for code, rows in _documents(keys[start : start + BATCH], start).items():
             documents[code] += rows
-    written = []
+    files = {}
     for code, _name in settings.LANGUAGES:
-        index = _minisearch_index(documents[code])
         with translation.override(code):
             path = reverse("papers:search")
-            page = _search_page(path)
-        folder = output_dir / path.strip("/")
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, content in (("index.json", index), ("index.html", page)):
-            (folder / name).write_text(content, encoding="utf-8")
-            written.append(folder / name)
-    return written
+            folder = output_dir / path.strip("/")
+            files[folder / "index.json"] = _minisearch_index(documents[code])
+            files[folder / "index.html"] = _search_page(path)
+    for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    return list(files)
 
 
 def _documents(keys, first):

@@ -148,8 +148,10 @@ async function search() {
   if (!response.ok) throw new Error(`${section.dataset.index}: ${response.status}`);
   const index = MiniSearch.loadJSON(await response.text(), OPTIONS);
   fallback.hidden = true;
-  const words = queryTerms(query);
-  if (words.length === 0) return;
+  if (queryTerms(query).length === 0) return;
+  // The snippet marks the query's words as the live page does (folded, split on white
+  // space), not the index's terms: a Chinese word is marked whole, not as bigrams.
+  const words = fold(query).split(/\s+/u).filter(Boolean);
   const results = index.search(query).sort((a, b) => a.order - b.order);
   const perPage = Number(section.dataset.perPage);
   const total = Math.max(1, Math.ceil(results.length / perPage));

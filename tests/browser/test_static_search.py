@@ -1,0 +1,105 @@
+"""The published site's search in Chromium (issue 12): a static host serving the
+published files with the live site's Content-Security-Policy; the search runs in the
+browser, in both languages, with no violation (the ``context`` fixture fails a test on
+one) and no console error; without JavaScript the search box leads to the lists."""
+
+import pytest
+from playwright.sync_api import expect
+
+from ..static_site import mirror, serve
+
+pytestmark = pytest.mark.browser
+
+TITLE_EN = "Conformal Prediction as Bayesian Quadrature"
+TITLE_ZH = "共形预测作为贝叶斯求积"
+
+
+@pytest.fixture
+def static_site(icml, client, tmp_path):
+    """The base URL of a static host serving a published copy of the shipped content."""
+    policy = mirror(client, tmp_path)
+    assert "script-src 'self';" in policy
+    with serve(tmp_path, policy) as base:
+        yield base
+
+
+@pytest.fixture
+def console_errors(context):
+    """Console errors and uncaught exceptions of every page, as (text, URL)."""
+    errors = []
+    context.on(
+        "console",
+        lambda message: (
+            errors.append((message.text, message.location.get("url", "")))
+            if message.type == "error"
+            else None
+        ),
+    )
+    context.on("weberror", lambda error: errors.append((str(error.error), "")))
+    return errors
+
+
+@pytest.fixture
+def reader(context, static_site, console_errors):
+    """A page of the ``context`` (which fails the test on a CSP violation) that fails
+    the test on a request to another host and on a console error (the host answers 404
+    for the favicon.ico no page names: Chromium asks for it anyway)."""
+    foreign = []
+    page = context.new_page()
+    page.on(
+        "request",
+        lambda request: (
+            foreign.append(request.url) if not request.url.startswith(static_site) else None
+        ),
+    )
+    yield page
+    page.evaluate("0")
+    assert foreign == []
+    assert [(text, url) for text, url in console_errors if not url.endswith("/favicon.ico")] == []
+
+
+def test_search_from_the_header_finds_an_english_paper(reader, static_site):
+    reader.goto(f"{static_site}/en/")
+    reader.get_by_role("searchbox", name="Search papers").fill("bayesian quadrature")
+    reader.get_by_role("button", name="Search").first.click()
+
+    expect(reader).to_have_url(f"{static_site}/en/search/?q=bayesian+quadrature")
+    expect(reader.get_by_role("heading", name="1 paper found")).to_be_visible()
+    expect(reader.locator(".paper-item .snippet mark").first).to_have_text("Bayesian")
+    expect(reader.locator("#search-fallback")).to_be_hidden()
+    reader.get_by_role("link", name=TITLE_EN).click()
+    expect(reader.locator("h1")).to_have_text(TITLE_EN)
+
+
+def test_search_in_chinese_finds_a_chinese_title(reader, static_site):
+    reader.goto(f"{static_site}/zh-hans/search/")
+    reader.get_by_role("searchbox", name="搜索内容").fill("贝叶斯求积")
+    reader.locator(".search-form").get_by_role("button", name="搜索").click()
+
+    expect(reader.get_by_role("heading", name="找到 1 篇论文")).to_be_visible()
+    expect(reader.get_by_role("link", name=TITLE_ZH)).to_be_visible()
+    expect(reader.locator(".paper-item .snippet mark").first).to_have_text("贝叶斯求积")
+
+
+def test_search_lists_pages_of_twenty_and_says_when_nothing_matches(reader, static_site):
+    reader.goto(f"{static_site}/en/search/?q=a")
+    expect(reader.locator(".paper-item")).to_have_count(19)  # every title has an "a"
+
+    reader.goto(f"{static_site}/en/search/?q=zzzqqq")
+    expect(reader.get_by_role("heading", name="0 papers found")).to_be_visible()
+    expect(reader.locator("#search-suggestions")).to_be_visible()
+
+
+def test_without_javascript_the_search_box_leads_to_the_lists(browser, static_site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{static_site}/en/")
+    page.get_by_role("searchbox", name="Search papers").fill("bayesian")
+    page.get_by_role("button", name="Search").first.click()
+
+    expect(page).to_have_url(f"{static_site}/en/search/?q=bayesian")
+    expect(page.locator("#search-fallback")).to_contain_text("needs JavaScript")
+    page.locator("#search-fallback").get_by_role("link", name="conferences").click()
+    expect(page.get_by_role("heading", name="Conferences", level=1)).to_be_visible()
+    expect(page.get_by_role("link", name="ICML 2025")).to_be_visible()
+    context.close()

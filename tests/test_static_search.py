@@ -1,0 +1,106 @@
+"""The published site's search index and page (papers/static_search.py, issue 12)."""
+
+import json
+import shutil
+import subprocess  # nosec B404
+
+import pytest
+
+from papers.models import Paper, Status
+from papers.static_search import SearchIndexError, build_search_index
+
+from . import factories
+from .test_html_validity import VNU
+
+SLUG = "conformal-prediction-as-bayesian-quadrature"
+
+
+def _index(directory, language):
+    return json.loads((directory / language / "search" / "index.json").read_text("utf-8"))
+
+
+def _stored(index):
+    return list(index["storedFields"].values())
+
+
+def test_index_is_built_for_both_languages(icml, tmp_path):
+    written = build_search_index(tmp_path)
+
+    assert sorted(path.relative_to(tmp_path).as_posix() for path in written) == [
+        "en/search/index.html",
+        "en/search/index.json",
+        "zh-hans/search/index.html",
+        "zh-hans/search/index.json",
+    ]
+    published = Paper.objects.published().count()
+    english, chinese = _index(tmp_path, "en"), _index(tmp_path, "zh-hans")
+    assert (english["documentCount"], chinese["documentCount"]) == (published, published)
+    assert published == 19
+    english_html = "".join(document["html"] for document in _stored(english))
+    chinese_html = "".join(document["html"] for document in _stored(chinese))
+    assert f'<a href="/en/papers/{SLUG}/">Conformal Prediction as Bayesian Quadrature</a>' in (
+        english_html
+    )
+    assert f'<a href="/zh-hans/papers/{SLUG}/">共形预测作为贝叶斯求积</a>' in chinese_html
+
+
+def test_index_holds_chinese_bigrams_and_folded_words(icml, tmp_path):
+    build_search_index(tmp_path)
+
+    terms = {term for term, _postings in _index(tmp_path, "zh-hans")["index"]}
+
+    assert {"贝叶", "叶斯", "求积", "贝", "quadrature", "jimenez"} - terms == set()
+
+
+def test_index_leaves_out_drafts_in_the_live_search_order(db, tmp_path):
+    old = factories.paper(title_en="B old", conference=factories.conference(year=2015))
+    new_b = factories.paper(title_en="B new", conference=factories.conference(year=2025))
+    new_a = factories.paper(title_en="A new", conference=new_b.conference)
+    factories.paper(title_en="Draft", status=Status.DRAFT, conference=new_b.conference)
+
+    build_search_index(tmp_path)
+
+    index = _index(tmp_path, "en")
+    order = sorted(index["storedFields"], key=lambda key: index["storedFields"][key]["order"])
+    assert [index["documentIds"][key] for key in order] == [new_a.pk, new_b.pk, old.pk]
+
+
+def test_search_page_is_the_static_page_with_its_script_and_the_lists(icml, tmp_path):
+    build_search_index(tmp_path)
+
+    english = (tmp_path / "en" / "search" / "index.html").read_text("utf-8")
+    chinese = (tmp_path / "zh-hans" / "search" / "index.html").read_text("utf-8")
+
+    assert '<script type="module" src="/static/js/static-search.js"></script>' in english
+    assert '<form class="search-form" method="get" action="/en/search/"' in english
+    assert 'id="search-fallback"' in english
+    for path in ("/en/conferences/", "/en/awards/", "/en/authors/"):
+        assert f'href="{path}"' in english
+    assert 'data-found-many="{count} papers found"' in english
+    assert 'data-found-many="找到 {count} 篇论文"' in chinese
+    assert 'hreflang="en" lang="en"' in chinese
+
+
+def test_without_node_nothing_is_written(icml, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+
+    with pytest.raises(SearchIndexError, match="node"):
+        build_search_index(tmp_path / "site")
+
+    assert not (tmp_path / "site").exists()
+
+
+def test_search_pages_are_valid_html(icml, tmp_path):
+    written = build_search_index(tmp_path)
+    pages = [str(path) for path in written if path.suffix == ".html"]
+
+    result = subprocess.run(  # nosec B603
+        [shutil.which("java"), "-jar", str(VNU), "--errors-only", "--format", "json", *pages],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert json.loads(result.stderr or result.stdout)["messages"] == []
+    assert len(pages) == 2
