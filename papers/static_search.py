@@ -161,7 +161,7 @@ def _search_page(path):
     request.resolver_match = resolve(path)
     request.user = AnonymousUser()
     # The texts the script shows, translated here: the live page's own strings, with
-    # "{count}", "{number}" and "{total}" where the script puts its figures.
+    # "{count}", "{number}", "{total}" and "{query}" where the script puts its values.
     context = {
         "found_one": ngettext("%(counter)s paper found", "%(counter)s papers found", 1)
         % {"counter": "{count}"},
@@ -169,6 +169,7 @@ def _search_page(path):
         % {"counter": "{count}"},
         "page_of": translation.gettext("Page %(number)s of %(total)s")
         % {"number": "{number}", "total": "{total}"},
+        "title_query": translation.gettext("Search: %(query)s") % {"query": "{query}"},
         "per_page": RESULTS_PER_PAGE,
     }
     return render_to_string("papers/static_search.html", context, request=request)

@@ -5,6 +5,8 @@ import shutil
 import subprocess  # nosec B404
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from papers.models import Paper, Status
 from papers.static_search import SearchIndexError, build_search_index
@@ -104,3 +106,23 @@ def test_search_pages_are_valid_html(icml, tmp_path):
 
     assert json.loads(result.stderr or result.stdout)["messages"] == []
     assert len(pages) == 2
+
+
+def _queries_to_build(directory):
+    with CaptureQueriesContext(connection) as queries:
+        build_search_index(directory)
+    return len(queries)
+
+
+def test_queries_do_not_grow_with_the_papers(db, tmp_path):
+    institution = factories.institution()
+    factories.paper(authors=[factories.author()], affiliations=[institution])
+    one = _queries_to_build(tmp_path / "one")
+    for _ in range(4):
+        factories.paper(
+            authors=[factories.author(), factories.author()], affiliations=[institution]
+        )
+
+    many = _queries_to_build(tmp_path / "many")
+
+    assert (one, many) == (8, 8)

@@ -149,6 +149,9 @@ async function search() {
   const index = MiniSearch.loadJSON(await response.text(), OPTIONS);
   fallback.hidden = true;
   if (queryTerms(query).length === 0) return;
+  // As the live page's title, which cuts the query at 60 characters (truncatechars).
+  const shown = query.length > 60 ? `${query.slice(0, 59)}…` : query;
+  document.title = format(section.dataset.titleQuery, { query: shown });
   // The snippet marks the query's words as the live page does (folded, split on white
   // space), not the index's terms: a Chinese word is marked whole, not as bigrams.
   const words = fold(query).split(/\s+/u).filter(Boolean);

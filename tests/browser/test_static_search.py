@@ -6,6 +6,7 @@ one) and no console error; without JavaScript the search box leads to the lists.
 import pytest
 from playwright.sync_api import expect
 
+from .. import factories
 from ..static_site import mirror, serve
 
 pytestmark = pytest.mark.browser
@@ -81,13 +82,32 @@ def test_search_in_chinese_finds_a_chinese_title(reader, static_site):
     expect(reader.locator(".paper-item .snippet mark").first).to_have_text("贝叶斯求积")
 
 
-def test_search_lists_pages_of_twenty_and_says_when_nothing_matches(reader, static_site):
-    reader.goto(f"{static_site}/en/search/?q=a")
-    expect(reader.locator(".paper-item")).to_have_count(19)  # every title has an "a"
+@pytest.fixture
+def three_more_papers(icml):
+    """Three papers besides the shipped 19, all with an "a" in their titles."""
+    return [factories.paper() for _ in range(3)]
 
-    reader.goto(f"{static_site}/en/search/?q=zzzqqq")
-    expect(reader.get_by_role("heading", name="0 papers found")).to_be_visible()
+
+def test_search_lists_twenty_a_page(three_more_papers, reader, static_site):
+    reader.goto(f"{static_site}/en/search/?q=a")  # every title has an "a"
+
+    expect(reader.get_by_role("heading", name="22 papers found")).to_be_visible()
+    expect(reader.locator(".paper-item")).to_have_count(20)
+    expect(reader.get_by_text("Page 1 of 2")).to_be_visible()
+    expect(reader).to_have_title("Search: a")
+    reader.get_by_role("link", name="Next page").click()
+
+    expect(reader).to_have_url(f"{static_site}/en/search/?q=a&page=2")
+    expect(reader.locator(".paper-item")).to_have_count(2)
+    expect(reader.get_by_role("link", name="Previous page")).to_be_visible()
+
+
+def test_search_says_when_nothing_matches(reader, static_site):
+    reader.goto(f"{static_site}/zh-hans/search/?q=zzzqqq")
+
+    expect(reader.get_by_role("heading", name="找到 0 篇论文")).to_be_visible()
     expect(reader.locator("#search-suggestions")).to_be_visible()
+    expect(reader.locator("#search-suggestions")).to_contain_text("没有论文同时包含所有检索词")
 
 
 def test_without_javascript_the_search_box_leads_to_the_lists(browser, static_site):
