@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from .. import factories
 from ..static_site import mirror, serve
+from .test_accessibility import AXE
 
 pytestmark = pytest.mark.browser
 
@@ -123,3 +124,16 @@ def test_without_javascript_the_search_box_leads_to_the_lists(browser, static_si
     expect(page.get_by_role("heading", name="Conferences", level=1)).to_be_visible()
     expect(page.get_by_role("link", name="ICML 2025")).to_be_visible()
     context.close()
+
+
+@pytest.mark.parametrize(
+    "path", ["/en/search/?q=bayesian+quadrature", "/zh-hans/search/?q=贝叶斯求积"]
+)
+def test_results_have_no_axe_violations(reader, static_site, path):
+    reader.goto(static_site + path)
+    expect(reader.locator(".paper-item")).to_have_count(1)
+    reader.evaluate(AXE.read_text())  # no request: the script runs in the page itself
+
+    results = reader.evaluate("axe.run(document, {resultTypes: ['violations']})")
+
+    assert [violation["id"] for violation in results["violations"]] == []
