@@ -2,10 +2,11 @@
 that searches it in the browser.
 
 ``manage.py publish_site DIR`` calls :func:`build_search_index` after writing the pages.
-For each language of ``settings.LANGUAGES`` it writes ``DIR/<lang>/search/index.json``,
-a MiniSearch index of the published papers, and ``DIR/<lang>/search/index.html``, the
-search page (``papers/static_search.html``) that loads it with ``static/js/static-
-search.js``. No server reads the query: the page's script does, from the address.
+For each language of ``settings.LANGUAGES`` it writes, under ``DIR/<lang>/search/``,
+``index.json`` (a MiniSearch index of the published papers, the same in every
+language), ``results.json`` (how each paper is shown in that language) and
+``index.html``, the search page (``papers/static_search.html``) that loads both with
+``static/js/static-search.js``. No server reads the query: the page's script does, from the address.
 
 Why MiniSearch and not Pagefind: Pagefind searches with WebAssembly, which Chromium
 refuses under the site's policy (``script-src 'self'``) unless the policy adds
@@ -59,26 +60,34 @@ def build_search_index(output_dir):
 
     ``output_dir`` (a path) is the published site's root, as the live site's URLs map
     onto it: the search page is ``/<lang>/search/`` there, so this writes
-    ``<output_dir>/<lang>/search/index.html`` and ``index.json`` for each language of
-    ``settings.LANGUAGES``, replacing what was there. The page loads the site's CSS and
-    ``static/js/static-search.js`` from ``STATIC_URL``: the caller publishes the static
-    files. Returns the paths written, a list of Path.
+    ``<output_dir>/<lang>/search/index.html``, ``index.json`` and ``results.json`` for
+    each language of ``settings.LANGUAGES``, replacing what was there. The page loads
+    the site's CSS and ``static/js/static-search.js`` from ``STATIC_URL``: the caller
+    publishes the static files. Returns the paths written, a list of Path.
 
     Raises :class:`SearchIndexError` when node is not installed or fails; nothing is
     written then, as the files are written only once every one is complete.
     """
     output_dir = Path(output_dir)
     keys = list(Paper.objects.published().in_search_order().values_list("pk", flat=True))
-    documents = {code: [] for code, _name in settings.LANGUAGES}
+    documents, results = [], {code: {} for code, _name in settings.LANGUAGES}
     for start in range(0, len(keys), BATCH):
-        for code, rows in _documents(keys[start : start + BATCH], start).items():
-            documents[code] += rows
+        batch_documents, batch_results = _documents(keys[start : start + BATCH], start)
+        documents += batch_documents
+        for code, shown in batch_results.items():
+            results[code].update(shown)
+    # The text a paper is found by is the same in every language (each paper's
+    # search_text holds all of them): one index, built once, beside each page.
+    index = _minisearch_index(documents)
     files = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             path = reverse("papers:search")
             folder = output_dir / path.strip("/")
-            files[folder / "index.json"] = _minisearch_index(documents[code])
+            files[folder / "index.json"] = index
+            files[folder / "results.json"] = json.dumps(
+                results[code], ensure_ascii=False, separators=(",", ":")
+            )
             files[folder / "index.html"] = _search_page(path)
     for path, content in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,13 +96,17 @@ def build_search_index(output_dir):
 
 
 def _documents(keys, first):
-    """``{language: [document, ...]}`` of the published papers ``keys`` (in that order):
-    each document's ``id`` (the primary key), ``order`` (its place in the live search's
-    order, from ``first``), the folded text it is found by (``text``: its own fields in
-    every language; ``people``: its authors' and institutions'), its result as the live
-    search page shows it (``html``, in that language) and the text a snippet is cut from
-    (``snippet``, the abstract or else the summary; ``snippetLang``, the language it is
-    in when it is not the page's)."""
+    """The published papers ``keys`` (in that order) as ``(documents, results)``.
+
+    ``documents`` are what the index is built from: each paper's ``id`` (its primary
+    key), ``order`` (its place in the live search's order, counted from ``first``) and
+    the folded text it is found by (``text``: its own fields in every language;
+    ``people``: its authors' and institutions'). ``results`` is ``{language: {id:
+    result}}``: how each paper is shown, ``html`` being its item as the live search
+    page renders it in that language, ``snippet`` the text its snippet is cut from (the
+    abstract, or else the summary) and ``snippetLang`` that text's language when it is
+    not the page's ("" otherwise).
+    """
     texts = dict(Paper.objects.filter(pk__in=keys).values_list("pk", "search_text"))
     people = {key: [] for key in keys}
     for paper_id, text in Authorship.objects.filter(paper__in=keys).values_list(
@@ -104,30 +117,29 @@ def _documents(keys, first):
         paper__in=keys, affiliations__isnull=False
     ).values_list("paper_id", "affiliations__search_text"):
         people[paper_id].append(text)
+    documents = [
+        {"id": key, "order": order, "text": texts[key], "people": "\n".join(people[key])}
+        for order, key in enumerate(keys, start=first)
+    ]
     rows = {row.pk: row for row in listing.search_result_rows(keys)}
     papers = listing.prepare([rows[key] for key in keys])
-    documents = {}
+    results = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             renderer = listing.Renderer(Context())
-            documents[code] = []
-            for order, paper in enumerate(papers, start=first):
+            results[code] = {}
+            for paper in papers:
                 snippet, language = localized_value(paper, "abstract", code)
                 if not snippet:
                     snippet, language = localized_value(paper, "summary", code)
-                html = renderer.paper(paper, heading=3, show_awards=True, show_conference=True)
-                documents[code].append(
-                    {
-                        "id": paper.pk,
-                        "order": order,
-                        "text": texts[paper.pk],
-                        "people": "\n".join(people[paper.pk]),
-                        "html": html,
-                        "snippet": " ".join(snippet.split()),
-                        "snippetLang": "" if language in (code, None) else language,
-                    }
-                )
-    return documents
+                results[code][paper.pk] = {
+                    "html": renderer.paper(
+                        paper, heading=3, show_awards=True, show_conference=True
+                    ),
+                    "snippet": " ".join(snippet.split()),
+                    "snippetLang": "" if language in (code, None) else language,
+                }
+    return documents, results
 
 
 def _minisearch_index(documents):

@@ -21,8 +21,8 @@ def _index(directory, language):
     return json.loads((directory / language / "search" / "index.json").read_text("utf-8"))
 
 
-def _stored(index):
-    return list(index["storedFields"].values())
+def _results(directory, language):
+    return json.loads((directory / language / "search" / "results.json").read_text("utf-8"))
 
 
 def test_index_is_built_for_both_languages(icml, tmp_path):
@@ -31,19 +31,28 @@ def test_index_is_built_for_both_languages(icml, tmp_path):
     assert sorted(path.relative_to(tmp_path).as_posix() for path in written) == [
         "en/search/index.html",
         "en/search/index.json",
+        "en/search/results.json",
         "zh-hans/search/index.html",
         "zh-hans/search/index.json",
+        "zh-hans/search/results.json",
     ]
-    published = Paper.objects.published().count()
-    english, chinese = _index(tmp_path, "en"), _index(tmp_path, "zh-hans")
-    assert (english["documentCount"], chinese["documentCount"]) == (published, published)
-    assert published == 19
-    english_html = "".join(document["html"] for document in _stored(english))
-    chinese_html = "".join(document["html"] for document in _stored(chinese))
-    assert f'<a href="/en/papers/{SLUG}/">Conformal Prediction as Bayesian Quadrature</a>' in (
-        english_html
+    published = set(Paper.objects.published().values_list("pk", flat=True))
+    assert len(published) == 19
+    for language in ("en", "zh-hans"):
+        index = _index(tmp_path, language)
+        assert set(index["documentIds"].values()) == published
+        assert {int(key) for key in _results(tmp_path, language)} == published
+    paper = Paper.objects.get(slug=SLUG)
+    english = _results(tmp_path, "en")[str(paper.pk)]
+    chinese = _results(tmp_path, "zh-hans")[str(paper.pk)]
+    assert (
+        f'<a href="/en/papers/{SLUG}/">Conformal Prediction as Bayesian Quadrature</a>'
+        in (english["html"])
     )
-    assert f'<a href="/zh-hans/papers/{SLUG}/">共形预测作为贝叶斯求积</a>' in chinese_html
+    assert f'<a href="/zh-hans/papers/{SLUG}/">共形预测作为贝叶斯求积</a>' in chinese["html"]
+    assert english["snippet"].startswith("As machine learning-based prediction systems")
+    assert chinese["snippet"].startswith("随着机器学习预测系统")
+    assert (english["snippetLang"], chinese["snippetLang"]) == ("", "")
 
 
 def test_index_holds_chinese_bigrams_and_folded_words(icml, tmp_path):
@@ -126,3 +135,12 @@ def test_queries_do_not_grow_with_the_papers(db, tmp_path):
     many = _queries_to_build(tmp_path / "many")
 
     assert (one, many) == (8, 8)
+
+
+def test_a_missing_chinese_abstract_is_the_english_one_marked_as_english(db, tmp_path):
+    paper = factories.paper(abstract_en="Only in English.", abstract_zh_hans="")
+
+    build_search_index(tmp_path)
+
+    chinese = _results(tmp_path, "zh-hans")[str(paper.pk)]
+    assert (chinese["snippet"], chinese["snippetLang"]) == ("Only in English.", "en")

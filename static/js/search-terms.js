@@ -47,7 +47,7 @@ export function queryTerms(text) {
 export const OPTIONS = {
   idField: "id",
   fields: ["text", "people"],
-  storeFields: ["order", "html", "snippet", "snippetLang"],
+  storeFields: ["order"],
   tokenize: indexTerms,
   processTerm: (term) => term,
   searchOptions: {

@@ -2,7 +2,7 @@
 // papers/static_search.py): reads ?q= and ?page= from the address, searches the
 // MiniSearch index beside the page (index.json) and shows the results as the live
 // search page does: 20 a page in the live order, each paper's item as the server
-// rendered it at publish time, its abstract's snippet around the first match with
+// rendered it at publish time (results.json, in the page's language), its abstract's snippet around the first match with
 // every match in <mark>. No inline script or style, no eval: it runs under the site's
 // Content-Security-Policy (script-src 'self').
 
@@ -143,15 +143,25 @@ function pagination(number, total) {
   return nav;
 }
 
+async function load(address) {
+  const response = await fetch(address);
+  if (!response.ok) throw new Error(`${address}: ${response.status}`);
+  return response.text();
+}
+
 async function search() {
-  const response = await fetch(section.dataset.index);
-  if (!response.ok) throw new Error(`${section.dataset.index}: ${response.status}`);
-  const index = MiniSearch.loadJSON(await response.text(), OPTIONS);
+  // The index (the same in both languages) and this language's results, together.
+  const [indexText, resultsText] = await Promise.all([
+    load(section.dataset.index),
+    load(section.dataset.results),
+  ]);
+  const index = MiniSearch.loadJSON(indexText, OPTIONS);
+  const shown = JSON.parse(resultsText);
   fallback.hidden = true;
   if (queryTerms(query).length === 0) return;
   // As the live page's title, which cuts the query at 60 characters (truncatechars).
-  const shown = query.length > 60 ? `${query.slice(0, 59)}…` : query;
-  document.title = format(section.dataset.titleQuery, { query: shown });
+  const title = query.length > 60 ? `${query.slice(0, 59)}…` : query;
+  document.title = format(section.dataset.titleQuery, { query: title });
   // The snippet marks the query's words as the live page does (folded, split on white
   // space), not the index's terms: a Chinese word is marked whole, not as bigrams.
   const words = fold(query).split(/\s+/u).filter(Boolean);
@@ -164,7 +174,8 @@ async function search() {
   document.getElementById("results-heading").textContent = format(template, { count });
   const items = document.getElementById("search-items");
   const start = (number - 1) * perPage;
-  items.replaceChildren(...results.slice(start, start + perPage).map((r) => item(r, words)));
+  const page = results.slice(start, start + perPage);
+  items.replaceChildren(...page.map((result) => item(shown[result.id], words)));
   document.getElementById("search-suggestions").hidden = count > 0;
   if (total > 1) items.after(pagination(number, total));
   section.hidden = false;
