@@ -8,11 +8,15 @@ language), ``results.json`` (how each paper is shown in that language) and
 ``index.html``, the search page (``papers/static_search.html``) that loads both with
 ``static/js/static-search.js``. No server reads the query: the page's script does, from the address.
 
-Why MiniSearch and not Pagefind: Pagefind searches with WebAssembly, which Chromium
-refuses under the site's policy (``script-src 'self'``) unless the policy adds
-``'wasm-unsafe-eval'``; MiniSearch is plain JavaScript, runs under the unchanged policy,
-and loads an index built ahead (``MiniSearch.loadJSON``). It has no Chinese word
-splitter of its own: ``static/js/search-terms.js`` gives it character bigrams.
+Why MiniSearch and not Pagefind: Pagefind (npm ``pagefind`` 1.6.0) installs with
+``npm install --ignore-scripts`` and indexes offline, Chinese included, but it searches
+with WebAssembly, which Chromium 156 refuses under the site's policy (``script-src
+'self'``): "CompileError: WebAssembly.instantiate(): ... 'unsafe-eval' is not an allowed
+source of script". It works only when the search page's policy adds
+``'wasm-unsafe-eval'`` to ``script-src``. MiniSearch (npm ``minisearch`` 7.2.0, no
+dependencies) is plain JavaScript, runs under the unchanged policy, and loads an index
+built ahead (``MiniSearch.loadJSON``). It has no Chinese word splitter of its own:
+``static/js/search-terms.js`` gives it character bigrams.
 
 Why the database and not the published HTML: the index needs the fields the live search
 matches (titles, abstracts and summaries in every language, authors, institutions), which
@@ -61,7 +65,8 @@ def build_search_index(output_dir):
     ``output_dir`` (a path) is the published site's root, as the live site's URLs map
     onto it: the search page is ``/<lang>/search/`` there, so this writes
     ``<output_dir>/<lang>/search/index.html``, ``index.json`` and ``results.json`` for
-    each language of ``settings.LANGUAGES``, replacing what was there. The page loads
+    each language of ``settings.LANGUAGES``, replacing what was there (a file whose
+    content is unchanged is not written again, so it keeps its time). The page loads
     the site's CSS and ``static/js/static-search.js`` from ``STATIC_URL``: the caller
     publishes the static files. Returns the paths written, a list of Path.
 
@@ -90,8 +95,11 @@ def build_search_index(output_dir):
             )
             files[folder / "index.html"] = _search_page(path)
     for path, content in files.items():
+        data = content.encode("utf-8")
+        if path.exists() and path.read_bytes() == data:
+            continue  # unchanged: kept as it was, so a static host's copy stays valid
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        path.write_bytes(data)
     return list(files)
 
 

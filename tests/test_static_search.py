@@ -144,3 +144,19 @@ def test_a_missing_chinese_abstract_is_the_english_one_marked_as_english(db, tmp
 
     chinese = _results(tmp_path, "zh-hans")[str(paper.pk)]
     assert (chinese["snippet"], chinese["snippetLang"]) == ("Only in English.", "en")
+
+
+def test_a_second_build_leaves_unchanged_files_alone(icml, tmp_path):
+    written = build_search_index(tmp_path)
+    times = {path: path.stat().st_mtime_ns for path in written}
+    # update() leaves the search text as it was (papers/search.py): only a snippet changes.
+    Paper.objects.filter(slug=SLUG).update(abstract_en="A new abstract.")
+
+    build_search_index(tmp_path)
+
+    changed = sorted(
+        path.relative_to(tmp_path).as_posix()
+        for path in written
+        if path.stat().st_mtime_ns != times[path]
+    )
+    assert changed == ["en/search/results.json"]
