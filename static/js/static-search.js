@@ -150,6 +150,10 @@ async function load(address) {
 }
 
 async function search() {
+  if (queryTerms(query).length === 0) {
+    fallback.hidden = true; // nothing asked yet: the index is loaded only for a search
+    return;
+  }
   // The index (the same in both languages) and this language's results, together.
   const [indexText, resultsText] = await Promise.all([
     load(section.dataset.index),
@@ -158,7 +162,6 @@ async function search() {
   const index = MiniSearch.loadJSON(indexText, OPTIONS);
   const shown = JSON.parse(resultsText);
   fallback.hidden = true;
-  if (queryTerms(query).length === 0) return;
   // As the live page's title, which cuts the query at 60 characters (truncatechars).
   const title = query.length > 60 ? `${query.slice(0, 59)}…` : query;
   document.title = format(section.dataset.titleQuery, { query: title });

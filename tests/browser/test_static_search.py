@@ -137,3 +137,13 @@ def test_results_have_no_axe_violations(reader, static_site, path):
     results = reader.evaluate("axe.run(document, {resultTypes: ['violations']})")
 
     assert [violation["id"] for violation in results["violations"]] == []
+
+
+def test_the_index_is_loaded_only_for_a_search(reader, static_site):
+    requested = []
+    reader.on("request", lambda request: requested.append(request.url.rsplit("/", 1)[-1]))
+    reader.goto(f"{static_site}/en/search/")
+
+    expect(reader.locator("#search-fallback")).to_be_hidden()
+    expect(reader.locator("#search-results")).to_be_hidden()
+    assert [name for name in requested if name.endswith(".json")] == []
