@@ -44,7 +44,8 @@ from django.utils import translation
 from django.utils.translation import ngettext
 
 from . import listing
-from .models import Authorship, Paper
+from .forms import SearchForm
+from .models import Authorship, Award, Conference, Paper
 from .templatetags.awards import localized_value
 
 # The node program that turns the documents into a MiniSearch index.
@@ -75,9 +76,12 @@ def build_search_index(output_dir):
     """
     output_dir = Path(output_dir)
     keys = list(Paper.objects.published().in_search_order().values_list("pk", flat=True))
+    listings = _listings()
     documents, results = [], {code: {} for code, _name in settings.LANGUAGES}
     for start in range(0, len(keys), BATCH):
         batch_documents, batch_results = _documents(keys[start : start + BATCH], start)
+        for document in batch_documents:
+            document.update(listings.get(document["id"], {"at": [], "awards": []}))
         documents += batch_documents
         for code, shown in batch_results.items():
             results[code].update(shown)
@@ -101,6 +105,30 @@ def build_search_index(output_dir):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     return list(files)
+
+
+def _listings():
+    """What the search page's filters match, for each published paper that has any:
+    ``{pk: {"at": [[conference slug, year], ...], "awards": [award slug, ...]}}``.
+
+    A paper is "at" each conference whose page lists it (``listed_at``: published at
+    it or awarded by it), and has each award series it has a published entry in
+    (``with_award``), as the live search's filters read them (papers/views.py). One
+    query per published conference and one per award series, whatever the papers.
+    """
+    listings = {}
+    papers = Paper.objects.published()
+
+    def listing(pk):
+        return listings.setdefault(pk, {"at": [], "awards": []})
+
+    for slug, year in Conference.objects.published().values_list("slug", "year"):
+        for pk in papers.listed_at(conference=slug).values_list("pk", flat=True):
+            listing(pk)["at"].append([slug, year])
+    for slug in dict.fromkeys(Award.objects.published().values_list("slug", flat=True)):
+        for pk in papers.with_award(slug).values_list("pk", flat=True):
+            listing(pk)["awards"].append(slug)
+    return listings
 
 
 def _documents(keys, first):
@@ -191,5 +219,6 @@ def _search_page(path):
         % {"number": "{number}", "total": "{total}"},
         "title_query": translation.gettext("Search: %(query)s") % {"query": "{query}"},
         "per_page": RESULTS_PER_PAGE,
+        "form": SearchForm(),
     }
     return render_to_string("papers/static_search.html", context, request=request)

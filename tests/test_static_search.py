@@ -124,17 +124,24 @@ def _queries_to_build(directory):
 
 
 def test_queries_do_not_grow_with_the_papers(db, tmp_path):
-    institution = factories.institution()
-    factories.paper(authors=[factories.author()], affiliations=[institution])
+    """One query per conference and per award series (the filters), a fixed number
+    per batch of papers, two for the form's choices."""
+    conference, institution = factories.conference(), factories.institution()
+    paper = factories.paper(
+        conference=conference, authors=[factories.author()], affiliations=[institution]
+    )
+    factories.award_entry(factories.award(conference=conference), paper)
     one = _queries_to_build(tmp_path / "one")
     for _ in range(4):
         factories.paper(
-            authors=[factories.author(), factories.author()], affiliations=[institution]
+            conference=conference,
+            authors=[factories.author(), factories.author()],
+            affiliations=[institution],
         )
 
     many = _queries_to_build(tmp_path / "many")
 
-    assert (one, many) == (8, 8)
+    assert (one, many) == (16, 16)
 
 
 def test_a_missing_chinese_abstract_is_the_english_one_marked_as_english(db, tmp_path):
@@ -160,3 +167,18 @@ def test_a_second_build_leaves_unchanged_files_alone(icml, tmp_path):
         if path.stat().st_mtime_ns != times[path]
     )
     assert changed == ["en/search/results.json"]
+
+
+def test_index_holds_what_the_filters_match(icml, tmp_path):
+    build_search_index(tmp_path)
+    index = _index(tmp_path, "en")
+    stored = {index["documentIds"][key]: value for key, value in index["storedFields"].items()}
+
+    trpo = stored[Paper.objects.get(slug="trust-region-policy-optimization").pk]
+    conformal = stored[Paper.objects.get(slug=SLUG).pk]
+
+    # Published at ICML 2015, honoured by ICML 2025's Test of Time Award.
+    assert trpo["at"] == [["icml-2025", 2025], ["icml-2015", 2015]]
+    assert trpo["awards"] == ["test-of-time"]
+    assert conformal["at"] == [["icml-2025", 2025]]
+    assert conformal["awards"] == ["outstanding-paper"]

@@ -47,7 +47,7 @@ export function queryTerms(text) {
 export const OPTIONS = {
   idField: "id",
   fields: ["text", "people"],
-  storeFields: ["order"],
+  storeFields: ["order", "at", "awards"],
   tokenize: indexTerms,
   processTerm: (term) => term,
   searchOptions: {

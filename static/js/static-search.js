@@ -15,6 +15,28 @@ const fallback = document.getElementById("search-fallback");
 const params = new URLSearchParams(location.search);
 const query = (params.get("q") || "").slice(0, 200);
 document.getElementById("id_q").value = query;
+// The filters, as the live form's choices allow them: a value the form does not offer
+// (an unknown conference) is left out, as if not asked.
+const filters = {};
+for (const name of ["conference", "year", "award"]) {
+  const select = document.getElementById(`id_${name}`);
+  const value = params.get(name) || "";
+  const offered = Array.from(select.options).some((option) => option.value === value);
+  filters[name] = offered ? value : "";
+  select.value = filters[name];
+}
+
+// Whether a result passes the filters: "at" holds each [conference slug, year] whose
+// page lists the paper, "awards" the award series it is in (papers/static_search.py).
+function passes(result) {
+  if (filters.award && !result.awards.includes(filters.award)) return false;
+  if (!filters.conference && !filters.year) return true;
+  return result.at.some(
+    ([slug, year]) =>
+      (!filters.conference || slug === filters.conference) &&
+      (!filters.year || String(year) === filters.year),
+  );
+}
 
 function format(template, values) {
   return template.replace(/\{(\w+)\}/g, (whole, name) => String(values[name] ?? whole));
@@ -120,7 +142,8 @@ function item(result, words) {
 function pageLink(page, rel, label) {
   const item = document.createElement("li");
   const link = document.createElement("a");
-  const address = new URLSearchParams({ q: query, page: String(page) });
+  const asked = Object.entries(filters).filter(([, value]) => value);
+  const address = new URLSearchParams([["q", query], ...asked, ["page", String(page)]]);
   link.href = `?${address}`;
   link.rel = rel;
   link.textContent = label;
@@ -150,7 +173,8 @@ async function load(address) {
 }
 
 async function search() {
-  if (queryTerms(query).length === 0) {
+  const asked = queryTerms(query).length > 0;
+  if (!asked && !filters.conference && !filters.year && !filters.award) {
     fallback.hidden = true; // nothing asked yet: the index is loaded only for a search
     return;
   }
@@ -168,7 +192,9 @@ async function search() {
   // The snippet marks the query's words as the live page does (folded, split on white
   // space), not the index's terms: a Chinese word is marked whole, not as bigrams.
   const words = fold(query).split(/\s+/u).filter(Boolean);
-  const results = index.search(query).sort((a, b) => a.order - b.order);
+  const results = index
+    .search(asked ? query : MiniSearch.wildcard, { filter: passes })
+    .sort((a, b) => a.order - b.order);
   const perPage = Number(section.dataset.perPage);
   const total = Math.max(1, Math.ceil(results.length / perPage));
   const number = Math.min(Math.max(1, Number.parseInt(params.get("page"), 10) || 1), total);
@@ -180,6 +206,11 @@ async function search() {
   const page = results.slice(start, start + perPage);
   items.replaceChildren(...page.map((result) => item(shown[result.id], words)));
   document.getElementById("search-suggestions").hidden = count > 0;
+  if (filters.conference || filters.year || filters.award) {
+    const everywhere = document.getElementById("search-everywhere");
+    everywhere.querySelector("a").href = `?${new URLSearchParams({ q: query })}`;
+    everywhere.hidden = false;
+  }
   if (total > 1) items.after(pagination(number, total));
   section.hidden = false;
 }

@@ -147,3 +147,24 @@ def test_the_index_is_loaded_only_for_a_search(reader, static_site):
     expect(reader.locator("#search-fallback")).to_be_hidden()
     expect(reader.locator("#search-results")).to_be_hidden()
     assert [name for name in requested if name.endswith(".json")] == []
+
+
+def test_filters_as_on_the_live_page(reader, static_site):
+    reader.goto(f"{static_site}/en/search/?q=&award=test-of-time")
+
+    expect(reader.get_by_role("heading", name="3 papers found")).to_be_visible()
+    expect(reader.get_by_label("Award")).to_have_value("test-of-time")
+
+    reader.get_by_label("Search for").fill("bayesian")
+    reader.locator(".search-form").get_by_role("button", name="Search").click()
+    expect(reader.get_by_role("heading", name="0 papers found")).to_be_visible()
+    reader.get_by_role("link", name="Search every conference, year and award.").click()
+
+    expect(reader).to_have_url(f"{static_site}/en/search/?q=bayesian")
+    expect(reader.get_by_role("heading", name="1 paper found")).to_be_visible()
+
+
+def test_a_year_filter_lists_the_papers_a_conference_of_that_year_honoured(reader, static_site):
+    reader.goto(f"{static_site}/zh-hans/search/?q=&year=2015")
+
+    expect(reader.get_by_role("heading", name="找到 3 篇论文")).to_be_visible()
