@@ -45,7 +45,7 @@ from django.utils.translation import ngettext
 
 from . import listing
 from .forms import SearchForm
-from .models import Authorship, Award, Conference, Paper
+from .models import Authorship, AwardEntry, Paper
 from .templatetags.awards import localized_value
 
 # The node program that turns the documents into a MiniSearch index.
@@ -81,7 +81,7 @@ def build_search_index(output_dir):
     for start in range(0, len(keys), BATCH):
         batch_documents, batch_results = _documents(keys[start : start + BATCH], start)
         for document in batch_documents:
-            document.update(listings.get(document["id"], {"at": [], "awards": []}))
+            document.update(listings[document["id"]])
         documents += batch_documents
         for code, shown in batch_results.items():
             results[code].update(shown)
@@ -108,26 +108,29 @@ def build_search_index(output_dir):
 
 
 def _listings():
-    """What the search page's filters match, for each published paper that has any:
+    """What the search page's filters match, for each published paper:
     ``{pk: {"at": [[conference slug, year], ...], "awards": [award slug, ...]}}``.
 
-    A paper is "at" each conference whose page lists it (``listed_at``: published at
-    it or awarded by it), and has each award series it has a published entry in
-    (``with_award``), as the live search's filters read them (papers/views.py). One
-    query per published conference and one per award series, whatever the papers.
+    As the live search's filters read them (papers/views.py), a paper is "at" each
+    conference whose page lists it (``PaperQuerySet.listed_at``: the conference it was
+    published at, and each conference that gave it a published award) and has each
+    award series it has a published entry in (``with_award``). Two queries, whatever
+    the papers, conferences and awards.
     """
     listings = {}
-    papers = Paper.objects.published()
-
-    def listing(pk):
-        return listings.setdefault(pk, {"at": [], "awards": []})
-
-    for slug, year in Conference.objects.published().values_list("slug", "year"):
-        for pk in papers.listed_at(conference=slug).values_list("pk", flat=True):
-            listing(pk)["at"].append([slug, year])
-    for slug in dict.fromkeys(Award.objects.published().values_list("slug", flat=True)):
-        for pk in papers.with_award(slug).values_list("pk", flat=True):
-            listing(pk)["awards"].append(slug)
+    for pk, slug, year in Paper.objects.published().values_list(
+        "pk", "conference__slug", "conference__year"
+    ):
+        listings[pk] = {"at": [[slug, year]], "awards": []}
+    entries = AwardEntry.objects.published().values_list(
+        "paper_id", "award__conference__slug", "award__conference__year", "award__slug"
+    )
+    for pk, slug, year, award in entries.order_by("award__conference__year", "pk"):
+        listing = listings[pk]
+        if [slug, year] not in listing["at"]:
+            listing["at"].append([slug, year])
+        if award not in listing["awards"]:
+            listing["awards"].append(award)
     return listings
 
 

@@ -124,24 +124,21 @@ def _queries_to_build(directory):
 
 
 def test_queries_do_not_grow_with_the_papers(db, tmp_path):
-    """One query per conference and per award series (the filters), a fixed number
-    per batch of papers, two for the form's choices."""
-    conference, institution = factories.conference(), factories.institution()
-    paper = factories.paper(
-        conference=conference, authors=[factories.author()], affiliations=[institution]
-    )
-    factories.award_entry(factories.award(conference=conference), paper)
+    """Two queries for the filters, a fixed number per batch of papers, two for the
+    form's choices: none per paper, conference or award."""
+    institution = factories.institution()
+    paper = factories.paper(authors=[factories.author()], affiliations=[institution])
+    factories.award_entry(factories.award(conference=paper.conference), paper)
     one = _queries_to_build(tmp_path / "one")
     for _ in range(4):
-        factories.paper(
-            conference=conference,
-            authors=[factories.author(), factories.author()],
-            affiliations=[institution],
+        paper = factories.paper(
+            authors=[factories.author(), factories.author()], affiliations=[institution]
         )
+        factories.award_entry(factories.award(), paper)
 
     many = _queries_to_build(tmp_path / "many")
 
-    assert (one, many) == (16, 16)
+    assert (one, many) == (14, 14)
 
 
 def test_a_missing_chinese_abstract_is_the_english_one_marked_as_english(db, tmp_path):
@@ -178,7 +175,7 @@ def test_index_holds_what_the_filters_match(icml, tmp_path):
     conformal = stored[Paper.objects.get(slug=SLUG).pk]
 
     # Published at ICML 2015, honoured by ICML 2025's Test of Time Award.
-    assert trpo["at"] == [["icml-2025", 2025], ["icml-2015", 2015]]
+    assert trpo["at"] == [["icml-2015", 2015], ["icml-2025", 2025]]
     assert trpo["awards"] == ["test-of-time"]
     assert conformal["at"] == [["icml-2025", 2025]]
     assert conformal["awards"] == ["outstanding-paper"]
