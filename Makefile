@@ -127,3 +127,5 @@ vendor:
 	npm install --no-audit --no-fund --ignore-scripts
 	mkdir -p static/vendor/jquery-ui
 	cp node_modules/jquery-ui/dist/jquery-ui.min.js node_modules/jquery-ui/LICENSE.txt static/vendor/jquery-ui/
+	mkdir -p static/vendor/minisearch
+	cp node_modules/minisearch/dist/es/index.js node_modules/minisearch/dist/es/index.js.map node_modules/minisearch/LICENSE.txt static/vendor/minisearch/

@@ -452,6 +452,11 @@ class PaperQuerySet(NaturalKeyQuerySet):
             )
         return matches
 
+    def in_search_order(self):
+        """The search page's order of results: the newest conference year first, then
+        by English title (the key that is never empty), then by key."""
+        return self.order_by("-conference__year", "title_en", "pk")
+
     def listed_at(self, conference=None, year=None):
         """Papers a conference page lists: published at it or awarded (published) by it.
 

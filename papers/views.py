@@ -467,7 +467,7 @@ def _search_matches(words, conference, year, award):
         papers = papers.listed_at(conference=conference, year=year)
     if award is not None:
         papers = papers.with_award(award)
-    return papers.order_by("-conference__year", "title_en", "pk")
+    return papers.in_search_order()
 
 
 def _search_keys(shape, year, start, stop, **values):
