@@ -29,6 +29,7 @@ import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from django.conf import settings
@@ -162,6 +163,11 @@ def _files(folder, suffixes):
     )
 
 
+# Settings whose values pages print (the published address in sitemaps, feeds and
+# canonical links; the licence in open data; the addresses of static and media files).
+PRINTED_SETTINGS = ("SITE_URL", "DATA_LICENCE", "STATIC_URL", "MEDIA_URL")
+
+
 def fingerprint():
     """A hash (32 hex digits) of what turns the content into pages: the installed
     packages and their versions, the project's Python files (``awardsite/``,
@@ -174,8 +180,14 @@ def fingerprint():
         f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()
     )
     digest.update("\n".join(packages).encode())
-    for name in ("SITE_URL", "DATA_LICENCE", "LANGUAGES", "STATIC_URL", "MEDIA_URL"):
-        digest.update(repr((name, getattr(settings, name, None))).encode())
+    # The languages by code: their names are lazy translations, whose text depends on
+    # the language active when this runs.
+    codes = [code for code, _name in settings.LANGUAGES]
+    for name, value in [
+        ("LANGUAGES", codes),
+        *((name, getattr(settings, name, None)) for name in PRINTED_SETTINGS),
+    ]:
+        digest.update(repr((name, value)).encode())
     base = Path(settings.BASE_DIR)
     files = [
         *_files(base / "awardsite", {".py"}),
@@ -356,7 +368,9 @@ class _Index:
             and self.ref(self.conference, row[1], 3) == Status.PUBLISHED
         )
 
+    @cached_property
     def published_authors(self):
+        """Authors of a published paper."""
         return {row[2] for row in self.authorship.values() if self.published_paper(row[1])}
 
 
@@ -373,13 +387,55 @@ def _gather(indexes, pks, lookup):
     return found
 
 
+def _visible_rows(indexes):
+    """``{model: is_visible(pk)}``: whether a row shows on a published page in one of
+    ``indexes`` (old and new). Pages show only published papers and awards at published
+    conferences (``published_q``), so a change to a draft's rows (an import of a draft
+    conference, an editor's work on a draft paper) changes no published page."""
+
+    def anywhere(test):
+        return lambda pk: any(test(index, pk) for index in indexes)
+
+    def award(index, pk):
+        row = index.award.get(pk)
+        return (
+            row is not None
+            and row[3] == Status.PUBLISHED
+            and index.ref(index.conference, row[1], 3) == Status.PUBLISHED
+        )
+
+    def paper(index, pk):
+        return index.published_paper(pk)
+
+    def authorship(index, pk):
+        return paper(index, index.ref(index.authorship, pk, 1))
+
+    return {
+        Venue: lambda pk: True,
+        Conference: anywhere(lambda i, pk: i.ref(i.conference, pk, 3) == Status.PUBLISHED),
+        Award: anywhere(award),
+        AwardLevel: anywhere(lambda i, pk: award(i, i.ref(i.level, pk, 1))),
+        AwardEntry: anywhere(
+            lambda i, pk: award(i, i.ref(i.entry, pk, 1)) and paper(i, i.ref(i.entry, pk, 2))
+        ),
+        Paper: anywhere(paper),
+        PaperLink: anywhere(lambda i, pk: paper(i, i.ref(i.link, pk, 1))),
+        Authorship: anywhere(authorship),
+        Affiliation: anywhere(lambda i, pk: authorship(i, i.ref(i.affiliation, pk, 1))),
+        Institution: lambda pk: True,
+        Author: anywhere(lambda i, pk: pk in i.published_authors),
+    }
+
+
 def affected(old, new):
     """The pages (:class:`Affected`) that differ between the content of snapshot ``old``
     (None: there was no publish) and that of ``new``, as ``snapshot()`` gives them.
 
     Everything when ``old`` is None or its fingerprint is not ``new``'s; nothing when no
-    row differs; otherwise the site-wide pages and these objects' pages, each rule
-    followed in the old and the new snapshot (so through a deleted row's old keys):
+    row that a published page shows (before or after) differs, so edits of drafts
+    re-render nothing (``_visible_rows``); otherwise the site-wide pages and these
+    objects' pages, each rule followed in the old and the new snapshot (so through a
+    deleted row's old keys):
 
     - Rows whose change shows on many pages: a venue's on its conferences'; a
       conference's (name, city, dates, status) on its papers', its awards' and theirs;
@@ -404,14 +460,19 @@ def affected(old, new):
     if not changes:
         return Affected()
 
-    def pks(model):
-        change = changes.get(_label(model))
-        return change.all if change else set()
-
     both = (_Index(old), _Index(new))
 
     def gather(keys, lookup):
         return _gather(both, keys, lookup)
+
+    visible = _visible_rows(both)
+
+    def pks(model):
+        change = changes.get(_label(model))
+        return {pk for pk in change.all if visible[model](pk)} if change else set()
+
+    if not any(pks(model) for model in CONTENT_MODELS):
+        return Affected()
 
     # Rows whose change shows on many pages, followed down to the papers they show on.
     venues = pks(Venue)
@@ -458,8 +519,8 @@ def affected(old, new):
     venues |= gather(conferences, lambda i, c: i.ref(i.conference, c, 1))
 
     old_index, new_index = both
-    published_before = old_index.published_authors()
-    published_after = new_index.published_authors()
+    published_before = old_index.published_authors
+    published_after = new_index.published_authors
     author_index = published_before != published_after or bool(
         pks(Author) & (published_before | published_after)
     )
