@@ -7,7 +7,7 @@ the content next to its output, and the next one compares it with the database's
 
 - :func:`snapshot` reads every row of the models public pages show (``CONTENT_MODELS``)
   as values, and keeps per row a hash of its columns and the few columns the rules below
-  follow (foreign keys, slugs, statuses). No signal is needed, so it sees admin saves,
+  follow (foreign keys and slugs). No signal is needed, so it sees admin saves,
   imports, ``QuerySet.update()`` and raw SQL alike. With it goes a :func:`fingerprint` of
   what renders the pages (code, templates, catalogues, static files, package versions,
   the settings pages print): when that differs, everything is rendered again.
@@ -29,7 +29,6 @@ import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 from django.conf import settings
@@ -46,8 +45,8 @@ from .models import (
     Institution,
     Paper,
     PaperLink,
-    Status,
     Venue,
+    published_q,
 )
 
 # The snapshot's file in the publish folder, and the version of its format: a snapshot
@@ -57,14 +56,15 @@ FORMAT = 1
 
 # Each model a public page shows, with the columns the dependency rules follow (kept as
 # they are, besides the hash of all columns). Any other model is not shown by a page
-# (users, import records, history, the cache's content generation).
+# (users, import records, history, the cache's content generation). Only the rows a
+# published page shows are read (``published_rows``).
 CONTENT_MODELS = {
     Venue: ("slug",),
-    Conference: ("venue_id", "slug", "status"),
-    Award: ("conference_id", "slug", "status"),
+    Conference: ("venue_id", "slug"),
+    Award: ("conference_id", "slug"),
     AwardLevel: ("award_id",),
     AwardEntry: ("award_id", "paper_id", "level_id"),
-    Paper: ("conference_id", "slug", "status"),
+    Paper: ("conference_id", "slug"),
     PaperLink: ("paper_id",),
     Authorship: ("paper_id", "author_id"),
     Affiliation: ("authorship_id", "institution_id"),
@@ -75,6 +75,27 @@ CONTENT_MODELS = {
 # Columns left out of the hash: derived from the row's other columns (so they change only
 # with them) and long (the search text is most of a paper row's bytes).
 UNHASHED = {"search_text"}
+
+
+def published_rows(model):
+    """The rows of ``model`` that published pages show, by the models' own vocabulary
+    (``published()``, ``published_q``): a draft's rows are left out, so editing a draft or
+    importing a draft conference changes no snapshot, and one that is published or
+    returned to draft shows as rows added or deleted. Without modeltranslation's
+    rewriting of field names to the active language (``rewrite(False)``)."""
+    if model in (AwardLevel, PaperLink, Authorship, Affiliation):
+        prefix = {
+            AwardLevel: "award__",
+            PaperLink: "paper__",
+            Authorship: "paper__",
+            Affiliation: "authorship__paper__",
+        }[model]
+        rows = QuerySet(model).filter(published_q(prefix))
+    else:
+        rows = model.objects.published()
+    if hasattr(rows, "rewrite"):
+        rows = rows.rewrite(False)
+    return rows.order_by()
 
 
 def _label(model):
@@ -94,18 +115,19 @@ def snapshot():
     ``refs`` being the row's values of the columns ``CONTENT_MODELS`` names and ``hash``
     16 hex digits of a BLAKE2b hash of all its columns but ``UNHASHED``.
 
-    Reads every row of ``CONTENT_MODELS`` (one query each) as plain values, without the
-    models' managers (modeltranslation's would rewrite ``title`` to the active
-    language). For the 5,000-paper data set (67,000 rows): 0.65 to 1.1 s and 2.5 MB
-    of JSON; reading the last one, taking this one and comparing them, 1.1 to 1.4 s on
-    a busy 2-core machine (``benchmarks/publish_changes.py``).
+    Reads the published rows of ``CONTENT_MODELS`` (``published_rows``, one query each)
+    as plain values. Only what the published site shows is in it (as slugs, keys and
+    hashes), so it may lie in the published folder. For the 5,000-paper data set
+    (67,000 rows): 0.46 s of CPU (1.3 s on a 2-core machine at load 9) and 2.5 MB of
+    JSON; reading the last one, taking this one and comparing them, 0.6 s of CPU (1.9 s
+    there); figures of ``benchmarks/publish_changes.py``.
     """
     rows = {}
     for model, refs in CONTENT_MODELS.items():
         names = [f.attname for f in model._meta.concrete_fields if f.attname not in UNHASHED]
         positions = [names.index(ref) for ref in refs]
         table = {}
-        for values in QuerySet(model).order_by().values_list(*names):
+        for values in published_rows(model).values_list(*names):
             table[values[0]] = [_hash(values), *(values[p] for p in positions)]
         rows[_label(model)] = table
     return {"format": FORMAT, "fingerprint": fingerprint(), "rows": rows}
@@ -362,19 +384,6 @@ class _Index:
         row = table.get(pk)
         return None if row is None else row[position]
 
-    def published_paper(self, pk):
-        row = self.paper.get(pk)
-        return (
-            row is not None
-            and row[3] == Status.PUBLISHED
-            and self.ref(self.conference, row[1], 3) == Status.PUBLISHED
-        )
-
-    @cached_property
-    def published_authors(self):
-        """Authors of a published paper."""
-        return {row[2] for row in self.authorship.values() if self.published_paper(row[1])}
-
 
 def _gather(indexes, pks, lookup):
     """The union over ``indexes`` of ``lookup(index, pk)`` (a value, a set or None)."""
@@ -389,53 +398,13 @@ def _gather(indexes, pks, lookup):
     return found
 
 
-def _visible_rows(indexes):
-    """``{model: is_visible(pk)}``: whether a row shows on a published page in one of
-    ``indexes`` (old and new). Pages show only published papers and awards at published
-    conferences (``published_q``), so a change to a draft's rows (an import of a draft
-    conference, an editor's work on a draft paper) changes no published page."""
-
-    def anywhere(test):
-        return lambda pk: any(test(index, pk) for index in indexes)
-
-    def award(index, pk):
-        row = index.award.get(pk)
-        return (
-            row is not None
-            and row[3] == Status.PUBLISHED
-            and index.ref(index.conference, row[1], 3) == Status.PUBLISHED
-        )
-
-    def paper(index, pk):
-        return index.published_paper(pk)
-
-    def authorship(index, pk):
-        return paper(index, index.ref(index.authorship, pk, 1))
-
-    return {
-        Venue: lambda pk: True,
-        Conference: anywhere(lambda i, pk: i.ref(i.conference, pk, 3) == Status.PUBLISHED),
-        Award: anywhere(award),
-        AwardLevel: anywhere(lambda i, pk: award(i, i.ref(i.level, pk, 1))),
-        AwardEntry: anywhere(
-            lambda i, pk: award(i, i.ref(i.entry, pk, 1)) and paper(i, i.ref(i.entry, pk, 2))
-        ),
-        Paper: anywhere(paper),
-        PaperLink: anywhere(lambda i, pk: paper(i, i.ref(i.link, pk, 1))),
-        Authorship: anywhere(authorship),
-        Affiliation: anywhere(lambda i, pk: authorship(i, i.ref(i.affiliation, pk, 1))),
-        Institution: lambda pk: True,
-        Author: anywhere(lambda i, pk: pk in i.published_authors),
-    }
-
-
 def affected(old, new):
     """The pages (:class:`Affected`) that differ between the content of snapshot ``old``
     (None: there was no publish) and that of ``new``, as ``snapshot()`` gives them.
 
     Everything when ``old`` is None or its fingerprint is not ``new``'s; nothing when no
-    row that a published page shows (before or after) differs, so edits of drafts
-    re-render nothing (``_visible_rows``); otherwise the site-wide pages and these
+    row differs (the snapshots hold published rows only, so edits of drafts re-render
+    nothing); otherwise the site-wide pages and these
     objects' pages, each rule followed in the old and the new snapshot (so through a
     deleted row's old keys):
 
@@ -453,8 +422,8 @@ def affected(old, new):
       venues above (counts of papers and awards per edition).
     - An award entry added or removed touches its award and its paper; an authorship its
       author and paper.
-    - The A-Z of authors when an author with a published paper (before or after) changed
-      or the set of those authors did.
+    - The A-Z of authors when an author of a published paper changed, or one was added
+      or removed (by publishing or returning to draft too).
     """
     if old is None or old.get("fingerprint") != new.get("fingerprint"):
         return Affected(everything=True)
@@ -467,14 +436,9 @@ def affected(old, new):
     def gather(keys, lookup):
         return _gather(both, keys, lookup)
 
-    visible = _visible_rows(both)
-
     def pks(model):
         change = changes.get(_label(model))
-        return {pk for pk in change.all if visible[model](pk)} if change else set()
-
-    if not any(pks(model) for model in CONTENT_MODELS):
-        return Affected()
+        return change.all if change else set()
 
     # Rows whose change shows on many pages, followed down to the papers they show on.
     venues = pks(Venue)
@@ -520,12 +484,9 @@ def affected(old, new):
     )
     venues |= gather(conferences, lambda i, c: i.ref(i.conference, c, 1))
 
-    old_index, new_index = both
-    published_before = old_index.published_authors
-    published_after = new_index.published_authors
-    author_index = published_before != published_after or bool(
-        pks(Author) & (published_before | published_after)
-    )
+    # The snapshots hold the authors of published papers only: any change to those rows
+    # is a name, a slug or an author added to or removed from the A-Z.
+    author_index = bool(pks(Author))
 
     def award_series(i, a):
         row = i.award.get(a)

@@ -360,6 +360,31 @@ def test_affected_by_a_slug_change_names_the_old_and_the_new_page(two_papers):
     assert pages.author_index
 
 
+def test_affected_by_publishing_a_draft_paper_names_its_pages(two_papers):
+    first, _second = two_papers
+    Paper.objects.filter(pk=first.pk).update(status=Status.DRAFT)
+    old = snapshot()
+    Paper.objects.filter(pk=first.pk).update(status=Status.PUBLISHED)
+    pages = affected(old, snapshot())
+    assert (pages.papers, pages.authors, pages.awards, pages.author_index) == (
+        {"first"},
+        {"ada", "bo"},
+        {("icml-2025", "best")},
+        True,
+    )
+
+
+def test_snapshot_holds_no_draft(two_papers):
+    first, second = two_papers
+    Paper.objects.filter(pk=first.pk).update(status=Status.DRAFT)
+    rows = snapshot()["rows"]
+    assert (list(rows["papers.paper"]), len(rows["papers.authorship"])) == ([second.pk], 2)
+    assert (rows["papers.awardentry"], sorted(rows["papers.author"])) == (
+        {},
+        sorted(Author.objects.filter(slug__in=["bo", "cy"]).values_list("pk", flat=True)),
+    )
+
+
 def test_affected_author_index_only_when_its_names_change(two_papers):
     old = snapshot()
     Paper.objects.filter(slug="first").update(abstract_en="Another abstract.")
