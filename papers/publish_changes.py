@@ -187,9 +187,19 @@ def _files(folder, suffixes):
     )
 
 
-# Settings whose values pages print (the published address in sitemaps, feeds and
-# canonical links; the licence in open data; the addresses of static and media files).
-PRINTED_SETTINGS = ("SITE_URL", "DATA_LICENCE", "STATIC_URL", "MEDIA_URL")
+# Settings that change what pages say: the published address (sitemaps, feeds, canonical
+# links), the licence (open data), the addresses of static and media files and whether
+# static files are named by their hash (DEBUG picks the storage), the time zone of
+# dates in feeds.
+RENDERING_SETTINGS = (
+    "SITE_URL",
+    "DATA_LICENCE",
+    "STATIC_URL",
+    "MEDIA_URL",
+    "DEBUG",
+    "STORAGES",
+    "TIME_ZONE",
+)
 
 
 def fingerprint():
@@ -197,7 +207,7 @@ def fingerprint():
     packages and their versions, the project's Python files (``awardsite/``,
     ``papers/``), templates, compiled catalogues (``locale/**/*.mo``) and static files
     (``static/``, and the manifest of collected ones when there is one), and the settings
-    that pages print (``SITE_URL``, ``DATA_LICENCE``, ``LANGUAGES``). A deploy or a
+    that change what pages say (``LANGUAGES`` and ``RENDERING_SETTINGS``). A deploy or a
     change of those settings changes it, and then every page is rendered again."""
     digest = hashlib.blake2b(digest_size=16)
     packages = sorted(
@@ -209,7 +219,7 @@ def fingerprint():
     codes = [code for code, _name in settings.LANGUAGES]
     for name, value in [
         ("LANGUAGES", codes),
-        *((name, getattr(settings, name, None)) for name in PRINTED_SETTINGS),
+        *((name, getattr(settings, name, None)) for name in RENDERING_SETTINGS),
     ]:
         digest.update(repr((name, value)).encode())
     base = Path(settings.BASE_DIR)
@@ -322,7 +332,9 @@ class Affected:
 
 
 # The routes of one object's pages (papers/urls.py, awardsite/urls.py and the API's
-# ``conference``), by the set of Affected that names them.
+# ``conference``), by the set of Affected that names them; pages N of a list are the
+# route "<name>-page" (papers/paging.py, branch pagepaths). Any other route is a page
+# about the whole site: rendered again on any change, which is never wrong.
 ROUTE_KINDS = {
     "venue-detail": "venues",
     "conference-detail": "conferences",
@@ -340,6 +352,9 @@ ROUTE_KINDS = {
     "author-detail-page": "authors",
     "author-list": "author_index",
     "author-list-page": "author_index",
+    # The A-Z's letters at paths of their own (branch pagepaths).
+    "author-list-letter": "author_index",
+    "author-list-letter-page": "author_index",
 }
 
 

@@ -409,9 +409,10 @@ def test_affected_covers_routes_by_their_kwargs():
         pages.covers("award-detail", {"conference_slug": "c", "slug": "w"}),
         pages.covers("award-series", {"venue_slug": "c", "slug": "w"}),
         pages.covers("author-list-page", {"page": 2}),
+        pages.covers("author-list-letter", {"letter": "a"}),
         pages.covers("home"),
         Affected().covers("home"),
-    ] == [True, False, True, True, True, False, False, True, False]
+    ] == [True, False, True, True, True, False, False, False, True, False]
 
 
 # --- The snapshot and the fingerprint. ---------------------------------------------------
