@@ -5,22 +5,32 @@ Rendering all ~40,000 pages of the 5,000-paper data set to compare their bytes t
 minutes; a re-publish after one edit has 10 s. So a publish keeps a :func:`snapshot` of
 the content next to its output, and the next one compares it with the database's:
 
-- :func:`snapshot` reads every row of the models public pages show (``CONTENT_MODELS``)
-  as values, and keeps per row a hash of its columns and the few columns the rules below
-  follow (foreign keys and slugs). No signal is needed, so it sees admin saves,
-  imports, ``QuerySet.update()`` and raw SQL alike. With it goes a :func:`fingerprint` of
-  what renders the pages (code, templates, catalogues, static files, package versions,
-  the settings pages print): when that differs, everything is rendered again.
+- :func:`snapshot` reads every published row of the models public pages show
+  (``CONTENT_MODELS``) as values, and keeps per row a hash of its columns and the few
+  columns the rules below follow (foreign keys and slugs). No signal is needed, so it
+  sees admin saves, imports, ``QuerySet.update()`` and raw SQL alike. With it goes a
+  :func:`fingerprint` of what renders the pages (code, templates, catalogues, static
+  files, package versions, the settings pages print): when that differs, everything is
+  rendered again.
 - :func:`changed` says which rows were added, changed and deleted.
 - :func:`affected` turns them into the pages to render again (:class:`Affected`), by
   the dependency rules of :func:`affected`'s docstring, read from the views and
   templates. A deleted row is followed through its *old* keys (an authorship removed
   re-renders the author it named), a changed one through its old and new keys.
 
-The publisher (``manage.py publish_site``) asks :meth:`Affected.covers` about each page
-it would publish, renders those it covers and those missing from its output, and
-stores the new snapshot (:func:`write`) only after the run succeeded, so that a failed
-run is repeated in full next time.
+The publisher (``manage.py publish_site``) uses it so::
+
+    state = directory / publish_changes.SNAPSHOT
+    new = publish_changes.snapshot()            # before rendering: see below
+    pages = publish_changes.affected(publish_changes.read(state), new)
+    for each page it publishes (route name, URL kwargs):
+        render it if pages.covers(name, kwargs) or its file is missing; else keep it
+    remove the files of pages no longer published
+    publish_changes.write(new, state)           # only once the run succeeded
+
+The snapshot is taken before rendering, so an edit saved during the run is seen by the
+next one (rendered twice at worst, never missed); it is written only after a run that
+succeeded, so a failed run's changes are rendered again by the next.
 """
 
 import hashlib
