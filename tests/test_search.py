@@ -8,7 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from papers import search
 from papers.importing import import_fixture
-from papers.models import Author, Institution, Paper, PaperLink, Status
+from papers.models import Author, Authorship, Institution, Paper, PaperLink, Status
+from papers.views import SearchMatches
 
 from . import factories
 from .html import visible_text
@@ -403,24 +404,42 @@ def test_search_order_has_a_covering_index_on_postgresql(db):
     assert definitions[0].endswith("(id) INCLUDE (status, conference_id, title_en)")
 
 
-# SQLite: covering indexes (papers/migrations/0018_search_text_covering_indexes_on_sqlite.py)
+# SQLite: the index of the matched text (papers/migrations/0019_paper_match_text.py)
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="EXPLAIN QUERY PLAN is SQLite's")
-@pytest.mark.parametrize("model", [Paper, Author, Institution])
-def test_search_scans_an_index_of_the_search_text_on_sqlite(db, model):
-    """A search reads each table's search text from an index that holds it, not the
-    table's whole rows (a paper's abstracts and summaries too). A migration that
-    rebuilds one of these tables (SQLite's way to alter a column) drops an index that
-    the model does not declare; this test then fails."""
-    matches = model.objects.filter(search_text__contains="word").values("pk").order_by()
-    sql, params = matches.query.sql_with_params()
+@pytest.mark.parametrize("words", [["word"], ["two", "words"]])
+def test_search_reads_papers_from_the_index_of_the_matched_text_on_sqlite(db, words):
+    """A search's key query reads each paper's status, matched text, conference and
+    title from one index that holds them all, not the papers' whole rows (abstracts and
+    summaries too), and joins no author or institution. A migration that rebuilds the
+    papers' table (SQLite's way to alter a column) drops this index, which the model
+    does not declare; this test then fails."""
+    keys = SearchMatches(words).queryset.values("pk")
+    sql, params = keys.query.sql_with_params()
 
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
         plan = " / ".join(row[-1] for row in cursor.fetchall())
 
-    assert f"COVERING INDEX {model._meta.db_table}_search_text" in plan, plan
+    assert "COVERING INDEX papers_paper_match_text" in plan, plan
+    assert "papers_author" not in sql and "papers_institution" not in sql
+
+
+def test_matched_text_follows_authorships_and_affiliations(client, db):
+    person = factories.author(name="Ada Lovelace")
+    place = factories.institution(name_en="Analytical Engine Works")
+    paper = factories.paper(title_en="Notes")
+    authorship = Authorship.objects.create(paper=paper, author=person, position=1)
+    authorship.set_affiliations([place])
+
+    assert _found(client, "lovelace engine") == [paper.pk]
+
+    authorship.set_affiliations([])
+    assert _found(client, "engine") == []
+    authorship.delete()
+    assert _found(client, "lovelace") == []
+    assert _found(client, "notes") == [paper.pk]
 
 
 @on_postgresql
