@@ -262,3 +262,26 @@ def match_texts_follow(sender, instance, update_fields=None, **kwargs):
     if update_fields is not None and not sources.intersection(update_fields):
         return
     refresh_match_texts(_papers_of(instance))
+
+
+def match_texts_follow_affiliations(sender, instance, action, reverse, pk_set, **kwargs):
+    """``m2m_changed`` receiver of ``Authorship.affiliations``: ``add()``, ``set()``,
+    ``remove()`` and ``clear()`` write the through rows in bulk (``add()`` sends no
+    ``post_save``), so the papers of the authorships changed are refreshed here."""
+    from .models import Authorship
+
+    if reverse and action == "pre_clear":  # the institution's papers, before they go
+        instance._match_text_papers = list(
+            Authorship.objects.filter(affiliation_rows__institution=instance).values_list(
+                "paper_id", flat=True
+            )
+        )
+    if action not in ("post_add", "post_remove", "post_clear"):
+        return
+    if not reverse:  # an authorship's institutions changed
+        refresh_match_texts([instance.paper_id])
+    elif action == "post_clear":
+        refresh_match_texts(getattr(instance, "_match_text_papers", ()))
+    else:  # some of an institution's authorships changed
+        papers = Authorship.objects.filter(pk__in=pk_set).values_list("paper_id", flat=True)
+        refresh_match_texts(papers)

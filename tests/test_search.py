@@ -448,6 +448,10 @@ def test_matched_text_follows_authorships_and_affiliations(client, db):
 
     authorship.set_affiliations([])
     assert _found(client, "engine") == []
+    authorship.affiliations.add(place)  # bulk: no post_save, an m2m_changed
+    assert _found(client, "engine") == [paper.pk]
+    place.authorships.clear()
+    assert _found(client, "engine") == []
     authorship.delete()
     assert _found(client, "lovelace") == []
     assert _found(client, "notes") == [paper.pk]
