@@ -437,6 +437,22 @@ def test_search_reads_papers_from_the_index_of_the_matched_text_on_sqlite(db, wo
     assert "papers_author" not in sql and "papers_institution" not in sql
 
 
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="EXPLAIN QUERY PLAN is SQLite's")
+def test_other_queries_of_published_papers_leave_the_matched_text_index_alone(db):
+    """The index is partial (its condition holds for every paper): without it, SQLite
+    took it, as a covering index, for any ``status = 'published'`` of the papers, and the
+    author page's co-authors query started from every published paper."""
+    person = factories.author()
+    factories.paper(authors=[person, factories.author()])
+    sql, params = Author.objects.coauthors_of(person, limit=24).query.sql_with_params()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        plan = " / ".join(row[-1] for row in cursor.fetchall())
+
+    assert "papers_paper_match_text" not in plan, plan
+
+
 def test_matched_text_follows_authorships_and_affiliations(client, db):
     person = factories.author(name="Ada Lovelace")
     place = factories.institution(name_en="Analytical Engine Works")

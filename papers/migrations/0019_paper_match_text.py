@@ -8,8 +8,13 @@ The column is filled here from the search texts already stored.
 Its index: on SQLite, ``(status, match_text, conference_id, title_en)``, which holds
 everything a search's key query reads of a paper (the status it filters on, the text it
 scans, the conference and title it sorts by), so that the query reads no table row of a
-paper (whose abstracts and summaries make it wide); SQLite picks it for the query's
-``status = 'published'``. On PostgreSQL, a trigram GIN index as on the search texts
+paper (whose abstracts and summaries make it wide). It is a partial index whose
+condition, ``match_text IS NOT NULL``, holds for every row (the column is NOT NULL):
+SQLite uses a partial index only in a query that names its condition, and the search
+does (``PaperQuerySet.search_words``). Without one, SQLite (which has no statistics)
+took this index for every ``status = 'published'`` of the papers, as a covering one, and
+the author page's co-authors query started from all the published papers instead of
+the author's own (0.15 to 3.6 ms). On PostgreSQL, a trigram GIN index as on the search texts
 (0008_search_text.py), which answers ``LIKE '%word%'``.
 """
 
@@ -54,7 +59,7 @@ def create_index(apps, schema_editor):
     if vendor == "sqlite":
         schema_editor.execute(
             "CREATE INDEX IF NOT EXISTS papers_paper_match_text ON papers_paper "
-            "(status, match_text, conference_id, title_en)"
+            "(status, match_text, conference_id, title_en) WHERE match_text IS NOT NULL"
         )
     elif vendor == "postgresql":
         schema_editor.execute(
