@@ -14,6 +14,13 @@ translated fields count in every language. The column is a derived column
 (:data:`SEARCH_TEXT`, in the model's ``derived_columns``), kept in step at every save
 and by the importer as papers/derived.py describes. ``QuerySet.update()`` of a source
 field does not refresh it: call :func:`refresh` on the instances afterwards.
+
+A search matches one column, though: each paper's *matched text* (``Paper.match_text``),
+its own search text followed by its authors' and their institutions'. It depends on
+other rows, so it is not a derived column of one instance: :func:`refresh_match_texts`
+works it out for a set of papers, after every save and deletion of a paper, author,
+institution, authorship or affiliation (receivers connected in ``PapersConfig.ready()``)
+and after an import's bulk queries (papers/importing/applying.py).
 """
 
 import functools
