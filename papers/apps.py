@@ -55,6 +55,20 @@ class PapersConfig(AppConfig):
                     sender=model,
                     dispatch_uid=f"papers-cards-{name}-{model._meta.label}",
                 )
+        # A paper's matched text (papers/search.py) follows its sources' saves and deletions.
+        from .search import MATCH_SOURCES, match_texts_follow, match_texts_follow_affiliations
+
+        for name in MATCH_SOURCES:
+            model = self.get_model(name)
+            for kind, signal in {"save": post_save, "delete": post_delete}.items():
+                signal.connect(
+                    match_texts_follow, sender=model, dispatch_uid=f"match-text-{kind}-{name}"
+                )
+        m2m_changed.connect(
+            match_texts_follow_affiliations,
+            sender=self.get_model("authorship").affiliations.through,
+            dispatch_uid="match-text-affiliations",
+        )
         # Derived columns (search text, lead: papers/derived.py), worked out at save.
         for model in self.get_models():
             if getattr(model, "derived_columns", ()):

@@ -77,10 +77,17 @@ def mirrored_fields(model):
         return ()
 
 
+# Columns worked out from other objects' rows (a paper's matched text holds its authors'
+# names: papers/search.py): a version does not hold them (a restore works them out
+# again) and an edit token leaves them out, so renaming an author does not refuse an
+# open form of each of the author's papers.
+NOT_RECORDED = {"match_text"}
+
+
 def recorded_fields(model):
     """The field names a version of ``model`` holds: its own fields and many-to-many
-    fields, less modeltranslation's mirrored ones."""
-    excluded = set(mirrored_fields(model))
+    fields, less modeltranslation's mirrored ones and ``NOT_RECORDED``."""
+    excluded = {*mirrored_fields(model), *NOT_RECORDED}
     return [
         field.name
         for field in [*model._meta.local_fields, *model._meta.local_many_to_many]

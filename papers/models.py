@@ -89,13 +89,13 @@ def published_q(prefix=""):
 
 def unlisted_paper_fields(prefix=""):
     """A paper's long columns that no list of papers shows: abstract and summary (the
-    field and each language's column) and the search text.
+    field and each language's column) and the search texts (``search_text``, ``match_text``).
 
     Lists ``defer()`` them (``prefix`` reaches the paper through a relation, as
     ``"paper__"``): at 5,000 papers they were most of each row read, and SQLite
     carried them through the sort of the conference page's list.
     """
-    names = ["search_text"]
+    names = ["search_text", "match_text"]
     for field in ("abstract", "summary"):
         names += [
             field,
@@ -420,7 +420,7 @@ class PaperQuerySet(NaturalKeyQuerySet):
         A word matches as a substring (so a Chinese phrase such as 共形预测 needs no
         spaces) of the paper's title, abstract or summary in either language, of an
         author's name or other names, or of an affiliation's name in either language:
-        the folded ``search_text`` columns of papers/search.py. Words are separated
+        the paper's folded ``match_text`` (papers/search.py). Words are separated
         by white space; at most ``SEARCH_MAX_WORDS`` are used. An empty ``text``
         matches every paper.
         """
@@ -430,26 +430,14 @@ class PaperQuerySet(NaturalKeyQuerySet):
         """Papers matching every one of ``words``, already folded (``search.words()``):
         ``search()`` after its reading of the text."""
         matches = self
+        if words:
+            # Always true: it lets SQLite use the partial index of the matched text,
+            # which no other query uses (papers/migrations/0019_paper_match_text.py).
+            matches = matches.filter(match_text__isnull=False)
         for word in words:
-            # One indexed column per table, joined by UNION so that each part can use
-            # its own index (an OR across joins could use none) and a paper matching
-            # twice is listed once. Authors and institutions are matched first, in a
-            # subquery of their own, and their authorships then found by key: as a
-            # join, SQLite walked all 15,000 authorships of the benchmark data and
-            # looked up each one's author (a search's key query from 20 ms to 10 ms).
-            by_paper = Paper.objects.filter(search_text__contains=word).values("pk")
-            by_author = Authorship.objects.filter(
-                author__in=Author.objects.filter(search_text__contains=word).values("pk")
-            )
-            by_affiliation = Authorship.objects.filter(
-                affiliations__in=Institution.objects.filter(search_text__contains=word).values("pk")
-            )
-            matches = matches.filter(
-                pk__in=by_paper.order_by().union(
-                    by_author.values("paper_id").order_by(),
-                    by_affiliation.values("paper_id").order_by(),
-                )
-            )
+            # One column holding the paper's text and its authors' and institutions'
+            # (``match_text``): a search is one scan, with no join to the authors.
+            matches = matches.filter(match_text__contains=word)
         return matches
 
     def in_search_order(self):
@@ -541,6 +529,9 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         help_text=_("The first sentence of the summary or abstract, shown in lists."),
     )
     search_text = search_text_field()
+    # What a search matches: the paper's search text with its authors' and their
+    # institutions' (papers/search.py, kept in step by ``search.refresh_match_texts``).
+    match_text = models.TextField(_("matched text"), blank=True, default="", editable=False)
 
     objects = PaperQuerySet.as_manager()
     search_sources = ("title", "abstract", "summary")

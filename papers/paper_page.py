@@ -38,7 +38,7 @@ from .models import (
 from .prepared import PreparedQuery
 
 # Columns no page shows and that are long: left deferred (reading one would query).
-UNREAD = {"search_text"}
+UNREAD = {"search_text", "match_text"}
 
 
 def _attnames(model):

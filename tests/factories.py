@@ -3,6 +3,7 @@
 import datetime
 import itertools
 
+from papers import search
 from papers.models import (
     Affiliation,
     Author,
@@ -79,6 +80,8 @@ def paper(authors=(), affiliations=(), links=(), **fields):
             Affiliation(authorship=authorship, institution=institution, position=order)
             for order, institution in enumerate(affiliations, start=1)
         )
+    if authors and affiliations:  # bulk_create sends no signal
+        search.refresh_match_texts([obj.pk])
     for kind, url in links:
         PaperLink.objects.create(paper=obj, kind=kind, url=url)
     return obj

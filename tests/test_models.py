@@ -137,8 +137,8 @@ def test_link_of_an_unknown_kind_shows_its_value_and_sorts_last():
 
 
 def test_lists_of_papers_leave_out_abstracts_summaries_and_search_text(client):
-    """The conference, award and author pages read no paper's abstract, summary or
-    search text (long columns their lists never show); search results read their
+    """The conference, award and author pages read no paper's abstract, summary,
+    search text or matched text (long columns their lists never show); search results read their
     abstracts and summaries for the snippets, from ``for_listing()`` without them."""
     award = factories.award()
     person = factories.author()
@@ -147,6 +147,7 @@ def test_lists_of_papers_leave_out_abstracts_summaries_and_search_text(client):
     other = factories.paper(conference=award.conference, authors=[person])
     unlisted = {
         "search_text",
+        "match_text",
         *(
             f"{field}{suffix}"
             for field in ("abstract", "summary")

@@ -6,10 +6,10 @@ from collections import defaultdict
 from django.db import connection, transaction
 from django.utils import translation
 
-from .. import derived
+from .. import derived, search
 from ..caching import bump_content_generation
 from ..history import record_versions
-from ..models import ImportRecord
+from ..models import Author, Authorship, ImportRecord, Institution, Paper
 from .fields import (
     BATCH_SIZE,
     FIXTURE_MODELS,
@@ -44,6 +44,8 @@ def apply_plan(plan, *, source=""):
     with transaction.atomic(), translation.override("en"):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
+        # Bulk queries send no signal: the matched text of every paper a change reaches.
+        search.refresh_match_texts(_papers_reached(plan.changes, primary_keys))
         _write_records(plan.changes, source)
         record_history(plan.changes, source, primary_keys)
         if plan.writes_anything:
@@ -114,6 +116,35 @@ def record_history(changes, source, primary_keys=None):
         else:
             changed[change.item.model].add(pk)
     return record_versions(changed, f"import_conference {source}".strip(), missing_only=unversioned)
+
+
+def _papers_reached(changes, primary_keys):
+    """The primary keys of the papers whose matched text (papers/search.py) ``changes``
+    may have changed: papers created or updated, the papers of authorships created or
+    updated (their affiliations included), of authors and of institutions updated.
+    ``primary_keys`` ({model: {natural key: pk}}) names papers created without their
+    primary key coming back (databases without RETURNING)."""
+    papers, authors, institutions = set(), set(), set()
+    for change in changes:
+        if change.action not in ("create", "update") or change.instance is None:
+            continue
+        model = change.item.model
+        if model is Paper:
+            papers.add(change.instance.pk or primary_keys[Paper][change.item.key])
+        elif model is Authorship:
+            papers.add(change.instance.paper_id)
+        elif model is Author and change.action == "update":
+            authors.add(change.instance.pk)
+        elif model is Institution and change.action == "update":
+            institutions.add(change.instance.pk)
+    for chunk in chunks(sorted(authors)):
+        papers.update(
+            Authorship.objects.filter(author__in=chunk).values_list("paper_id", flat=True)
+        )
+    for chunk in chunks(sorted(institutions)):
+        reached = Authorship.objects.filter(affiliation_rows__institution__in=chunk)
+        papers.update(reached.values_list("paper_id", flat=True))
+    return papers
 
 
 def _python_value(spec, value, primary_keys, change):
