@@ -82,9 +82,11 @@ CONTENT_MODELS = {
     Author: ("slug",),
 }
 
-# Columns left out of the hash: derived from the row's other columns (so they change only
-# with them) and long (the search text is most of a paper row's bytes).
-UNHASHED = {"search_text"}
+# Columns left out of the hash: derived from other columns (so they change only with
+# them) and long (the search text is most of a paper row's bytes). A paper's matched
+# text (its own search text with its authors' and institutions') changes with rows of
+# other tables, whose own hashes already name the pages that show them.
+UNHASHED = {"search_text", "match_text"}
 
 
 def published_rows(model):
