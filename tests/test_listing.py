@@ -1,11 +1,14 @@
 """Lists of papers built in Python (papers/listing.py): their data, queries and markup."""
 
+import html
+
 import pytest
 from django.core.paginator import Paginator
 from django.db import connection
 from django.template import Context
 from django.test import RequestFactory
 from django.utils import translation
+from django.utils.translation import gettext_lazy
 
 from papers import listing
 from papers.models import Award, AwardEntry, Paper, PaperLink, Status
@@ -308,3 +311,15 @@ def test_badges_are_read_from_the_listed_papers_entries():
     by_paper = ("SEARCH papers_paper USING INTEGER PRIMARY KEY", "SEARCH papers_awardentry")
     assert first_step.startswith(by_paper), first_step
     assert "status" not in first_step
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Plain title", "", "R&D <b>", "\"quoted\" and 'quoted'", "&amp; already", "中文标题"],
+)
+def test_escape_is_html_escape(text):
+    assert listing.escape(text) == html.escape(text)
+
+
+def test_escape_takes_a_lazy_translation():
+    assert listing.escape(gettext_lazy("Authors:")) == "Authors:"
