@@ -394,21 +394,36 @@ class Publisher:
         names = {unquote(name) for name in self.media}
         self.copy_tree(settings.MEDIA_ROOT, settings.MEDIA_URL.strip("/"), only=names)
 
-    def language_choice(self):
-        """``/``: a small page linking each language's home, with hreflang."""
+    def language_choice(self, path="/"):
+        """The page at ``path`` without a language prefix (``/``, and each page's
+        ``x-default`` alternate): a small page linking the page in each language, with
+        hreflang. The live site redirects there by Accept-Language; a static host
+        cannot, unless told to (README: "Publishing to a static host")."""
         links = []
         for code, _name in settings.LANGUAGES:
-            with translation.override(code):
-                links.append(
-                    {
-                        "code": code,
-                        "name_local": translation.get_language_info(code)["name_local"],
-                        "url": reverse("papers:home"),
-                    }
-                )
-        context = {"languages": links, "site_url": settings.SITE_URL}
+            links.append(
+                {
+                    "code": code,
+                    "name_local": translation.get_language_info(code)["name_local"],
+                    "url": f"/{code}{path}",
+                }
+            )
+        context = {"languages": links, "site_url": settings.SITE_URL, "path": path}
         body = render_to_string("publish_root.html", context)
-        self.write("index.html", body.encode())
+        self.write(f"{path.lstrip('/')}index.html", body.encode())
+
+    def language_choices(self):
+        """``language_choice()`` for ``/`` and every page of the first language."""
+        prefix = f"{settings.LANGUAGES[0][0]}/"
+        pages = [
+            name.removeprefix(prefix).removesuffix("index.html")
+            for name in self.produced
+            if name.startswith(prefix) and name.endswith("/index.html")
+        ]
+        self.language_choice("/")
+        for page in sorted(pages):
+            if page:
+                self.language_choice(f"/{page}")
 
     def finish(self):
         """Remove what an earlier run wrote and this one did not; write the manifest."""

@@ -74,7 +74,7 @@ class Command(BaseCommand):
                 )
                 for route, kwargs, language in bar:
                     publisher.page(*site.render(route, kwargs, language))
-                publisher.language_choice()
+                publisher.language_choices()
                 publisher.copy_static()
                 publisher.copy_media()
                 publisher.finish()
