@@ -28,6 +28,7 @@ from urllib.parse import unquote
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 from django.db.models import Count
+from django.db.models.functions import Substr
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -38,7 +39,7 @@ from django_distill.utils import iter_url_patterns
 from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import Author, Award, Conference, Paper, Venue
 from .sitemaps import SITEMAPS
-from .views import AUTHOR_PAGE_SIZE, LIST_PAGE_SIZE
+from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 # The manifest of what publish_site wrote, in the output folder: the files it may remove.
 MANIFEST = ".publish-manifest.json"
@@ -130,6 +131,36 @@ def author_list_pages():
     return ({"page": page} for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1))
 
 
+def _author_initials():
+    """{initial: number of authors} of the authors of a published paper, by the first
+    character of their slug (the A-Z index's order); every digit counts as ``DIGITS``."""
+    counts = {}
+    initials = (
+        Author.objects.published()
+        .annotate(initial=Substr("slug", 1, 1))
+        .values_list("initial")
+        .annotate(count=Count("pk", distinct=True))
+        .order_by("initial")
+    )
+    for initial, count in initials:
+        code = DIGITS if initial.isdigit() else initial
+        if code in AUTHOR_INITIALS or code == DIGITS:
+            counts[code] = counts.get(code, 0) + count
+    return counts
+
+
+def author_letters():
+    """The letters of the A-Z index of authors that have authors."""
+    return ({"letter": code} for code in _author_initials())
+
+
+def author_letter_pages():
+    """Pages 2 to N of each letter of the A-Z index of authors."""
+    for code, count in _author_initials().items():
+        for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1):
+            yield {"letter": code, "page": page}
+
+
 @dataclass(frozen=True)
 class Route:
     """A route of the URLconf to publish, in the shape django-distill's renderer reads
@@ -204,6 +235,8 @@ ROUTES = [
     Route("conference-detail-page", "papers", func=conference_pages),
     Route("author-detail-page", "papers", func=author_pages),
     Route("author-list-page", "papers", func=author_list_pages),
+    Route("author-list-letter", "papers", func=author_letters),
+    Route("author-list-letter-page", "papers", func=author_letter_pages),
 ]
 
 
