@@ -353,15 +353,20 @@ class Publisher:
     ``write()`` writes a file only when its bytes differ from what is there, through a
     temporary file renamed into place (a reader never sees half a file). ``finish()``
     removes files the previous run's manifest lists that this run did not produce, and
-    writes the new manifest. ``counts`` holds what was written, kept and removed.
+    writes the new manifest. ``counts`` holds what was written, kept and removed (with
+    ``dry_run``: would be; nothing is written or removed).
     """
 
-    def __init__(self, directory):
+    def __init__(self, directory, dry_run=False):
         self.directory = Path(directory)
+        self.dry_run = dry_run
         self.counts = Counts()
         self.produced = set()
         self.media = set()
         self._media_pattern = _media_pattern()
+        if dry_run:
+            self.previous = self._read_manifest()
+            return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             probe = tempfile.NamedTemporaryFile(dir=self.directory, delete=True)  # noqa: SIM115
@@ -372,7 +377,7 @@ class Publisher:
 
     def _read_manifest(self):
         path = self.directory / MANIFEST
-        if not path.exists():
+        if not path.is_file():
             return set()
         try:
             return set(json.loads(path.read_text(encoding="utf-8"))["files"])
@@ -392,7 +397,8 @@ class Publisher:
                 if target.read_bytes() == body:
                     self.counts.kept += 1
                     return
-            _replace(target, body)
+            if not self.dry_run:
+                _replace(target, body)
         except OSError as error:
             raise PublishError(f"Cannot write {target}: {error.strerror}.") from error
         self.counts.written += 1
@@ -463,9 +469,12 @@ class Publisher:
         for relative in sorted(self.previous - self.produced):
             target = self.directory / relative
             if target.is_file():
-                target.unlink()
                 self.counts.removed += 1
-                self._remove_empty_parents(target.parent)
+                if not self.dry_run:
+                    target.unlink()
+                    self._remove_empty_parents(target.parent)
+        if self.dry_run:
+            return
         manifest = {"files": sorted(self.produced)}
         try:
             _replace(self.directory / MANIFEST, json.dumps(manifest, indent=0).encode())
@@ -491,7 +500,7 @@ def _replace(target, body):
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(body)
-        os.chmod(temporary, 0o644)  # nosec B103 - published files are public by design
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; published files are public
         os.replace(temporary, target)
     except BaseException:
         os.unlink(temporary)

@@ -285,3 +285,18 @@ def test_pages_of_long_lists_are_listed_from_the_second(icml, monkeypatch):
         for page in range(2, papers_of(author) + 1)
     ]
     assert papers_of(busiest) > 1  # so some author has a page 2
+
+
+def test_dry_run_counts_and_writes_nothing(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    written, _kept, _removed = publish()
+    paper = Paper.objects.published().order_by("slug").first()
+    Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
+    before = sorted((path, path.stat().st_mtime_ns) for path in site.rglob("*"))
+
+    out = StringIO()
+    call_command("publish_site", str(site), "--dry-run", stdout=out)
+
+    assert "Would publish" in out.getvalue()
+    assert int(COUNTS.search(out.getvalue()).group(3)) >= 9  # the paper's files
+    assert sorted((path, path.stat().st_mtime_ns) for path in site.rglob("*")) == before

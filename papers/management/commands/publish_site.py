@@ -34,12 +34,17 @@ class Command(BaseCommand):
             help="The public address, e.g. https://awards.example.org (default: DJANGO_SITE_URL).",
         )
         parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Render every page, say what would be written, kept and removed; write nothing.",
+        )
+        parser.add_argument(
             "--no-collectstatic",
             action="store_true",
             help="Copy STATIC_ROOT as it is instead of running collectstatic first.",
         )
 
-    def handle(self, *args, directory, site_url, no_collectstatic, verbosity, **options):
+    def handle(self, *args, directory, site_url, dry_run, no_collectstatic, verbosity, **options):
         """Publishes into ``directory``; prints the files written, kept and removed.
 
         Raises CommandError when no public address is known (sitemaps, feeds and
@@ -53,7 +58,7 @@ class Command(BaseCommand):
                 "canonical links: set DJANGO_SITE_URL or pass --site-url https://..."
             )
         started = time.monotonic()
-        if not no_collectstatic:
+        if not (no_collectstatic or dry_run):
             call_command("collectstatic", interactive=False, verbosity=0)
         # Pages rendered afresh (not from the page cache), for the public address.
         with override_settings(
@@ -62,7 +67,7 @@ class Command(BaseCommand):
             ALLOWED_HOSTS=[site_url.partition("://")[2].partition("/")[0].partition(":")[0]],
         ):
             try:
-                publisher = publishing.Publisher(directory)
+                publisher = publishing.Publisher(directory, dry_run=dry_run)
                 site = publishing.Site(site_url)
                 pages = list(publishing.pages())
                 bar = tqdm(
@@ -81,9 +86,10 @@ class Command(BaseCommand):
             except publishing.PublishError as error:
                 raise CommandError(str(error)) from error
         counts = publisher.counts
+        done = "Would publish" if dry_run else "Published"
         self.stdout.write(
             self.style.SUCCESS(
-                f"Published {len(pages)} pages to {directory} in "
+                f"{done} {len(pages)} pages to {directory} in "
                 f"{time.monotonic() - started:.1f} s: {counts.written} files written, "
                 f"{counts.kept} kept, {counts.removed} removed."
             )
