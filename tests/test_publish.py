@@ -18,6 +18,7 @@ from papers import publishing
 from papers.models import Author, AwardEntry, Conference, Paper, Status
 
 from .test_html_validity import VNU
+from .test_images import give_icml_papers_teasers
 
 SITE_URL = "https://awards.example.org"
 LANGUAGES = ("en", "zh-hans")
@@ -84,23 +85,39 @@ def uri_of(site, page):
     return "/" + str(page.relative_to(site)).removesuffix("index.html")
 
 
-def test_every_link_of_every_published_page_is_a_file(icml, publish, tmp_path):
-    publish()
-    site = tmp_path / "site"
-
-    pages = html_pages(site)
-    missing = sorted(
+def missing_links(site):
+    """(page, URL) of each internal link of a published page that names no file."""
+    return sorted(
         {
             (str(page.relative_to(site)), url)
-            for page in pages
+            for page in html_pages(site)
             for url in links_of(page).urls
             if (target := file_for(site, url)) is not None
             and not any(t.is_file() for t in (target, target.with_name("index.json")))
         }
     )
 
-    assert len(pages) > 150
-    assert missing == []
+
+def test_every_link_of_every_published_page_is_a_file(icml, publish, tmp_path):
+    publish()
+    site = tmp_path / "site"
+
+    assert len(html_pages(site)) > 150
+    assert missing_links(site) == []
+
+
+def test_media_files_the_pages_name_are_copied_and_no_others(icml, publish, settings, tmp_path):
+    assert give_icml_papers_teasers(settings.MEDIA_ROOT) > 0
+    (settings.MEDIA_ROOT / "papers" / "not-on-any-page.png").write_bytes(b"a draft's image")
+    site = tmp_path / "site"
+
+    publish()
+
+    copied = sorted(p.relative_to(site / "media") for p in (site / "media").rglob("*.*"))
+    named = "".join(page.read_text(encoding="utf-8") for page in html_pages(site))
+    assert copied and all(f"/media/{path}" in named for path in copied)
+    assert not (site / "media" / "papers" / "not-on-any-page.png").exists()
+    assert missing_links(site) == []
 
 
 def test_published_pages_are_every_kind_in_both_languages(icml, publish, tmp_path):
