@@ -473,11 +473,18 @@ class Publisher:
                 if not self.dry_run:
                     target.unlink()
                     self._remove_empty_parents(target.parent)
+        self._write_manifest(self.produced)
+
+    def interrupted(self):
+        """After an error: the manifest names what this run wrote too, besides what the
+        last one did, so a later run still removes those files when they are gone."""
+        self._write_manifest(self.previous | self.produced)
+
+    def _write_manifest(self, files):
         if self.dry_run:
             return
-        manifest = {"files": sorted(self.produced)}
         try:
-            _replace(self.directory / MANIFEST, json.dumps(manifest, indent=0).encode())
+            _replace(self.directory / MANIFEST, json.dumps({"files": sorted(files)}).encode())
         except OSError as error:
             raise PublishError(f"Cannot write the manifest: {error.strerror}.") from error
 

@@ -251,12 +251,20 @@ def test_files_it_did_not_write_survive(icml, publish, tmp_path):
 
 def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, monkeypatch):
     route = publishing.Route("paper-detail", "papers", func=lambda: [{"slug": "no-such-paper"}])
-    monkeypatch.setattr(publishing, "ROUTES", [route])
+    monkeypatch.setattr(publishing, "ROUTES", [publishing.Route("home", "papers"), route])
+    site = tmp_path / "site"
 
     with pytest.raises(CommandError, match="/en/papers/no-such-paper/ answered 404"):
         publish()
 
-    assert not list((tmp_path / "site").rglob("index.html"))
+    # What was written is whole and recorded, so a later run may remove it.
+    assert sorted(p.relative_to(site) for p in site.rglob("*.html")) == [
+        Path("en/index.html"),
+        Path("zh-hans/index.html"),
+    ]
+    manifest = json.loads((site / publishing.MANIFEST).read_text())
+    assert manifest["files"] == ["en/index.html", "zh-hans/index.html"]
+    assert not [p for p in site.rglob(".publish-*") if p.name != publishing.MANIFEST]
 
 
 def test_unwritable_folder_is_an_error(icml, publish, tmp_path):

@@ -68,7 +68,10 @@ class Command(BaseCommand):
         ):
             try:
                 publisher = publishing.Publisher(directory, dry_run=dry_run)
-                site = publishing.Site(site_url)
+            except publishing.PublishError as error:
+                raise CommandError(str(error)) from error
+            site = publishing.Site(site_url)
+            try:
                 pages = list(publishing.pages())
                 bar = tqdm(
                     pages,
@@ -84,6 +87,7 @@ class Command(BaseCommand):
                 publisher.copy_media()
                 publisher.finish()
             except publishing.PublishError as error:
+                publisher.interrupted()
                 raise CommandError(str(error)) from error
         counts = publisher.counts
         done = "Would publish" if dry_run else "Published"
