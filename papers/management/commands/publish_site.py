@@ -1,0 +1,100 @@
+"""``manage.py publish_site DIR``: the public site as files for a plain static host.
+
+Why: a static copy is served by any web server, object store or CDN at full speed, and
+outlives the servers that made it (issue 12). Editors keep working in the admin; this
+command writes what visitors see. The rules of what is published and how files are
+written live in papers/publishing.py.
+"""
+
+import time
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
+from tqdm import tqdm
+
+from papers import publishing
+
+
+class Command(BaseCommand):
+    help = (
+        "Write every public page in both languages, the feeds, the sitemap, robots.txt, "
+        "the citation downloads, the open-data files, the static and media files into DIR, "
+        "at the paths a static host serves for the live URLs. Only files whose bytes "
+        "changed are written; files an earlier run wrote that are no longer produced are "
+        "removed (DIR/.publish-manifest.json lists them); no other file is touched."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("directory", metavar="DIR", help="The output folder (made if missing).")
+        parser.add_argument(
+            "--site-url",
+            default=None,
+            help="The public address, e.g. https://awards.example.org (default: DJANGO_SITE_URL).",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Render every page, say what would be written, kept and removed; write nothing.",
+        )
+        parser.add_argument(
+            "--no-collectstatic",
+            action="store_true",
+            help="Copy STATIC_ROOT as it is instead of running collectstatic first.",
+        )
+
+    def handle(self, *args, directory, site_url, dry_run, no_collectstatic, verbosity, **options):
+        """Publishes into ``directory``; prints the files written, kept and removed.
+
+        Raises CommandError when no public address is known (sitemaps, feeds and
+        canonical links need one), when DIR cannot be written, or when a page answers
+        other than 200 (naming its URL); files already written then stay complete.
+        """
+        site_url = (site_url or settings.SITE_URL).strip().rstrip("/")
+        if not site_url.startswith(("http://", "https://")):
+            raise CommandError(
+                "The published site needs its public address for its sitemap, feeds and "
+                "canonical links: set DJANGO_SITE_URL or pass --site-url https://..."
+            )
+        started = time.monotonic()
+        if not (no_collectstatic or dry_run):
+            call_command("collectstatic", interactive=False, verbosity=0)
+        # Pages rendered afresh (not from the page cache), for the public address.
+        with override_settings(
+            PAGE_CACHE_ENABLED=False,
+            SITE_URL=site_url,
+            ALLOWED_HOSTS=[site_url.partition("://")[2].partition("/")[0].partition(":")[0]],
+        ):
+            try:
+                publisher = publishing.Publisher(directory, dry_run=dry_run)
+            except publishing.PublishError as error:
+                raise CommandError(str(error)) from error
+            site = publishing.Site(site_url)
+            try:
+                pages = list(publishing.pages())
+                bar = tqdm(
+                    pages,
+                    desc="Publishing",
+                    unit="page",
+                    file=self.stderr._out,
+                    disable=True if verbosity < 1 else None,  # None: only on a terminal
+                )
+                for route, kwargs, language in bar:
+                    publisher.page(*site.render(route, kwargs, language))
+                publisher.language_choices()
+                publisher.copy_static()
+                publisher.copy_media()
+                publisher.finish()
+            except publishing.PublishError as error:
+                publisher.interrupted()
+                raise CommandError(str(error)) from error
+        counts = publisher.counts
+        done = "Would publish" if dry_run else "Published"
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{done} {len(pages)} pages to {directory} in "
+                f"{time.monotonic() - started:.1f} s: {counts.written} files written, "
+                f"{counts.kept} kept, {counts.removed} removed."
+            )
+        )

@@ -1,0 +1,514 @@
+"""The public site as files for a plain static host (issue 12, ``manage.py publish_site``).
+
+Which URLs are published is said here, once: ``ROUTES`` names each public route of the
+URLconf with the function that lists its published objects (django-distill's
+"distill functions", written with the models' QuerySet vocabulary). Every page is
+rendered by django-distill's renderer, which calls the site's own views through an
+internal WSGI request (middleware, i18n_patterns and templates as for a visitor), with
+the page cache off. The files are written at the path a static host serves for the live
+URL (``/en/papers/x/`` -> ``en/papers/x/index.html``), only when their bytes changed;
+files an earlier run wrote that are no longer produced are removed, and no other file.
+
+The routes are declared by name here rather than with ``distill_path()`` in the URLconf:
+the URLconf stays Django's own (django-distill's app would otherwise replace
+``django.urls.path`` for the whole project in its ``ready()``), and the routes of
+paginated lists (``<name>-page``, another branch's) are published when they exist.
+"""
+
+import io
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
+
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.db.models import Count
+from django.db.models.functions import Substr
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+from django_distill.renderer import DistillRenderer
+from django_distill.request import generate_filename, generate_uri, get_static_filepath
+from django_distill.utils import iter_url_patterns
+
+from .api.answers import NAMESPACE as API_NAMESPACE
+from .models import Author, Award, Conference, Paper, Venue
+from .sitemaps import SITEMAPS
+from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
+
+# The manifest of what publish_site wrote, in the output folder: the files it may remove.
+MANIFEST = ".publish-manifest.json"
+
+
+class PublishError(Exception):
+    """Publishing cannot go on (a page answered other than 200, an unwritable folder);
+    the message names the URL or the path. Nothing is left half-written."""
+
+
+# --- What is published: one function per route, yielding the route's URL kwargs. -------
+
+
+def _slugs(queryset):
+    return ({"slug": slug} for slug in queryset.values_list("slug", flat=True).order_by("slug"))
+
+
+def venues():
+    """Published venues."""
+    return _slugs(Venue.objects.published())
+
+
+def conferences():
+    """Published conferences."""
+    return _slugs(Conference.objects.published())
+
+
+def papers():
+    """Published papers (their conference published too)."""
+    return _slugs(Paper.objects.published())
+
+
+def authors():
+    """Authors of a published paper."""
+    return _slugs(Author.objects.published())
+
+
+def awards():
+    """Published awards of published conferences."""
+    pairs = Award.objects.published().values_list("conference__slug", "slug").order_by("pk")
+    return ({"conference_slug": conference, "slug": slug} for conference, slug in pairs)
+
+
+def award_series():
+    """Each venue's award series with a published edition."""
+    pairs = (
+        Award.objects.published()
+        .values_list("conference__venue__slug", "slug")
+        .order_by("conference__venue__slug", "slug")
+        .distinct()
+    )
+    return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
+
+
+def _with_formats(kwargs_list):
+    return ({**kwargs, "fmt": fmt} for kwargs in kwargs_list for fmt in ("bib", "ris", "json"))
+
+
+def sitemap_sections():
+    """The sections of the sitemap index (papers/sitemaps.py)."""
+    return ({"section": section} for section in SITEMAPS)
+
+
+def conference_pages():
+    """Pages 2 to N of each published conference's list of other papers."""
+    for conference in Conference.objects.published().order_by("slug"):
+        count = Paper.objects.published().published_without_award_at(conference).count()
+        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
+            yield {"slug": conference.slug, "page": page}
+
+
+def author_pages():
+    """Pages 2 to N of the papers of each author with more than one page of them."""
+    counts = (
+        Paper.objects.published()
+        .values_list("authorships__author__slug")
+        .annotate(count=Count("pk"))
+        .filter(count__gt=LIST_PAGE_SIZE)
+        .order_by("authorships__author__slug")
+    )
+    for slug, count in counts:
+        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
+            yield {"slug": slug, "page": page}
+
+
+def author_list_pages():
+    """Pages 2 to N of the A-Z index of authors."""
+    count = Author.objects.published().count()
+    return ({"page": page} for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1))
+
+
+def _author_initials():
+    """{initial: number of authors} of the authors of a published paper, by the first
+    character of their slug (the A-Z index's order); every digit counts as ``DIGITS``."""
+    counts = {}
+    initials = (
+        Author.objects.published()
+        .annotate(initial=Substr("slug", 1, 1))
+        .values_list("initial")
+        .annotate(count=Count("pk", distinct=True))
+        .order_by("initial")
+    )
+    for initial, count in initials:
+        code = DIGITS if initial.isdigit() else initial
+        if code in AUTHOR_INITIALS or code == DIGITS:
+            counts[code] = counts.get(code, 0) + count
+    return counts
+
+
+def author_letters():
+    """The letters of the A-Z index of authors that have authors."""
+    return ({"letter": code} for code in _author_initials())
+
+
+def author_letter_pages():
+    """Pages 2 to N of each letter of the A-Z index of authors."""
+    for code, count in _author_initials().items():
+        for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1):
+            yield {"letter": code, "page": page}
+
+
+@dataclass(frozen=True)
+class Route:
+    """A route of the URLconf to publish, in the shape django-distill's renderer reads
+    (the attributes its ``distill_path()`` gives a URL pattern). ``func`` yields the
+    URL kwargs of each page (None: the route has none); ``file`` names the output file
+    when the URL's own path would not be served with the right type (django-distill's
+    ``distill_file``, with ``{kwarg}`` placeholders)."""
+
+    name: str
+    namespace: str | None = None
+    func: object = None
+    file: str | None = None
+
+    @property
+    def distill_namespace(self):
+        return self.namespace
+
+    @property
+    def distill_func(self):
+        return self.func or _nothing
+
+    @property
+    def distill_file(self):
+        return self.file
+
+    @property
+    def distill_status_codes(self):
+        return (200,)
+
+
+def _nothing():
+    return None
+
+
+ROUTES = [
+    # Outside the language prefixes (awardsite/urls.py).
+    Route("robots-txt"),
+    Route("sitemap"),
+    Route("sitemap-section", func=sitemap_sections),
+    Route("opendata-site-csv"),
+    Route("opendata-site-compact"),
+    Route("opendata-conference-csv", func=conferences),
+    Route("opendata-conference-compact", func=conferences),
+    # The API documents pages link to (the Open data and conference pages). A static host
+    # serves a file by its name's extension: the index and a conference are JSON at
+    # extensionless URLs, given their type by the web server (README: "Publishing to a
+    # static host"); lists with query parameters cannot be files and are not published.
+    Route("index", API_NAMESPACE, file="api/v1/index.json"),
+    Route("openapi-json", API_NAMESPACE),
+    Route("openapi-view", API_NAMESPACE),
+    Route("conference", API_NAMESPACE, func=conferences),
+    # Under /en/ and /zh-hans/ (papers/urls.py).
+    Route("home", "papers"),
+    Route("search", "papers"),
+    Route("conference-list", "papers"),
+    Route("venue-list", "papers"),
+    Route("award-list", "papers"),
+    Route("author-list", "papers"),
+    Route("awards-feed", "papers"),
+    Route("open-data", "papers"),
+    Route("venue-detail", "papers", func=venues),
+    Route("conference-detail", "papers", func=conferences),
+    Route("conference-citation", "papers", func=lambda: _with_formats(conferences())),
+    Route("award-detail", "papers", func=awards),
+    Route("award-citation", "papers", func=lambda: _with_formats(awards())),
+    Route("award-series", "papers", func=award_series),
+    Route("paper-detail", "papers", func=papers),
+    Route("paper-citation", "papers", func=lambda: _with_formats(papers())),
+    Route("author-detail", "papers", func=authors),
+    # Pages 2..N of the paginated lists, at paths (branch pagepaths): published when the
+    # URLconf has them; until then a static host shows page 1 whatever ``?page=`` says.
+    Route("conference-detail-page", "papers", func=conference_pages),
+    Route("author-detail-page", "papers", func=author_pages),
+    Route("author-list-page", "papers", func=author_list_pages),
+    Route("author-list-letter", "papers", func=author_letters),
+    Route("author-list-letter-page", "papers", func=author_letter_pages),
+]
+
+
+def _route_names():
+    """(namespace, name) of every named route of the URLconf."""
+    return {(namespace, pattern.name) for pattern, namespace, _depth in iter_url_patterns()}
+
+
+def published_routes():
+    """``ROUTES`` that the URLconf has."""
+    names = _route_names()
+    return [route for route in ROUTES if (route.namespace, route.name) in names]
+
+
+# --- Rendering and writing. --------------------------------------------------------
+
+
+@dataclass
+class Counts:
+    written: int = 0
+    kept: int = 0
+    removed: int = 0
+
+
+def pages():
+    """Every published URL in every language it exists in, as (route, kwargs, language),
+    in the URLconf's order: a route under i18n_patterns once per language, others once."""
+    renderer = DistillRenderer(urls_to_render=published_routes())
+    for route, kwargs, _uri in renderer.get_urls_to_render():
+        seen = set()
+        for code, _name in settings.LANGUAGES:
+            with translation.override(code):
+                uri = _reverse(route, kwargs)
+            if uri not in seen:
+                seen.add(uri)
+                yield route, kwargs, code
+
+
+def _reverse(route, kwargs):
+    name = f"{route.namespace}:{route.name}" if route.namespace else route.name
+    if isinstance(kwargs, dict):
+        return reverse(name, kwargs=kwargs)
+    return reverse(name, args=kwargs)
+
+
+class Site:
+    """The site's WSGI application, asked for one page at a time as a visitor would
+    (GET, no cookie, no Accept-Encoding), at ``site_url``'s scheme and host.
+
+    django-distill 4.0.6's ``render_pattern()`` builds a new WSGI handler for every page
+    (``internal_wsgi_request``), so all middleware is set up again each time: WhiteNoise
+    scanned every static file per page, 135 ms of the 150 ms a page took. Here the
+    handler is made once; the URL and the file name still come from django-distill
+    (``generate_uri``, ``generate_filename``, ``get_static_filepath``).
+    """
+
+    def __init__(self, site_url):
+        scheme, _, host = site_url.partition("://")
+        self.scheme = scheme
+        self.host, _, port = host.partition("/")[0].partition(":")
+        self.port = port or ("443" if scheme == "https" else "80")
+        self.handler = WSGIHandler()
+
+    def get(self, uri):
+        """(status code, body) of GET ``uri`` (a path, as reverse() gives it)."""
+        environ = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": unquote(uri).encode().decode("latin-1"),
+            "SCRIPT_NAME": "",
+            "QUERY_STRING": "",
+            "SERVER_NAME": self.host,
+            "SERVER_PORT": self.port,
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "wsgi.url_scheme": self.scheme,
+            "wsgi.input": io.BytesIO(),
+            "wsgi.errors": io.StringIO(),
+            "wsgi.version": (1, 0),
+            "wsgi.multithread": False,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+        }
+        statuses = []
+        chunks = self.handler(
+            environ, lambda status, headers, exc_info=None: statuses.append(status)
+        )
+        body = b"".join(chunks)
+        return int(statuses[0].split(" ", 1)[0]), body
+
+    def render(self, route, kwargs, language):
+        """(uri, path in the output, body) of one page in ``language``. Raises
+        PublishError naming the URL for any answer but 200 (a static host cannot
+        redirect or refuse)."""
+        with translation.override(language):
+            uri = generate_uri(route.distill_namespace, route.name, kwargs)
+            status, body = self.get(uri)
+        if status != 200:
+            raise PublishError(f"{uri} answered {status}, not 200: nothing can be published there.")
+        filename = generate_filename(route.distill_file, uri, kwargs)
+        path, _local = get_static_filepath(PurePosixPath(), filename, uri)
+        return uri, str(path), body
+
+
+# Files the pages name under MEDIA_URL (src, srcset, href, og:image): only those are
+# copied, so a draft's teaser or share card never reaches the published site.
+def _media_pattern():
+    prefix = re.escape("/" + settings.MEDIA_URL.strip("/") + "/")
+    return re.compile(prefix + r"""([^"'\s,<>?#)]+)""")
+
+
+class Publisher:
+    """Writes the site into ``directory``: pages, the language choice at ``/``, static
+    files (collectstatic's output in ``STATIC_ROOT``) and the media files pages name.
+
+    ``write()`` writes a file only when its bytes differ from what is there, through a
+    temporary file renamed into place (a reader never sees half a file). ``finish()``
+    removes files the previous run's manifest lists that this run did not produce, and
+    writes the new manifest. ``counts`` holds what was written, kept and removed (with
+    ``dry_run``: would be; nothing is written or removed).
+    """
+
+    def __init__(self, directory, dry_run=False):
+        self.directory = Path(directory)
+        self.dry_run = dry_run
+        self.counts = Counts()
+        self.produced = set()
+        self.media = set()
+        self._media_pattern = _media_pattern()
+        if dry_run:
+            self.previous = self._read_manifest()
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=self.directory, delete=True)  # noqa: SIM115
+            probe.close()
+        except OSError as error:
+            raise PublishError(f"Cannot write to {self.directory}: {error.strerror}.") from error
+        self.previous = self._read_manifest()
+
+    def _read_manifest(self):
+        path = self.directory / MANIFEST
+        if not path.is_file():
+            return set()
+        try:
+            return set(json.loads(path.read_text(encoding="utf-8"))["files"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise PublishError(f"{path} is not a manifest publish_site wrote.") from error
+
+    def write(self, relative, body):
+        """Write ``body`` (bytes) at ``relative`` (a POSIX path inside the directory)
+        unless the file already holds exactly those bytes."""
+        relative = str(PurePosixPath(relative))
+        if relative.startswith(("/", "..")) or "/../" in relative:
+            raise PublishError(f"Refusing to write outside the output folder: {relative}")
+        self.produced.add(relative)
+        target = self.directory / relative
+        try:
+            if target.is_file() and target.stat().st_size == len(body):
+                if target.read_bytes() == body:
+                    self.counts.kept += 1
+                    return
+            if not self.dry_run:
+                _replace(target, body)
+        except OSError as error:
+            raise PublishError(f"Cannot write {target}: {error.strerror}.") from error
+        self.counts.written += 1
+
+    def page(self, uri, relative, body):
+        """Write a rendered page and note the media files it names."""
+        self.write(relative, body)
+        if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" in body:
+            self.media.update(self._media_pattern.findall(body.decode("utf-8", "replace")))
+
+    def copy_tree(self, source, prefix, only=None):
+        """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the
+        relative paths to copy (default every file)."""
+        source = Path(source)
+        if not source.is_dir():
+            return
+        if only is None:
+            only = sorted(
+                str(path.relative_to(source)) for path in source.rglob("*") if path.is_file()
+            )
+        for relative in sorted(only):
+            path = source / relative
+            if path.is_file() and path.resolve().is_relative_to(source.resolve()):
+                self.write(f"{prefix}/{relative}", path.read_bytes())
+
+    def copy_static(self):
+        """collectstatic's output (hashed names, as the live site serves them)."""
+        self.copy_tree(settings.STATIC_ROOT, settings.STATIC_URL.strip("/"))
+
+    def copy_media(self):
+        """The media files the published pages name (images, thumbnails, share cards)."""
+        names = {unquote(name) for name in self.media}
+        self.copy_tree(settings.MEDIA_ROOT, settings.MEDIA_URL.strip("/"), only=names)
+
+    def language_choice(self, path="/"):
+        """The page at ``path`` without a language prefix (``/``, and each page's
+        ``x-default`` alternate): a small page linking the page in each language, with
+        hreflang. The live site redirects there by Accept-Language; a static host
+        cannot, unless told to (README: "Publishing to a static host")."""
+        links = []
+        for code, _name in settings.LANGUAGES:
+            links.append(
+                {
+                    "code": code,
+                    "name_local": translation.get_language_info(code)["name_local"],
+                    "url": f"/{code}{path}",
+                }
+            )
+        context = {"languages": links, "site_url": settings.SITE_URL, "path": path}
+        body = render_to_string("publish_root.html", context)
+        self.write(f"{path.lstrip('/')}index.html", body.encode())
+
+    def language_choices(self):
+        """``language_choice()`` for ``/`` and every page of the first language."""
+        prefix = f"{settings.LANGUAGES[0][0]}/"
+        pages = [
+            name.removeprefix(prefix).removesuffix("index.html")
+            for name in self.produced
+            if name.startswith(prefix) and name.endswith("/index.html")
+        ]
+        self.language_choice("/")
+        for page in sorted(pages):
+            if page:
+                self.language_choice(f"/{page}")
+
+    def finish(self):
+        """Remove what an earlier run wrote and this one did not; write the manifest."""
+        for relative in sorted(self.previous - self.produced):
+            target = self.directory / relative
+            if target.is_file():
+                self.counts.removed += 1
+                if not self.dry_run:
+                    target.unlink()
+                    self._remove_empty_parents(target.parent)
+        self._write_manifest(self.produced)
+
+    def interrupted(self):
+        """After an error: the manifest names what this run wrote too, besides what the
+        last one did, so a later run still removes those files when they are gone."""
+        self._write_manifest(self.previous | self.produced)
+
+    def _write_manifest(self, files):
+        if self.dry_run:
+            return
+        try:
+            _replace(self.directory / MANIFEST, json.dumps({"files": sorted(files)}).encode())
+        except OSError as error:
+            raise PublishError(f"Cannot write the manifest: {error.strerror}.") from error
+
+    def _remove_empty_parents(self, folder):
+        root = self.directory.resolve()
+        folder = folder.resolve()
+        while folder != root and folder.is_relative_to(root):
+            try:
+                folder.rmdir()
+            except OSError:
+                return
+            folder = folder.parent
+
+
+def _replace(target, body):
+    """Write ``body`` at ``target`` through a temporary file in the same folder, renamed
+    into place: the file is either the old one or the whole new one."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".publish-")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(body)
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; published files are public
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -1,0 +1,327 @@
+"""``manage.py publish_site`` (papers/publishing.py): the shipped content published into a
+folder, then crawled as a static host would serve it."""
+
+import json
+import math
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from io import StringIO
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from papers import publishing
+from papers.models import Author, AwardEntry, Conference, Paper, Status
+
+from .test_html_validity import VNU
+from .test_images import give_icml_papers_teasers
+
+SITE_URL = "https://awards.example.org"
+LANGUAGES = ("en", "zh-hans")
+COUNTS = re.compile(r"(\d+) files written, (\d+) kept, (\d+) removed")
+
+
+@pytest.fixture
+def publish(settings, tmp_path):
+    """Runs publish_site into tmp_path/"site"; returns (written, kept, removed)."""
+    settings.SITE_URL = SITE_URL
+    settings.STATIC_ROOT = tmp_path / "collected"
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+    def run(directory=None):
+        out = StringIO()
+        call_command("publish_site", str(directory or tmp_path / "site"), stdout=out)
+        return tuple(int(n) for n in COUNTS.search(out.getvalue()).groups())
+
+    return run
+
+
+class Links(HTMLParser):
+    """Every URL an HTML page names (href, src, srcset) and its hreflang alternates."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls, self.alternates = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("href", "src"):
+            if attrs.get(name):
+                self.urls.append(attrs[name])
+        if attrs.get("srcset"):
+            self.urls += [part.split()[0] for part in attrs["srcset"].split(",") if part.strip()]
+        if tag == "link" and attrs.get("rel") == "alternate" and attrs.get("hreflang"):
+            self.alternates.add((attrs["hreflang"], attrs["href"]))
+
+
+def links_of(path):
+    parser = Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def file_for(site, url):
+    """The file a static host serves for ``url`` (None: another host's URL)."""
+    if url.startswith(SITE_URL):
+        url = url.removeprefix(SITE_URL) or "/"
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        return None
+    path = site / unquote(parts.path).lstrip("/")
+    if parts.path.endswith("/"):
+        return next((path / name for name in ("index.html", "index.json")), path)
+    return path
+
+
+def html_pages(site):
+    return sorted(site.rglob("*.html"))
+
+
+def uri_of(site, page):
+    return "/" + str(page.relative_to(site)).removesuffix("index.html")
+
+
+def missing_links(site):
+    """(page, URL) of each internal link of a published page that names no file."""
+    return sorted(
+        {
+            (str(page.relative_to(site)), url)
+            for page in html_pages(site)
+            for url in links_of(page).urls
+            if (target := file_for(site, url)) is not None
+            and not any(t.is_file() for t in (target, target.with_name("index.json")))
+        }
+    )
+
+
+def test_every_link_of_every_published_page_is_a_file(icml, publish, tmp_path):
+    publish()
+    site = tmp_path / "site"
+
+    assert len(html_pages(site)) > 150
+    assert missing_links(site) == []
+
+
+def test_media_files_the_pages_name_are_copied_and_no_others(icml, publish, settings, tmp_path):
+    assert give_icml_papers_teasers(settings.MEDIA_ROOT) > 0
+    (settings.MEDIA_ROOT / "papers" / "not-on-any-page.png").write_bytes(b"a draft's image")
+    site = tmp_path / "site"
+
+    publish()
+
+    copied = sorted(p.relative_to(site / "media") for p in (site / "media").rglob("*.*"))
+    named = "".join(page.read_text(encoding="utf-8") for page in html_pages(site))
+    assert copied and all(f"/media/{path}" in named for path in copied)
+    assert not (site / "media" / "papers" / "not-on-any-page.png").exists()
+    assert missing_links(site) == []
+
+
+def test_published_pages_are_every_kind_in_both_languages(icml, publish, tmp_path):
+    publish()
+    site = tmp_path / "site"
+    paper = Paper.objects.published().order_by("slug").first()
+    conference = paper.conference.slug
+
+    expected = [
+        "index.html",
+        "robots.txt",
+        "sitemap.xml",
+        "sitemap-papers.xml",
+        f"data/conferences/{conference}-csv.zip",
+        "api/v1/openapi.json",
+        f"api/v1/conferences/{conference}",
+    ]
+    for language in ("en", "zh-hans"):
+        expected += [
+            f"{language}/index.html",
+            f"{language}/feeds/awards.atom",
+            f"{language}/papers/{paper.slug}/index.html",
+            f"{language}/papers/{paper.slug}/cite.bib",
+            f"{language}/conferences/{conference}/cite.ris",
+            f"{language}/open-data/index.html",
+        ]
+    assert [name for name in expected if not (site / name).is_file()] == []
+    assert f"Sitemap: {SITE_URL}/sitemap.xml" in (site / "robots.txt").read_text()
+    assert f"<loc>{SITE_URL}/en/papers/{paper.slug}/</loc>" in (
+        site / "sitemap-papers.xml"
+    ).read_text(encoding="utf-8")
+
+
+def test_published_pages_carry_the_live_sites_hreflang_pairs(icml, publish, tmp_path, client):
+    publish()
+    site = tmp_path / "site"
+
+    differing = []
+    prefixed = [page for page in html_pages(site) if page.parts[len(site.parts)] in LANGUAGES]
+    for page in prefixed:
+        live = Links()
+        live.feed(client.get(uri_of(site, page)).content.decode())
+        if links_of(page).alternates != live.alternates or not live.alternates:
+            differing.append(uri_of(site, page))
+
+    assert len(prefixed) > 150
+    assert differing == []
+
+
+def test_language_choice_at_the_root_links_both_homes(icml, publish, tmp_path):
+    publish()
+
+    parser = links_of(tmp_path / "site" / "index.html")
+
+    assert {"/en/", "/zh-hans/"} <= set(parser.urls)
+    assert parser.alternates == {
+        ("en", f"{SITE_URL}/en/"),
+        ("zh-hans", f"{SITE_URL}/zh-hans/"),
+        ("x-default", f"{SITE_URL}/"),
+    }
+
+
+def test_every_published_page_passes_the_nu_checker(icml, publish, tmp_path):
+    publish()
+    site = tmp_path / "site"
+    pages = [str(page) for page in html_pages(site) if "/static/" not in str(page)]
+    java = shutil.which("java")
+    assert VNU.exists() and java, "`make test` installs vnu-jar (npm ci) and Java"
+
+    result = subprocess.run(  # noqa: S603 - fixed arguments
+        [java, "-jar", str(VNU), "--errors-only", "--format", "json", *pages],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+    messages = json.loads(result.stderr or result.stdout)["messages"]
+    assert [(m.get("url"), m["message"]) for m in messages] == []
+    assert len(pages) > 150
+
+
+def test_second_run_writes_nothing_and_keeps_every_file(icml, publish):
+    written, kept, removed = publish()
+
+    assert written > 0 and (kept, removed) == (0, 0)
+    assert publish() == (0, written, 0)
+
+
+def test_draft_paper_is_not_published(icml, publish, tmp_path):
+    paper = Paper.objects.published().order_by("slug").first()
+    Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
+
+    publish()
+
+    site = tmp_path / "site"
+    assert not (site / "en" / "papers" / paper.slug).exists()
+    assert not (site / "zh-hans" / "papers" / paper.slug).exists()
+    assert paper.slug.encode() not in (site / "sitemap-papers.xml").read_bytes()
+
+
+def test_deleted_papers_files_are_removed_and_others_kept(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    publish()
+    paper = Paper.objects.published().order_by("slug").first()
+    folder = site / "en" / "papers" / paper.slug
+    assert (folder / "index.html").is_file()
+    foreign = site / "en" / "papers" / "notes.txt"
+    foreign.write_text("kept by hand")
+
+    AwardEntry.objects.filter(paper=paper).delete()
+    paper.delete()
+    written, kept, removed = publish()
+
+    assert not folder.exists()
+    assert not (site / "papers" / paper.slug).exists()  # its x-default page
+    assert removed >= 9  # its page and three citations in each language, its x-default
+    assert written > 0 and kept > 0
+    assert foreign.read_text() == "kept by hand"
+
+
+def test_files_it_did_not_write_survive(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "CNAME").write_text("awards.example.org")
+
+    publish()
+    publish()
+
+    assert (site / "CNAME").read_text() == "awards.example.org"
+
+
+def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, monkeypatch):
+    route = publishing.Route("paper-detail", "papers", func=lambda: [{"slug": "no-such-paper"}])
+    monkeypatch.setattr(publishing, "ROUTES", [publishing.Route("home", "papers"), route])
+    site = tmp_path / "site"
+
+    with pytest.raises(CommandError, match="/en/papers/no-such-paper/ answered 404"):
+        publish()
+
+    # What was written is whole and recorded, so a later run may remove it.
+    assert sorted(p.relative_to(site) for p in site.rglob("*.html")) == [
+        Path("en/index.html"),
+        Path("zh-hans/index.html"),
+    ]
+    manifest = json.loads((site / publishing.MANIFEST).read_text())
+    assert manifest["files"] == ["en/index.html", "zh-hans/index.html"]
+    assert not [p for p in site.rglob(".publish-*") if p.name != publishing.MANIFEST]
+
+
+def test_unwritable_folder_is_an_error(icml, publish, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+
+    with pytest.raises(CommandError, match="Cannot write to"):
+        publish(blocker / "site")
+
+
+def test_without_a_public_address_it_refuses(icml, settings, tmp_path):
+    settings.SITE_URL = ""
+
+    with pytest.raises(CommandError, match="DJANGO_SITE_URL"):
+        call_command("publish_site", str(tmp_path / "site"))
+
+    assert not Path(tmp_path / "site").exists()
+
+
+def papers_of(author):
+    return Paper.objects.published().filter(authorships__author=author).count()
+
+
+def test_pages_of_long_lists_are_listed_from_the_second(icml, monkeypatch):
+    monkeypatch.setattr(publishing, "AUTHOR_PAGE_SIZE", 10)
+    monkeypatch.setattr(publishing, "LIST_PAGE_SIZE", 1)
+    authors = Author.objects.published().count()
+    conference = Conference.objects.published().get(slug="icml-2025")
+    others = Paper.objects.published().published_without_award_at(conference).count()
+    busiest = max(Author.objects.published(), key=lambda author: papers_of(author))
+
+    assert list(publishing.author_list_pages()) == [
+        {"page": n} for n in range(2, math.ceil(authors / 10) + 1)
+    ]
+    assert {"slug": "icml-2025", "page": others} in publishing.conference_pages()
+    assert sum(publishing._author_initials().values()) == authors
+    assert list(publishing.author_letters()) == [
+        {"letter": letter} for letter in sorted({a.slug[0] for a in Author.objects.published()})
+    ]
+    assert list(publishing.author_pages()) == [
+        {"slug": author.slug, "page": page}
+        for author in Author.objects.published().order_by("slug")
+        for page in range(2, papers_of(author) + 1)
+    ]
+    assert papers_of(busiest) > 1  # so some author has a page 2
+
+
+def test_dry_run_counts_and_writes_nothing(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    written, _kept, _removed = publish()
+    paper = Paper.objects.published().order_by("slug").first()
+    Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
+    before = sorted((path, path.stat().st_mtime_ns) for path in site.rglob("*"))
+
+    out = StringIO()
+    call_command("publish_site", str(site), "--dry-run", stdout=out)
+
+    assert "Would publish" in out.getvalue()
+    assert int(COUNTS.search(out.getvalue()).group(3)) >= 9  # the paper's files
+    assert sorted((path, path.stat().st_mtime_ns) for path in site.rglob("*")) == before
