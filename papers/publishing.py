@@ -214,7 +214,6 @@ ROUTES = [
     Route("conference", API_NAMESPACE, func=conferences),
     # Under /en/ and /zh-hans/ (papers/urls.py).
     Route("home", "papers"),
-    Route("search", "papers"),
     Route("conference-list", "papers"),
     Route("venue-list", "papers"),
     Route("award-list", "papers"),
@@ -325,18 +324,24 @@ class Site:
         body = b"".join(chunks)
         return int(statuses[0].split(" ", 1)[0]), body
 
+    def target(self, route, kwargs, language):
+        """(uri, path in the output) of one page in ``language``, without rendering it."""
+        with translation.override(language):
+            uri = generate_uri(route.distill_namespace, route.name, kwargs)
+        filename = generate_filename(route.distill_file, uri, kwargs)
+        path, _local = get_static_filepath(PurePosixPath(), filename, uri)
+        return uri, str(path)
+
     def render(self, route, kwargs, language):
         """(uri, path in the output, body) of one page in ``language``. Raises
         PublishError naming the URL for any answer but 200 (a static host cannot
         redirect or refuse)."""
+        uri, path = self.target(route, kwargs, language)
         with translation.override(language):
-            uri = generate_uri(route.distill_namespace, route.name, kwargs)
             status, body = self.get(uri)
         if status != 200:
             raise PublishError(f"{uri} answered {status}, not 200: nothing can be published there.")
-        filename = generate_filename(route.distill_file, uri, kwargs)
-        path, _local = get_static_filepath(PurePosixPath(), filename, uri)
-        return uri, str(path), body
+        return uri, path, body
 
 
 # Files the pages name under MEDIA_URL (src, srcset, href, og:image): only those are
@@ -362,7 +367,7 @@ class Publisher:
         self.dry_run = dry_run
         self.counts = Counts()
         self.produced = set()
-        self.media = set()
+        self.media = {}  # page's path -> the media files it names
         self._media_pattern = _media_pattern()
         if dry_run:
             self.previous = self._read_manifest()
@@ -376,13 +381,42 @@ class Publisher:
         self.previous = self._read_manifest()
 
     def _read_manifest(self):
+        """The files the last run wrote; sets ``previous_media`` to the media files each
+        of its pages named (None when the manifest has none: its pages cannot be kept)."""
         path = self.directory / MANIFEST
+        self.previous_media = None
         if not path.is_file():
             return set()
         try:
-            return set(json.loads(path.read_text(encoding="utf-8"))["files"])
-        except (ValueError, KeyError, TypeError) as error:
+            content = json.loads(path.read_text(encoding="utf-8"))
+            files = set(content["files"])
+            media = content.get("media")
+            if media is not None:
+                self.previous_media = {page: set(names) for page, names in media.items()}
+            return files
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise PublishError(f"{path} is not a manifest publish_site wrote.") from error
+
+    def can_keep(self):
+        """Whether the last run's pages may be kept without rendering them (its manifest
+        says which media files each page names)."""
+        return self.previous_media is not None
+
+    def has(self, relative):
+        """Whether the last run wrote ``relative`` and it is still there."""
+        relative = str(PurePosixPath(relative))
+        return relative in self.previous and (self.directory / relative).is_file()
+
+    def keep(self, relative):
+        """Keep the page the last run wrote at ``relative`` as it is, with the media files
+        it named; False (nothing done) when there is no such file to keep."""
+        relative = str(PurePosixPath(relative))
+        if not self.has(relative):
+            return False
+        self.produced.add(relative)
+        self.media[relative] = self.previous_media.get(relative, set())
+        self.counts.kept += 1
+        return True
 
     def write(self, relative, body):
         """Write ``body`` (bytes) at ``relative`` (a POSIX path inside the directory)
@@ -406,8 +440,10 @@ class Publisher:
     def page(self, uri, relative, body):
         """Write a rendered page and note the media files it names."""
         self.write(relative, body)
+        relative = str(PurePosixPath(relative))
+        self.media[relative] = set()
         if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" in body:
-            self.media.update(self._media_pattern.findall(body.decode("utf-8", "replace")))
+            self.media[relative] = set(self._media_pattern.findall(body.decode("utf-8", "replace")))
 
     def copy_tree(self, source, prefix, only=None):
         """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the
@@ -430,7 +466,7 @@ class Publisher:
 
     def copy_media(self):
         """The media files the published pages name (images, thumbnails, share cards)."""
-        names = {unquote(name) for name in self.media}
+        names = {unquote(name) for names in self.media.values() for name in names}
         self.copy_tree(settings.MEDIA_ROOT, settings.MEDIA_URL.strip("/"), only=names)
 
     def language_choice(self, path="/"):
@@ -478,13 +514,18 @@ class Publisher:
     def interrupted(self):
         """After an error: the manifest names what this run wrote too, besides what the
         last one did, so a later run still removes those files when they are gone."""
-        self._write_manifest(self.previous | self.produced)
+        self._write_manifest(self.previous | self.produced, media=None)
 
-    def _write_manifest(self, files):
+    def _write_manifest(self, files, media=True):
+        """Write the manifest: ``files``, and with ``media`` the media files each page
+        named (left out after an interrupted run, so the next one renders every page)."""
         if self.dry_run:
             return
+        content = {"files": sorted(files)}
+        if media:
+            content["media"] = {page: sorted(names) for page, names in sorted(self.media.items())}
         try:
-            _replace(self.directory / MANIFEST, json.dumps({"files": sorted(files)}).encode())
+            _replace(self.directory / MANIFEST, json.dumps(content).encode())
         except OSError as error:
             raise PublishError(f"Cannot write the manifest: {error.strerror}.") from error
 

@@ -32,6 +32,7 @@ browser reads the index with exactly the code and options that wrote it.
 import json
 import shutil
 import subprocess  # nosec B404  # runs node, found on PATH, with a fixed script
+import tempfile
 from pathlib import Path
 
 from django.conf import settings
@@ -58,6 +59,28 @@ RESULTS_PER_PAGE = 20
 
 class SearchIndexError(RuntimeError):
     """The index could not be built (node missing or failing); the message says why."""
+
+
+def search_paths():
+    """The paths, relative to the published site's root (POSIX strings), of the files
+    :func:`search_files` makes: ``<lang>/search/index.html``, ``index.json`` and
+    ``results.json`` for each language of ``settings.LANGUAGES``. No query."""
+    paths = []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            folder = reverse("papers:search").strip("/")
+        paths += [f"{folder}/index.json", f"{folder}/results.json", f"{folder}/index.html"]
+    return paths
+
+
+def search_files():
+    """The published site's search as ``{relative path: bytes}`` (the paths of
+    :func:`search_paths`), for ``manage.py publish_site``, which writes them with the
+    pages. Raises :class:`SearchIndexError` when node is not installed or fails."""
+    with tempfile.TemporaryDirectory() as folder:
+        return {
+            str(path.relative_to(folder)): path.read_bytes() for path in build_search_index(folder)
+        }
 
 
 def build_search_index(output_dir):

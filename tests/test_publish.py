@@ -325,3 +325,74 @@ def test_dry_run_counts_and_writes_nothing(icml, publish, tmp_path):
     assert "Would publish" in out.getvalue()
     assert int(COUNTS.search(out.getvalue()).group(3)) >= 9  # the paper's files
     assert sorted((path, path.stat().st_mtime_ns) for path in site.rglob("*")) == before
+
+
+RENDERED = re.compile(r"\((\d+) rendered\)")
+
+
+def publish_counting_renders(site):
+    """Runs publish_site into ``site``; returns how many pages it rendered."""
+    out = StringIO()
+    call_command("publish_site", str(site), stdout=out)
+    return int(RENDERED.search(out.getvalue()).group(1))
+
+
+def test_after_one_edit_only_the_pages_that_show_it_are_rendered(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    publish()
+    paper = Paper.objects.published().order_by("slug").first()
+    other = Paper.objects.published().exclude(conference=paper.conference).first()
+    other = other or Paper.objects.published().exclude(pk=paper.pk).order_by("slug").last()
+    other_page = site / "en" / "papers" / other.slug / "index.html"
+    other_before = other_page.stat().st_mtime_ns
+    author = paper.authorships.order_by("position").first().author
+    everything = publish_counting_renders(site)  # nothing changed: site pages kept too
+
+    paper.title_en = "A title changed after the first publish"
+    paper.save()
+    rendered = publish_counting_renders(site)
+
+    assert everything == 0
+    assert 0 < rendered < len(list(publishing.pages())) / 2
+    for path in (
+        site / "en" / "papers" / paper.slug / "index.html",
+        site / "en" / "authors" / author.slug / "index.html",
+        site / "en" / "conferences" / paper.conference.slug / "index.html",
+    ):
+        assert "A title changed after the first publish" in path.read_text(), path
+    search = json.loads((site / "en" / "search" / "results.json").read_text())
+    assert "A title changed after the first publish" in json.dumps(search, ensure_ascii=False)
+    assert other_page.stat().st_mtime_ns == other_before  # neither rendered nor rewritten
+
+
+def test_a_kept_page_keeps_its_media_files(icml, publish, settings, tmp_path):
+    assert give_icml_papers_teasers(settings.MEDIA_ROOT) > 0
+    site = tmp_path / "site"
+    publish()
+    media = sorted(p.relative_to(site) for p in (site / "media").rglob("*") if p.is_file())
+
+    rendered = publish_counting_renders(site)  # nothing changed: every page kept
+
+    assert media and rendered == 0  # the teasers and their thumbnails
+    assert sorted(p.relative_to(site) for p in (site / "media").rglob("*") if p.is_file()) == media
+
+
+def test_a_page_deleted_by_hand_is_written_again(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    publish()
+    page = site / "en" / "papers" / Paper.objects.published().first().slug / "index.html"
+    page.unlink()
+
+    written, _kept, _removed = publish()
+
+    assert page.is_file() and written == 1
+
+
+def test_after_an_interrupted_run_every_page_is_rendered(icml, publish, tmp_path):
+    site = tmp_path / "site"
+    publish()
+    manifest = json.loads((site / publishing.MANIFEST).read_text())
+    del manifest["media"]  # as an interrupted run leaves it
+    (site / publishing.MANIFEST).write_text(json.dumps(manifest))
+
+    assert publish_counting_renders(site) == len(list(publishing.pages()))

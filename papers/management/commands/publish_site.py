@@ -7,6 +7,7 @@ written live in papers/publishing.py.
 """
 
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
@@ -14,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from papers import publishing
+from papers import publish_changes, publishing, static_search
 
 
 class Command(BaseCommand):
@@ -71,7 +72,13 @@ class Command(BaseCommand):
             except publishing.PublishError as error:
                 raise CommandError(str(error)) from error
             site = publishing.Site(site_url)
+            state = Path(directory) / publish_changes.SNAPSHOT
             try:
+                # Taken before rendering: an edit saved during the run is seen by the next.
+                content = publish_changes.snapshot()
+                changes = publish_changes.affected(publish_changes.read(state), content)
+                if not publisher.can_keep():
+                    changes = publish_changes.Affected(everything=True)
                 pages = list(publishing.pages())
                 bar = tqdm(
                     pages,
@@ -80,21 +87,42 @@ class Command(BaseCommand):
                     file=self.stderr._out,
                     disable=True if verbosity < 1 else None,  # None: only on a terminal
                 )
+                rendered = 0
                 for route, kwargs, language in bar:
+                    if not changes.covers(route.name, kwargs):
+                        _uri, relative = site.target(route, kwargs, language)
+                        if publisher.keep(relative):
+                            continue
                     publisher.page(*site.render(route, kwargs, language))
+                    rendered += 1
+                self.publish_search(publisher, changes)
                 publisher.language_choices()
                 publisher.copy_static()
                 publisher.copy_media()
                 publisher.finish()
-            except publishing.PublishError as error:
+            except (publishing.PublishError, static_search.SearchIndexError) as error:
                 publisher.interrupted()
                 raise CommandError(str(error)) from error
+            if not dry_run:
+                publish_changes.write(content, state)
         counts = publisher.counts
         done = "Would publish" if dry_run else "Published"
         self.stdout.write(
             self.style.SUCCESS(
-                f"{done} {len(pages)} pages to {directory} in "
+                f"{done} {len(pages)} pages ({rendered} rendered) to {directory} in "
                 f"{time.monotonic() - started:.1f} s: {counts.written} files written, "
                 f"{counts.kept} kept, {counts.removed} removed."
             )
         )
+
+    def publish_search(self, publisher, changes):
+        """The published site's search (papers/static_search.py: its page, index and
+        results in each language), built again when the content changed or a file of
+        it is missing, else kept. Raises SearchIndexError when node fails."""
+        paths = static_search.search_paths()
+        if not (changes.everything or changes.site) and all(map(publisher.has, paths)):
+            for relative in paths:
+                publisher.keep(relative)
+            return
+        for relative, data in static_search.search_files().items():
+            publisher.write(relative, data)
