@@ -15,7 +15,7 @@ import functools
 import re
 
 from django.core.signals import setting_changed
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.translation import get_language
 
 # Django's slug path converter (django.urls.converters.SlugConverter.regex).
@@ -44,7 +44,10 @@ def reverse_slugs(name, **slugs):
     values = tuple(slugs.values())
     if not all(isinstance(value, str) and SLUG.fullmatch(value) for value in values):
         return reverse(name, kwargs=slugs)
-    parts = _parts(name, tuple(slugs), get_language(), get_script_prefix(), get_urlconf())
+    try:
+        parts = _parts(name, tuple(slugs), get_language(), get_script_prefix(), get_urlconf())
+    except NoReverseMatch:  # a converter narrower than a slug (the index's letter)
+        return reverse(name, kwargs=slugs)
     return "".join(values[part] if i % 2 else part for i, part in enumerate(parts))
 
 

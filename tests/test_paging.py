@@ -232,3 +232,23 @@ def test_middle_page_links_to_both_neighbours_and_keeps_the_query(client, db):
 
     assert f'<a href="{base}?utm_source=feed" rel="prev">' in html
     assert f'<a href="{base}page/3/?utm_source=feed" rel="next">' in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_letters_first_page_names_its_versions_in_both_languages(client, db, language):
+    """Found by a fresh tester: page 1 of a letter (``authors/letter/w/``) named itself as
+    its Chinese and English versions, and its language switcher led to the other
+    language's home page: reverse_slugs' placeholder slug does not fit the one-character
+    letter converter, and the NoReverseMatch fell back to the page's own path."""
+    factories.paper(authors=[factories.author(slug="wang-fang", name="王芳")])
+
+    html = client.get(f"/{language}/authors/letter/w/").content.decode()
+
+    versions = re.findall(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)"', html)
+    assert versions == [
+        ("en", "http://testserver/en/authors/letter/w/"),
+        ("zh-hans", "http://testserver/zh-hans/authors/letter/w/"),
+        ("x-default", "http://testserver/authors/letter/w/"),
+    ]
+    other = "zh-hans" if language == "en" else "en"
+    assert f'<a href="/{other}/authors/letter/w/" hreflang="{other}"' in html

@@ -5,9 +5,11 @@ import shutil
 import subprocess  # nosec B404
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from papers import search
 from papers.models import Paper, Status
 from papers.static_search import SearchIndexError, build_search_index
 
@@ -179,3 +181,24 @@ def test_index_holds_what_the_filters_match(icml, tmp_path):
     assert trpo["awards"] == ["test-of-time"]
     assert conformal["at"] == [["icml-2025", 2025]]
     assert conformal["awards"] == ["outstanding-paper"]
+
+
+# Words whose case folding is another letter, not only another case (found by a fresh
+# tester: "Weiß" and a Greek name ending in ς found nothing in the published search).
+FOLDED = ["Weiß", "STRAẞE", "Παππάς", "ΠΑΠΠΑΣ", "ϲ", "Jiménez", "ＡＩ", "ﬁne", "Straße-Ⅻ"]
+
+
+def test_the_published_search_folds_words_as_the_live_search_does():
+    script = (
+        'import { fold } from "./static/js/search-terms.js";'
+        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map(fold)));"
+    )
+    result = subprocess.run(  # nosec B603 B607  # node, a fixed script, data as an argument
+        ["node", "--input-type=module", "-e", script, json.dumps(FOLDED)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=settings.BASE_DIR,
+    )
+
+    assert json.loads(result.stdout) == [search.fold(word) for word in FOLDED]

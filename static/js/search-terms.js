@@ -15,8 +15,17 @@ import MiniSearch from "../vendor/minisearch/index.js";
 const WORD = /[\p{L}\p{N}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
+// toLowerCase() is not Python's str.casefold(): the two differ where the folded form is
+// another letter (ß and ẞ are "ss", a final ς is σ), which papers/search.py's fold()
+// wrote into the index, so a query with them found nothing.
 export function fold(text) {
-  return (text || "").normalize("NFKD").replace(/\p{Mn}/gu, "").toLowerCase().normalize("NFKC");
+  return (text || "")
+    .normalize("NFKD")
+    .replace(/\p{Mn}/gu, "")
+    .toLowerCase()
+    .replace(/ß/gu, "ss")
+    .replace(/ς/gu, "σ")
+    .normalize("NFKC");
 }
 
 function pieces(word, query) {
