@@ -1,11 +1,13 @@
 """The published site's search index and page (papers/static_search.py, issue 12)."""
 
 import json
+import re
 import shutil
 import subprocess  # nosec B404
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -202,3 +204,18 @@ def test_the_published_search_folds_words_as_the_live_search_does():
     )
 
     assert json.loads(result.stdout) == [search.fold(word) for word in FOLDED]
+
+
+def test_collected_search_modules_import_each_other_by_hashed_name(settings, tmp_path):
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "awardsite.storage.StaticFilesStorage"},
+    }
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+    [page_script] = [p for p in (tmp_path / "js").glob("static-search.*.js")]
+    [terms] = [p for p in (tmp_path / "js").glob("search-terms.*.js")]
+    imports = re.findall(r'from\s*"([^"]+)"', page_script.read_text() + terms.read_text())
+    assert f"./{terms.name}" in imports
+    assert imports and all(re.search(r"\.[0-9a-f]{12}\.js$", name) for name in imports)
