@@ -233,9 +233,12 @@ def measure(options, database_url, workdir):
 
     published_rows, published = [], None
     if not options.no_publish and database_url.startswith("sqlite"):
-        published_rows, published = static_site.measure_published(
-            options, env, workdir, pages["paper"], wrk, wait_for, script
-        )
+        try:
+            published_rows, published = static_site.measure_published(
+                options, env, workdir, pages["paper"], wrk, wait_for, script
+            )
+        except (subprocess.CalledProcessError, OSError) as error:  # keep the pages' figures
+            print(f"publishing could not be measured: {error}", file=sys.stderr)
 
     rows = []
     for (name, mode), results in runs.items():

@@ -12,8 +12,9 @@ the issue's targets:
   bytes at the top of another directory (``/same-size.html``, the cheapest file nginx
   can serve), both gzipped on the fly as the live site's pages are and with the same
   open-file cache, in the same interleaved rounds (target: the page at least 90% of the
-  file's req/s). The configuration is the README's for a static host, on a loopback
-  port, with nginx's files in the benchmark's temporary directory.
+  file's req/s). nginx runs as a static host would (``try_files`` the page's
+  ``index.html``, gzip, an open-file cache), on a loopback port, with its files in the
+  benchmark's temporary directory.
 """
 
 import shutil
@@ -26,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NGINX = "/usr/sbin/nginx"
 SAME_SIZE = "same-size.html"
+# The published site's public address (its sitemap, feeds and canonical links name it).
+SITE_URL = "https://awards.example.org"
 NGINX_CONF = """worker_processes {workers};
 daemon off;
 pid {workdir}/nginx.pid;
@@ -62,7 +65,7 @@ def publish(env, directory):
     return its wall time in seconds. Raises CalledProcessError when it fails."""
     started = time.perf_counter()
     subprocess.run(  # nosec B603  # our own manage.py with our own arguments, no shell
-        [sys.executable, "manage.py", "publish_site", str(directory)],
+        [sys.executable, "manage.py", "publish_site", str(directory), "--site-url", SITE_URL],
         cwd=ROOT,
         env=env,
         check=True,
@@ -113,6 +116,9 @@ def measure_published(options, env, workdir, paper_path, wrk, wait_for, script):
     seconds, from scratch and after the edit.
     """
     directory = workdir / "published"
+    # nginx's workers run as another user (www-data when started by root): they need to
+    # reach the files through the temporary directory, which mkdtemp() made private.
+    workdir.chmod(0o755)  # nosec B103  # a benchmark's own temporary directory
     scratch = publish(env, directory)
     edit_one_paper()
     after_edit = publish(env, directory)
