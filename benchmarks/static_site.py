@@ -118,7 +118,7 @@ def measure_published(options, env, workdir, paper_path, wrk, wait_for, script):
     directory = workdir / "published"
     # nginx's workers run as another user (www-data when started by root): they need to
     # reach the files through the temporary directory, which mkdtemp() made private.
-    workdir.chmod(0o755)  # nosec B103  # a benchmark's own temporary directory
+    workdir.chmod(0o755)
     scratch = publish(env, directory)
     edit_one_paper()
     after_edit = publish(env, directory)
