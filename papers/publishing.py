@@ -27,6 +27,8 @@ from urllib.parse import unquote
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from django.db.models import Count
 from django.db.models.functions import Substr
 from django.template.loader import render_to_string
@@ -318,10 +320,22 @@ class Site:
             "wsgi.run_once": False,
         }
         statuses = []
-        chunks = self.handler(
-            environ, lambda status, headers, exc_info=None: statuses.append(status)
-        )
-        body = b"".join(chunks)
+        # As Django's test client does: the pages are asked for one after another by
+        # one process, so the connection is not closed and opened again around each
+        # (close_old_connections closes one inside a transaction, such as a test's).
+        request_started.disconnect(close_old_connections)
+        request_finished.disconnect(close_old_connections)
+        try:
+            chunks = self.handler(
+                environ, lambda status, headers, exc_info=None: statuses.append(status)
+            )
+            try:
+                body = b"".join(chunks)
+            finally:
+                chunks.close()  # as a WSGI server does: request_finished, files closed
+        finally:
+            request_started.connect(close_old_connections)
+            request_finished.connect(close_old_connections)
         return int(statuses[0].split(" ", 1)[0]), body
 
     def target(self, route, kwargs, language):
