@@ -110,3 +110,19 @@ def context(context, csp_violations):
     for open_page in context.pages:
         open_page.evaluate("0")  # a round trip: reports still on their way arrive
     assert csp_violations == []
+
+
+@pytest.fixture
+def console_errors(context):
+    """Console errors and uncaught exceptions of every page and popup, as (text, URL)."""
+    errors = []
+    context.on(
+        "console",
+        lambda message: (
+            errors.append((message.text, message.location.get("url", "")))
+            if message.type == "error"
+            else None
+        ),
+    )
+    context.on("weberror", lambda error: errors.append((str(error.error), "")))
+    return errors

@@ -31,22 +31,6 @@ CHANGELISTS = [
 ]
 
 
-@pytest.fixture
-def console_errors(context):
-    """Console errors and uncaught exceptions of every page and popup, as (text, URL)."""
-    errors = []
-    context.on(
-        "console",
-        lambda message: (
-            errors.append((message.text, message.location.get("url", "")))
-            if message.type == "error"
-            else None
-        ),
-    )
-    context.on("weberror", lambda error: errors.append((str(error.error), "")))
-    return errors
-
-
 def _unexpected(errors, expected_failures):
     """``errors`` less the load failures of documents expected to answer 4xx."""
     return [

@@ -27,22 +27,6 @@ def static_site(icml, client, tmp_path):
 
 
 @pytest.fixture
-def console_errors(context):
-    """Console errors and uncaught exceptions of every page, as (text, URL)."""
-    errors = []
-    context.on(
-        "console",
-        lambda message: (
-            errors.append((message.text, message.location.get("url", "")))
-            if message.type == "error"
-            else None
-        ),
-    )
-    context.on("weberror", lambda error: errors.append((str(error.error), "")))
-    return errors
-
-
-@pytest.fixture
 def reader(context, static_site, console_errors):
     """A page of the ``context`` (which fails the test on a CSP violation) that fails
     the test on a request to another host and on a console error (the host answers 404
