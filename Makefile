@@ -9,7 +9,7 @@ PORT ?= 8000
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
 .PHONY: run test install messages data check clean vendor browser tools audit bench-import \
-	redis bench test-postgres
+	redis nginx bench test-postgres
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -62,6 +62,11 @@ redis:
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || { \
 		echo "the Redis cache tests need Debian's redis-server"; exit 1; }
 
+# The README's nginx block is tried on publish_site's output (tests/test_publish_nginx.py).
+nginx:
+	@test -x /usr/sbin/nginx || { apt-get update -qq && apt-get install -y -qq nginx; } || { \
+		echo "the published site's tests need Debian's nginx"; exit 1; }
+
 # CI speed: both suites run on every core with pytest-xdist (CI has 2). pytest-django
 # gives each worker its own test database (SQLite in memory; test_<name>_gw0, _gw1 on
 # PostgreSQL); live servers and the Redis server take free ports. worksteal hands
@@ -71,7 +76,7 @@ PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 
 # bandit: the security linter, configured in pyproject.toml ([tool.bandit]).
-test: messages browser tools redis
+test: messages browser tools redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/bandit -c pyproject.toml -r papers awardsite scripts benchmarks --quiet

@@ -477,6 +477,11 @@ PAGE_CACHE_TIMEOUT = 24 * 60 * 60
 # from the database again (seconds). Every commit writes it there at once; this only
 # bounds how long pages could stay stale if that write were lost (papers/caching.py).
 PAGE_CACHE_GENERATION_TIMEOUT = 30
+# After the page cache fails (Redis down or hung), each process serves pages without it
+# for this many seconds before one request tries it again (papers/caching.py,
+# CacheOutage): a hung Redis then costs one visitor per pause DJANGO_REDIS_TIMEOUT of
+# waiting instead of every visitor, and the log gets one traceback per outage.
+PAGE_CACHE_RETRY_AFTER = 10
 # Cache-Control of cached pages: browsers revalidate every time (a cheap 304 with the
 # ETag); a CDN or proxy may keep a page DJANGO_CDN_MAX_AGE seconds, the longest a
 # visitor behind it can see a page from before a change.

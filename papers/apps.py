@@ -23,7 +23,7 @@ class PapersConfig(AppConfig):
         from .cards import cards_after_change
         from .derived import keep_derived_columns
         from .images import make_thumbnails_of_saved_file
-        from .models import Award, AwardEntry, ContentGeneration, Paper
+        from .models import Award, AwardEntry, AwardLevel, Conference, ContentGeneration, Paper
         from .roles import sync_editors_group
 
         # A request that failed on a database error leaves no broken connection behind.
@@ -48,7 +48,7 @@ class PapersConfig(AppConfig):
             make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
         )
         # Share cards of papers without a teaser (papers/cards.py), drawn after commit.
-        for model in (Paper, Award, AwardEntry):
+        for model in (Paper, Conference, Award, AwardLevel, AwardEntry):
             for name, signal in {"save": post_save, "delete": post_delete}.items():
                 signal.connect(
                     cards_after_change,

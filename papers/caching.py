@@ -70,11 +70,13 @@ import logging
 import os
 import re
 import threading
+import time
 
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.signals import setting_changed
 from django.db import connection, transaction
 from django.db.models import F
 from django.http import HttpResponse
@@ -158,13 +160,15 @@ def is_shared_cache():
     return not isinstance(caches[settings.PAGE_CACHE_ALIAS], LocMemCache)
 
 
-def publish_content_generation():
-    """Write the database's content generation to the shared cache (after a commit).
+def publish_content_generation(raise_errors=False):
+    """Write the database's content generation to the shared cache (after a commit, and
+    when the cache works again after an outage: :class:`CacheOutage`).
 
     Reads the number afresh rather than taking the one a transaction made: a later
     commit's number is never replaced by an earlier one. A failure is logged, not
-    raised: the change is committed; the key expires within
-    ``settings.PAGE_CACHE_GENERATION_TIMEOUT`` seconds and is then read from the database.
+    raised (unless ``raise_errors``): the change is committed; the key expires within
+    ``settings.PAGE_CACHE_GENERATION_TIMEOUT`` seconds and is then read from the
+    database, and this process writes it again when the cache next answers.
     """
     try:
         cache = caches[settings.PAGE_CACHE_ALIAS]
@@ -176,7 +180,77 @@ def publish_content_generation():
         if near is not None and near.serves(config, settings.PAGE_CACHE_NEAR_SIZE):
             near.forget_generation()
     except Exception:  # the cache is an optimisation: never fail a committed change for it
-        logger.exception("could not write the content generation to the cache")
+        if raise_errors:
+            raise
+        outage.failed("could not write the content generation to the cache")
+
+
+class CacheOutage:
+    """This process's view of whether the page cache works (a circuit breaker).
+
+    The cache is an optimisation: when it fails, pages are rendered and served without
+    it. Without a pause every request would try it again: with Redis hung, each would
+    wait ``DJANGO_REDIS_TIMEOUT`` (two sync workers then serve 4 pages a second) and log
+    a traceback. So after a failure the cache is left alone for
+    ``settings.PAGE_CACHE_RETRY_AFTER`` seconds; then one request tries it. The first
+    failure of an outage is logged with its traceback, later ones as one line each retry,
+    and the end of the outage once.
+
+    When the cache works again, the content generation is written to it afresh
+    (:func:`publish_content_generation`) before it is read: a change committed during
+    the outage could not write it, and the cache would otherwise hold the old number,
+    so old pages, until the key expired (``PAGE_CACHE_GENERATION_TIMEOUT``).
+    """
+
+    def __init__(self):
+        self.since = None  # time.monotonic() of the outage's first failure
+        self.retry_at = 0.0
+
+    def usable(self):
+        """False while pausing after a failure; True when the cache may be tried."""
+        return time.monotonic() >= self.retry_at
+
+    def failed(self, message):
+        """Note a failure (call inside the ``except``: the first is logged with its
+        traceback); ``message`` says what could not be done."""
+        now = time.monotonic()
+        pause = settings.PAGE_CACHE_RETRY_AFTER
+        if self.since is None:
+            self.since = now
+            logger.exception("%s; pages are served without the cache for %s s", message, pause)
+        else:
+            logger.warning(
+                "%s: the cache still fails after %.0f s; trying again in %s s",
+                message,
+                now - self.since,
+                pause,
+            )
+        self.retry_at = now + pause
+
+    def recovering(self):
+        """True (once) when this is the first attempt after failures: the caller writes
+        the content generation afresh, then calls :meth:`recovered` if that worked."""
+        return self.since is not None
+
+    def recovered(self):
+        """The cache answered again: log it, end the outage."""
+        if self.since is not None:
+            logger.warning("the page cache works again after %.0f s", time.monotonic() - self.since)
+        self.since = None
+        self.retry_at = 0.0
+
+
+outage = CacheOutage()
+
+
+def _forget_outage(*, setting, **kwargs):
+    """A new cache (tests' ``override_settings``): it has not failed."""
+    global outage
+    if setting in {"CACHES", "PAGE_CACHE_ALIAS", "PAGE_CACHE_ENABLED"}:
+        outage = CacheOutage()
+
+
+setting_changed.connect(_forget_outage, dispatch_uid="papers.caching.outage")
 
 
 class NearPages:
@@ -482,14 +556,18 @@ class PublicPageCacheMiddleware:
             and is_anonymous_visitor(request)
             and not request.path_info.startswith(never_cached_prefixes())
         ):
-            key = page_key(request)
-            try:
-                generation, cached = cached_page(key)
-            except Exception:  # the cache is an optimisation: never fail a page for it
-                logger.exception("could not read a page from the cache")
-                cached = key = None
-            if cached is not None:
-                return thawed(cached)
+            key = page_key(request) if outage.usable() else None
+            if key is not None:
+                try:
+                    if outage.recovering() and is_shared_cache():
+                        publish_content_generation(raise_errors=True)
+                    generation, cached = cached_page(key)
+                    outage.recovered()
+                except Exception:  # the cache is an optimisation: never fail a page for it
+                    outage.failed("could not read a page from the cache")
+                    cached = key = None
+                if cached is not None:
+                    return thawed(cached)
         response = self.get_response(request)
         if not (
             is_anonymous_request(request)
@@ -514,5 +592,5 @@ class PublicPageCacheMiddleware:
                 if near is not None:
                     near.put(key, stored)
             except Exception:  # see above
-                logger.exception("could not store a page in the cache")
+                outage.failed("could not store a page in the cache")
         return response

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
+from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext
 from PIL import Image, ImageDraw, ImageFont
@@ -239,18 +240,30 @@ def refresh_cards(paper_ids):
 
 
 def cards_after_change(sender, instance, raw=False, **kwargs):
-    """Receiver of a change to a paper, an award or an award entry: once the change is
+    """Receiver of a change to a paper, a conference, an award, an award level or an
+    award entry (each names what a card says): once the change is
     committed, draw the cards it outdated (``refresh_cards``). Fixture loading
     (``raw``) draws none; ``make_share_cards`` does. Off when
     ``settings.SHARE_CARDS_ON_SAVE`` is false (the tests, which make thousands of papers)."""
     if raw or not settings.SHARE_CARDS_ON_SAVE:
         return
-    from .models import Award, AwardEntry  # noqa: PLC0415
+    from .models import Award, AwardEntry, AwardLevel, Conference, Paper  # noqa: PLC0415
 
     if isinstance(instance, AwardEntry):
         paper_ids = [instance.paper_id]
     elif isinstance(instance, Award):
         paper_ids = list(instance.entries.values_list("paper_id", flat=True))
+    elif isinstance(instance, AwardLevel):
+        paper_ids = list(instance.entries.values_list("paper_id", flat=True))
+    elif isinstance(instance, Conference):
+        # A card names the paper's conference and the conference of its award.
+        paper_ids = list(
+            Paper.objects.filter(
+                Q(conference=instance) | Q(award_entries__award__conference=instance)
+            )
+            .values_list("pk", flat=True)
+            .distinct()
+        )
     else:
         paper_ids = [instance.pk]
     transaction.on_commit(lambda: refresh_cards(paper_ids))

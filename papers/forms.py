@@ -18,7 +18,7 @@ from modeltranslation.utils import build_localized_fieldname
 
 from .images import clean_image
 from .listing import translation_columns
-from .models import Authorship, Award, Conference, Institution
+from .models import Author, Authorship, Award, Conference, Institution
 from .prepared import PreparedQuery
 
 
@@ -146,6 +146,25 @@ class AuthorshipForm(forms.ModelForm):
             self.initial["affiliations"] = [
                 row.institution_id for row in self.instance.affiliation_rows.all()
             ]
+
+    def clean(self):
+        """A row whose author was deleted since (recovering a deleted paper brings back
+        its rows, naming their authors by id) says how to mend it, where the empty
+        select alone would only say the field is required."""
+        cleaned_data = super().clean()
+        missing = self.instance.author_id
+        if "author" in self.errors and missing and not Author.objects.filter(pk=missing).exists():
+            self.errors["author"] = self.error_class(
+                [
+                    _(
+                        "This author (#%(id)s) was deleted after the paper. Recover the "
+                        "author first (Authors, Recover deleted authors), or choose another "
+                        "author or delete this row."
+                    )
+                    % {"id": missing}
+                ]
+            )
+        return cleaned_data
 
     def _save_m2m(self):
         super()._save_m2m()

@@ -673,7 +673,13 @@ class Authorship(NaturalKeyMixin, models.Model):
         ]
 
     def __str__(self):
-        return f"{self.author} ({self.position})"
+        try:
+            author = self.author
+        except Author.DoesNotExist:
+            # An authorship being recovered with its paper (the admin's recover form)
+            # may name an author deleted since: say so rather than fail the page.
+            author = _("deleted author #%(id)s") % {"id": self.author_id}
+        return f"{author} ({self.position})"
 
     def set_affiliations(self, institutions):
         """Make ``institutions`` (in order, first listed first) this authorship's affiliations."""

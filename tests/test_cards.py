@@ -177,3 +177,30 @@ def test_share_card_costs_the_paper_page_no_query(db, client, settings, tmp_path
 
     assert 'property="og:image"' in html
     assert len(with_card) == len(without)
+
+
+@pytest.mark.parametrize("renamed", ["conference", "level"])
+def test_renaming_a_conference_or_award_level_draws_the_new_card(
+    transactional_db, settings, tmp_path, renamed
+):
+    """The card names the paper's conference and its award's level: renaming either in
+    the admin draws the cards that say the new name (they named no card before)."""
+    settings.MEDIA_ROOT = tmp_path
+    settings.SHARE_CARDS_ON_SAVE = True
+    paper = _awarded_paper()
+    if renamed == "conference":
+        conference = paper.conference
+        conference.name_en = "Renamed Conference 2031"
+        conference.save()
+        expected = ("conference", "Published at Renamed Conference 2031")
+    else:
+        level = paper.award_entries.get().level
+        level.name_en = "Renamed level"
+        level.save()
+        expected = ("award", "Best Imaginary Paper Award · Renamed level")
+
+    paper = Paper.objects.for_detail().get(pk=paper.pk)
+    key, text = expected
+    assert cards.card_text(paper, "en")[key].endswith(text)
+    assert (tmp_path / cards.card_name(paper, "en")).is_file()
+    assert (tmp_path / cards.card_name(paper, "zh-hans")).is_file()

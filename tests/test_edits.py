@@ -463,3 +463,31 @@ def test_recovering_a_deleted_paper_after_another_papers_authors_moved(editor_cl
 
     assert Paper.objects.filter(slug=deleted.slug).exists()
     assert [a.author.slug for a in Paper.objects.get(pk=moved.pk).ordered_authorships] == order
+
+
+def test_recovering_a_deleted_paper_whose_author_was_deleted_too(editor_client):
+    """The recover form opens (it was a 500: the authorship's name read its author) and
+    refuses to save with a message naming what to recover first; nothing is written."""
+    _import()
+    paper = Paper.objects.get(slug="statistical-collusion-by-collectives")
+    author = paper.ordered_authorships[0].author
+    assert Authorship.objects.filter(author=author).count() == 1  # only on this paper
+    _saved(editor_client.post(_url(paper, "delete"), {"post": "yes"}))
+    _saved(editor_client.post(_url(author, "delete"), {"post": "yes"}))
+    version = Version.objects.get_deleted(Paper).get(object_id=str(paper.pk))
+    url = f"/admin/papers/paper/recover/{version.pk}/"
+
+    response = editor_client.get(url)
+    assert response.status_code == 200
+    response = editor_client.post(url, _open(editor_client, url, "paper"))
+
+    assert response.status_code == 200
+    assert "was deleted after the paper. Recover the author first" in response.content.decode()
+    assert not Paper.objects.filter(slug=paper.slug).exists()
+    # Recovering the author first, as the message says, then the paper works.
+    author_version = Version.objects.get_deleted(Author).get(object_id=str(author.pk))
+    author_url = f"/admin/papers/author/recover/{author_version.pk}/"
+    _saved(editor_client.post(author_url, _open(editor_client, author_url, "author")))
+    _saved(editor_client.post(url, _open(editor_client, url, "paper")))
+    recovered = Paper.objects.get(slug=paper.slug)
+    assert recovered.ordered_authorships[0].author.slug == author.slug

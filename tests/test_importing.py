@@ -1633,3 +1633,105 @@ def test_import_level_of_another_new_award_is_refused(tmp_path, before):
         '(level ["tv-2030", "other", "winner"]).'
     ]
     assert snapshot() == before
+
+
+# Objects editors deleted since the last import are not created again ----------------
+
+
+def test_import_does_not_bring_back_a_paper_an_editor_deleted(tmp_path, db):
+    """Deleting is an editor's change too: the paper, and what belonged to it (its
+    authorships, link and award entry went with it), stay deleted; --overwrite brings
+    them back, as it takes the file's values over editors' changes."""
+    objects = small_fixture()
+    path = write(tmp_path, objects)
+    import_fixture(path)
+    AwardEntry.objects.filter(paper__slug="p1").delete()  # first: it protects the paper
+    Paper.objects.get(slug="p1").delete()
+    # The file grew a link for the deleted paper meanwhile: not created either.
+    objects.append(
+        {
+            "model": "papers.paperlink",
+            "fields": {"paper": ["p1"], "kind": "arxiv", "url": "https://arxiv.org/abs/2030.1"},
+        }
+    )
+    path = write(tmp_path, objects)
+    before = snapshot()
+
+    out, _ = run(path, "--verbosity", 0)
+
+    assert snapshot() == before
+    assert out.splitlines() == [
+        'deleted papers.paper ["p1"]: an editor deleted it since the last import; not '
+        "created again (--overwrite creates it)",
+        *[
+            f'deleted {label}: it belongs to papers.paper ["p1"], which an editor deleted; '
+            "not created again (--overwrite creates it)"
+            for label in [
+                'papers.authorship ["p1", "ann"]',
+                'papers.authorship ["p1", "bob"]',
+                'papers.paperlink ["p1", "code"]',
+                'papers.paperlink ["p1", "arxiv"]',
+                'papers.awardentry ["tv-2030", "best", "p1"]',
+            ]
+        ],
+    ]
+    assert run(path)[0].splitlines()[-1] == (
+        "No object created or updated: 7 unchanged; 6 objects editors deleted not created again."
+    )
+
+    run(path, "--overwrite")
+
+    paper = Paper.objects.get(slug="p1")
+    assert [a.author.slug for a in paper.ordered_authorships] == ["ann", "bob"]
+    assert paper.links.count() == 2
+    assert paper.award_entries.count() == 1
+
+
+def test_import_leaves_an_institution_an_editor_deleted_out_of_affiliations(tmp_path, db):
+    path = write(tmp_path, small_fixture())
+    import_fixture(path)
+    # The editor removes the affiliation (which protects the institution), then deletes it.
+    Authorship.objects.get(author__slug="bob").set_affiliations([])
+    Institution.objects.get(slug="inst").delete()
+    before = snapshot()
+
+    out, _ = run(path, "--verbosity", 0)
+
+    assert snapshot() == before
+    assert not Authorship.objects.get(author__slug="bob").affiliations.exists()
+    assert out.splitlines()[0] == (
+        'deleted papers.institution ["inst"]: an editor deleted it since the last import; '
+        "not created again (--overwrite creates it)"
+    )
+    assert out.splitlines()[1].startswith('conflict papers.authorship ["p1", "bob"] affiliations')
+
+
+def test_an_object_never_imported_is_created_whatever_was_deleted(tmp_path, db):
+    """Only what the last import wrote counts as deleted by an editor: a new paper of
+    the file with the same authors is created."""
+    objects = small_fixture()
+    import_fixture(write(tmp_path, objects))
+    AwardEntry.objects.filter(paper__slug="p1").delete()
+    Paper.objects.get(slug="p1").delete()
+    objects.append(
+        {
+            "model": "papers.paper",
+            "fields": {"slug": "p2", "title_en": "Paper Two", "conference": ["tv-2030"]},
+        }
+    )
+    objects.append(
+        {
+            "model": "papers.authorship",
+            "fields": {
+                "paper": ["p2"],
+                "author": ["bob"],
+                "position": 1,
+                "affiliations": [["inst"]],
+            },
+        }
+    )
+
+    import_fixture(write(tmp_path, objects))
+
+    assert not Paper.objects.filter(slug="p1").exists()
+    assert [a.author.slug for a in Paper.objects.get(slug="p2").ordered_authorships] == ["bob"]

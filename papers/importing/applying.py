@@ -20,6 +20,7 @@ from .fields import (
     format_key,
 )
 from .images import store_image
+from .planning import DELETED
 
 
 def apply_plan(plan, *, source=""):
@@ -53,7 +54,7 @@ def apply_plan(plan, *, source=""):
         refresh_statistics(
             model
             for model in FIXTURE_MODELS
-            if any(change.action != "unchanged" for change in by_model.get(model, []))
+            if any(change.action in ("create", "update") for change in by_model.get(model, []))
         )
     return plan
 
@@ -108,6 +109,8 @@ def record_history(changes, source, primary_keys=None):
     """
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
+        if change.action == DELETED:
+            continue  # not in the database: its deletion is in its own history
         pk = change.instance.pk if change.instance is not None else None
         if pk is None:
             pk = primary_keys[change.item.model][change.item.key]

@@ -18,7 +18,9 @@ from .reading import Fixture, Item, file_order
 
 @dataclass
 class Change:
-    """What the import does to one object: ``action`` is create, update or unchanged."""
+    """What the import does to one object: ``action`` is create, update, unchanged or
+    deleted (an object the last import wrote that an editor has deleted since, or one
+    of the file's that belongs to such an object: it is not created again)."""
 
     item: Item
     action: str
@@ -30,10 +32,17 @@ class Change:
     instance: models.Model | None = None
     record: ImportRecord | None = None
     record_values: dict = field(default_factory=dict)
+    # For a deleted change that refers to a deleted object: (model label, key) of it.
+    deleted_with: tuple | None = None
 
     @property
     def record_changed(self):
+        if self.action == DELETED:
+            return False  # the record stays as the last import left it
         return self.record is None or self.record.values != self.record_values
+
+
+DELETED = "deleted"
 
 
 @dataclass
@@ -54,7 +63,10 @@ class Plan:
 
     @property
     def writes_anything(self):
-        return any(change.action != "unchanged" or change.record_changed for change in self.changes)
+        return any(
+            change.action not in ("unchanged", DELETED) or change.record_changed
+            for change in self.changes
+        )
 
 
 def database_value(spec, instance):
@@ -166,8 +178,12 @@ def plan_import(fixture, *, overwrite=False):
       listed as a conflict, unless ``overwrite`` is true.
 
     Fields the fixture leaves out keep their database value (a new object gets the
-    field's default). Problems found here (constraints on the resulting values,
-    author order) go into ``Plan.problems`` together with the fixture's.
+    field's default). An object the last import wrote that is gone from the database
+    was deleted by an editor: it is not created again (action ``deleted``), nor are the
+    file's objects that refer to it, and it is left out of many-to-many lists (an
+    authorship's affiliations), unless ``overwrite`` is true. Problems found here
+    (constraints on the resulting values, author order) go into ``Plan.problems``
+    together with the fixture's.
     """
     problems = list(fixture.problems)
     changes = []
@@ -187,6 +203,8 @@ def plan_import(fixture, *, overwrite=False):
             record = records.get(item.key)
             change = Change(item, "create", instance=instance, record=record)
             change.record_values = {**(record.values if record else {}), **item.values}
+            if instance is None and record is not None and not overwrite:
+                change.action = DELETED
             if instance is None:
                 change.final = {
                     name: item.values[name] if name in item.values else default_value(spec)
@@ -214,9 +232,59 @@ def plan_import(fixture, *, overwrite=False):
                         change.final[name] = value
                 change.action = "update" if change.changes else "unchanged"
             changes.append(change)
-    problems.extend(_check_final_values(fixture, changes))
+    _follow_deletions(changes)
+    problems.extend(_check_final_values(fixture, [c for c in changes if c.action != DELETED]))
     problems.sort(key=file_order)
     return Plan(fixture, changes, problems, overwrite)
+
+
+def _follow_deletions(changes):
+    """Spread editors' deletions (changes whose action is ``deleted``) to what refers to
+    the deleted objects, in ``changes``' order (FIXTURE_MODELS': referred-to first).
+
+    A new object referring to a deleted one is not created either (an authorship of a
+    deleted paper); an existing object keeps its reference instead of taking one to a
+    deleted object (a conflict); a many-to-many list loses the deleted objects."""
+    deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
+    if not deleted:
+        return
+    for change in changes:
+        if change.action == DELETED:
+            # Deleted with what it refers to (an authorship with its paper)? Say so.
+            for name, spec in field_specs(change.item.model).items():
+                key = change.final[name] if spec.kind == "reference" else None
+                if change.deleted_with is None and (spec.target, tuple(key or ())) in deleted:
+                    change.deleted_with = (spec.target._meta.label_lower, key)
+            continue
+        for name, spec in field_specs(change.item.model).items():
+            if spec.kind == "reference":
+                if (spec.target, tuple(change.final[name])) not in deleted:
+                    continue
+                if change.instance is None:
+                    change.action = DELETED
+                    change.deleted_with = (spec.target._meta.label_lower, change.final[name])
+                    deleted.add((change.item.model, change.item.key))
+                    break
+                # Only the file's value can name a deleted object: the database's
+                # reference would have gone with it (CASCADE) or stopped the deletion.
+                old, new = change.changes.pop(name)
+                change.final[name] = old
+                change.conflicts[name] = (old, new)
+            elif spec.kind == "references":
+                kept = [
+                    key for key in change.final[name] if (spec.target, tuple(key)) not in deleted
+                ]
+                if kept == change.final[name]:
+                    continue
+                change.final[name] = kept
+                if name in change.changes:
+                    old = change.changes[name][0]
+                    if kept == old:
+                        del change.changes[name]
+                    else:
+                        change.changes[name] = (old, kept)
+        if change.action == "update" and not change.changes:
+            change.action = "unchanged"
 
 
 def _load_records(model, items):

@@ -14,6 +14,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from papers.importing import FixtureInvalid, format_key, import_fixture
+from papers.importing.planning import DELETED
 
 
 def _short(value, limit=60):
@@ -67,7 +68,18 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(f"possible duplicate: {note}"))
         for change in plan.changes:
             name = f"{change.item.label} {format_key(change.item.key)}"
-            if not verbosity and not dry_run:
+            if change.action == DELETED:  # as a conflict: shown at every verbosity
+                if change.deleted_with is None:
+                    why = "an editor deleted it since the last import"
+                else:
+                    label, key = change.deleted_with
+                    why = f"it belongs to {label} {format_key(key)}, which an editor deleted"
+                self.stdout.write(
+                    self.style.NOTICE(
+                        f"deleted {name}: {why}; not created again (--overwrite creates it)"
+                    )
+                )
+            elif not verbosity and not dry_run:
                 pass  # only the conflicts below
             elif change.action == "create":
                 self.stdout.write(self.style.SUCCESS(f"create {name}"))
@@ -88,14 +100,24 @@ class Command(BaseCommand):
                     )
                 )
         created, updated = plan.count("create"), plan.count("update")
-        unchanged = plan.count("unchanged")
+        unchanged, deleted = plan.count("unchanged"), plan.count(DELETED)
         conflicts = sum(len(change.conflicts) for change in plan.conflicts)
         kept = (
             f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
         )
+        if deleted:
+            kept += (
+                f"; {deleted} object{'s' if deleted != 1 else ''} editors deleted not created again"
+            )
         if not verbosity and not dry_run:
             return
-        if not created and not updated and conflicts:
+        if not created and not updated and deleted:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"No object {would}created or updated: {unchanged} unchanged{kept}."
+                )
+            )
+        elif not created and not updated and conflicts:
             # Not "already matches": the kept fields differ from the file.
             fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
             self.stdout.write(
