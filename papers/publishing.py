@@ -40,7 +40,7 @@ from django_distill.utils import iter_url_patterns
 
 from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import Author, Award, Conference, Paper, Venue
-from .sitemaps import SITEMAPS
+from .sitemaps import SITEMAPS, part_count
 from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 # The manifest of what publish_site wrote, in the output folder: the files it may remove.
@@ -103,6 +103,13 @@ def _with_formats(kwargs_list):
 def sitemap_sections():
     """The sections of the sitemap index (papers/sitemaps.py)."""
     return ({"section": section} for section in SITEMAPS)
+
+
+def sitemap_section_pages():
+    """Parts 2 to N of each sitemap section longer than one part (``PART_URLS``)."""
+    for section in SITEMAPS:
+        for page in range(2, part_count(section) + 1):
+            yield {"section": section, "page": page}
 
 
 def conference_pages():
@@ -202,6 +209,7 @@ ROUTES = [
     Route("robots-txt"),
     Route("sitemap"),
     Route("sitemap-section", func=sitemap_sections),
+    Route("sitemap-section-page", func=sitemap_section_pages),
     Route("opendata-site-csv"),
     Route("opendata-site-compact"),
     Route("opendata-conference-csv", func=conferences),

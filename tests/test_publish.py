@@ -6,6 +6,7 @@ import math
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from io import StringIO
 from pathlib import Path
@@ -14,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from papers import publishing
+from papers import publishing, sitemaps
 from papers.models import Author, AwardEntry, Conference, Paper, Status
 
 from .test_html_validity import VNU
@@ -396,3 +397,36 @@ def test_after_an_interrupted_run_every_page_is_rendered(icml, publish, tmp_path
     (site / publishing.MANIFEST).write_text(json.dumps(manifest))
 
     assert publish_counting_renders(site) == len(list(publishing.pages()))
+
+
+SITEMAP_NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+def sitemap_locs_without_a_file(site):
+    """The <loc>s of the published sitemap index, and of every part it names, whose
+    file does not exist in ``site`` (what a static host would answer 404 for)."""
+    missing = []
+    parts = ET.parse(site / "sitemap.xml").findall("s:sitemap/s:loc", SITEMAP_NS)
+    for part in parts:
+        target = file_for(site, part.text)
+        if urlsplit(part.text).query or not target.is_file():
+            missing.append(part.text)
+            continue
+        for loc in ET.parse(target).findall("s:url/s:loc", SITEMAP_NS):
+            if not file_for(site, loc.text).is_file():
+                missing.append(loc.text)
+    return missing
+
+
+def test_every_part_of_a_long_sitemap_section_is_published(icml, publish, tmp_path, monkeypatch):
+    # 20 URLs a part: the 19 papers in both languages take 2 parts, the 66 authors 7.
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 20)
+    site = tmp_path / "site"
+
+    publish()
+
+    assert (site / "sitemap-papers-2.xml").is_file()
+    assert (site / "sitemap-authors-7.xml").is_file()
+    assert not (site / "sitemap-authors-8.xml").exists()
+    assert len(list(site.glob("sitemap-*.xml"))) == len(sitemaps.SITEMAPS) + 1 + 6
+    assert sitemap_locs_without_a_file(site) == []
