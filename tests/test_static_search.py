@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 import subprocess  # nosec B404
+import tempfile
 
 import pytest
 from django.conf import settings
@@ -13,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from papers import search
 from papers.models import Paper, Status
-from papers.static_search import SearchIndexError, build_search_index
+from papers.static_search import SearchIndexError, build_search_index, search_files, search_paths
 
 from . import factories
 from .test_html_validity import VNU
@@ -57,6 +58,20 @@ def test_index_is_built_for_both_languages(icml, tmp_path):
     assert english["snippet"].startswith("As machine learning-based prediction systems")
     assert chinese["snippet"].startswith("随着机器学习预测系统")
     assert (english["snippetLang"], chinese["snippetLang"]) == ("", "")
+
+
+def test_search_files_are_built_in_memory_as_the_folder_gets_them(icml, tmp_path, monkeypatch):
+    written = build_search_index(tmp_path)
+
+    def no_temporary_folder(*args, **kwargs):
+        raise AssertionError("search_files() should not go through a temporary folder")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", no_temporary_folder)
+    files = search_files()
+
+    assert sorted(files) == sorted(search_paths())
+    assert files == {path.relative_to(tmp_path).as_posix(): path.read_bytes() for path in written}
+    assert files["en/search/index.json"] == files["zh-hans/search/index.json"]
 
 
 def test_index_holds_chinese_bigrams_and_folded_words(icml, tmp_path):
