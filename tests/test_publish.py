@@ -157,7 +157,11 @@ def test_published_pages_carry_the_live_sites_hreflang_pairs(icml, publish, tmp_
     site = tmp_path / "site"
 
     differing = []
-    prefixed = [page for page in html_pages(site) if page.parts[len(site.parts)] in LANGUAGES]
+    prefixed = [
+        page
+        for page in html_pages(site)
+        if page.parts[len(site.parts)] in LANGUAGES and page.name != "404.html"
+    ]
     for page in prefixed:
         live = Links()
         live.feed(client.get(uri_of(site, page)).content.decode())
@@ -430,3 +434,32 @@ def test_every_part_of_a_long_sitemap_section_is_published(icml, publish, tmp_pa
     assert not (site / "sitemap-authors-8.xml").exists()
     assert len(list(site.glob("sitemap-*.xml"))) == len(sitemaps.SITEMAPS) + 1 + 6
     assert sitemap_locs_without_a_file(site) == []
+
+
+def test_the_404_pages_are_published(icml, publish, tmp_path, client):
+    site = tmp_path / "site"
+
+    publish()
+
+    for language, heading in (("en", "Page not found"), ("zh-hans", "页面不存在")):
+        page = (site / language / "404.html").read_text(encoding="utf-8")
+        live = client.get(f"/{language}/no/such/page/")
+        assert live.status_code == 404
+        assert f'<html lang="{language}">' in page
+        assert f"<h1>{heading}</h1>" in page
+        assert f"<h1>{heading}</h1>" in live.content.decode()
+    # At the top, for any address: every language's words, home and search.
+    top = (site / "404.html").read_text(encoding="utf-8")
+    assert '<meta name="robots" content="noindex">' in top
+    for language, heading in (("en", "Page not found"), ("zh-hans", "页面不存在")):
+        assert f'<section lang="{language}">\n      <h1>{heading}</h1>' in top
+        assert f'href="/{language}/search/"' in top
+    assert {"/en/", "/zh-hans/"} <= set(links_of(site / "404.html").urls)
+    assert missing_links(site) == []
+
+
+def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
+    monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
+
+    with pytest.raises(publishing.PublishError, match="/en/404.html answered 200, not 404"):
+        publishing.not_found_pages(publishing.Site(SITE_URL))
