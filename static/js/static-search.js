@@ -174,7 +174,7 @@ async function load(address) {
 
 async function search() {
   // As the live form: a query of white space only asks for nothing (Django strips it),
-  // any other one is a search, even of punctuation alone (which finds nothing here).
+  // any other one is a search, even of punctuation alone.
   const asked = queryWords(query).length > 0;
   if (!asked && !filters.conference && !filters.year && !filters.award) {
     fallback.hidden = true; // nothing asked yet: the index is loaded only for a search
@@ -193,7 +193,7 @@ async function search() {
   document.title = format(section.dataset.titleQuery, { query: title });
   // The snippet marks the query's words as the live page does (folded, split on white
   // space), not the index's terms: a Chinese word is marked whole, not as bigrams.
-  const words = queryWords(query);
+  const words = fold(query).split(/\s+/u).filter(Boolean);
   const asking = asked ? searchQuery(index, query) : MiniSearch.wildcard;
   const results = asking ? index.search(asking, { filter: passes }) : [];
   results.sort((a, b) => a.order - b.order);
