@@ -4,7 +4,6 @@ robots.txt, the JSON API and the data downloads outside."""
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
-from django.contrib.sitemaps.views import sitemap
 from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path, re_path
@@ -18,12 +17,14 @@ urlpatterns = [
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
     path("robots.txt", robots_txt, name="robots-txt"),
     path("sitemap.xml", sitemaps.index, name="sitemap"),
+    # A section's parts after the first at paths of their own (papers/sitemaps.py);
+    # before the section's route, whose slug would take "papers-2" as a section name.
     path(
-        "sitemap-<slug:section>.xml",
-        sitemap,
-        {"sitemaps": sitemaps.SITEMAPS},
-        name="sitemap-section",
+        "sitemap-<slug:section>-<page_number:page>.xml",
+        sitemaps.section,
+        name="sitemap-section-page",
     ),
+    path("sitemap-<slug:section>.xml", sitemaps.section, name="sitemap-section"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     # Open data (issue 11): the JSON API and the whole downloads, in both languages at once.

@@ -18,7 +18,7 @@ as files.
 """
 
 from django.http import Http404, HttpResponsePermanentRedirect
-from django.urls import path, reverse
+from django.urls import path, register_converter, reverse
 
 # The URL name of page N of a list: the list's URL name followed by this.
 PAGE_SUFFIX = "-page"
@@ -40,11 +40,16 @@ class PageNumberConverter:
         return str(value)
 
 
+# Registered here, where it is defined, so that every URLconf that imports this module
+# can use it (papers/urls.py's lists, awardsite/urls.py's sitemap parts): Django warns
+# when a converter's name is registered twice.
+register_converter(PageNumberConverter, "page_number")
+
+
 def paged(route, view, name):
     """The URL patterns of a paginated page: ``route`` (page 1) named ``name``, and
     ``route + "page/<page_number:page>/"`` (page N) named ``name + PAGE_SUFFIX``.
-    ``route`` ends with a slash; the ``page_number`` converter is registered by
-    papers/urls.py."""
+    ``route`` ends with a slash; the ``page_number`` converter is registered above."""
     return [
         path(route, view, name=name),
         path(f"{route}page/<page_number:{PAGE_KWARG}>/", view, name=name + PAGE_SUFFIX),

@@ -32,6 +32,7 @@ from django.db import close_old_connections
 from django.db.models import Count
 from django.db.models.functions import Substr
 from django.template.loader import render_to_string
+from django.test.utils import override_settings
 from django.urls import reverse
 from django.utils import translation
 from django_distill.renderer import DistillRenderer
@@ -40,7 +41,7 @@ from django_distill.utils import iter_url_patterns
 
 from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import Author, Award, Conference, Paper, Venue
-from .sitemaps import SITEMAPS
+from .sitemaps import SITEMAPS, part_count
 from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 # The manifest of what publish_site wrote, in the output folder: the files it may remove.
@@ -103,6 +104,13 @@ def _with_formats(kwargs_list):
 def sitemap_sections():
     """The sections of the sitemap index (papers/sitemaps.py)."""
     return ({"section": section} for section in SITEMAPS)
+
+
+def sitemap_section_pages():
+    """Parts 2 to N of each sitemap section longer than one part (``PART_URLS``)."""
+    for section in SITEMAPS:
+        for page in range(2, part_count(section) + 1):
+            yield {"section": section, "page": page}
 
 
 def conference_pages():
@@ -202,6 +210,7 @@ ROUTES = [
     Route("robots-txt"),
     Route("sitemap"),
     Route("sitemap-section", func=sitemap_sections),
+    Route("sitemap-section-page", func=sitemap_section_pages),
     Route("opendata-site-csv"),
     Route("opendata-site-compact"),
     Route("opendata-conference-csv", func=conferences),
@@ -250,6 +259,48 @@ def published_routes():
     """``ROUTES`` that the URLconf has."""
     names = _route_names()
     return [route for route in ROUTES if (route.namespace, route.name) in names]
+
+
+# --- Pages for the addresses that have none. ----------------------------------------
+
+
+def not_found_pages(site):
+    """The pages a static host shows for an address with no file (HTTP 404), as
+    ``{relative path: bytes}``, for ``Publisher.write``:
+
+    - ``<lang>/404.html`` for each language of ``settings.LANGUAGES``: the live site's
+      404 page for a missing address under that prefix (its ``handler404``, answering
+      ``/<lang>/404.html`` itself, which no route matches), for a web server that can
+      pick a page by prefix (README: the nginx snippet's ``error_page``);
+    - ``404.html`` at the top, for every other address and for hosts that take one 404
+      page for the whole site (GitHub Pages, Netlify, S3's error document): the same
+      words in every language, each with its language's home and search
+      (templates/publish_404.html). The live site answers such an address in the
+      visitor's language; a file cannot know it.
+
+    ``site`` is the :class:`Site` that renders the pages (with DEBUG off here, whatever
+    the settings say). Raises PublishError when the live site does not answer 404
+    there (a route now matches that address).
+    """
+    files = {}
+    languages = []
+    for code, _name in settings.LANGUAGES:
+        uri = f"/{code}/404.html"
+        # With DEBUG on, Django answers a 404 with its technical page instead.
+        with translation.override(code), override_settings(DEBUG=False):
+            status, body = site.get(uri)
+            languages.append(
+                {
+                    "code": code,
+                    "home": reverse("papers:home"),
+                    "search": reverse("papers:search"),
+                }
+            )
+        if status != 404:
+            raise PublishError(f"{uri} answered {status}, not 404: it cannot be the 404 page.")
+        files[uri.lstrip("/")] = body
+    files["404.html"] = render_to_string("publish_404.html", {"languages": languages}).encode()
+    return files
 
 
 # --- Rendering and writing. --------------------------------------------------------

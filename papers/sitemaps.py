@@ -4,7 +4,11 @@ from the same ``published()`` vocabulary as the pages, so it lists nothing that
 would be a 404.
 
 /sitemap.xml is a sitemap index (``index``) naming one part per section
-(/sitemap-papers.xml), and further pages of a long section (``?p=2``). A part holds
+(/sitemap-papers.xml), and the further parts of a long section at paths of their own
+(/sitemap-papers-2.xml, ``section``), so that a static host, which ignores the query
+string, serves each of them as a file (issue 12). Django's own ``?p=2`` is answered
+with a 301 to the part's path, as an old link's ``?page=N`` of a list is
+(papers/paging.py), and ``-1`` with a 301 to the section's own address. A part holds
 at most ``PART_URLS`` URLs (an item in each language counts once per language), far
 under the protocol's limits of 50,000 URLs and 50 MB (sitemaps.org/protocol.html): a
 URL with its three alternates takes about 350 bytes, so a full part is about 700 KB,
@@ -19,12 +23,16 @@ import math
 from django.conf import settings
 from django.contrib import sitemaps
 from django.contrib.sitemaps.views import SitemapIndexItem, x_robots_tag
+from django.contrib.sites.shortcuts import get_current_site
+from django.core.paginator import EmptyPage, PageNotAnInteger
 from django.db.models import QuerySet
+from django.http import Http404, HttpResponsePermanentRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from .metadata import absolute_url
 from .models import Author, Award, Conference, Paper, Venue
+from .paging import page_number
 
 PART_URLS = 2_000
 
@@ -125,6 +133,24 @@ SITEMAPS = {
 }
 
 
+def part_count(section):
+    """The number of parts (an int from 1) of the sitemap of ``section`` (a key of
+    ``SITEMAPS``): its items, once per language, over ``PART_URLS`` a part, rounded up.
+    One COUNT query (none for a section whose items are a list)."""
+    site = SITEMAPS[section]()
+    items = site.items()
+    count = items.count() if isinstance(items, QuerySet) else len(items)
+    return max(1, math.ceil(count * len(settings.LANGUAGES) / site.limit))
+
+
+def part_path(section, number):
+    """The path of part ``number`` (an int from 1) of ``section``'s sitemap:
+    /sitemap-<section>.xml for the first, /sitemap-<section>-<number>.xml after it."""
+    if number == 1:
+        return reverse("sitemap-section", kwargs={"section": section})
+    return reverse("sitemap-section-page", kwargs={"section": section, "page": number})
+
+
 @x_robots_tag
 def index(request):
     """/sitemap.xml: the absolute URL of every part of every sitemap in ``SITEMAPS``.
@@ -132,19 +158,43 @@ def index(request):
     Django's own index view names the request's host; this one names
     ``DJANGO_SITE_URL`` when it is set, as the parts themselves do. It counts each
     section's items with one COUNT query (Django's index loads every item of every
-    section: seconds at 15,000 authors); each item is listed once per language.
+    section: seconds at 15,000 authors); each item is listed once per language. Parts
+    after the first are named by their paths (``part_path``), not by ``?p=``.
     """
-    parts = []
-    for section, sitemap in SITEMAPS.items():
-        url = absolute_url(reverse("sitemap-section", kwargs={"section": section}), request)
-        site = sitemap()
-        items = site.items()
-        count = items.count() if isinstance(items, QuerySet) else len(items)
-        pages = max(1, math.ceil(count * len(settings.LANGUAGES) / site.limit))
-        parts += [
-            SitemapIndexItem(url if page == 1 else f"{url}?p={page}", None)
-            for page in range(1, pages + 1)
-        ]
+    parts = [
+        SitemapIndexItem(absolute_url(part_path(section, number), request), None)
+        for section in SITEMAPS
+        for number in range(1, part_count(section) + 1)
+    ]
     return TemplateResponse(
         request, "sitemap_index.xml", {"sitemaps": parts}, content_type="application/xml"
+    )
+
+
+@x_robots_tag
+def section(request, section, page=None):
+    """/sitemap-<section>.xml (``page`` None: the first part) and
+    /sitemap-<section>-<page>.xml (``page`` an int from 1): one part of the sitemap of
+    ``section``, as Django's ``sitemap`` view renders it (template sitemap.xml).
+
+    An old link's ``?p=N`` (Django's own paging of a section) is answered with a 301
+    to the part's path, and ``-1`` with a 301 to the section's own address, so that
+    each part has one address. 404 for a section not in ``SITEMAPS``, a ``p`` that is
+    not a whole number from 1, and a part past the last.
+    """
+    if section not in SITEMAPS:
+        raise Http404(f"No sitemap section {section!r}.")
+    if "p" in request.GET:
+        return HttpResponsePermanentRedirect(part_path(section, page_number(request.GET["p"])))
+    if page == 1:
+        return HttpResponsePermanentRedirect(part_path(section, 1))
+    site = SITEMAPS[section]()
+    try:
+        urls = site.get_urls(
+            page=page or 1, site=get_current_site(request), protocol=request.scheme
+        )
+    except (EmptyPage, PageNotAnInteger) as error:
+        raise Http404(f"The {section} sitemap has no part {page}.") from error
+    return TemplateResponse(
+        request, "sitemap.xml", {"urlset": urls}, content_type="application/xml"
     )

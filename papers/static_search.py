@@ -1,7 +1,7 @@
 """Search for the published static site (issue 12): an index built at publish time, a page
 that searches it in the browser.
 
-``manage.py publish_site DIR`` calls :func:`build_search_index` after writing the pages.
+``manage.py publish_site DIR`` writes :func:`search_files` with the pages.
 For each language of ``settings.LANGUAGES`` it writes, under ``DIR/<lang>/search/``,
 ``index.json`` (a MiniSearch index of the published papers, the same in every
 language), ``results.json`` (how each paper is shown in that language) and
@@ -32,7 +32,6 @@ browser reads the index with exactly the code and options that wrote it.
 import json
 import shutil
 import subprocess  # nosec B404  # runs node, found on PATH, with a fixed script
-import tempfile
 from pathlib import Path
 
 from django.conf import settings
@@ -74,30 +73,18 @@ def search_paths():
 
 
 def search_files():
-    """The published site's search as ``{relative path: bytes}`` (the paths of
-    :func:`search_paths`), for ``manage.py publish_site``, which writes them with the
-    pages. Raises :class:`SearchIndexError` when node is not installed or fails."""
-    with tempfile.TemporaryDirectory() as folder:
-        return {
-            str(path.relative_to(folder)): path.read_bytes() for path in build_search_index(folder)
-        }
+    """The published site's search as ``{relative path: bytes}``: for each language of
+    ``settings.LANGUAGES``, ``<lang>/search/index.json`` (the MiniSearch index, one
+    for every language, built once), ``results.json`` (how each paper is shown in that
+    language) and ``index.html`` (the search page), the paths of
+    :func:`search_paths`, relative to the published site's root (POSIX strings).
 
-
-def build_search_index(output_dir):
-    """Write the published site's search, for every language, under ``output_dir``.
-
-    ``output_dir`` (a path) is the published site's root, as the live site's URLs map
-    onto it: the search page is ``/<lang>/search/`` there, so this writes
-    ``<output_dir>/<lang>/search/index.html``, ``index.json`` and ``results.json`` for
-    each language of ``settings.LANGUAGES``, replacing what was there (a file whose
-    content is unchanged is not written again, so it keeps its time). The page loads
-    the site's CSS and ``static/js/static-search.js`` from ``STATIC_URL``: the caller
-    publishes the static files. Returns the paths written, a list of Path.
-
-    Raises :class:`SearchIndexError` when node is not installed or fails; nothing is
-    written then, as the files are written only once every one is complete.
+    Nothing is written: ``manage.py publish_site`` writes these with the pages
+    (``Publisher.write``), :func:`build_search_index` into a folder. The page loads the
+    site's CSS and ``static/js/static-search.js`` from ``STATIC_URL``: whoever writes
+    it publishes the static files too. Raises :class:`SearchIndexError` when node is
+    not installed or fails.
     """
-    output_dir = Path(output_dir)
     keys = list(Paper.objects.published().in_search_order().values_list("pk", flat=True))
     listings = _listings()
     documents, results = [], {code: {} for code, _name in settings.LANGUAGES}
@@ -110,24 +97,38 @@ def build_search_index(output_dir):
             results[code].update(shown)
     # The text a paper is found by is the same in every language (each paper's
     # search_text holds all of them): one index, built once, beside each page.
-    index = _minisearch_index(documents)
+    index = _minisearch_index(documents).encode("utf-8")
     files = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             path = reverse("papers:search")
-            folder = output_dir / path.strip("/")
-            files[folder / "index.json"] = index
-            files[folder / "results.json"] = json.dumps(
+            folder = path.strip("/")
+            files[f"{folder}/index.json"] = index
+            files[f"{folder}/results.json"] = json.dumps(
                 results[code], ensure_ascii=False, separators=(",", ":")
-            )
-            files[folder / "index.html"] = _search_page(path)
-    for path, content in files.items():
-        data = content.encode("utf-8")
+            ).encode("utf-8")
+            files[f"{folder}/index.html"] = _search_page(path).encode("utf-8")
+    return files
+
+
+def build_search_index(output_dir):
+    """Write :func:`search_files` under ``output_dir``, the published site's root (a
+    path), replacing what was there: a file whose content is unchanged is not written
+    again, so it keeps its time. Returns the paths of the files, a list of Path.
+
+    Raises :class:`SearchIndexError` when node is not installed or fails; nothing is
+    written then, as the files are written only once every one is complete.
+    """
+    output_dir = Path(output_dir)
+    paths = []
+    for relative, data in search_files().items():
+        path = output_dir / relative
+        paths.append(path)
         if path.exists() and path.read_bytes() == data:
             continue  # unchanged: kept as it was, so a static host's copy stays valid
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    return list(files)
+    return paths
 
 
 def _listings():

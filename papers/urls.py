@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from . import feeds, opendata, views
-from .paging import PageNumberConverter, paged
+from .paging import paged
 
 
 class CitationFormatConverter:
@@ -31,7 +31,6 @@ class AuthorInitialConverter:
 
 register_converter(CitationFormatConverter, "citation_format")
 register_converter(AuthorInitialConverter, "author_initial")
-register_converter(PageNumberConverter, "page_number")
 
 app_name = "papers"
 

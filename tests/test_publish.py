@@ -6,6 +6,7 @@ import math
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from io import StringIO
 from pathlib import Path
@@ -14,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from papers import publishing
+from papers import publishing, sitemaps
 from papers.models import Author, AwardEntry, Conference, Paper, Status
 
 from .test_html_validity import VNU
@@ -156,7 +157,11 @@ def test_published_pages_carry_the_live_sites_hreflang_pairs(icml, publish, tmp_
     site = tmp_path / "site"
 
     differing = []
-    prefixed = [page for page in html_pages(site) if page.parts[len(site.parts)] in LANGUAGES]
+    prefixed = [
+        page
+        for page in html_pages(site)
+        if page.parts[len(site.parts)] in LANGUAGES and page.name != "404.html"
+    ]
     for page in prefixed:
         live = Links()
         live.feed(client.get(uri_of(site, page)).content.decode())
@@ -396,3 +401,65 @@ def test_after_an_interrupted_run_every_page_is_rendered(icml, publish, tmp_path
     (site / publishing.MANIFEST).write_text(json.dumps(manifest))
 
     assert publish_counting_renders(site) == len(list(publishing.pages()))
+
+
+SITEMAP_NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+def sitemap_locs_without_a_file(site):
+    """The <loc>s of the published sitemap index, and of every part it names, whose
+    file does not exist in ``site`` (what a static host would answer 404 for)."""
+    missing = []
+    parts = ET.parse(site / "sitemap.xml").findall("s:sitemap/s:loc", SITEMAP_NS)
+    for part in parts:
+        target = file_for(site, part.text)
+        if urlsplit(part.text).query or not target.is_file():
+            missing.append(part.text)
+            continue
+        for loc in ET.parse(target).findall("s:url/s:loc", SITEMAP_NS):
+            if not file_for(site, loc.text).is_file():
+                missing.append(loc.text)
+    return missing
+
+
+def test_every_part_of_a_long_sitemap_section_is_published(icml, publish, tmp_path, monkeypatch):
+    # 20 URLs a part: the 19 papers in both languages take 2 parts, the 66 authors 7.
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 20)
+    site = tmp_path / "site"
+
+    publish()
+
+    assert (site / "sitemap-papers-2.xml").is_file()
+    assert (site / "sitemap-authors-7.xml").is_file()
+    assert not (site / "sitemap-authors-8.xml").exists()
+    assert len(list(site.glob("sitemap-*.xml"))) == len(sitemaps.SITEMAPS) + 1 + 6
+    assert sitemap_locs_without_a_file(site) == []
+
+
+def test_the_404_pages_are_published(icml, publish, tmp_path, client):
+    site = tmp_path / "site"
+
+    publish()
+
+    for language, heading in (("en", "Page not found"), ("zh-hans", "页面不存在")):
+        page = (site / language / "404.html").read_text(encoding="utf-8")
+        live = client.get(f"/{language}/no/such/page/")
+        assert live.status_code == 404
+        assert f'<html lang="{language}">' in page
+        assert f"<h1>{heading}</h1>" in page
+        assert f"<h1>{heading}</h1>" in live.content.decode()
+    # At the top, for any address: every language's words, home and search.
+    top = (site / "404.html").read_text(encoding="utf-8")
+    assert '<meta name="robots" content="noindex">' in top
+    for language, heading in (("en", "Page not found"), ("zh-hans", "页面不存在")):
+        assert f'<section lang="{language}">\n      <h1>{heading}</h1>' in top
+        assert f'href="/{language}/search/"' in top
+    assert {"/en/", "/zh-hans/"} <= set(links_of(site / "404.html").urls)
+    assert missing_links(site) == []
+
+
+def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
+    monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
+
+    with pytest.raises(publishing.PublishError, match="/en/404.html answered 200, not 404"):
+        publishing.not_found_pages(publishing.Site(SITE_URL))

@@ -1,12 +1,18 @@
 """Commands the README gives, run exactly as written (the restore drill, the open data
 examples)."""
 
+import contextlib
+import http.client
 import os
 import re
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 import zipfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
@@ -152,3 +158,113 @@ def test_open_data_examples_run_as_written(live_server, tmp_path):
         assert "icml-2025-csv/papers.csv" in archive.namelist()
     with zipfile.ZipFile(tmp_path / "icml-2025-compact.zip") as archive:
         assert "icml-2025-compact/icml-2025.yaml" in archive.namelist()
+
+
+NGINX = Path("/usr/sbin/nginx")
+# Around the README's server block: what nginx.conf's main and http blocks hold.
+NGINX_MAIN = """daemon off;
+pid {workdir}/nginx.pid;
+error_log {workdir}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    include /etc/nginx/mime.types;
+    access_log off;
+    client_body_temp_path {workdir}/body;
+    proxy_temp_path {workdir}/proxy;
+    fastcgi_temp_path {workdir}/fastcgi;
+    uwsgi_temp_path {workdir}/uwsgi;
+    scgi_temp_path {workdir}/scgi;
+{snippet}
+}}
+"""
+
+
+def readme_nginx_snippet():
+    """The ``nginx`` code block of README.md's "Publishing to a static host"."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"^```nginx\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    return block
+
+
+@contextlib.contextmanager
+def nginx_serving(snippet, root):
+    """Debian's nginx running the README's ``snippet`` for ``root`` on a free local
+    port (for ``listen 80`` and ``/srv/awardsite``); yields the port."""
+    if not NGINX.exists():
+        pytest.skip("Debian's nginx is not installed (apt-get install nginx)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert "listen 80;" in snippet and "root /srv/awardsite;" in snippet
+    snippet = snippet.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    snippet = snippet.replace("root /srv/awardsite;", f"root {root};")
+    with tempfile.TemporaryDirectory() as workdir:
+        conf = Path(workdir) / "nginx.conf"
+        conf.write_text(NGINX_MAIN.format(workdir=workdir, snippet=snippet), encoding="utf-8")
+        server = subprocess.Popen(  # noqa: S603 - Debian's nginx, our own configuration
+            [str(NGINX), "-c", str(conf), "-p", workdir], stderr=subprocess.PIPE
+        )
+        try:
+            for _attempt in range(100):
+                if server.poll() is not None:
+                    pytest.fail(f"nginx stopped: {server.communicate()[1].decode()}")
+                with socket.socket() as client:
+                    if client.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(0.05)
+            yield port
+        finally:
+            server.terminate()
+            server.communicate(timeout=30)  # waits, and closes its stderr
+
+
+def nginx_get(port, path, **headers):
+    """(status, Location's path, body) of GET ``path``, redirects not followed."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Host": "awards.example.org", **headers})
+        response = connection.getresponse()
+        location = response.getheader("Location")
+        return response.status, location and urlsplit(location).path, response.read().decode()
+    finally:
+        connection.close()
+
+
+def test_readme_nginx_snippet_serves_a_published_site():
+    """The snippet as written, around a folder laid out as publish_site writes one: the
+    language redirects, the pages, and each missing address's 404 page."""
+    with tempfile.TemporaryDirectory() as root:
+        site = Path(root)
+        for relative, body in {
+            "index.html": "choose",
+            "404.html": "not found in every language",
+            "en/index.html": "home",
+            "en/404.html": "not found",
+            "zh-hans/404.html": "页面不存在",
+            "en/papers/x/index.html": "a paper",
+            ".publish-manifest.json": "{}",
+        }.items():
+            (site / relative).parent.mkdir(parents=True, exist_ok=True)
+            (site / relative).write_text(body, encoding="utf-8")
+        # nginx's workers may run as another user: they need to read the folder.
+        for path in [site, *site.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+        with nginx_serving(readme_nginx_snippet(), site) as port:
+            assert nginx_get(port, "/en/") == (200, None, "home")
+            assert nginx_get(port, "/en/papers/x/")[::2] == (200, "a paper")
+            assert nginx_get(port, "/", **{"Accept-Language": "zh-CN,zh;q=0.9"})[:2] == (
+                302,
+                "/zh-hans/",
+            )
+            assert nginx_get(port, "/papers/x/")[:2] == (
+                302,
+                "/en/papers/x/",
+            )
+            assert nginx_get(port, "/en/papers/nothing/") == (404, None, "not found")
+            assert nginx_get(port, "/zh-hans/papers/nothing/") == (404, None, "页面不存在")
+            assert nginx_get(port, "/nothing") == (404, None, "not found in every language")
+            assert nginx_get(port, "/.publish-manifest.json")[::2] == (
+                404,
+                "not found in every language",
+            )

@@ -122,30 +122,78 @@ def test_index_names_one_part_per_section(icml, client):
     ]
 
 
-def test_long_sections_are_split_into_parts_of_bounded_size(client, db, monkeypatch):
+def test_long_sections_are_split_into_parts_at_paths_of_their_own(client, db, monkeypatch):
     monkeypatch.setattr(sitemaps._Sitemap, "limit", 4)
     conference = factories.conference()
     papers = [factories.paper(conference=conference) for _ in range(5)]
 
-    parts = [url for url in _parts(client) if "/sitemap-papers.xml" in url]
-    sizes = [len(_xml(client, urlsplit(url).path + "?" + urlsplit(url).query)) for url in parts]
+    parts = [url for url in _parts(client) if "/sitemap-papers" in url]
+    sizes = [len(_xml(client, _path(url))) for url in parts]
 
-    assert [urlsplit(url).query for url in parts] == ["", "p=2", "p=3"]
+    # Paths a static host serves as files: no query string (issue 12).
+    assert [_path(url) for url in parts] == [
+        "/sitemap-papers.xml",
+        "/sitemap-papers-2.xml",
+        "/sitemap-papers-3.xml",
+    ]
+    assert all(urlsplit(url).query == "" for url in _parts(client))
     # Four URLs a part: two papers in both languages; the last part holds the fifth.
     assert sizes == [4, 4, 2]
     paths = {_path(loc.text) for loc in _sitemap(client).findall("s:url/s:loc", NS)}
     assert {f"/en/papers/{paper.slug}/" for paper in papers} <= paths
 
 
-@pytest.mark.parametrize("page", ["0", "4", "x"])
-def test_a_missing_part_is_a_404(client, db, monkeypatch, page):
+def test_a_section_with_a_hyphen_has_its_parts_too(client, db, monkeypatch):
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 2)
+    venue = factories.venue()
+    for number in range(2):
+        conference = factories.conference(venue=venue, slug=f"conf-{number}", year=2020 + number)
+        factories.award(conference=conference, slug=f"series-{number}")
+
+    parts = [_path(url) for url in _parts(client) if "/sitemap-award-series" in url]
+
+    assert parts == ["/sitemap-award-series.xml", "/sitemap-award-series-2.xml"]
+    assert len(_xml(client, parts[1])) == 2
+
+
+@pytest.mark.parametrize(
+    ("url", "location"),
+    [
+        # Django's own paging of a section, as the index named it before (old links).
+        ("/sitemap-papers.xml?p=2", "/sitemap-papers-2.xml"),
+        ("/sitemap-papers.xml?p=1", "/sitemap-papers.xml"),
+        ("/sitemap-papers.xml?p=", "/sitemap-papers.xml"),
+        ("/sitemap-papers-2.xml?p=3", "/sitemap-papers-3.xml"),
+        # One address a part: the first is the section's own.
+        ("/sitemap-papers-1.xml", "/sitemap-papers.xml"),
+    ],
+)
+def test_other_addresses_of_a_part_move_permanently_to_its_path(client, db, url, location):
+    response = client.get(url)
+
+    assert (response.status_code, response["Location"]) == (301, location)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/sitemap-papers.xml?p=0",
+        "/sitemap-papers.xml?p=x",
+        "/sitemap-papers-4.xml",
+        "/sitemap-papers-0.xml",
+        "/sitemap-papers-02.xml",
+        "/sitemap-nothing.xml",
+        "/sitemap-nothing-2.xml",
+        "/sitemap-nothing.xml?p=2",
+    ],
+)
+def test_a_missing_part_is_a_404(client, db, monkeypatch, url):
     monkeypatch.setattr(sitemaps._Sitemap, "limit", 4)
     conference = factories.conference()
     for _ in range(5):
         factories.paper(conference=conference)
 
-    assert client.get(f"/sitemap-papers.xml?p={page}").status_code == 404
-    assert client.get("/sitemap-nothing.xml").status_code == 404
+    assert client.get(url).status_code == 404
 
 
 def test_the_part_size_keeps_far_under_the_protocol_limits():

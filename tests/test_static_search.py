@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 import subprocess  # nosec B404
+import tempfile
 
 import pytest
 from django.conf import settings
@@ -13,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from papers import search
 from papers.models import Paper, Status
-from papers.static_search import SearchIndexError, build_search_index
+from papers.static_search import SearchIndexError, build_search_index, search_files, search_paths
 
 from . import factories
 from .test_html_validity import VNU
@@ -57,6 +58,20 @@ def test_index_is_built_for_both_languages(icml, tmp_path):
     assert english["snippet"].startswith("As machine learning-based prediction systems")
     assert chinese["snippet"].startswith("随着机器学习预测系统")
     assert (english["snippetLang"], chinese["snippetLang"]) == ("", "")
+
+
+def test_search_files_are_built_in_memory_as_the_folder_gets_them(icml, tmp_path, monkeypatch):
+    written = build_search_index(tmp_path)
+
+    def no_temporary_folder(*args, **kwargs):
+        raise AssertionError("search_files() should not go through a temporary folder")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", no_temporary_folder)
+    files = search_files()
+
+    assert sorted(files) == sorted(search_paths())
+    assert files == {path.relative_to(tmp_path).as_posix(): path.read_bytes() for path in written}
+    assert files["en/search/index.json"] == files["zh-hans/search/index.json"]
 
 
 def test_index_holds_chinese_bigrams_and_folded_words(icml, tmp_path):
@@ -219,3 +234,62 @@ def test_collected_search_modules_import_each_other_by_hashed_name(settings, tmp
     imports = re.findall(r'from\s*"([^"]+)"', page_script.read_text() + terms.read_text())
     assert f"./{terms.name}" in imports
     assert imports and all(re.search(r"\.[0-9a-f]{12}\.js$", name) for name in imports)
+
+
+# Queries the published search answers as the live one does: a word inside a longer one,
+# accents and case in any script, Chinese without spaces, an author's and an
+# institution's name, several words, nothing found, and punctuation alone.
+SAME_AS_LIVE = [
+    "ptim",
+    "OPTIM",
+    "ayesian quadra",
+    "JIMÉNEZ",
+    "jimenez",
+    "贝叶斯求积",
+    "形预",
+    "预测",
+    "quadrature",
+    "jordan",
+    "a",
+    "zzzqqq",
+    "?!",
+    "( )",
+]
+
+
+def static_search_ids(index, queries):
+    """The primary keys the published search finds for each of ``queries``, in its
+    order: static/js/search-terms.js's searchQuery() on ``index`` (bytes), run by node."""
+    script = (
+        'import { MiniSearch, OPTIONS, searchQuery } from "./static/js/search-terms.js";'
+        'import { readFileSync } from "node:fs";'
+        "const index = MiniSearch.loadJSON(readFileSync(0, 'utf8'), OPTIONS);"
+        "const found = JSON.parse(process.argv[1]).map((text) => {"
+        "  const query = searchQuery(index, text);"
+        "  return query ? index.search(query).sort((a, b) => a.order - b.order).map((r) => r.id)"
+        "    : [];"
+        "});"
+        "process.stdout.write(JSON.stringify(found));"
+    )
+    result = subprocess.run(  # nosec B603 B607  # node, a fixed script, data as an argument
+        ["node", "--input-type=module", "-e", script, json.dumps(queries)],
+        input=index,
+        capture_output=True,
+        check=True,
+        cwd=settings.BASE_DIR,
+    )
+    return dict(zip(queries, json.loads(result.stdout), strict=True))
+
+
+def test_the_published_search_finds_what_the_live_search_finds(icml):
+    found = static_search_ids(search_files()["en/search/index.json"], SAME_AS_LIVE)
+
+    live = {
+        query: list(
+            Paper.objects.published().search(query).in_search_order().values_list("pk", flat=True)
+        )
+        for query in SAME_AS_LIVE
+    }
+    assert found == live
+    # Not only empty answers: a word inside a longer one, in several papers.
+    assert len(found["ptim"]) > 1 and len(found["a"]) == 19

@@ -6,7 +6,7 @@
 // every match in <mark>. No inline script or style, no eval: it runs under the site's
 // Content-Security-Policy (script-src 'self').
 
-import { MiniSearch, OPTIONS, fold, queryTerms } from "./search-terms.js";
+import { MiniSearch, OPTIONS, fold, queryWords, searchQuery } from "./search-terms.js";
 
 const SNIPPET_CHARS = 220; // as papers/search.py's SNIPPET_CHARS
 
@@ -173,7 +173,9 @@ async function load(address) {
 }
 
 async function search() {
-  const asked = queryTerms(query).length > 0;
+  // As the live form: a query of white space only asks for nothing (Django strips it),
+  // any other one is a search, even of punctuation alone.
+  const asked = queryWords(query).length > 0;
   if (!asked && !filters.conference && !filters.year && !filters.award) {
     fallback.hidden = true; // nothing asked yet: the index is loaded only for a search
     return;
@@ -192,9 +194,9 @@ async function search() {
   // The snippet marks the query's words as the live page does (folded, split on white
   // space), not the index's terms: a Chinese word is marked whole, not as bigrams.
   const words = fold(query).split(/\s+/u).filter(Boolean);
-  const results = index
-    .search(asked ? query : MiniSearch.wildcard, { filter: passes })
-    .sort((a, b) => a.order - b.order);
+  const asking = asked ? searchQuery(index, query) : MiniSearch.wildcard;
+  const results = asking ? index.search(asking, { filter: passes }) : [];
+  results.sort((a, b) => a.order - b.order);
   const perPage = Number(section.dataset.perPage);
   const total = Math.max(1, Math.ceil(results.length / perPage));
   const number = Math.min(Math.max(1, Number.parseInt(params.get("page"), 10) || 1), total);

@@ -96,6 +96,44 @@ def test_search_says_when_nothing_matches(reader, static_site):
     expect(reader.locator("#search-suggestions")).to_contain_text("没有论文同时包含所有检索词")
 
 
+def test_a_word_is_found_inside_a_longer_one_whatever_its_case(reader, static_site):
+    # As the live search's substring match: "AYESIAN" is in "Bayesian", "uadra" in
+    # "Quadrature".
+    reader.goto(f"{static_site}/en/search/?q=AYESIAN+uadra")
+
+    expect(reader.get_by_role("heading", name="1 paper found")).to_be_visible()
+    expect(reader.get_by_role("link", name=TITLE_EN)).to_be_visible()
+    expect(reader.locator(".paper-item .snippet mark").first).to_have_text("ayesian")
+
+
+@pytest.mark.parametrize(
+    ("path", "heading", "suggestion"),
+    [
+        ("/en/search/?q=%3F%21", "0 papers found", "No paper matches every word"),
+        ("/zh-hans/search/?q=%E2%80%BD", "找到 0 篇论文", "没有论文同时包含所有检索词"),
+    ],
+)
+def test_a_query_of_punctuation_alone_says_what_the_live_page_says(
+    reader, static_site, client, path, heading, suggestion
+):
+    live = client.get(path).content.decode()
+    assert heading in live and suggestion in live
+
+    reader.goto(static_site + path)
+
+    expect(reader.get_by_role("heading", name=heading)).to_be_visible()
+    expect(reader.locator("#search-suggestions")).to_contain_text(suggestion)
+
+
+def test_a_query_of_white_space_alone_is_no_search(reader, static_site, client):
+    assert 'id="results-heading"' not in client.get("/en/search/?q=+++").content.decode()
+
+    reader.goto(f"{static_site}/en/search/?q=+++")
+
+    expect(reader.locator("#search-fallback")).to_be_hidden()
+    expect(reader.locator("#search-results")).to_be_hidden()
+
+
 def test_without_javascript_the_search_box_leads_to_the_lists(browser, static_site):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

@@ -96,6 +96,8 @@ class Command(BaseCommand):
                     publisher.page(*site.render(route, kwargs, language))
                     rendered += 1
                 self.publish_search(publisher, changes)
+                for relative, body in publishing.not_found_pages(site).items():
+                    publisher.write(relative, body)
                 publisher.language_choices()
                 publisher.copy_static()
                 publisher.copy_media()
