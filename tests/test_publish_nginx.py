@@ -1,27 +1,24 @@
 """The README's nginx configuration ("Publishing to a static host") serving what
 ``publish_site`` wrote of the shipped content, as a static host would: Debian's nginx
 (``make test`` installs it) on a free loopback port, with the README's block as written
-but for its ``listen`` and ``root``. Each kind of file must come with the type the live
-site gives it, pages with the live site's security headers, and ``/`` must choose the
-language by ``Accept-Language`` as the live site does."""
+but for its ``listen`` and ``root`` (tests/test_readme.py's ``nginx_serving``). Each kind
+of file must come with the type and bytes the live site gives it, pages with the live
+site's security headers, ``/`` must choose the language by ``Accept-Language`` as the
+live site does, and an unknown page is the live site's 404 page."""
 
 import http.client
 import re
 import shutil
-import socket
-import subprocess  # nosec B404  # Debian's nginx with our own configuration, no shell
 import tempfile
-import time
 from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 
+from .test_readme import nginx_serving, readme_nginx_snippet
+
 SITE_URL = "https://awards.example.org"
-README = Path(settings.BASE_DIR) / "README.md"
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 # The headers awardsite/settings.py sends with every page (SecurityMiddleware, django-csp,
 # our PermissionsPolicyMiddleware); a static host must send them too.
 SECURITY_HEADERS = [
@@ -35,68 +32,21 @@ SECURITY_HEADERS = [
 PAPER = "/papers/conformal-prediction-as-bayesian-quadrature/"
 
 
-def readme_nginx_block():
-    """The ```nginx block of the README's "Publishing to a static host" section."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Publishing to a static host", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```nginx\n(.*?)```", section, re.S)
-    assert len(blocks) == 1, "the section should hold one nginx block"
-    return blocks[0]
-
-
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def nginx_site():
-    """Debian's nginx serving an empty folder with the README's block, for this module;
-    ``published_by_nginx`` publishes into it once. Yields a dict: ``site`` (the folder),
-    ``workdir``, ``port``, ``published`` (False until then)."""
-    if not Path(NGINX).exists():
-        pytest.fail("nginx is missing: make test installs Debian's nginx package")
+    """Debian's nginx serving a folder with the README's block (tests/test_readme.py's
+    ``nginx_serving``), for this module; ``published_by_nginx`` publishes into it once.
+    Yields a dict: ``site`` (the folder), ``port``, ``published`` (False until then)."""
     # nginx's workers run as www-data when started by root: the folder must be readable
     # by them, which pytest's tmp_path (under a private folder) is not.
     workdir = Path(tempfile.mkdtemp(prefix="awardsite-nginx-"))
-    workdir.chmod(0o755)
-    site = workdir / "site"
-    site.mkdir()
-    port = _free_port()
-    server = readme_nginx_block()
-    server = server.replace("listen 80;", f"listen 127.0.0.1:{port};")
-    server = server.replace("root /srv/awardsite;", f"root {site};")
-    assert f"listen 127.0.0.1:{port};" in server and f"root {site};" in server
-    temp = "".join(
-        f"{name}_temp_path {workdir}/{name};\n"
-        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    conf = workdir / "nginx.conf"
-    conf.write_text(
-        f"daemon off;\nworker_processes 1;\npid {workdir}/nginx.pid;\n"
-        f"error_log {workdir}/error.log warn;\nevents {{ worker_connections 64; }}\n"
-        f"http {{\ninclude /etc/nginx/mime.types;\ndefault_type application/octet-stream;\n"
-        f"access_log off;\n{temp}{server}\n}}\n"
-    )
-    check = subprocess.run(  # nosec B603
-        [NGINX, "-t", "-c", str(conf), "-p", str(workdir)], capture_output=True, text=True
-    )
-    assert check.returncode == 0, check.stderr
-    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(workdir)])  # nosec B603
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and nginx.poll() is None, "nginx did not start"
-                time.sleep(0.05)
-        yield {"site": site, "workdir": workdir, "port": port, "published": False}
+        workdir.chmod(0o755)
+        site = workdir / "site"
+        site.mkdir()
+        with nginx_serving(readme_nginx_snippet(), site) as port:
+            yield {"workdir": workdir, "site": site, "port": port, "published": False}
     finally:
-        nginx.terminate()
-        nginx.wait(timeout=10)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -208,9 +158,18 @@ def test_the_language_is_chosen_as_the_live_site_chooses_it(
         assert live["Location"].endswith(prefix + path.lstrip("/"))
 
 
-def test_publish_sites_records_and_unknown_paths_are_not_found(published_by_nginx):
-    for path in ("/.publish-manifest.json", "/.publish-snapshot.json", "/en/no-such-page/"):
+def test_publish_sites_records_are_not_found(published_by_nginx):
+    for path in ("/.publish-manifest.json", "/.publish-snapshot.json"):
         assert published_by_nginx(path).status == 404, path
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_an_unknown_page_is_the_live_sites_404_page(published_by_nginx, client, language):
+    served = published_by_nginx(f"/{language}/no-such-page/")
+    live = client.get(f"/{language}/no-such-page/")
+
+    assert (served.status, live.status_code) == (404, 404)
+    assert served.body == live.content
 
 
 def test_static_files_are_served_for_good(published_by_nginx):
