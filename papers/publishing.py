@@ -41,7 +41,7 @@ from django_distill.utils import iter_url_patterns
 from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import Author, Award, Conference, Paper, Venue
 from .sitemaps import SITEMAPS
-from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
+from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE, citation_text
 
 # The manifest of what publish_site wrote, in the output folder: the files it may remove.
 MANIFEST = ".publish-manifest.json"
@@ -94,6 +94,26 @@ def award_series():
         .distinct()
     )
     return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
+
+
+def paper_citations(items):
+    """The bodies of the ``paper-citation`` pages ``items`` ((URL kwargs, language)), as
+    the view ``paper_citation`` answers them (``views.citation_text``, the same papers
+    and the same text, encoded as its response is), None for a paper that is not
+    published (the view's 404). The papers are fetched in one query and its prefetches
+    for all the items instead of for each: a third of the published pages are papers'
+    citation files, and the queries were most of their cost (issue 12)."""
+    slugs = {kwargs["slug"] for kwargs, _language in items}
+    found = Paper.objects.published().for_citation().in_bulk(slugs, field_name="slug")
+    bodies = []
+    for kwargs, language in items:
+        paper = found.get(kwargs["slug"])
+        if paper is None:
+            bodies.append(None)
+            continue
+        with translation.override(language):
+            bodies.append(citation_text([paper], kwargs["fmt"]).encode())
+    return bodies
 
 
 def _with_formats(kwargs_list):
@@ -169,12 +189,15 @@ class Route:
     (the attributes its ``distill_path()`` gives a URL pattern). ``func`` yields the
     URL kwargs of each page (None: the route has none); ``file`` names the output file
     when the URL's own path would not be served with the right type (django-distill's
-    ``distill_file``, with ``{kwarg}`` placeholders)."""
+    ``distill_file``, with ``{kwarg}`` placeholders). ``batch``, when given, renders
+    many of the route's pages at once, with the bytes its view answers
+    (``Site.render_many()``; e.g. ``paper_citations``)."""
 
     name: str
     namespace: str | None = None
     func: object = None
     file: str | None = None
+    batch: object = None
 
     @property
     def distill_namespace(self):
@@ -229,7 +252,7 @@ ROUTES = [
     Route("award-citation", "papers", func=lambda: _with_formats(awards())),
     Route("award-series", "papers", func=award_series),
     Route("paper-detail", "papers", func=papers),
-    Route("paper-citation", "papers", func=lambda: _with_formats(papers())),
+    Route("paper-citation", "papers", func=lambda: _with_formats(papers()), batch=paper_citations),
     Route("author-detail", "papers", func=authors),
     # Pages 2..N of the paginated lists, at paths (branch pagepaths): published when the
     # URLconf has them; until then a static host shows page 1 whatever ``?page=`` says.
@@ -357,6 +380,21 @@ class Site:
             raise PublishError(f"{uri} answered {status}, not 200: nothing can be published there.")
         return uri, path, body
 
+    def render_many(self, route, items):
+        """(uri, path in the output, body) of ``route``'s page for each (URL kwargs,
+        language) of ``items``, in their order, as ``render()`` gives them; a route with
+        a ``batch`` function renders them all with it. Raises PublishError naming the
+        URL of the first page that does not exist, once the pages before it are given."""
+        if route.batch is None:
+            for kwargs, language in items:
+                yield self.render(route, kwargs, language)
+            return
+        for (kwargs, language), body in zip(items, route.batch(items), strict=True):
+            uri, path = self.target(route, kwargs, language)
+            if body is None:
+                raise PublishError(f"{uri} answered 404, not 200: nothing can be published there.")
+            yield uri, path, body
+
 
 # Files the pages name under MEDIA_URL (src, srcset, href, og:image): only those are
 # copied, so a draft's teaser or share card never reaches the published site.
@@ -435,29 +473,49 @@ class Publisher:
     def write(self, relative, body):
         """Write ``body`` (bytes) at ``relative`` (a POSIX path inside the directory)
         unless the file already holds exactly those bytes."""
+        self.record(relative, self.store(relative, body))
+
+    def store(self, relative, body):
+        """Write ``body`` at ``relative`` unless the file already holds exactly those
+        bytes (with ``dry_run``: write nothing); True when it was (would be) written.
+        Only the file: ``record()`` counts it. A worker process of a parallel publish
+        (papers/publish_render.py) stores pages, and the parent records them."""
         relative = str(PurePosixPath(relative))
         if relative.startswith(("/", "..")) or "/../" in relative:
             raise PublishError(f"Refusing to write outside the output folder: {relative}")
-        self.produced.add(relative)
         target = self.directory / relative
         try:
             if target.is_file() and target.stat().st_size == len(body):
                 if target.read_bytes() == body:
-                    self.counts.kept += 1
-                    return
+                    return False
             if not self.dry_run:
                 _replace(target, body)
         except OSError as error:
             raise PublishError(f"Cannot write {target}: {error.strerror}.") from error
-        self.counts.written += 1
+        return True
+
+    def record(self, relative, written, media=None):
+        """Count the file ``store()`` wrote (``written``) or found unchanged at
+        ``relative`` as produced by this run; ``media``: the media files it names
+        (a page's, see ``media_of()``; None for a file that is not a page)."""
+        relative = str(PurePosixPath(relative))
+        self.produced.add(relative)
+        if written:
+            self.counts.written += 1
+        else:
+            self.counts.kept += 1
+        if media is not None:
+            self.media[relative] = set(media)
+
+    def media_of(self, body):
+        """The names of the media files a page's ``body`` (bytes) names under MEDIA_URL."""
+        if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" not in body:
+            return set()
+        return set(self._media_pattern.findall(body.decode("utf-8", "replace")))
 
     def page(self, uri, relative, body):
         """Write a rendered page and note the media files it names."""
-        self.write(relative, body)
-        relative = str(PurePosixPath(relative))
-        self.media[relative] = set()
-        if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" in body:
-            self.media[relative] = set(self._media_pattern.findall(body.decode("utf-8", "replace")))
+        self.record(relative, self.store(relative, body), self.media_of(body))
 
     def copy_tree(self, source, prefix, only=None):
         """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from papers import publish_changes, publishing, static_search
+from papers import publish_changes, publish_render, publishing, static_search
 
 
 class Command(BaseCommand):
@@ -44,14 +44,34 @@ class Command(BaseCommand):
             action="store_true",
             help="Copy STATIC_ROOT as it is instead of running collectstatic first.",
         )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=publish_render.default_jobs(),
+            help="Worker processes rendering pages (default: the processors this process "
+            "may use; 1: render in this process, as it does inside a transaction).",
+        )
 
-    def handle(self, *args, directory, site_url, dry_run, no_collectstatic, verbosity, **options):
+    def handle(
+        self, *args, directory, site_url, dry_run, no_collectstatic, jobs, verbosity, **options
+    ):
         """Publishes into ``directory``; prints the files written, kept and removed.
 
-        Raises CommandError when no public address is known (sitemaps, feeds and
-        canonical links need one), when DIR cannot be written, or when a page answers
-        other than 200 (naming its URL); files already written then stay complete.
+        ``jobs`` worker processes render the pages (papers/publish_render.py); inside a
+        database transaction, whose data they could not see, this process does, and
+        says so. Raises CommandError when no public address is known (sitemaps, feeds
+        and canonical links need one), when DIR cannot be written, when ``jobs`` is
+        below 1, or when a page answers other than 200 (naming its URL); files already
+        written then stay complete and listed in the manifest, as after Ctrl-C.
         """
+        if jobs < 1:
+            raise CommandError(f"--jobs must be 1 or more, not {jobs}.")
+        if jobs > 1:
+            can_fork, why_not = publish_render.can_fork()
+            if not can_fork:
+                jobs = 1
+                if verbosity >= 1:
+                    self.stderr.write(f"Rendering in this process, not in workers: {why_not}.")
         site_url = (site_url or settings.SITE_URL).strip().rstrip("/")
         if not site_url.startswith(("http://", "https://")):
             raise CommandError(
@@ -81,20 +101,24 @@ class Command(BaseCommand):
                     changes = publish_changes.Affected(everything=True)
                 pages = list(publishing.pages())
                 bar = tqdm(
-                    pages,
+                    total=len(pages),
                     desc="Publishing",
                     unit="page",
                     file=self.stderr._out,
                     disable=True if verbosity < 1 else None,  # None: only on a terminal
                 )
-                rendered = 0
-                for route, kwargs, language in bar:
-                    if not changes.covers(route.name, kwargs):
-                        _uri, relative = site.target(route, kwargs, language)
-                        if publisher.keep(relative):
-                            continue
-                    publisher.page(*site.render(route, kwargs, language))
-                    rendered += 1
+                with bar:
+                    todo = []
+                    for i, (route, kwargs, language) in enumerate(pages):
+                        if not changes.covers(route.name, kwargs):
+                            _uri, relative = site.target(route, kwargs, language)
+                            if publisher.keep(relative):
+                                bar.update()
+                                continue
+                        todo.append(i)
+                    rendered = publish_render.render(
+                        site, publisher, pages, todo, jobs=jobs, progress=bar.update
+                    )
                 self.publish_search(publisher, changes)
                 publisher.language_choices()
                 publisher.copy_static()
@@ -103,6 +127,9 @@ class Command(BaseCommand):
             except (publishing.PublishError, static_search.SearchIndexError) as error:
                 publisher.interrupted()
                 raise CommandError(str(error)) from error
+            except KeyboardInterrupt:
+                publisher.interrupted()
+                raise
             if not dry_run:
                 publish_changes.write(content, state)
         counts = publisher.counts
