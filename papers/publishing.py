@@ -32,6 +32,7 @@ from django.db import close_old_connections
 from django.db.models import Count
 from django.db.models.functions import Substr
 from django.template.loader import render_to_string
+from django.test.utils import override_settings
 from django.urls import reverse
 from django.utils import translation
 from django_distill.renderer import DistillRenderer
@@ -306,6 +307,36 @@ def _reverse(route, kwargs):
     return reverse(name, args=kwargs)
 
 
+# Middleware a publish run leaves out (issue 12: about 0.5 ms of a page's 5 to 8): each
+# only adds response headers, which a file does not keep (the static host sends its own:
+# README "Publishing to a static host"), answers requests other than a published page's
+# (static files, CORS preflights, locked-out logins), or works on what a publish request
+# never has (a cookie, a POST, a message, a cached copy: the page cache is off). The
+# pages' bytes are the same with and without them: tests/test_publish_render.py renders
+# every shipped page both ways. Kept: sessions and authentication (views read
+# ``request.user``, e.g. PreviewMixin), LocaleMiddleware (the language of the URL), and
+# any middleware not named here, such as one added to the settings later.
+NOT_PUBLISHING_MIDDLEWARE = {
+    "corsheaders.middleware.CorsMiddleware",
+    "django.middleware.http.ConditionalGetMiddleware",
+    "papers.caching.PublicPageCacheMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
+}
+
+
+def publish_middleware():
+    """``settings.MIDDLEWARE`` without ``NOT_PUBLISHING_MIDDLEWARE``, in its order."""
+    return [name for name in settings.MIDDLEWARE if name not in NOT_PUBLISHING_MIDDLEWARE]
+
+
 class Site:
     """The site's WSGI application, asked for one page at a time as a visitor would
     (GET, no cookie, no Accept-Encoding), at ``site_url``'s scheme and host.
@@ -313,8 +344,9 @@ class Site:
     django-distill 4.0.6's ``render_pattern()`` builds a new WSGI handler for every page
     (``internal_wsgi_request``), so all middleware is set up again each time: WhiteNoise
     scanned every static file per page, 135 ms of the 150 ms a page took. Here the
-    handler is made once; the URL and the file name still come from django-distill
-    (``generate_uri``, ``generate_filename``, ``get_static_filepath``).
+    handler is made once, with the middleware of ``publish_middleware()``; the URL and
+    the file name still come from django-distill (``generate_uri``,
+    ``generate_filename``, ``get_static_filepath``).
     """
 
     def __init__(self, site_url):
@@ -322,7 +354,9 @@ class Site:
         self.scheme = scheme
         self.host, _, port = host.partition("/")[0].partition(":")
         self.port = port or ("443" if scheme == "https" else "80")
-        self.handler = WSGIHandler()
+        # The handler loads its middleware when made: only what a published page needs.
+        with override_settings(MIDDLEWARE=publish_middleware()):
+            self.handler = WSGIHandler()
 
     def get(self, uri):
         """(status code, body) of GET ``uri`` (a path, as reverse() gives it)."""

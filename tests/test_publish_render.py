@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import CommandError, call_command
 from django.utils import translation
 
@@ -286,3 +287,29 @@ def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, sett
         publishing.PublishError, match="/zh-hans/papers/no-such-paper/cite.ris answered 404"
     ):
         list(rendered)
+
+
+# --- The middleware a publish run leaves out. ------------------------------------------
+
+
+def test_every_shipped_page_is_the_same_without_the_middleware_publishing_leaves_out(
+    icml, settings
+):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    site = publishing.Site(SITE_URL)
+    everything = publishing.Site(SITE_URL)
+    everything.handler = WSGIHandler()  # settings.MIDDLEWARE, all of it
+    left_out = set(settings.MIDDLEWARE) - set(publishing.publish_middleware())
+    assert left_out == publishing.NOT_PUBLISHING_MIDDLEWARE & set(settings.MIDDLEWARE)
+    assert "django.middleware.locale.LocaleMiddleware" not in left_out
+
+    pages = list(publishing.pages())
+    assert {route.name for route, _kwargs, _language in pages} >= {
+        "paper-detail",
+        "author-detail",
+        "home",
+    }
+    for route, kwargs, language in pages:
+        uri, _path, body = site.render(route, kwargs, language)
+        assert everything.render(route, kwargs, language)[2] == body, uri

@@ -6,6 +6,7 @@ command writes what visitors see. The rules of what is published and how files a
 written live in papers/publishing.py.
 """
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -79,8 +80,10 @@ class Command(BaseCommand):
                 "canonical links: set DJANGO_SITE_URL or pass --site-url https://..."
             )
         started = time.monotonic()
+        self.steps = {}
         if not (no_collectstatic or dry_run):
-            call_command("collectstatic", interactive=False, verbosity=0)
+            with self.step("collectstatic"):
+                call_command("collectstatic", interactive=False, verbosity=0)
         # Pages rendered afresh (not from the page cache), for the public address.
         with override_settings(
             PAGE_CACHE_ENABLED=False,
@@ -95,11 +98,13 @@ class Command(BaseCommand):
             state = Path(directory) / publish_changes.SNAPSHOT
             try:
                 # Taken before rendering: an edit saved during the run is seen by the next.
-                content = publish_changes.snapshot()
-                changes = publish_changes.affected(publish_changes.read(state), content)
+                with self.step("snapshot"):
+                    content = publish_changes.snapshot()
+                    changes = publish_changes.affected(publish_changes.read(state), content)
                 if not publisher.can_keep():
                     changes = publish_changes.Affected(everything=True)
-                pages = list(publishing.pages())
+                with self.step("listing pages"):
+                    pages = list(publishing.pages())
                 bar = tqdm(
                     total=len(pages),
                     desc="Publishing",
@@ -107,7 +112,7 @@ class Command(BaseCommand):
                     file=self.stderr._out,
                     disable=True if verbosity < 1 else None,  # None: only on a terminal
                 )
-                with bar:
+                with bar, self.step("pages"):
                     todo = []
                     for i, (route, kwargs, language) in enumerate(pages):
                         if not changes.covers(route.name, kwargs):
@@ -119,11 +124,15 @@ class Command(BaseCommand):
                     rendered = publish_render.render(
                         site, publisher, pages, todo, jobs=jobs, progress=bar.update
                     )
-                self.publish_search(publisher, changes)
-                publisher.language_choices()
-                publisher.copy_static()
-                publisher.copy_media()
-                publisher.finish()
+                with self.step("search"):
+                    self.publish_search(publisher, changes)
+                with self.step("language choices"):
+                    publisher.language_choices()
+                with self.step("static and media files"):
+                    publisher.copy_static()
+                    publisher.copy_media()
+                with self.step("removing and manifest"):
+                    publisher.finish()
             except (publishing.PublishError, static_search.SearchIndexError) as error:
                 publisher.interrupted()
                 raise CommandError(str(error)) from error
@@ -132,6 +141,9 @@ class Command(BaseCommand):
                 raise
             if not dry_run:
                 publish_changes.write(content, state)
+        if verbosity >= 2:
+            steps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps.items())
+            self.stdout.write(f"Time by step: {steps}.")
         counts = publisher.counts
         done = "Would publish" if dry_run else "Published"
         self.stdout.write(
@@ -141,6 +153,16 @@ class Command(BaseCommand):
                 f"{counts.kept} kept, {counts.removed} removed."
             )
         )
+
+    @contextlib.contextmanager
+    def step(self, name):
+        """Times what runs within as step ``name`` (wall-clock seconds, printed with
+        --verbosity 2: where a publish spends its time)."""
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.steps[name] = self.steps.get(name, 0) + time.monotonic() - began
 
     def publish_search(self, publisher, changes):
         """The published site's search (papers/static_search.py: its page, index and
