@@ -21,6 +21,7 @@ from papers.models import Paper, Status
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_URL = "https://awards.example.org"
+LANGUAGES = ("en", "zh-hans")
 
 
 class FakeRoute:
@@ -313,3 +314,24 @@ def test_every_shipped_page_is_the_same_without_the_middleware_publishing_leaves
     for route, kwargs, language in pages:
         uri, _path, body = site.render(route, kwargs, language)
         assert everything.render(route, kwargs, language)[2] == body, uri
+
+
+def test_pages_are_every_url_once_in_each_language_it_has(icml):
+    """pages() decides a route's languages from its first page: the same list as
+    reversing every page in every language and keeping each URL once."""
+    expected = []
+    for route in publishing.published_routes():
+        for kwargs in route.func() if route.func else [()]:
+            seen = set()
+            for code in LANGUAGES:
+                with translation.override(code):
+                    uri = publishing._reverse(route, kwargs)
+                if uri not in seen:
+                    seen.add(uri)
+                    expected.append((route.name, kwargs, code))
+
+    listed = [(route.name, kwargs, code) for route, kwargs, code in publishing.pages()]
+
+    assert listed == expected
+    assert ("robots-txt", (), "en") in listed and ("robots-txt", (), "zh-hans") not in listed
+    assert ("home", (), "zh-hans") in listed
