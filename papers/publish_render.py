@@ -11,7 +11,8 @@ returns, for each page, its path, whether it was written and the media files it 
 the parent records them (``Publisher.record()``: the manifest and the counts stay in one
 process). The workers ignore SIGINT: on Ctrl-C, or when a page fails, the parent tells
 them to stop after the page at hand, collects what they wrote so that the manifest names
-it (``Publisher.interrupted()``), and only then raises; no worker outlives the call.
+it (``Publisher.interrupted()``), and only then raises (a second Ctrl-C: at once); no
+worker outlives the call.
 
 Data visible only inside the caller's transaction (a test case on PostgreSQL, an
 ``atomic()`` block) is invisible to another connection, so inside a transaction the
@@ -22,6 +23,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import traceback
 
@@ -141,15 +143,24 @@ def _render_forked(site, publisher, pages, indices, jobs, progress):
 def _interrupts_stop(stop):
     """Within: Ctrl-C (SIGINT) sets ``stop`` instead of raising KeyboardInterrupt, so the
     loop above still records what the workers wrote; the list given is then not empty.
-    Off the main thread, where Python cannot handle signals, Ctrl-C raises as ever."""
+    A second Ctrl-C raises at once (the workers are terminated: a page that takes long,
+    such as an open-data download, is not waited for; what they wrote since their last
+    chunk is not in the manifest, and the file one was writing may stay behind as a
+    ``.publish-*`` temporary file). Off the main thread, where Python cannot handle
+    signals, Ctrl-C raises as ever."""
     interrupted = []
     if threading.current_thread() is not threading.main_thread():
         yield interrupted
         return
 
     def handler(_signum, _frame):
+        if interrupted:
+            raise KeyboardInterrupt
         interrupted.append(True)
         stop.set()
+        sys.stderr.write(
+            "\nStopping once the pages being rendered are written (Ctrl-C again: at once).\n"
+        )
 
     previous = signal.signal(signal.SIGINT, handler)
     try:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from io import StringIO
 from pathlib import Path
 
@@ -140,8 +141,12 @@ def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out)
     publisher = publishing.Publisher(out)
     before = signal.getsignal(signal.SIGINT)
 
+    sent = []
+
     def interrupt(_count):
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, once the first chunk is back
+        if not sent:  # Ctrl-C once, when the first chunk is back
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
 
     with pytest.raises(KeyboardInterrupt):
         publish_render.render(
@@ -152,6 +157,34 @@ def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out)
     assert 0 < len(publisher.produced) < len(pages)
     assert multiprocessing.active_children() == []
     assert signal.getsignal(signal.SIGINT) == before  # Ctrl-C raises again as it did
+
+
+class SlowSite(FakeSite):
+    def render_many(self, route, items):
+        for page in super().render_many(route, items):
+            time.sleep(0.01)
+            yield page
+
+
+def test_second_ctrl_c_stops_at_once(tmp_path, out):
+    pages = fake_pages(1000)
+    publisher = publishing.Publisher(out)
+    before = signal.getsignal(signal.SIGINT)
+
+    def interrupt(_count):
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        publish_render.render(
+            SlowSite(tmp_path / "log"), publisher, pages, range(2000), jobs=2, progress=interrupt
+        )
+
+    # The workers' chunks of 100 pages take a second each: not waited for.
+    assert time.monotonic() - started < 1.9
+    assert multiprocessing.active_children() == []
+    assert signal.getsignal(signal.SIGINT) == before
 
 
 def test_inside_a_transaction_pages_are_rendered_here_and_it_says_so(icml, settings, tmp_path):
