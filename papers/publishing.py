@@ -35,14 +35,18 @@ from django.template.loader import render_to_string
 from django.test.utils import override_settings
 from django.urls import reverse
 from django.utils import translation
-from django_distill.renderer import DistillRenderer
-from django_distill.request import generate_filename, generate_uri, get_static_filepath
+from django_distill.request import (
+    generate_filename,
+    generate_uri,
+    get_static_filepath,
+    get_uri_values,
+)
 from django_distill.utils import iter_url_patterns
 
 from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import Author, Award, Conference, Paper, Venue
 from .sitemaps import SITEMAPS, part_count
-from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
+from .views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE, citation_text
 
 # The manifest of what publish_site wrote, in the output folder: the files it may remove.
 MANIFEST = ".publish-manifest.json"
@@ -95,6 +99,26 @@ def award_series():
         .distinct()
     )
     return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
+
+
+def paper_citations(items):
+    """The bodies of the ``paper-citation`` pages ``items`` ((URL kwargs, language)), as
+    the view ``paper_citation`` answers them (``views.citation_text``, the same papers
+    and the same text, encoded as its response is), None for a paper that is not
+    published (the view's 404). The papers are fetched in one query and its prefetches
+    for all the items instead of for each: a third of the published pages are papers'
+    citation files, and the queries were most of their cost (issue 12)."""
+    slugs = {kwargs["slug"] for kwargs, _language in items}
+    found = Paper.objects.published().for_citation().in_bulk(slugs, field_name="slug")
+    bodies = []
+    for kwargs, language in items:
+        paper = found.get(kwargs["slug"])
+        if paper is None:
+            bodies.append(None)
+            continue
+        with translation.override(language):
+            bodies.append(citation_text([paper], kwargs["fmt"]).encode())
+    return bodies
 
 
 def _with_formats(kwargs_list):
@@ -177,12 +201,15 @@ class Route:
     (the attributes its ``distill_path()`` gives a URL pattern). ``func`` yields the
     URL kwargs of each page (None: the route has none); ``file`` names the output file
     when the URL's own path would not be served with the right type (django-distill's
-    ``distill_file``, with ``{kwarg}`` placeholders)."""
+    ``distill_file``, with ``{kwarg}`` placeholders). ``batch``, when given, renders
+    many of the route's pages at once, with the bytes its view answers
+    (``Site.render_many()``; e.g. ``paper_citations``)."""
 
     name: str
     namespace: str | None = None
     func: object = None
     file: str | None = None
+    batch: object = None
 
     @property
     def distill_namespace(self):
@@ -238,7 +265,7 @@ ROUTES = [
     Route("award-citation", "papers", func=lambda: _with_formats(awards())),
     Route("award-series", "papers", func=award_series),
     Route("paper-detail", "papers", func=papers),
-    Route("paper-citation", "papers", func=lambda: _with_formats(papers())),
+    Route("paper-citation", "papers", func=lambda: _with_formats(papers()), batch=paper_citations),
     Route("author-detail", "papers", func=authors),
     # Pages 2..N of the paginated lists, at paths (branch pagepaths): published when the
     # URLconf has them; until then a static host shows page 1 whatever ``?page=`` says.
@@ -315,16 +342,32 @@ class Counts:
 
 def pages():
     """Every published URL in every language it exists in, as (route, kwargs, language),
-    in the URLconf's order: a route under i18n_patterns once per language, others once."""
-    renderer = DistillRenderer(urls_to_render=published_routes())
-    for route, kwargs, _uri in renderer.get_urls_to_render():
-        seen = set()
-        for code, _name in settings.LANGUAGES:
-            with translation.override(code):
-                uri = _reverse(route, kwargs)
-            if uri not in seen:
-                seen.add(uri)
+    in the URLconf's order: a route under i18n_patterns once per language, others once.
+    The URL kwargs come from each route's function as django-distill reads them
+    (``get_uri_values``); which languages a route has is found from its first page's
+    URLs (a route is under i18n_patterns or not, whatever its kwargs), not by reversing
+    every page in every language (5 s of the 5,000-paper data set's listing)."""
+    for route in published_routes():
+        languages = None
+        for param_set in get_uri_values(route.distill_func, route.name):
+            kwargs = (param_set,) if isinstance(param_set, str) else (param_set or ())
+            if languages is None:
+                languages = _languages(route, kwargs)
+            for code in languages:
                 yield route, kwargs, code
+
+
+def _languages(route, kwargs):
+    """The codes of settings.LANGUAGES under which ``route``'s page of ``kwargs`` has a
+    URL of its own (the first language of each distinct URL)."""
+    seen, codes = set(), []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            uri = _reverse(route, kwargs)
+        if uri not in seen:
+            seen.add(uri)
+            codes.append(code)
+    return codes
 
 
 def _reverse(route, kwargs):
@@ -334,6 +377,36 @@ def _reverse(route, kwargs):
     return reverse(name, args=kwargs)
 
 
+# Middleware a publish run leaves out (issue 12: about 0.5 ms of a page's 5 to 8): each
+# only adds response headers, which a file does not keep (the static host sends its own:
+# README "Publishing to a static host"), answers requests other than a published page's
+# (static files, CORS preflights, locked-out logins), or works on what a publish request
+# never has (a cookie, a POST, a message, a cached copy: the page cache is off). The
+# pages' bytes are the same with and without them: tests/test_publish_render.py renders
+# every shipped page both ways. Kept: sessions and authentication (views read
+# ``request.user``, e.g. PreviewMixin), LocaleMiddleware (the language of the URL), and
+# any middleware not named here, such as one added to the settings later.
+NOT_PUBLISHING_MIDDLEWARE = {
+    "corsheaders.middleware.CorsMiddleware",
+    "django.middleware.http.ConditionalGetMiddleware",
+    "papers.caching.PublicPageCacheMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
+}
+
+
+def publish_middleware():
+    """``settings.MIDDLEWARE`` without ``NOT_PUBLISHING_MIDDLEWARE``, in its order."""
+    return [name for name in settings.MIDDLEWARE if name not in NOT_PUBLISHING_MIDDLEWARE]
+
+
 class Site:
     """The site's WSGI application, asked for one page at a time as a visitor would
     (GET, no cookie, no Accept-Encoding), at ``site_url``'s scheme and host.
@@ -341,8 +414,9 @@ class Site:
     django-distill 4.0.6's ``render_pattern()`` builds a new WSGI handler for every page
     (``internal_wsgi_request``), so all middleware is set up again each time: WhiteNoise
     scanned every static file per page, 135 ms of the 150 ms a page took. Here the
-    handler is made once; the URL and the file name still come from django-distill
-    (``generate_uri``, ``generate_filename``, ``get_static_filepath``).
+    handler is made once, with the middleware of ``publish_middleware()``; the URL and
+    the file name still come from django-distill (``generate_uri``,
+    ``generate_filename``, ``get_static_filepath``).
     """
 
     def __init__(self, site_url):
@@ -350,7 +424,9 @@ class Site:
         self.scheme = scheme
         self.host, _, port = host.partition("/")[0].partition(":")
         self.port = port or ("443" if scheme == "https" else "80")
-        self.handler = WSGIHandler()
+        # The handler loads its middleware when made: only what a published page needs.
+        with override_settings(MIDDLEWARE=publish_middleware()):
+            self.handler = WSGIHandler()
 
     def get(self, uri):
         """(status code, body) of GET ``uri`` (a path, as reverse() gives it)."""
@@ -407,6 +483,21 @@ class Site:
         if status != 200:
             raise PublishError(f"{uri} answered {status}, not 200: nothing can be published there.")
         return uri, path, body
+
+    def render_many(self, route, items):
+        """(uri, path in the output, body) of ``route``'s page for each (URL kwargs,
+        language) of ``items``, in their order, as ``render()`` gives them; a route with
+        a ``batch`` function renders them all with it. Raises PublishError naming the
+        URL of the first page that does not exist, once the pages before it are given."""
+        if route.batch is None:
+            for kwargs, language in items:
+                yield self.render(route, kwargs, language)
+            return
+        for (kwargs, language), body in zip(items, route.batch(items), strict=True):
+            uri, path = self.target(route, kwargs, language)
+            if body is None:
+                raise PublishError(f"{uri} answered 404, not 200: nothing can be published there.")
+            yield uri, path, body
 
 
 # Files the pages name under MEDIA_URL (src, srcset, href, og:image): only those are
@@ -486,29 +577,49 @@ class Publisher:
     def write(self, relative, body):
         """Write ``body`` (bytes) at ``relative`` (a POSIX path inside the directory)
         unless the file already holds exactly those bytes."""
+        self.record(relative, self.store(relative, body))
+
+    def store(self, relative, body):
+        """Write ``body`` at ``relative`` unless the file already holds exactly those
+        bytes (with ``dry_run``: write nothing); True when it was (would be) written.
+        Only the file: ``record()`` counts it. A worker process of a parallel publish
+        (papers/publish_render.py) stores pages, and the parent records them."""
         relative = str(PurePosixPath(relative))
         if relative.startswith(("/", "..")) or "/../" in relative:
             raise PublishError(f"Refusing to write outside the output folder: {relative}")
-        self.produced.add(relative)
         target = self.directory / relative
         try:
             if target.is_file() and target.stat().st_size == len(body):
                 if target.read_bytes() == body:
-                    self.counts.kept += 1
-                    return
+                    return False
             if not self.dry_run:
                 _replace(target, body)
         except OSError as error:
             raise PublishError(f"Cannot write {target}: {error.strerror}.") from error
-        self.counts.written += 1
+        return True
+
+    def record(self, relative, written, media=None):
+        """Count the file ``store()`` wrote (``written``) or found unchanged at
+        ``relative`` as produced by this run; ``media``: the media files it names
+        (a page's, see ``media_of()``; None for a file that is not a page)."""
+        relative = str(PurePosixPath(relative))
+        self.produced.add(relative)
+        if written:
+            self.counts.written += 1
+        else:
+            self.counts.kept += 1
+        if media is not None:
+            self.media[relative] = set(media)
+
+    def media_of(self, body):
+        """The names of the media files a page's ``body`` (bytes) names under MEDIA_URL."""
+        if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" not in body:
+            return set()
+        return set(self._media_pattern.findall(body.decode("utf-8", "replace")))
 
     def page(self, uri, relative, body):
         """Write a rendered page and note the media files it names."""
-        self.write(relative, body)
-        relative = str(PurePosixPath(relative))
-        self.media[relative] = set()
-        if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" in body:
-            self.media[relative] = set(self._media_pattern.findall(body.decode("utf-8", "replace")))
+        self.record(relative, self.store(relative, body), self.media_of(body))
 
     def copy_tree(self, source, prefix, only=None):
         """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the

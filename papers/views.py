@@ -615,12 +615,22 @@ class SearchView(ListView):
         return context
 
 
-def _citation_response(request, papers, fmt, filename):
-    """``papers`` in citation format ``fmt`` (a key of citations.FORMATS) as a download."""
-    formatter, content_type = citations.FORMATS[fmt]  # the URL allows only these keys
+def citation_text(papers, fmt, request=None):
+    """The text of ``papers`` (fetched with ``Paper.objects.for_citation()``) in citation
+    format ``fmt`` (a key of citations.FORMATS), each naming its page in the active
+    language by its absolute URL (``absolute_url``: SITE_URL, else ``request``'s host).
+    What a citation download holds; publish_site writes papers' citation files with it
+    too (papers/publishing.py's ``paper_citations``)."""
+    formatter, _content_type = citations.FORMATS[fmt]
     papers = list(papers)
     urls = {paper.pk: absolute_url(paper.get_absolute_url(), request) for paper in papers}
-    response = HttpResponse(formatter(papers, urls), content_type=content_type)
+    return formatter(papers, urls)
+
+
+def _citation_response(request, papers, fmt, filename):
+    """``papers`` in citation format ``fmt`` (a key of citations.FORMATS) as a download."""
+    _formatter, content_type = citations.FORMATS[fmt]  # the URL allows only these keys
+    response = HttpResponse(citation_text(papers, fmt, request), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
     return response
 

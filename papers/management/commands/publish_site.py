@@ -6,6 +6,7 @@ command writes what visitors see. The rules of what is published and how files a
 written live in papers/publishing.py.
 """
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from papers import publish_changes, publishing, static_search
+from papers import publish_changes, publish_render, publishing, static_search
 
 
 class Command(BaseCommand):
@@ -44,14 +45,34 @@ class Command(BaseCommand):
             action="store_true",
             help="Copy STATIC_ROOT as it is instead of running collectstatic first.",
         )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=publish_render.default_jobs(),
+            help="Worker processes rendering pages (default: the processors this process "
+            "may use; 1: render in this process, as it does inside a transaction).",
+        )
 
-    def handle(self, *args, directory, site_url, dry_run, no_collectstatic, verbosity, **options):
+    def handle(
+        self, *args, directory, site_url, dry_run, no_collectstatic, jobs, verbosity, **options
+    ):
         """Publishes into ``directory``; prints the files written, kept and removed.
 
-        Raises CommandError when no public address is known (sitemaps, feeds and
-        canonical links need one), when DIR cannot be written, or when a page answers
-        other than 200 (naming its URL); files already written then stay complete.
+        ``jobs`` worker processes render the pages (papers/publish_render.py); inside a
+        database transaction, whose data they could not see, this process does, and
+        says so. Raises CommandError when no public address is known (sitemaps, feeds
+        and canonical links need one), when DIR cannot be written, when ``jobs`` is
+        below 1, or when a page answers other than 200 (naming its URL); files already
+        written then stay complete and listed in the manifest, as after Ctrl-C.
         """
+        if jobs < 1:
+            raise CommandError(f"--jobs must be 1 or more, not {jobs}.")
+        if jobs > 1:
+            can_fork, why_not = publish_render.can_fork()
+            if not can_fork:
+                jobs = 1
+                if verbosity >= 1:
+                    self.stderr.write(f"Rendering in this process, not in workers: {why_not}.")
         site_url = (site_url or settings.SITE_URL).strip().rstrip("/")
         if not site_url.startswith(("http://", "https://")):
             raise CommandError(
@@ -59,8 +80,10 @@ class Command(BaseCommand):
                 "canonical links: set DJANGO_SITE_URL or pass --site-url https://..."
             )
         started = time.monotonic()
+        self.steps = {}
         if not (no_collectstatic or dry_run):
-            call_command("collectstatic", interactive=False, verbosity=0)
+            with self.step("collectstatic"):
+                call_command("collectstatic", interactive=False, verbosity=0)
         # Pages rendered afresh (not from the page cache), for the public address.
         with override_settings(
             PAGE_CACHE_ENABLED=False,
@@ -75,38 +98,55 @@ class Command(BaseCommand):
             state = Path(directory) / publish_changes.SNAPSHOT
             try:
                 # Taken before rendering: an edit saved during the run is seen by the next.
-                content = publish_changes.snapshot()
-                changes = publish_changes.affected(publish_changes.read(state), content)
+                with self.step("snapshot"):
+                    content = publish_changes.snapshot()
+                    changes = publish_changes.affected(publish_changes.read(state), content)
                 if not publisher.can_keep():
                     changes = publish_changes.Affected(everything=True)
-                pages = list(publishing.pages())
+                with self.step("listing pages"):
+                    pages = list(publishing.pages())
                 bar = tqdm(
-                    pages,
+                    total=len(pages),
                     desc="Publishing",
                     unit="page",
                     file=self.stderr._out,
                     disable=True if verbosity < 1 else None,  # None: only on a terminal
                 )
-                rendered = 0
-                for route, kwargs, language in bar:
-                    if not changes.covers(route.name, kwargs):
-                        _uri, relative = site.target(route, kwargs, language)
-                        if publisher.keep(relative):
-                            continue
-                    publisher.page(*site.render(route, kwargs, language))
-                    rendered += 1
-                self.publish_search(publisher, changes)
-                for relative, body in publishing.not_found_pages(site).items():
-                    publisher.write(relative, body)
-                publisher.language_choices()
-                publisher.copy_static()
-                publisher.copy_media()
-                publisher.finish()
+                with bar, self.step("pages"):
+                    todo = []
+                    for i, (route, kwargs, language) in enumerate(pages):
+                        if not changes.covers(route.name, kwargs):
+                            _uri, relative = site.target(route, kwargs, language)
+                            if publisher.keep(relative):
+                                bar.update()
+                                continue
+                        todo.append(i)
+                    rendered = publish_render.render(
+                        site, publisher, pages, todo, jobs=jobs, progress=bar.update
+                    )
+                with self.step("search"):
+                    self.publish_search(publisher, changes)
+                with self.step("404 pages"):
+                    for relative, body in publishing.not_found_pages(site).items():
+                        publisher.write(relative, body)
+                with self.step("language choices"):
+                    publisher.language_choices()
+                with self.step("static and media files"):
+                    publisher.copy_static()
+                    publisher.copy_media()
+                with self.step("removing and manifest"):
+                    publisher.finish()
             except (publishing.PublishError, static_search.SearchIndexError) as error:
                 publisher.interrupted()
                 raise CommandError(str(error)) from error
+            except KeyboardInterrupt:
+                publisher.interrupted()
+                raise
             if not dry_run:
                 publish_changes.write(content, state)
+        if verbosity >= 2:
+            steps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps.items())
+            self.stdout.write(f"Time by step: {steps}.")
         counts = publisher.counts
         done = "Would publish" if dry_run else "Published"
         self.stdout.write(
@@ -116,6 +156,16 @@ class Command(BaseCommand):
                 f"{counts.kept} kept, {counts.removed} removed."
             )
         )
+
+    @contextlib.contextmanager
+    def step(self, name):
+        """Times what runs within as step ``name`` (wall-clock seconds, printed with
+        --verbosity 2: where a publish spends its time)."""
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.steps[name] = self.steps.get(name, 0) + time.monotonic() - began
 
     def publish_search(self, publisher, changes):
         """The published site's search (papers/static_search.py: its page, index and

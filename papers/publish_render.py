@@ -1,0 +1,196 @@
+"""``publish_site``'s render loop: the pages to render, in this process or in worker
+processes (issue 12: the 5,000-paper data set published from scratch in under 2 minutes;
+one process renders its ~72,000 pages in about 10 minutes of CPU).
+
+With ``jobs`` > 1 the pages are rendered by ``jobs`` worker processes forked from this
+one once Django is set up, so they share its settings (``override_settings`` included),
+its URLconf and the ``Site`` and ``Publisher`` objects; the database connections are
+closed before forking, so each worker opens its own (SQLite and PostgreSQL alike). A
+worker renders a chunk of pages, writes their files itself (``Publisher.store()``) and
+returns, for each page, its path, whether it was written and the media files it names;
+the parent records them (``Publisher.record()``: the manifest and the counts stay in one
+process). The workers ignore SIGINT: on Ctrl-C, or when a page fails, the parent tells
+them to stop after the page at hand, collects what they wrote so that the manifest names
+it (``Publisher.interrupted()``), and only then raises (a second Ctrl-C: at once); no
+worker outlives the call.
+
+Data visible only inside the caller's transaction (a test case on PostgreSQL, an
+``atomic()`` block) is invisible to another connection, so inside a transaction the
+pages are rendered in this process, whatever ``jobs`` says.
+"""
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import traceback
+
+from django.db import connection, connections
+
+from .publishing import PublishError
+
+# Pages a worker renders per task: large enough that passing results costs little, small
+# enough that both workers finish together (a page takes about 2 to 15 ms).
+CHUNK = 100
+
+# Set by ``render()`` before forking; the workers read them (fork: nothing is pickled
+# but the chunks' indices and the results).
+_work = {}
+
+
+def default_jobs():
+    """The processors this process may run on (``--jobs``'s default)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def can_fork():
+    """(whether worker processes may render, the reason why not or ""): not inside a
+    transaction (they could not see its data), nor on an in-memory SQLite database (a
+    process's own), and only where ``fork`` exists."""
+    if connection.in_atomic_block:
+        return False, "inside a database transaction, whose data other connections cannot see"
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        return False, "the database is in this process's memory"
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False, "this platform cannot fork"
+    return True, ""
+
+
+def render(site, publisher, pages, indices, jobs=1, progress=None):
+    """Render ``pages[i]`` (route, kwargs, language) for each ``i`` of ``indices`` with
+    ``site`` (``publishing.Site``) and write each with ``publisher``
+    (``publishing.Publisher``): ``store()`` in the process that rendered it, then
+    ``record()`` here. ``jobs``: worker processes (1: this process; see the module's
+    docstring). ``progress(n)`` is called as pages are done. Returns the number of pages
+    rendered. Raises PublishError naming the URL of a page that answered other than 200
+    (or failed), after every page written so far is recorded; KeyboardInterrupt likewise.
+    """
+    indices = list(indices)
+    if jobs <= 1 or len(indices) < 2 * CHUNK:
+        return _render_here(site, publisher, pages, indices, progress)
+    return _render_forked(site, publisher, pages, indices, jobs, progress)
+
+
+def _render_here(site, publisher, pages, indices, progress):
+    for chunk in _chunks(pages, indices):
+        for uri, relative, body in site.render_many(*_items(pages, chunk)):
+            publisher.page(uri, relative, body)
+            if progress:
+                progress(1)
+    return len(indices)
+
+
+def _items(pages, chunk):
+    """(route, [(kwargs, language)]) of a chunk of pages of one route."""
+    return pages[chunk[0]][0], [(pages[i][1], pages[i][2]) for i in chunk]
+
+
+def _chunks(pages, indices):
+    """``indices`` in chunks of up to CHUNK of one route each, those of the routes with
+    few pages first, one page a chunk: those are the slow ones (site-wide downloads,
+    sitemaps, lists of everything), started early so that no worker is left with one
+    at the end."""
+    by_route = {}
+    for i in indices:
+        by_route.setdefault(pages[i][0].name, []).append(i)
+    few = [[i] for items in by_route.values() if len(items) < CHUNK for i in items]
+    many = [
+        items[start : start + CHUNK]
+        for items in by_route.values()
+        if len(items) >= CHUNK
+        for start in range(0, len(items), CHUNK)
+    ]
+    return few + many
+
+
+def _render_forked(site, publisher, pages, indices, jobs, progress):
+    context = multiprocessing.get_context("fork")
+    stop = context.Event()
+    _work.update(site=site, publisher=publisher, pages=pages, stop=stop)
+    connections.close_all()  # each worker opens its own
+    failure = None
+    rendered = 0
+    with _interrupts_stop(stop) as interrupted:
+        pool = context.Pool(jobs, initializer=_worker_started)
+        try:
+            for done, error in pool.imap_unordered(_render_chunk, _chunks(pages, indices)):
+                for relative, written, media in done:
+                    publisher.record(relative, written, media)
+                rendered += len(done)
+                if progress:
+                    progress(len(done))
+                if error and not failure:
+                    stop.set()  # the other workers stop after the page at hand
+                    failure = PublishError(error)
+            pool.close()
+        finally:
+            pool.terminate()  # at once after an error of this loop; else they are idle
+            pool.join()
+            _work.clear()
+    if failure:
+        raise failure
+    if interrupted:
+        raise KeyboardInterrupt
+    return rendered
+
+
+@contextlib.contextmanager
+def _interrupts_stop(stop):
+    """Within: Ctrl-C (SIGINT) sets ``stop`` instead of raising KeyboardInterrupt, so the
+    loop above still records what the workers wrote; the list given is then not empty.
+    A second Ctrl-C raises at once (the workers are terminated: a page that takes long,
+    such as an open-data download, is not waited for; what they wrote since their last
+    chunk is not in the manifest, and the file one was writing may stay behind as a
+    ``.publish-*`` temporary file). Off the main thread, where Python cannot handle
+    signals, Ctrl-C raises as ever."""
+    interrupted = []
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def handler(_signum, _frame):
+        if interrupted:
+            raise KeyboardInterrupt
+        interrupted.append(True)
+        stop.set()
+        sys.stderr.write(
+            "\nStopping once the pages being rendered are written (Ctrl-C again: at once).\n"
+        )
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _worker_started():
+    # Ctrl-C reaches the whole process group: the parent decides when workers stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _render_chunk(chunk):
+    """In a worker: render and store ``chunk``'s pages; returns ([(path, written, media
+    names)], error message or None), stopping at the first page that fails or when the
+    parent says stop."""
+    site, publisher, pages, stop = (_work[key] for key in ("site", "publisher", "pages", "stop"))
+    done = []
+    rendered = site.render_many(*_items(pages, chunk))
+    for i in chunk:
+        if stop.is_set():
+            break
+        try:
+            _uri, relative, body = next(rendered)
+            written = publisher.store(relative, body)
+        except PublishError as error:
+            return done, str(error)
+        except Exception:  # reported by the parent, which stops every worker
+            uri, _relative = site.target(*pages[i])
+            return done, f"{uri} failed to render:\n{traceback.format_exc()}"
+        done.append((relative, written, sorted(publisher.media_of(body))))
+    return done, None
