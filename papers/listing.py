@@ -38,6 +38,7 @@ from itertools import groupby
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
+from django.db.models import Func, IntegerField, Subquery
 from django.http import Http404
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
@@ -402,19 +403,34 @@ def is_published_badge(row):
 
 
 # A page of ``PaperQuerySet.published_without_award_at()`` of a conference page, as the
-# values of a list (modeltranslation's fallbacks left out: every column is named).
+# values of a list (modeltranslation's fallbacks left out: every column is named),
+# each row ending with how many papers the conference has published (a subquery that
+# the database runs once), so that the page and its count are one query. The page is
+# a published conference's (OtherPapers), so the subquery asks only the papers' own
+# status: joined to the conference, PostgreSQL's generic plan for it read every paper
+# of the site (an index without the conference first) instead of the conference's.
+# COUNT(*) as a plain function, not Django's aggregate, which would add a GROUP BY.
 OTHER_PAPERS = PreparedQuery(
     lambda conference, start, stop: (
         Paper.objects.published()
-        .published_without_award_at(conference)[start:stop]
+        .published_without_award_at(conference)
         .rewrite(False)
-        .values_list(*paper_fields())
+        .annotate(
+            published_papers=Subquery(
+                Paper.objects.filter(conference=conference, status=Status.PUBLISHED)
+                .order_by()
+                .rewrite(False)
+                .annotate(count=Func(template="COUNT(*)", output_field=IntegerField()))
+                .values("count")
+            )
+        )[start:stop]
+        .values_list(*paper_fields(), "published_papers")
     ),
     keys=["start", "stop"],
 )
 
-# How many papers a conference has published (the papers' own status and the
-# conference's): the count an index answers on both databases.
+# How many papers a conference has published, when no page of OTHER_PAPERS says it.
+# (The papers' own status and the conference's: the count an index answers.)
 PUBLISHED_PAPERS_COUNT = PreparedQuery(
     lambda conference: (
         Paper.objects.published().filter(conference=conference).order_by().rewrite(False)
@@ -424,9 +440,14 @@ PUBLISHED_PAPERS_COUNT = PreparedQuery(
 
 class OtherPapers:
     """A published conference's papers without one of its awards, by title (see
-    ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``:
-    ``count()`` and each page (a slice, as :class:`PaperRow` objects) are one prepared
-    query each, as a queryset's count and page are.
+    ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``, which
+    will ask for page ``number`` (an int from 1) of ``per_page``: ``count()`` and that
+    page (a slice, as :class:`PaperRow` objects) come from one prepared query, whose
+    rows carry the conference's number of published papers (saving a query and a
+    round trip to the database on each conference page). A page past the end has no
+    row to carry it: then the count is a query of its own (as is any other slice), and
+    the paginator answers as usual (a 404 for a page out of range); an empty first
+    page means no other papers.
 
     ``awards`` are the conference's published awards with their published entries, from
     :meth:`PageLists.awards`: the count is the conference's published papers less the
@@ -437,8 +458,10 @@ class OtherPapers:
     the index ``paper_listing_order`` alone, on both databases.
     """
 
-    def __init__(self, conference, awards):
+    def __init__(self, conference, awards, number, per_page):
         self.conference_id = conference.pk
+        self.start, self.stop = (number - 1) * per_page, number * per_page
+        self.page = self.published = None
         self.awarded = {
             entry.paper.pk
             for award in awards
@@ -447,12 +470,27 @@ class OtherPapers:
             if entry.paper.conference_id == conference.pk
         }
 
+    def _fetch_page(self):
+        if self.page is None:
+            rows = OTHER_PAPERS(conference=self.conference_id, start=self.start, stop=self.stop)
+            self.page = [PaperRow(row) for row in rows]
+            if rows:
+                self.published = rows[0][-1]
+            elif self.start == 0:
+                self.published = len(self.awarded)  # no other papers
+
     def count(self):
-        return PUBLISHED_PAPERS_COUNT.count(conference=self.conference_id) - len(self.awarded)
+        self._fetch_page()
+        if self.published is None:
+            self.published = PUBLISHED_PAPERS_COUNT.count(conference=self.conference_id)
+        return self.published - len(self.awarded)
 
     def __getitem__(self, page):
         if page.stop <= page.start:  # an empty page: Django asks nothing either
             return []
+        if page.start == self.start and page.stop <= self.stop:
+            self._fetch_page()
+            return self.page[: page.stop - page.start]
         rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)
         return [PaperRow(row) for row in rows]
 

@@ -184,7 +184,10 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
             page = paginate(self.page_number, papers.published_without_award_at(conference))
             rows = listing.paper_rows(page.object_list)
         else:
-            page = paginate(self.page_number, listing.OtherPapers(conference, context["awards"]))
+            others = listing.OtherPapers(
+                conference, context["awards"], self.page_number, LIST_PAGE_SIZE
+            )
+            page = paginate(self.page_number, others)
             rows = page.object_list
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
