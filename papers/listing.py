@@ -10,8 +10,8 @@ variable lookups and built 1,860 model instances (authorships, authors, an award
 conference per badge), about 95% of its 225 ms. Here each item is a few string joins
 over rows of values, and a badge is built once per award and level on the page.
 
-Data: papers are :class:`PaperRow` objects read with ``values()`` (:func:`paper_rows`,
-:class:`AuthorPapers`, award entries) or, in search results, Paper instances. A page
+Data: papers are :class:`PaperRow` objects read with ``values_list()`` (:func:`paper_rows`,
+:class:`AuthorPapers`, award entries, :func:`search_result_rows`). A page
 lists them through :class:`PageLists`, which fetches what its lists show, one query
 per kind for the whole page however many papers, as rows of values:
 
