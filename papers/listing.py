@@ -429,6 +429,10 @@ OTHER_PAPERS = PreparedQuery(
     keys=["start", "stop"],
 )
 
+# The largest offset sent to the database: SQL's LIMIT and OFFSET are 64-bit integers on
+# SQLite and PostgreSQL, and a larger one is an error, not an empty page.
+MAX_OFFSET = 2**62
+
 # How many papers a conference has published, when no page of OTHER_PAPERS says it.
 # (The papers' own status and the conference's: the count an index answers.)
 PUBLISHED_PAPERS_COUNT = PreparedQuery(
@@ -460,7 +464,9 @@ class OtherPapers:
 
     def __init__(self, conference, awards, number, per_page):
         self.conference_id = conference.pk
-        self.start, self.stop = (number - 1) * per_page, number * per_page
+        start = (number - 1) * per_page
+        # A page whose offset no database integer holds is past the end: counted alone.
+        self.start, self.stop = (start, start + per_page) if start <= MAX_OFFSET else (None, None)
         self.page = self.published = None
         self.awarded = {
             entry.paper.pk
@@ -471,7 +477,7 @@ class OtherPapers:
         }
 
     def _fetch_page(self):
-        if self.page is None:
+        if self.page is None and self.start is not None:
             rows = OTHER_PAPERS(conference=self.conference_id, start=self.start, stop=self.stop)
             self.page = [PaperRow(row) for row in rows]
             if rows:
@@ -488,7 +494,7 @@ class OtherPapers:
     def __getitem__(self, page):
         if page.stop <= page.start:  # an empty page: Django asks nothing either
             return []
-        if page.start == self.start and page.stop <= self.stop:
+        if self.start is not None and page.start == self.start and page.stop <= self.stop:
             self._fetch_page()
             return self.page[: page.stop - page.start]
         rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)

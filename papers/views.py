@@ -519,9 +519,7 @@ class MatchKeys:
     other slice is a query of its own.
     """
 
-    # The largest offset sent to the database: SQL's LIMIT and OFFSET are 64-bit
-    # integers on SQLite and PostgreSQL, and a larger one is an error, not an empty page.
-    MAX_OFFSET = 2**62
+    MAX_OFFSET = listing.MAX_OFFSET  # the largest offset sent to the database
 
     def __init__(self, matches, number, per_page):
         self.matches = matches
