@@ -10,8 +10,8 @@ variable lookups and built 1,860 model instances (authorships, authors, an award
 conference per badge), about 95% of its 225 ms. Here each item is a few string joins
 over rows of values, and a badge is built once per award and level on the page.
 
-Data: papers are :class:`PaperRow` objects read with ``values()`` (:func:`paper_rows`,
-:class:`AuthorPapers`, award entries) or, in search results, Paper instances. A page
+Data: papers are :class:`PaperRow` objects read with ``values_list()`` (:func:`paper_rows`,
+:class:`AuthorPapers`, award entries, :func:`search_result_rows`). A page
 lists them through :class:`PageLists`, which fetches what its lists show, one query
 per kind for the whole page however many papers, as rows of values:
 
@@ -32,13 +32,13 @@ shown and marked exactly as elsewhere, and maths in titles is rendered the same
 (papers/mathtext.py, cached by content).
 """
 
-import functools
 import html
 import re
 from itertools import groupby
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
+from django.db.models import Func, IntegerField, Subquery
 from django.http import Http404
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
@@ -91,21 +91,27 @@ def translation_columns(field, prefix=""):
 
 
 class Row:
-    """Some columns of a row of values as attributes: ``names`` is a list of pairs
-    ``(key, attribute)``, such as ``("award__name_en", "name_en")`` (see :func:`names`)."""
+    """Some columns of a row of ``values_list()`` (a tuple) as attributes: ``attributes``
+    names the columns from ``start`` on, one after another (see :func:`columns`), such
+    as ``("slug", "name_en", "name_zh_hans")``."""
 
-    def __init__(self, values, names):
-        self.__dict__.update({attribute: values[key] for key, attribute in names})
+    def __init__(self, row, attributes, start=0):
+        self.__dict__.update(zip(attributes, row[start : start + len(attributes)], strict=True))
 
 
-def names(fields, prefix):
-    """The pairs ``(key, attribute)`` of the ``fields`` that begin with ``prefix`` and
-    reach no further relation, named without it: what :class:`Row` takes."""
-    return [
-        (field, field[len(prefix) :])
-        for field in fields
+def columns(fields, prefix):
+    """``(start, attributes)`` of the ``fields`` that begin with ``prefix`` and reach no
+    further relation: where the first is among ``fields``, and their names without
+    ``prefix``, what :class:`Row` takes. ValueError unless they follow one another."""
+    found = [
+        (position, field[len(prefix) :])
+        for position, field in enumerate(fields)
         if field.startswith(prefix) and "__" not in field[len(prefix) :]
     ]
+    start = found[0][0]
+    if [position for position, _name in found] != list(range(start, start + len(found))):
+        raise ValueError(f"The columns of {prefix!r} do not follow one another: {fields}")
+    return start, tuple(name for _position, name in found)
 
 
 def paper_fields(prefix="", conference=False):
@@ -125,37 +131,35 @@ def paper_fields(prefix="", conference=False):
 
 
 class PaperRow:
-    """A paper as a list shows it, from a row of values with :func:`paper_fields`:
-    ``pk``, ``slug``, the title's and the lead's columns (papers/leads.py), ``image``
-    (the stored name, "" for none),
-    ``conference_id`` and ``conference`` (a :class:`Row` of its name's columns)."""
+    """A paper as a list shows it, from a row of ``values_list()`` (a tuple) whose
+    columns from ``start`` are :func:`paper_fields` (with the conference's name if
+    ``conference``): ``pk``, ``slug``, the title's and the lead's columns
+    (papers/leads.py), ``image`` (the stored name, "" for none), ``conference_id`` and
+    ``conference`` (a :class:`Row` of its name's columns, or None).
 
-    def __init__(self, values, prefix=""):
-        self.__dict__.update({attribute: values[key] for key, attribute in _paper_names(prefix)})
-        conference = _conference_names(prefix)
-        self.conference = Row(values, conference) if conference[0][0] in values else None
+    Built from tuples, not dicts of ``values()``: a conference page builds 150 of them,
+    and the dicts and the look-ups by name were about a tenth of its time."""
+
+    def __init__(self, row, start=0, conference=False):
+        stop = start + len(PAPER_ATTRIBUTES)
+        self.__dict__.update(zip(PAPER_ATTRIBUTES, row[start:stop], strict=True))
+        self.conference = Row(row, CONFERENCE_NAME_ATTRIBUTES, stop) if conference else None
 
     def __repr__(self):
         return f"<PaperRow {self.slug}>"
 
 
-@functools.cache
-def _paper_names(prefix):
-    """:func:`names` of a paper's columns (:func:`paper_fields`), its ``id`` as ``pk``."""
-    fields = names(paper_fields(prefix), prefix)
-    return [(key, "pk" if attribute == "id" else attribute) for key, attribute in fields]
-
-
-@functools.cache
-def _conference_names(prefix):
-    conference = prefix + "conference__"
-    return names(paper_fields(prefix, conference=True), conference)
+# PaperRow's attributes: the columns of paper_fields(), the ``id`` as ``pk``, then (with
+# ``conference``) the conference's name's columns.
+PAPER_ATTRIBUTES = tuple("pk" if field == "id" else field for field in paper_fields())
+CONFERENCE_NAME_ATTRIBUTES = tuple(translation_columns("name"))
 
 
 def paper_rows(papers, conference=False):
     """The papers of the Paper queryset ``papers`` (sliced or not) as :class:`PaperRow`
     objects, in its order (one query). Add what a list shows with :func:`prepare`."""
-    return [PaperRow(values) for values in papers.values(*paper_fields(conference=conference))]
+    rows = papers.values_list(*paper_fields(conference=conference))
+    return [PaperRow(row, conference=conference) for row in rows]
 
 
 # A page of search results: what a list shows of each paper, its conference's name and
@@ -165,12 +169,13 @@ SEARCH_RESULT_FIELDS = (
     *translation_columns("abstract"),
     *translation_columns("summary"),
 )
-SEARCH_RESULT_TEXTS = [
-    (key, key) for key in (*translation_columns("abstract"), *translation_columns("summary"))
-]
+SEARCH_RESULT_TEXTS = (*translation_columns("abstract"), *translation_columns("summary"))
 SEARCH_RESULTS = PreparedQuery(
     lambda papers: (
-        Paper.objects.filter(pk__in=papers).order_by().rewrite(False).values(*SEARCH_RESULT_FIELDS)
+        Paper.objects.filter(pk__in=papers)
+        .order_by()
+        .rewrite(False)
+        .values_list(*SEARCH_RESULT_FIELDS)
     ),
     lists=["papers"],
 )
@@ -183,9 +188,10 @@ def search_result_rows(keys):
     without keys), built once per process: as model instances through a queryset,
     building the query and the instances took about as long as the database took."""
     papers = []
-    for values in SEARCH_RESULTS(papers=keys):
-        paper = PaperRow(values)
-        paper.__dict__.update({attribute: values[key] for key, attribute in SEARCH_RESULT_TEXTS})
+    texts = len(SEARCH_RESULT_FIELDS) - len(SEARCH_RESULT_TEXTS)
+    for row in SEARCH_RESULTS(papers=keys):
+        paper = PaperRow(row, conference=True)
+        paper.__dict__.update(zip(SEARCH_RESULT_TEXTS, row[texts:], strict=True))
         papers.append(paper)
     return papers
 
@@ -197,12 +203,13 @@ class Badge:
 
     __slots__ = ("award_id", "award", "conference", "level_id", "level", "is_top_level", "rank")
 
-    def __init__(self, values):
-        self.award_id, self.level_id = values["award_id"], values["level_id"]
-        self.award = Row(values, BADGE_NAMES["award"])
-        self.conference = Row(values, BADGE_NAMES["conference"])
-        self.level = Row(values, BADGE_NAMES["level"])
-        self.rank = values["level_rank"]
+    def __init__(self, row):
+        """From a row of ``BADGES`` (a tuple)."""
+        self.award_id, self.level_id = row[1], row[2]
+        self.award = Row(row, BADGE_AWARD[1], BADGE_AWARD[0])
+        self.conference = Row(row, BADGE_CONFERENCE[1], BADGE_CONFERENCE[0])
+        self.level = Row(row, BADGE_LEVEL[1], BADGE_LEVEL[0])
+        self.rank = row[-1]
         self.is_top_level = self.rank == 0
 
 
@@ -217,11 +224,9 @@ BADGE_FIELDS = (
     "level__slug",
     *translation_columns("name", "level__"),
 )
-BADGE_NAMES = {
-    "award": names(BADGE_FIELDS, "award__"),
-    "conference": names(BADGE_FIELDS, "award__conference__"),
-    "level": names(BADGE_FIELDS, "level__"),
-}
+BADGE_AWARD = columns(BADGE_FIELDS, "award__")
+BADGE_CONFERENCE = columns(BADGE_FIELDS, "award__conference__")
+BADGE_LEVEL = columns(BADGE_FIELDS, "level__")
 
 ENTRY_FIELDS = (
     "award_id",
@@ -231,7 +236,8 @@ ENTRY_FIELDS = (
     *translation_columns("name_plural", "level__"),
     *paper_fields("paper__", conference=True),
 )
-ENTRY_LEVEL_NAMES = names(ENTRY_FIELDS, "level__")
+ENTRY_LEVEL = columns(ENTRY_FIELDS, "level__")
+ENTRY_PAPER = ENTRY_FIELDS.index("paper__id")
 
 
 class EntryRow:
@@ -241,12 +247,13 @@ class EntryRow:
 
     __slots__ = ("award_id", "level_id", "level", "is_top_level", "level_rank", "paper")
 
-    def __init__(self, values):
-        self.award_id, self.level_id = values["award_id"], values["level_id"]
-        self.level = Row(values, ENTRY_LEVEL_NAMES)
-        self.level_rank = values["level_rank"]
+    def __init__(self, row):
+        """From a row (a tuple) of ``ENTRY_FIELDS`` and then the level's rank."""
+        self.award_id, self.level_id = row[0], row[1]
+        self.level = Row(row, ENTRY_LEVEL[1], ENTRY_LEVEL[0])
+        self.level_rank = row[-1]
         self.is_top_level = self.level_rank == 0
-        self.paper = PaperRow(values, "paper__")
+        self.paper = PaperRow(row, ENTRY_PAPER, conference=True)
 
 
 class PageLists:
@@ -279,7 +286,7 @@ class PageLists:
             rows = PUBLISHED_ENTRIES(awards=by_pk)
         else:
             rows = _entries_of(entries, by_pk)
-        rows = [EntryRow(values) for values in rows]
+        rows = [EntryRow(row) for row in rows]
         self.papers([entry.paper for entry in rows], badges=False)
         rows.sort(key=lambda entry: entry.award_id)  # stable: each award's in level order
         for award_id, award_entries in groupby(rows, key=lambda entry: entry.award_id):
@@ -331,9 +338,9 @@ class PageLists:
                     key=lambda link: (KIND_ORDER.get(link[0], len(KIND_ORDER)), link[0])
                 )
         if badged:
-            for values in BADGES(papers=badged):
-                if is_published_badge(values):
-                    by_pk[values["paper_id"]].listed_badges.append(Badge(values))
+            for row in BADGES(papers=badged):
+                if is_published_badge(row):
+                    by_pk[row[0]].listed_badges.append(Badge(row))
             for pk in badged:
                 # By rank, the top level first; stable, so otherwise in PAPER_ORDER.
                 by_pk[pk].listed_badges.sort(key=lambda badge: badge.rank)
@@ -346,7 +353,7 @@ def _entries_of(entries, awards):
         entries.filter(award__in=awards)
         .with_level_rank()
         .order_by(*AwardEntry.LEVEL_ORDER)
-        .values(*ENTRY_FIELDS, "level_rank")
+        .values_list(*ENTRY_FIELDS, "level_rank")
     )
 
 
@@ -378,32 +385,56 @@ BADGES = PreparedQuery(
         AwardEntry.objects.filter(paper__in=papers)
         .with_level_rank()
         .order_by(*AwardEntry.PAPER_ORDER)
-        .values(*BADGE_FIELDS, *(column for column, _value in BADGE_CONDITIONS), "level_rank")
+        .values_list(*BADGE_FIELDS, *(column for column, _value in BADGE_CONDITIONS), "level_rank")
     ),
     lists=["papers"],
 )
+# Where each of BADGE_CONDITIONS' columns is in a row of BADGES, with its value.
+BADGE_CONDITION_COLUMNS = tuple(
+    (len(BADGE_FIELDS) + position, value)
+    for position, (_column, value) in enumerate(BADGE_CONDITIONS)
+)
 
 
-def is_published_badge(values):
-    """Whether a row of ``BADGES`` is an entry that ``AwardEntry.objects.published()``
-    holds."""
-    return all(values[column] == value for column, value in BADGE_CONDITIONS)
+def is_published_badge(row):
+    """Whether a row of ``BADGES`` (a tuple) is an entry that
+    ``AwardEntry.objects.published()`` holds."""
+    return all(row[position] == value for position, value in BADGE_CONDITION_COLUMNS)
 
 
 # A page of ``PaperQuerySet.published_without_award_at()`` of a conference page, as the
-# values of a list (modeltranslation's fallbacks left out: every column is named).
+# values of a list (modeltranslation's fallbacks left out: every column is named),
+# each row ending with how many papers the conference has published (a subquery that
+# the database runs once), so that the page and its count are one query. The page is
+# a published conference's (OtherPapers), so the subquery asks only the papers' own
+# status: joined to the conference, PostgreSQL's generic plan for it read every paper
+# of the site (an index without the conference first) instead of the conference's.
+# COUNT(*) as a plain function, not Django's aggregate, which would add a GROUP BY.
 OTHER_PAPERS = PreparedQuery(
     lambda conference, start, stop: (
         Paper.objects.published()
-        .published_without_award_at(conference)[start:stop]
+        .published_without_award_at(conference)
         .rewrite(False)
-        .values(*paper_fields())
+        .annotate(
+            published_papers=Subquery(
+                Paper.objects.filter(conference=conference, status=Status.PUBLISHED)
+                .order_by()
+                .rewrite(False)
+                .annotate(count=Func(template="COUNT(*)", output_field=IntegerField()))
+                .values("count")
+            )
+        )[start:stop]
+        .values_list(*paper_fields(), "published_papers")
     ),
     keys=["start", "stop"],
 )
 
-# How many papers a conference has published (the papers' own status and the
-# conference's): the count an index answers on both databases.
+# The largest offset sent to the database: SQL's LIMIT and OFFSET are 64-bit integers on
+# SQLite and PostgreSQL, and a larger one is an error, not an empty page.
+MAX_OFFSET = 2**62
+
+# How many papers a conference has published, when no page of OTHER_PAPERS says it.
+# (The papers' own status and the conference's: the count an index answers.)
 PUBLISHED_PAPERS_COUNT = PreparedQuery(
     lambda conference: (
         Paper.objects.published().filter(conference=conference).order_by().rewrite(False)
@@ -413,9 +444,14 @@ PUBLISHED_PAPERS_COUNT = PreparedQuery(
 
 class OtherPapers:
     """A published conference's papers without one of its awards, by title (see
-    ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``:
-    ``count()`` and each page (a slice, as :class:`PaperRow` objects) are one prepared
-    query each, as a queryset's count and page are.
+    ``PaperQuerySet.published_without_award_at``), for django's ``Paginator``, which
+    will ask for page ``number`` (an int from 1) of ``per_page``: ``count()`` and that
+    page (a slice, as :class:`PaperRow` objects) come from one prepared query, whose
+    rows carry the conference's number of published papers (saving a query and a
+    round trip to the database on each conference page). A page past the end has no
+    row to carry it: then the count is a query of its own (as is any other slice), and
+    the paginator answers as usual (a 404 for a page out of range); an empty first
+    page means no other papers.
 
     ``awards`` are the conference's published awards with their published entries, from
     :meth:`PageLists.awards`: the count is the conference's published papers less the
@@ -426,8 +462,12 @@ class OtherPapers:
     the index ``paper_listing_order`` alone, on both databases.
     """
 
-    def __init__(self, conference, awards):
+    def __init__(self, conference, awards, number, per_page):
         self.conference_id = conference.pk
+        start = (number - 1) * per_page
+        # A page whose offset no database integer holds is past the end: counted alone.
+        self.start, self.stop = (start, start + per_page) if start <= MAX_OFFSET else (None, None)
+        self.page = self.published = None
         self.awarded = {
             entry.paper.pk
             for award in awards
@@ -436,14 +476,29 @@ class OtherPapers:
             if entry.paper.conference_id == conference.pk
         }
 
+    def _fetch_page(self):
+        if self.page is None and self.start is not None:
+            rows = OTHER_PAPERS(conference=self.conference_id, start=self.start, stop=self.stop)
+            self.page = [PaperRow(row) for row in rows]
+            if rows:
+                self.published = rows[0][-1]
+            elif self.start == 0:
+                self.published = len(self.awarded)  # no other papers
+
     def count(self):
-        return PUBLISHED_PAPERS_COUNT.count(conference=self.conference_id) - len(self.awarded)
+        self._fetch_page()
+        if self.published is None:
+            self.published = PUBLISHED_PAPERS_COUNT.count(conference=self.conference_id)
+        return self.published - len(self.awarded)
 
     def __getitem__(self, page):
         if page.stop <= page.start:  # an empty page: Django asks nothing either
             return []
+        if self.start is not None and page.start == self.start and page.stop <= self.stop:
+            self._fetch_page()
+            return self.page[: page.stop - page.start]
         rows = OTHER_PAPERS(conference=self.conference_id, start=page.start, stop=page.stop)
-        return [PaperRow(values) for values in rows]
+        return [PaperRow(row) for row in rows]
 
 
 # A conference page's awards (``published_awards_at``): the columns its list of awards
@@ -542,11 +597,10 @@ CONFERENCE_AWARDS = PreparedQuery(
         .with_entry_count()
         .order_by("conference_id", "position", "slug")
         .rewrite(False)
-        .values(*AWARD_FIELDS)
+        .values_list(*AWARD_FIELDS)
     ),
     lists=["conferences"],
 )
-AWARD_NAMES = names(AWARD_FIELDS, "")
 
 
 def conference_awards(conferences):
@@ -557,8 +611,8 @@ def conference_awards(conferences):
     by_pk = {conference.pk: conference for conference in conferences}
     for conference in conferences:
         conference.listed_awards = []
-    for values in CONFERENCE_AWARDS(conferences=by_pk):
-        by_pk[values["conference_id"]].listed_awards.append(Row(values, AWARD_NAMES))
+    for row in CONFERENCE_AWARDS(conferences=by_pk):
+        by_pk[row[0]].listed_awards.append(Row(row, AWARD_FIELDS[1:], 1))
     return conferences
 
 
@@ -572,7 +626,7 @@ def prepare(papers, *, badges=True, links=True):
 
 
 AUTHOR_PAPERS = PreparedQuery(
-    lambda author, start, stop: Authorship.objects.for_author_page(author)[start:stop].values(
+    lambda author, start, stop: Authorship.objects.for_author_page(author)[start:stop].values_list(
         "id", *paper_fields("paper__", conference=True)
     ),
     keys=["start", "stop"],
@@ -581,7 +635,7 @@ AUTHOR_AFFILIATIONS = PreparedQuery(
     lambda authorships: (
         Affiliation.objects.filter(authorship__in=authorships)
         .order_by("authorship", "position", "pk")
-        .values("authorship_id", *translation_columns("name", "institution__"))
+        .values_list("authorship_id", *translation_columns("name", "institution__"))
     ),
     lists=["authorships"],
 )
@@ -605,15 +659,13 @@ class AuthorPapers:
         if page.stop <= page.start:  # an empty page: Django asks nothing either
             return []
         rows = AUTHOR_PAPERS(author=self.author_id, start=page.start, stop=page.stop)
-        papers = [PaperRow(values, "paper__") for values in rows]
-        by_authorship = {values["id"]: paper for values, paper in zip(rows, papers, strict=True)}
+        papers = [PaperRow(row, 1, conference=True) for row in rows]
+        by_authorship = {row[0]: paper for row, paper in zip(rows, papers, strict=True)}
         for paper in papers:
             paper.listed_affiliations = []
-        institution = names(translation_columns("name", "institution__"), "institution__")
-        for values in AUTHOR_AFFILIATIONS(authorships=by_authorship):
-            by_authorship[values["authorship_id"]].listed_affiliations.append(
-                Row(values, institution)
-            )
+        institution = CONFERENCE_NAME_ATTRIBUTES  # an institution's name: the same columns
+        for row in AUTHOR_AFFILIATIONS(authorships=by_authorship):
+            by_authorship[row[0]].listed_affiliations.append(Row(row, institution, 1))
         return papers
 
 

@@ -176,6 +176,8 @@ class PreparedQuery:
         found = {name if kind != "like" else name[1] for kind, name in slots if kind != "fixed"}
         if found != set(values) - set(self.keys):
             raise ValueError(f"A parameter of this query was not found in its SQL: {sql}")
+        if connection.vendor == "postgresql":
+            _as_arrays(pieces, slots)
         query = queryset.query
         if query.selected:
             names = list(query.selected)
@@ -208,6 +210,21 @@ def _like_slot(param, texts):
     return None
 
 
+def _as_arrays(pieces, slots):
+    """On PostgreSQL: each ``column IN (%s, %s, ...)`` of a list parameter (``slots``,
+    between ``pieces`` of SQL) becomes ``column = ANY(%s)``, one array parameter,
+    changing ``pieces`` and ``slots`` in place. PostgreSQL plans an ``IN`` list as
+    ``= ANY(ARRAY[$1, ...])`` anyway (the same index scan, the same rows), but with a
+    placeholder per item the SQL and its parameters change with the number of items:
+    psycopg parses again each query of more than 50 parameters (its cache of converted
+    queries skips them), and prepares a statement per length of the list."""
+    for position, (kind, name) in enumerate(slots):
+        before, after = pieces[position], pieces[position + 1]
+        if kind == "list" and before.endswith(" IN (") and after.startswith(")"):
+            pieces[position] = before.removesuffix("IN (") + "= ANY("
+            slots[position] = ("array", name)
+
+
 def _sql(compiled, values, connection):
     """The SQL and parameters of a compiled query for these values."""
     pieces, slots, _names, _converters, _as_tuples = compiled
@@ -223,6 +240,9 @@ def _sql(compiled, values, connection):
         elif kind == "list":
             sql.append(", ".join(["%s"] * len(values[value])))
             params.extend(values[value])
+        elif kind == "array":
+            sql.append("%s")
+            params.append(values[value])
         else:
             sql.append("%s")
             params.append(values[value])

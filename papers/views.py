@@ -184,7 +184,10 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
             page = paginate(self.page_number, papers.published_without_award_at(conference))
             rows = listing.paper_rows(page.object_list)
         else:
-            page = paginate(self.page_number, listing.OtherPapers(conference, context["awards"]))
+            others = listing.OtherPapers(
+                conference, context["awards"], self.page_number, LIST_PAGE_SIZE
+            )
+            page = paginate(self.page_number, others)
             rows = page.object_list
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
@@ -516,9 +519,7 @@ class MatchKeys:
     other slice is a query of its own.
     """
 
-    # The largest offset sent to the database: SQL's LIMIT and OFFSET are 64-bit
-    # integers on SQLite and PostgreSQL, and a larger one is an error, not an empty page.
-    MAX_OFFSET = 2**62
+    MAX_OFFSET = listing.MAX_OFFSET  # the largest offset sent to the database
 
     def __init__(self, matches, number, per_page):
         self.matches = matches

@@ -3,7 +3,7 @@
 import html
 
 import pytest
-from django.core.paginator import Paginator
+from django.core.paginator import EmptyPage, Paginator
 from django.db import connection
 from django.template import Context
 from django.test import RequestFactory
@@ -223,15 +223,20 @@ def test_other_papers_pages_are_those_of_the_queryset(django_assert_num_queries)
     awards = _published_awards(conference)
 
     with django_assert_num_queries(1):
-        count = listing.OtherPapers(conference, awards).count()
+        count = listing.OtherPapers(conference, awards, 1, 2).count()
     assert count == queryset.count() == 5
     for number in (1, 2, 3):
-        with django_assert_num_queries(2):  # the count and the page, as a queryset's
-            page = Paginator(listing.OtherPapers(conference, awards), 2).page(number)
+        with django_assert_num_queries(1):  # the page, whose rows carry the count
+            others = listing.OtherPapers(conference, awards, number, 2)
+            page = Paginator(others, 2).page(number)
         expected = Paginator(queryset, 2).page(number)
         assert [row.slug for row in page] == [paper.slug for paper in expected]
         assert [row.title_en for row in page] == sorted(row.title_en for row in page)
-    assert listing.OtherPapers(conference, awards)[0:0] == []
+    assert listing.OtherPapers(conference, awards, 1, 2)[0:0] == []
+    # Past the end: no row carries the count, which is then a query of its own.
+    for number in (4, 2**62):
+        with django_assert_num_queries(2 if number == 4 else 1), pytest.raises(EmptyPage):
+            Paginator(listing.OtherPapers(conference, awards, number, 2), 2).page(number)
 
 
 def _published_awards(conference):
@@ -259,7 +264,7 @@ def test_other_papers_count_sets_aside_each_paper_awarded_there_once():
     factories.award_entry(factories.award(), elsewhere)
     queryset = Paper.objects.published().published_without_award_at(conference)
 
-    count = listing.OtherPapers(conference, _published_awards(conference)).count()
+    count = listing.OtherPapers(conference, _published_awards(conference), 1, 50).count()
 
     assert count == queryset.count() == 2
 
@@ -268,8 +273,8 @@ def test_other_papers_of_a_conference_without_any_is_one_empty_page(django_asser
     conference = factories.conference()
     awards = _published_awards(conference)
 
-    with django_assert_num_queries(1):  # the count; the empty page asks nothing
-        page = Paginator(listing.OtherPapers(conference, awards), 2).page(1)
+    with django_assert_num_queries(1):  # the empty first page: there are none, no count
+        page = Paginator(listing.OtherPapers(conference, awards, 1, 2), 2).page(1)
 
     assert list(page) == []
 

@@ -1,6 +1,7 @@
 """Queries built once and run again with other values (papers/prepared.py)."""
 
 import pytest
+from django.db import connection
 
 from papers.models import Authorship, AwardEntry, Paper, Status
 from papers.prepared import PreparedQuery
@@ -59,6 +60,42 @@ def test_prepared_query_with_an_empty_list_runs_no_query(db, django_assert_num_q
 
     with django_assert_num_queries(0):
         assert names(papers=[]) == []
+
+
+def test_prepared_query_sends_a_list_as_one_array_on_postgresql(db):
+    """On PostgreSQL ``IN (%s, ...)`` becomes ``= ANY(%s)``: one parameter and the same
+    SQL however long the list (psycopg parses again every query of more than 50
+    parameters), with the rows of the ``IN`` list, ``NOT IN`` included."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only (make test-postgres)")
+    papers = _papers(3)
+    kept = PreparedQuery(
+        lambda papers: (
+            Paper.objects.filter(pk__in=papers).order_by("pk").rewrite(False).values_list("pk")
+        ),
+        lists=["papers"],
+    )
+    others = PreparedQuery(
+        lambda papers: (
+            Paper.objects.exclude(pk__in=papers).order_by("pk").rewrite(False).values_list("pk")
+        ),
+        lists=["papers"],
+    )
+    listed = [papers[0].pk, *range(10**6, 10**6 + 60)]
+    sent = []
+
+    def record(execute, sql, params, many, context):
+        sent.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        assert kept(papers=listed) == [(papers[0].pk,)]
+        assert kept(papers=[papers[2].pk, papers[1].pk]) == [(papers[1].pk,), (papers[2].pk,)]
+        assert others(papers=listed) == [(papers[1].pk,), (papers[2].pk,)]
+
+    assert [len(params) for _sql, params in sent] == [1, 1, 1]
+    assert sent[0][0] == sent[1][0]
+    assert all(" = ANY(%s)" in sql and " IN (" not in sql for sql, _params in sent)
 
 
 def test_prepared_query_refuses_model_instances(db):
