@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.views.generic import TemplateView
 from modeltranslation.utils import build_localized_fieldname
 
-from .exporting import export_conference
+from .exporting import IMAGE_DIRECTORY, Export, export_conference
 from .models import (
     Affiliation,
     Authorship,
@@ -364,7 +364,13 @@ def archive(name, title, rows_by_table, today=None):
     return buffer.getvalue()
 
 
-def compact_archive(name, title, conferences, today=None, *, folders=False):
+def export_compact(conference):
+    """The published content of ``conference`` in the compact format (an
+    ``papers.exporting.Export``): what a compact archive holds of it."""
+    return export_conference(conference.slug, format="compact", published_only=True)
+
+
+def compact_archive(name, title, conferences, today=None, *, folders=False, export=None):
     """The ZIP archive (bytes) of ``conferences`` (an iterable of published
     conferences) in the compact format: ``<name>/<slug>.yaml`` per conference (in a
     folder of its own, ``<name>/<slug>/<slug>.yaml``, with ``folders``), the images
@@ -373,11 +379,14 @@ def compact_archive(name, title, conferences, today=None, *, folders=False):
     apart when they share a file name. Only published content is written
     (``export_conference(..., published_only=True)``). Entries are dated ``today``
     (default: today, UTC). Raises :class:`papers.exporting.ExportError` when two
-    different images of one conference would share one file name."""
+    different images of one conference would share one file name. ``export``: the
+    function giving a conference's Export (default ``export_compact``; the publisher
+    passes one that reads it back from the conference's own archive it published)."""
     today = today or timezone.now().date()
+    export = export or export_compact
     files, paths = {}, []
     for conference in conferences:
-        exported = export_conference(conference.slug, format="compact", published_only=True)
+        exported = export(conference)
         folder = f"{conference.slug}/" if folders else ""
         paths.append(f"{folder}{conference.slug}.yaml")
         files[paths[-1]] = exported.text.encode("utf-8")
@@ -434,16 +443,41 @@ def conference_csv(request, slug):
 
 def site_compact(request):
     """Every published conference that has published awards, in the compact format
-    that ``import_conference`` reads, as one ZIP (see ``compact_archive``)."""
-    name = "awardsite-compact"
+    that ``import_conference`` reads, as one ZIP (see ``site_compact_archive``)."""
+    return zip_response(site_compact_archive(), SITE_COMPACT)
+
+
+SITE_COMPACT = "awardsite-compact"
+
+
+def site_compact_archive(export=None):
+    """The bytes of the whole site's compact archive: every published conference that
+    has published awards (``compact_archive`` with ``folders``); ``export`` as there."""
     conferences = (
         Conference.objects.published()
         .filter(awards__in=Award.objects.published())
         .distinct()
         .order_by("year", "slug")
     )
-    archive = compact_archive(name, "awardsite: all published awards", conferences, folders=True)
-    return zip_response(archive, name)
+    return compact_archive(
+        SITE_COMPACT, "awardsite: all published awards", conferences, folders=True, export=export
+    )
+
+
+def read_compact_archive(data, slug):
+    """The Export of conference ``slug`` held by its own compact archive (``data``, the
+    bytes ``conference_compact`` answers): its compact file and images, as
+    ``export_compact`` gave them. Raises zipfile.BadZipFile or KeyError when ``data``
+    is not such an archive."""
+    folder = f"{slug}-compact/"
+    with zipfile.ZipFile(io.BytesIO(data)) as zipped:
+        text = zipped.read(f"{folder}{slug}.yaml").decode("utf-8")
+        images = {
+            name.removeprefix(folder): zipped.read(name)
+            for name in zipped.namelist()
+            if name.startswith(f"{folder}{IMAGE_DIRECTORY}/")
+        }
+    return Export(text, images)
 
 
 def conference_compact(request, slug):
