@@ -649,7 +649,11 @@ class Publisher:
             return
         content = {"files": sorted(files)}
         if media:
-            content["media"] = {page: sorted(names) for page, names in sorted(self.media.items())}
+            # Only the pages that name media files: a page left out names none (most
+            # pages; listing them all made the manifest twice as long to write and read).
+            content["media"] = {
+                page: sorted(names) for page, names in sorted(self.media.items()) if names
+            }
             content["pages"] = [
                 [namespace, name, language, [list(item) for item in kwargs], relative]
                 for (namespace, name, language, kwargs), relative in self.paths.items()
