@@ -121,7 +121,7 @@ def _hash(values):
 # --- The snapshot ----------------------------------------------------------------------
 
 
-def snapshot():
+def snapshot(current_fingerprint=None):
     """The content as the publisher keeps it: ``{"format", "fingerprint", "rows"}``, where
     ``rows`` maps each model's label (``"papers.paper"``) to ``{pk: [hash, *refs]}``,
     ``refs`` being the row's values of the columns ``CONTENT_MODELS`` names and ``hash``
@@ -132,7 +132,9 @@ def snapshot():
     hashes), so it may lie in the published folder. For the 5,000-paper data set
     (67,000 rows): 0.46 s of CPU (1.3 s on a 2-core machine at load 9) and 2.5 MB of
     JSON; reading the last one, taking this one and comparing them, 0.6 s of CPU (1.9 s
-    there); figures of ``benchmarks/publish_changes.py``.
+    there); figures of ``benchmarks/publish_changes.py``. ``current_fingerprint``:
+    :func:`fingerprint`'s answer when the caller has it already (it reads every source
+    file: 0.25 s).
     """
     rows = {}
     for model, refs in CONTENT_MODELS.items():
@@ -142,7 +144,7 @@ def snapshot():
         for values in published_rows(model).values_list(*names):
             table[values[0]] = [_hash(values), *(values[p] for p in positions)]
         rows[_label(model)] = table
-    return {"format": FORMAT, "fingerprint": fingerprint(), "rows": rows}
+    return {"format": FORMAT, "fingerprint": current_fingerprint or fingerprint(), "rows": rows}
 
 
 def write(content, path):
@@ -251,6 +253,21 @@ def fingerprint():
     return digest.hexdigest()
 
 
+def collected_already(previous, current):
+    """Whether ``collectstatic`` may be skipped: the last publish (its snapshot
+    ``previous``, as :func:`read` gives it, or None) collected the static files, and what
+    turns sources into collected files is as it was then: its fingerprint is
+    ``current``, :func:`fingerprint`'s of now (which covers
+    ``static/``, the installed packages, the project's code and collectstatic's own
+    manifest in ``STATIC_ROOT``; a missing manifest changes it). Collecting again would
+    write the same files."""
+    return bool(
+        previous is not None
+        and previous.get("collected")
+        and previous.get("fingerprint") == current
+    )
+
+
 # --- What changed ----------------------------------------------------------------------
 
 
@@ -302,12 +319,16 @@ class Affected:
     published paper). The sets name objects by their URL's slugs: ``venues``,
     ``conferences``, ``papers``, ``authors`` (slugs), ``awards`` (conference slug, award
     slug) and ``award_series`` (venue slug, award slug); an object's pages are all of
-    its routes (detail, pages 2..N, citations, its downloads).
+    its routes (detail, pages 2..N, citations, its downloads). ``sitemaps``: the
+    sections of the sitemap (papers/sitemaps.py) whose list of URLs changed; the
+    sitemap's index when there is one. Pages that show no content (robots.txt, the
+    API's index and schema) only with ``everything``.
     """
 
     everything: bool = False
     site: bool = False
     author_index: bool = False
+    sitemaps: set = field(default_factory=set)
     venues: set = field(default_factory=set)
     conferences: set = field(default_factory=set)
     awards: set = field(default_factory=set)
@@ -330,6 +351,12 @@ class Affected:
             return self.site
         if kind == "author_index":
             return self.author_index
+        if kind == "no_content":
+            return False
+        if kind == "sitemap":
+            return bool(self.sitemaps)
+        if kind == "sitemaps":
+            return kwargs.get("section") in self.sitemaps
         if kind in ("awards", "award_series"):
             parent = "conference_slug" if kind == "awards" else "venue_slug"
             return (kwargs.get(parent), kwargs.get("slug")) in getattr(self, kind)
@@ -367,7 +394,55 @@ ROUTE_KINDS = {
     # The A-Z's letters at paths of their own (branch pagepaths).
     "author-list-letter": "author_index",
     "author-list-letter-page": "author_index",
+    # The sitemap's index (counts of each section's URLs) and its sections, by kwargs.
+    "sitemap": "sitemap",
+    "sitemap-section": "sitemaps",
+    # No content of the database: robots.txt (the sitemap's address), the API's index
+    # (addresses, the licence setting) and its OpenAPI schema and page (the code).
+    "robots-txt": "no_content",
+    "index": "no_content",
+    "openapi-json": "no_content",
+    "openapi-view": "no_content",
 }
+
+# The models whose published rows each section of the sitemap lists, by their keys (slugs
+# and the foreign keys that lead to the slugs in their URLs): a section changes only when
+# one of those rows is added, removed or given other keys (papers/sitemaps.py; no
+# section gives a lastmod). A section not named here changes with any content.
+SITEMAP_MODELS = {
+    "home": (),
+    "venues": (Venue,),
+    "conferences": (Conference,),
+    "awards": (Award, Conference),
+    "award-series": (Award, Conference, Venue),
+    "papers": (Paper,),
+    "authors": (Author,),
+}
+
+
+def _sitemaps(old, new, changes):
+    """The sections of the sitemap (``SITEMAPS``' names) whose URLs differ between the
+    snapshots ``old`` and ``new``, by ``SITEMAP_MODELS``; a section whose sitemap has
+    a ``lastmod`` changes with any change of content."""
+    from .sitemaps import SITEMAPS  # noqa: PLC0415  # sitemaps imports the URLconf's views
+
+    def keys_changed(model):
+        change = changes.get(_label(model))
+        if not change:
+            return False
+        if change.added or change.deleted:
+            return True
+        before, after = old["rows"][_label(model)], new["rows"][_label(model)]
+        return any(before[pk][1:] != after[pk][1:] for pk in change.changed)
+
+    sections = set()
+    for section, sitemap in SITEMAPS.items():
+        models = SITEMAP_MODELS.get(section)
+        if models is None or getattr(sitemap, "lastmod", None) is not None:
+            sections.add(section)
+        elif any(keys_changed(model) for model in models):
+            sections.add(section)
+    return sections
 
 
 class _Index:
@@ -529,6 +604,7 @@ def affected(old, new):
     return Affected(
         site=True,
         author_index=author_index,
+        sitemaps=_sitemaps(old, new, changes),
         venues=gather(venues, lambda i, v: i.ref(i.venue, v, 1)),
         conferences=gather(conferences, lambda i, c: i.ref(i.conference, c, 2)),
         awards=gather(awards, awards_by_slug),

@@ -78,8 +78,9 @@ def render(site, publisher, pages, indices, jobs=1, progress=None):
 
 def _render_here(site, publisher, pages, indices, progress):
     for chunk in _chunks(pages, indices):
-        for uri, relative, body in site.render_many(*_items(pages, chunk)):
-            publisher.page(uri, relative, body)
+        rendered = site.render_many(*_items(pages, chunk))
+        for i, (uri, relative, body) in zip(chunk, rendered, strict=True):
+            publisher.page(uri, relative, body, page=pages[i])
             if progress:
                 progress(1)
     return len(indices)
@@ -119,8 +120,8 @@ def _render_forked(site, publisher, pages, indices, jobs, progress):
         pool = context.Pool(jobs, initializer=_worker_started)
         try:
             for done, error in pool.imap_unordered(_render_chunk, _chunks(pages, indices)):
-                for relative, written, media in done:
-                    publisher.record(relative, written, media)
+                for i, relative, written, media in done:
+                    publisher.record(relative, written, media, page=pages[i])
                 rendered += len(done)
                 if progress:
                     progress(len(done))
@@ -175,9 +176,9 @@ def _worker_started():
 
 
 def _render_chunk(chunk):
-    """In a worker: render and store ``chunk``'s pages; returns ([(path, written, media
-    names)], error message or None), stopping at the first page that fails or when the
-    parent says stop."""
+    """In a worker: render and store ``chunk``'s pages; returns ([(index in ``pages``,
+    path, written, media names)], error message or None), stopping at the first page
+    that fails or when the parent says stop."""
     site, publisher, pages, stop = (_work[key] for key in ("site", "publisher", "pages", "stop"))
     done = []
     rendered = site.render_many(*_items(pages, chunk))
@@ -192,5 +193,5 @@ def _render_chunk(chunk):
         except Exception:  # reported by the parent, which stops every worker
             uri, _relative = site.target(*pages[i])
             return done, f"{uri} failed to render:\n{traceback.format_exc()}"
-        done.append((relative, written, sorted(publisher.media_of(body))))
+        done.append((i, relative, written, sorted(publisher.media_of(body))))
     return done, None

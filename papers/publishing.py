@@ -21,6 +21,7 @@ import math
 import os
 import re
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
@@ -43,6 +44,7 @@ from django_distill.request import (
 )
 from django_distill.utils import iter_url_patterns
 
+from . import opendata
 from .api.answers import NAMESPACE as API_NAMESPACE
 from .models import Author, Award, Conference, Paper, Venue
 from .sitemaps import SITEMAPS, part_count
@@ -239,9 +241,10 @@ ROUTES = [
     Route("sitemap-section", func=sitemap_sections),
     Route("sitemap-section-page", func=sitemap_section_pages),
     Route("opendata-site-csv"),
-    Route("opendata-site-compact"),
     Route("opendata-conference-csv", func=conferences),
     Route("opendata-conference-compact", func=conferences),
+    # After the conferences' archives, which it is built from (Site.reuse_conference_archives).
+    Route("opendata-site-compact"),
     # The API documents pages link to (the Open data and conference pages). A static host
     # serves a file by its name's extension: the index and a conference are JSON at
     # extensionless URLs, given their type by the web server (README: "Publishing to a
@@ -407,6 +410,13 @@ def publish_middleware():
     return [name for name in settings.MIDDLEWARE if name not in NOT_PUBLISHING_MIDDLEWARE]
 
 
+def page_key(route, kwargs, language):
+    """A page's key in the manifest (hashable, JSON-friendly once listed):
+    (namespace, route name, language, kwargs as sorted (name, value) pairs)."""
+    items = sorted(kwargs.items()) if isinstance(kwargs, dict) else enumerate(kwargs)
+    return (route.namespace or "", route.name, language, tuple(items))
+
+
 class Site:
     """The site's WSGI application, asked for one page at a time as a visitor would
     (GET, no cookie, no Accept-Encoding), at ``site_url``'s scheme and host.
@@ -427,6 +437,38 @@ class Site:
         # The handler loads its middleware when made: only what a published page needs.
         with override_settings(MIDDLEWARE=publish_middleware()):
             self.handler = WSGIHandler()
+        self.compact_export = None  # see reuse_conference_archives()
+
+    def reuse_conference_archives(self, publisher, changes):
+        """Build the whole site's compact archive from the conferences' own compact
+        archives the last run published, for each conference whose pages ``changes``
+        (publish_changes.Affected) does not name: they hold the same compact file and
+        images the site's archive holds for it (``opendata.read_compact_archive``).
+        Exporting every conference again took 16 s of CPU at 5,000 papers on every
+        run. A conference that changed, or whose archive is missing or unreadable, is
+        exported afresh (unless this run wrote its archive already: ``ROUTES`` lists
+        the site's archive after the conferences'); the archive's bytes are the same
+        either way."""
+        route = next((r for r in ROUTES if r.name == "opendata-conference-compact"), None)
+        if route is None:
+            return
+        language = settings.LANGUAGES[0][0]
+
+        def export(conference):
+            kwargs = {"slug": conference.slug}
+            _uri, relative = self.target(route, kwargs, language)
+            # Kept from the last run, or written by this one (before the site's archive).
+            written = relative in publisher.produced and not publisher.dry_run
+            if written or not changes.covers(route.name, kwargs):
+                if written or publisher.has(relative):
+                    try:
+                        data = (publisher.directory / relative).read_bytes()
+                        return opendata.read_compact_archive(data, conference.slug)
+                    except (OSError, zipfile.BadZipFile, KeyError):
+                        pass
+            return opendata.export_compact(conference)
+
+        self.compact_export = export
 
     def get(self, uri):
         """(status code, body) of GET ``uri`` (a path, as reverse() gives it)."""
@@ -478,6 +520,8 @@ class Site:
         PublishError naming the URL for any answer but 200 (a static host cannot
         redirect or refuse)."""
         uri, path = self.target(route, kwargs, language)
+        if route.name == "opendata-site-compact" and self.compact_export is not None:
+            return uri, path, opendata.site_compact_archive(export=self.compact_export)
         with translation.override(language):
             status, body = self.get(uri)
         if status != 200:
@@ -524,6 +568,7 @@ class Publisher:
         self.counts = Counts()
         self.produced = set()
         self.media = {}  # page's path -> the media files it names
+        self.paths = {}  # page_key() -> the page's path, for the next run
         self._media_pattern = _media_pattern()
         if dry_run:
             self.previous = self._read_manifest()
@@ -541,6 +586,8 @@ class Publisher:
         of its pages named (None when the manifest has none: its pages cannot be kept)."""
         path = self.directory / MANIFEST
         self.previous_media = None
+        self.previous_paths = {}
+        self._root = str(self.directory)
         if not path.is_file():
             return set()
         try:
@@ -549,6 +596,10 @@ class Publisher:
             media = content.get("media")
             if media is not None:
                 self.previous_media = {page: set(names) for page, names in media.items()}
+                self.previous_paths = {
+                    (namespace, name, language, tuple(map(tuple, kwargs))): relative
+                    for namespace, name, language, kwargs, relative in content.get("pages", [])
+                }
             return files
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise PublishError(f"{path} is not a manifest publish_site wrote.") from error
@@ -561,7 +612,26 @@ class Publisher:
     def has(self, relative):
         """Whether the last run wrote ``relative`` and it is still there."""
         relative = str(PurePosixPath(relative))
-        return relative in self.previous and (self.directory / relative).is_file()
+        return relative in self.previous and os.path.isfile(os.path.join(self._root, relative))
+
+    def keep_page(self, page, target):
+        """Keep the page ``page`` ((route, kwargs, language), as ``pages()`` gives it) as
+        the last run wrote it, when it did and the file is still there; False (nothing
+        done) otherwise. Its path comes from the last run's manifest, else from
+        ``target()`` (``Site.target``): at 72,000 pages, reversing the URL of each kept
+        page took seconds on every run."""
+        key = page_key(*page)
+        relative = self.previous_paths.get(key)
+        if relative is None:
+            _uri, relative = target(*page)
+            relative = str(PurePosixPath(relative))
+        if not (relative in self.previous and os.path.isfile(os.path.join(self._root, relative))):
+            return False
+        self.paths[key] = relative
+        self.produced.add(relative)
+        self.media[relative] = self.previous_media.get(relative, set())
+        self.counts.kept += 1
+        return True
 
     def keep(self, relative):
         """Keep the page the last run wrote at ``relative`` as it is, with the media files
@@ -598,12 +668,16 @@ class Publisher:
             raise PublishError(f"Cannot write {target}: {error.strerror}.") from error
         return True
 
-    def record(self, relative, written, media=None):
+    def record(self, relative, written, media=None, page=None):
         """Count the file ``store()`` wrote (``written``) or found unchanged at
         ``relative`` as produced by this run; ``media``: the media files it names
-        (a page's, see ``media_of()``; None for a file that is not a page)."""
+        (a page's, see ``media_of()``; None for a file that is not a page); ``page``:
+        the page's (route, kwargs, language), so that the next run finds its path in
+        the manifest without reversing its URL."""
         relative = str(PurePosixPath(relative))
         self.produced.add(relative)
+        if page is not None:
+            self.paths[page_key(*page)] = relative
         if written:
             self.counts.written += 1
         else:
@@ -617,9 +691,10 @@ class Publisher:
             return set()
         return set(self._media_pattern.findall(body.decode("utf-8", "replace")))
 
-    def page(self, uri, relative, body):
-        """Write a rendered page and note the media files it names."""
-        self.record(relative, self.store(relative, body), self.media_of(body))
+    def page(self, uri, relative, body, page=None):
+        """Write a rendered page and note the media files it names; ``page``: its
+        (route, kwargs, language), so that the next run finds its path in the manifest."""
+        self.record(relative, self.store(relative, body), self.media_of(body), page=page)
 
     def copy_tree(self, source, prefix, only=None):
         """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the
@@ -634,7 +709,22 @@ class Publisher:
         for relative in sorted(only):
             path = source / relative
             if path.is_file() and path.resolve().is_relative_to(source.resolve()):
-                self.write(f"{prefix}/{relative}", path.read_bytes())
+                if not self._unchanged_copy(path, f"{prefix}/{relative}"):
+                    self.write(f"{prefix}/{relative}", path.read_bytes())
+
+    def _unchanged_copy(self, source, relative):
+        """Keep the copy of ``source`` the last run wrote at ``relative`` when it has the
+        same size and is not older than the source (rsync's quick check: every static
+        file read and compared took a second per run); False when it must be compared."""
+        if not self.has(relative):
+            return False
+        copied = os.stat(os.path.join(self._root, relative))
+        original = source.stat()
+        if copied.st_size != original.st_size or copied.st_mtime_ns < original.st_mtime_ns:
+            return False
+        self.produced.add(relative)
+        self.counts.kept += 1
+        return True
 
     def copy_static(self):
         """collectstatic's output (hashed names, as the live site serves them)."""
@@ -663,17 +753,23 @@ class Publisher:
         body = render_to_string("publish_root.html", context)
         self.write(f"{path.lstrip('/')}index.html", body.encode())
 
-    def language_choices(self):
-        """``language_choice()`` for ``/`` and every page of the first language."""
+    def language_choices(self, keep=False):
+        """``language_choice()`` for ``/`` and every page of the first language. With
+        ``keep``, the choices the last run wrote are kept without rendering them: their
+        bytes depend only on their path, the template and the settings, which
+        ``publish_changes.fingerprint()`` covers (36,000 renders took 10 s a run)."""
         prefix = f"{settings.LANGUAGES[0][0]}/"
         pages = [
             name.removeprefix(prefix).removesuffix("index.html")
             for name in self.produced
             if name.startswith(prefix) and name.endswith("/index.html")
         ]
-        self.language_choice("/")
-        for page in sorted(pages):
-            if page:
+        for page in ["", *sorted(page for page in pages if page)]:
+            relative = f"{page}index.html"
+            if keep and self.has(relative):
+                self.produced.add(relative)
+                self.counts.kept += 1
+            else:
                 self.language_choice(f"/{page}")
 
     def finish(self):
@@ -699,7 +795,15 @@ class Publisher:
             return
         content = {"files": sorted(files)}
         if media:
-            content["media"] = {page: sorted(names) for page, names in sorted(self.media.items())}
+            # Only the pages that name media files: a page left out names none (most
+            # pages; listing them all made the manifest twice as long to write and read).
+            content["media"] = {
+                page: sorted(names) for page, names in sorted(self.media.items()) if names
+            }
+            content["pages"] = [
+                [namespace, name, language, [list(item) for item in kwargs], relative]
+                for (namespace, name, language, kwargs), relative in self.paths.items()
+            ]
         try:
             _replace(self.directory / MANIFEST, json.dumps(content).encode())
         except OSError as error:

@@ -149,7 +149,7 @@ def test_download_runs_a_fixed_number_of_queries(client, django_assert_num_queri
     for _ in range(count):
         _awarded_conference()
 
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         response = client.get("/data/awardsite-csv.zip")
 
     assert len(rows(unzip(response), "papers")) == 3 * count  # the draft is left out

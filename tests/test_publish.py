@@ -15,7 +15,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from papers import publishing, sitemaps
+from papers import listing, opendata, publish_changes, publishing, sitemaps
+from papers.management.commands import publish_site
 from papers.models import Author, AwardEntry, Conference, Paper, Status
 
 from .test_html_validity import VNU
@@ -463,3 +464,92 @@ def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch
 
     with pytest.raises(publishing.PublishError, match="/en/404.html answered 200, not 404"):
         publishing.not_found_pages(publishing.Site(SITE_URL))
+
+
+def _tree(site):
+    """{path: bytes} of every file publish_site wrote under ``site`` but its own records."""
+    own = {publishing.MANIFEST, ".publish-snapshot.json"}
+    return {
+        str(path.relative_to(site)): path.read_bytes()
+        for path in site.rglob("*")
+        if path.is_file() and str(path.relative_to(site)) not in own
+    }
+
+
+def test_after_an_edit_the_output_is_what_a_publish_from_scratch_writes(icml, publish, tmp_path):
+    # Everything kept or reused (pages, language choices, the conferences' compact files in
+    # the site's archive, search results) must be what rendering it again would give.
+    site = tmp_path / "site"
+    publish()
+    paper = Paper.objects.published().filter(award_entries__isnull=False).first()
+    paper.title_en = "A title changed after the first publish"
+    paper.save()
+
+    publish()
+    publish(tmp_path / "fresh")
+
+    edited, fresh = _tree(site), _tree(tmp_path / "fresh")
+    assert sorted(edited) == sorted(fresh)
+    assert [path for path in fresh if edited[path] != fresh[path]] == []
+
+
+def test_after_an_edit_only_its_conference_is_exported_again(icml, publish, monkeypatch):
+    publish()
+    paper = Paper.objects.published().first()
+    exported = []
+    export = opendata.export_compact
+    monkeypatch.setattr(opendata, "export_compact", lambda c: exported.append(c.slug) or export(c))
+    paper.title_en = "A title changed after the first publish"
+    paper.save()
+
+    publish()
+
+    # The archives of its conference and of those that awarded it, once each: the site's
+    # archive reads them back from those files, and every other conference's.
+    awarded_at = AwardEntry.objects.filter(paper=paper).values_list("award__conference__slug")
+    assert sorted(exported) == sorted({paper.conference.slug, *(s for (s,) in awarded_at)})
+
+
+def test_after_an_edit_only_its_search_result_is_rendered_again(icml, publish, monkeypatch):
+    publish()
+    paper = Paper.objects.published().first()
+    rendered = []
+    rows = listing.search_result_rows
+    monkeypatch.setattr(
+        listing, "search_result_rows", lambda keys: rendered.extend(keys) or rows(keys)
+    )
+    paper.title_en = "A title changed after the first publish"
+    paper.save()
+
+    publish()
+
+    assert rendered == [paper.pk]
+
+
+def test_kept_pages_and_language_choices_are_neither_reversed_nor_rendered(
+    icml, publish, monkeypatch
+):
+    publish()
+    calls = []
+    monkeypatch.setattr(publishing.Site, "target", lambda *args: calls.append("target"))
+    monkeypatch.setattr(
+        publishing.Publisher, "language_choice", lambda *args: calls.append("choice")
+    )
+    monkeypatch.setattr(publish_site, "call_command", lambda *args, **kw: calls.append(args[0]))
+
+    _written, kept, _removed = publish()  # nothing changed
+
+    assert calls == [] and kept > 0  # nor collectstatic run again
+
+
+def test_static_files_are_collected_again_after_a_deploy(icml, publish, monkeypatch, tmp_path):
+    publish()
+    calls = []
+    monkeypatch.setattr(publish_site, "call_command", lambda *args, **kw: calls.append(args[0]))
+    state = tmp_path / "site" / publish_changes.SNAPSHOT
+    content = json.loads(state.read_text())
+    state.write_text(json.dumps({**content, "fingerprint": "an earlier deploy"}))
+
+    publish()
+
+    assert calls == ["collectstatic"]

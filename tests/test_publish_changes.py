@@ -30,6 +30,7 @@ from papers.models import (
     Venue,
 )
 from papers.publish_changes import Affected, affected, changed, read, snapshot, write
+from papers.sitemaps import SITEMAPS
 from tests import factories
 
 LANGUAGES = ("en", "zh-hans")
@@ -44,6 +45,10 @@ def object_pages():
     papers = _slugs(Paper.objects.published())
     conferences = _slugs(Conference.objects.published())
     pages = [("papers:author-list", {})]
+    # Pages about the whole site that Affected follows finer than "any change".
+    pages += [("sitemap", {}), ("robots-txt", {}), ("api-v1:index", {})]
+    pages += [("api-v1:openapi-json", {})]
+    pages += [("sitemap-section", {"section": section}) for section in SITEMAPS]
     pages += [("papers:venue-detail", {"slug": s}) for s in _slugs(Venue.objects.published())]
     for slug in conferences:
         pages.append(("papers:conference-detail", {"slug": slug}))
@@ -463,3 +468,24 @@ def test_fingerprint_changes_with_the_published_address():
 def test_snapshot_dates_and_files_hash_stably(two_papers):
     Conference.objects.update(start_date=datetime.date(2025, 7, 14))
     assert snapshot()["rows"] == snapshot()["rows"]
+
+
+def test_affected_sitemap_sections_follow_the_keys_of_their_rows(two_papers):
+    old = snapshot()
+    Paper.objects.filter(slug="second").update(title_en="Second, retitled")
+    assert affected(old, snapshot()).sitemaps == set()  # no slug changed: no URL
+    Paper.objects.filter(slug="second").update(slug="second-renamed")
+    pages = affected(old, snapshot())
+    assert pages.sitemaps == {"papers"}
+    assert pages.covers("sitemap") and pages.covers("sitemap-section", {"section": "papers"})
+    assert not pages.covers("sitemap-section", {"section": "authors"})
+    assert not pages.covers("robots-txt") and not pages.covers("openapi-json")
+
+
+def test_affected_misses_a_sitemap_when_its_rule_is_missing(client, icml, monkeypatch):
+    # The strong test fails without the rule "a paper's slug is in the papers' sitemap".
+    monkeypatch.setitem(publish_changes.SITEMAP_MODELS, "papers", ())
+    missed, _changed, _affected = missed_pages(
+        client, lambda: Paper.objects.filter(slug=_paper().slug).update(slug="trpo")
+    )
+    assert ("sitemap-section", (("section", "papers"),), "en") in missed

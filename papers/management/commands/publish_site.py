@@ -81,9 +81,19 @@ class Command(BaseCommand):
             )
         started = time.monotonic()
         self.steps = {}
-        if not (no_collectstatic or dry_run):
+        state = Path(directory) / publish_changes.SNAPSHOT
+        previous = publish_changes.read(state)
+        collect = not (no_collectstatic or dry_run)
+        current = publish_changes.fingerprint()
+        if collect and publish_changes.collected_already(previous, current):
+            # What collectstatic reads (static/, the packages) and writes (its manifest)
+            # is as the last run left it: collecting again, which compresses every file
+            # again, would give the same files (about 3 s a run).
+            collect = False
+        if collect:
             with self.step("collectstatic"):
                 call_command("collectstatic", interactive=False, verbosity=0)
+            current = publish_changes.fingerprint()  # collectstatic's manifest may differ
         # Pages rendered afresh (not from the page cache), for the public address.
         with override_settings(
             PAGE_CACHE_ENABLED=False,
@@ -95,14 +105,15 @@ class Command(BaseCommand):
             except publishing.PublishError as error:
                 raise CommandError(str(error)) from error
             site = publishing.Site(site_url)
-            state = Path(directory) / publish_changes.SNAPSHOT
             try:
                 # Taken before rendering: an edit saved during the run is seen by the next.
                 with self.step("snapshot"):
-                    content = publish_changes.snapshot()
-                    changes = publish_changes.affected(publish_changes.read(state), content)
+                    content = publish_changes.snapshot(current)
+                    content["collected"] = not no_collectstatic
+                    changes = publish_changes.affected(previous, content)
                 if not publisher.can_keep():
                     changes = publish_changes.Affected(everything=True)
+                site.reuse_conference_archives(publisher, changes)
                 with self.step("listing pages"):
                     pages = list(publishing.pages())
                 bar = tqdm(
@@ -114,12 +125,13 @@ class Command(BaseCommand):
                 )
                 with bar, self.step("pages"):
                     todo = []
-                    for i, (route, kwargs, language) in enumerate(pages):
-                        if not changes.covers(route.name, kwargs):
-                            _uri, relative = site.target(route, kwargs, language)
-                            if publisher.keep(relative):
-                                bar.update()
-                                continue
+                    for i, page in enumerate(pages):
+                        route, kwargs, _language = page
+                        if not changes.covers(route.name, kwargs) and publisher.keep_page(
+                            page, site.target
+                        ):
+                            bar.update()
+                            continue
                         todo.append(i)
                     rendered = publish_render.render(
                         site, publisher, pages, todo, jobs=jobs, progress=bar.update
@@ -130,7 +142,7 @@ class Command(BaseCommand):
                     for relative, body in publishing.not_found_pages(site).items():
                         publisher.write(relative, body)
                 with self.step("language choices"):
-                    publisher.language_choices()
+                    publisher.language_choices(keep=not changes.everything)
                 with self.step("static and media files"):
                     publisher.copy_static()
                     publisher.copy_media()
@@ -176,5 +188,9 @@ class Command(BaseCommand):
             for relative in paths:
                 publisher.keep(relative)
             return
-        for relative, data in static_search.search_files().items():
+        if changes.everything:
+            files = static_search.search_files()
+        else:
+            files = static_search.search_files(publisher.directory, changes.papers)
+        for relative, data in files.items():
             publisher.write(relative, data)
