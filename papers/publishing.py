@@ -802,7 +802,11 @@ class Publisher:
             }
             content["pages"] = [
                 [namespace, name, language, [list(item) for item in kwargs], relative]
-                for (namespace, name, language, kwargs), relative in self.paths.items()
+                # By path, so that the manifest does not depend on which worker
+                # process finished first.
+                for (namespace, name, language, kwargs), relative in sorted(
+                    self.paths.items(), key=lambda item: item[1]
+                )
             ]
         try:
             _replace(self.directory / MANIFEST, json.dumps(content).encode())

@@ -27,6 +27,7 @@ LANGUAGES = ("en", "zh-hans")
 
 class FakeRoute:
     name = "page"
+    namespace = None
     batch = None
 
 
@@ -248,7 +249,6 @@ def test_parallel_publish_of_the_shipped_content_is_the_serial_ones_byte_for_byt
             SITE_URL,
             "--jobs",
             "2",
-            "--no-collectstatic",
         ],
         env,
     )
