@@ -624,13 +624,9 @@ class Publisher:
         relative = self.previous_paths.get(key)
         if relative is None:
             _uri, relative = target(*page)
-            relative = str(PurePosixPath(relative))
-        if not (relative in self.previous and os.path.isfile(os.path.join(self._root, relative))):
+        if not self.keep(relative):
             return False
-        self.paths[key] = relative
-        self.produced.add(relative)
-        self.media[relative] = self.previous_media.get(relative, set())
-        self.counts.kept += 1
+        self.paths[key] = str(PurePosixPath(relative))
         return True
 
     def keep(self, relative):
