@@ -249,22 +249,25 @@ def _follow_deletions(changes):
     if not deleted:
         return
     for change in changes:
-        if change.action == DELETED:
+        specs = field_specs(change.item.model)
+        gone = [
+            name
+            for name, spec in specs.items()
+            if spec.kind == "reference" and (spec.target, tuple(change.final[name])) in deleted
+        ]
+        if change.action == DELETED or (gone and change.instance is None):
             # Deleted with what it refers to (an authorship with its paper)? Say so.
-            for name, spec in field_specs(change.item.model).items():
-                key = change.final[name] if spec.kind == "reference" else None
-                if change.deleted_with is None and (spec.target, tuple(key or ())) in deleted:
-                    change.deleted_with = (spec.target._meta.label_lower, key)
+            if gone and change.deleted_with is None:
+                change.deleted_with = (
+                    specs[gone[0]].target._meta.label_lower,
+                    change.final[gone[0]],
+                )
+            if change.action != DELETED:
+                change.action = DELETED
+                deleted.add((change.item.model, change.item.key))
             continue
-        for name, spec in field_specs(change.item.model).items():
-            if spec.kind == "reference":
-                if (spec.target, tuple(change.final[name])) not in deleted:
-                    continue
-                if change.instance is None:
-                    change.action = DELETED
-                    change.deleted_with = (spec.target._meta.label_lower, change.final[name])
-                    deleted.add((change.item.model, change.item.key))
-                    break
+        for name, spec in specs.items():
+            if name in gone:
                 # Only the file's value can name a deleted object: the database's
                 # reference would have gone with it (CASCADE) or stopped the deletion.
                 old, new = change.changes.pop(name)
