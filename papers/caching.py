@@ -228,8 +228,9 @@ class CacheOutage:
         self.retry_at = now + pause
 
     def recovering(self):
-        """True (once) when this is the first attempt after failures: the caller writes
-        the content generation afresh, then calls :meth:`recovered` if that worked."""
+        """True while the cache has failed and not yet answered again (each attempt
+        after a pause): the caller writes the content generation afresh first, then
+        calls :meth:`recovered` if that and its read worked."""
         return self.since is not None
 
     def recovered(self):

@@ -205,20 +205,26 @@ def test_index_holds_what_the_filters_match(icml, tmp_path):
 FOLDED = ["Weiß", "STRAẞE", "Παππάς", "ΠΑΠΠΑΣ", "ϲ", "Jiménez", "ＡＩ", "ﬁne", "Straße-Ⅻ"]
 
 
+def node_json(script, argument, stdin=b""):
+    """What the ES module ``script`` writes to standard output, read as JSON; node runs
+    it in the project's folder with ``argument`` as JSON in ``process.argv[1]`` and
+    ``stdin`` (bytes) on its standard input. Raises CalledProcessError when it fails."""
+    result = subprocess.run(  # nosec B603 B607  # node, a fixed script, data as an argument
+        ["node", "--input-type=module", "-e", script, json.dumps(argument)],
+        input=stdin,
+        capture_output=True,
+        check=True,
+        cwd=settings.BASE_DIR,
+    )
+    return json.loads(result.stdout)
+
+
 def test_the_published_search_folds_words_as_the_live_search_does():
     script = (
         'import { fold } from "./static/js/search-terms.js";'
         "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map(fold)));"
     )
-    result = subprocess.run(  # nosec B603 B607  # node, a fixed script, data as an argument
-        ["node", "--input-type=module", "-e", script, json.dumps(FOLDED)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=settings.BASE_DIR,
-    )
-
-    assert json.loads(result.stdout) == [search.fold(word) for word in FOLDED]
+    assert node_json(script, FOLDED) == [search.fold(word) for word in FOLDED]
 
 
 def test_collected_search_modules_import_each_other_by_hashed_name(settings, tmp_path):
@@ -271,14 +277,7 @@ def static_search_ids(index, queries):
         "});"
         "process.stdout.write(JSON.stringify(found));"
     )
-    result = subprocess.run(  # nosec B603 B607  # node, a fixed script, data as an argument
-        ["node", "--input-type=module", "-e", script, json.dumps(queries)],
-        input=index,
-        capture_output=True,
-        check=True,
-        cwd=settings.BASE_DIR,
-    )
-    return dict(zip(queries, json.loads(result.stdout), strict=True))
+    return dict(zip(queries, node_json(script, queries, index), strict=True))
 
 
 def test_the_published_search_finds_what_the_live_search_finds(icml):
