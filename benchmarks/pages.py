@@ -14,8 +14,8 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
    (``HttpResponse("ok")`` behind Django's stock middleware, benchmarks/trivial_settings.py);
 3. runs wrk (Debian's package) in ``--rounds`` interleaved rounds, each the trivial view
    then every page warm and cold, ``-t2 -c32`` for ``--duration`` seconds, as the issue
-   did, sending ``Accept-Encoding: gzip`` as browsers do; then each page on one
-   connection (``-t1 -c1``), whose latency is the server time of one request;
+   did, sending ``Accept-Encoding: gzip`` as browsers do; then, in the same round, each
+   on one connection (``-t1 -c1``), whose latency is the server time of one request;
 4. counts queries and bytes of each page in this process (Django's test client);
 5. on the first database (SQLite) only, unless ``--no-publish``: times ``publish_site``
    from an empty directory and again after one edit, then serves its output with
@@ -24,7 +24,8 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
 
 Columns: req/s under load (median of the rounds) and its ratio to the trivial view's;
 p50 and p95 latency under load (ms, median of the rounds; with 32 connections on 2
-workers this is mostly queueing); p50 and p95 on one connection (the server time);
+workers this is mostly queueing); p50 and p95 on one connection (the server time,
+median of the rounds);
 queries per request; HTML size (uncompressed, KB) and bytes sent with gzip (KB).
 
 Targets, from issue 13, checked at the end: every warm page at least 80% of the trivial
@@ -36,7 +37,8 @@ whatever the figures say: the table is the result.
 
 Options: ``--papers N`` (5000), ``--authors N`` (3 per paper), ``--conferences N`` (10),
 ``--awards N`` (200), ``--rounds N`` (3), ``--duration S`` (5), ``--single-duration S``
-(3), ``--port N`` (8160: the three servers use N, N+1 and N+2, nginx N+3), ``--postgres URL``,
+(2, each round), ``--port N`` (8160: the three servers use N, N+1 and N+2, nginx N+3),
+``--postgres URL``,
 ``--postgres-redis URL`` (the PostgreSQL servers' page cache on this Redis, as
 production runs them, while SQLite keeps the default local-memory cache; it is flushed
 first; ``REDIS_URL`` in the environment puts both databases' on Redis), ``--keep``
@@ -94,7 +96,9 @@ def main():
     parser.add_argument("--awards", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
-    parser.add_argument("--single-duration", type=int, default=3, help="seconds, one connection")
+    parser.add_argument(
+        "--single-duration", type=int, default=2, help="seconds per round, one connection"
+    )
     parser.add_argument("--port", type=int, default=8160)
     parser.add_argument("--postgres", metavar="URL", help="also run on this PostgreSQL database")
     parser.add_argument("--postgres-redis", metavar="URL", help="PostgreSQL's page cache on Redis")
@@ -213,18 +217,18 @@ def measure(options, database_url, workdir):
         for path in pages.values():  # fill both workers' caches
             wrk(f"http://127.0.0.1:{servers['warm'][0]}{path}", script, 1, connections=4)
         trivial = f"http://127.0.0.1:{servers['trivial'][0]}/"
-        runs = {("trivial", "-"): []}
-        for _round in range(options.rounds):
-            runs[("trivial", "-")].append(wrk(trivial, script, options.duration))
-            for mode in ("warm", "cold"):
-                for name, path in pages.items():
-                    url = f"http://127.0.0.1:{servers[mode][0]}{path}"
-                    runs.setdefault((name, mode), []).append(wrk(url, script, options.duration))
-        single = {("trivial", "-"): wrk(trivial, script, options.single_duration, 1, 1)}
+        urls = {("trivial", "-"): trivial}
         for mode in ("warm", "cold"):
             for name, path in pages.items():
-                url = f"http://127.0.0.1:{servers[mode][0]}{path}"
-                single[(name, mode)] = wrk(url, script, options.single_duration, 1, 1)
+                urls[(name, mode)] = f"http://127.0.0.1:{servers[mode][0]}{path}"
+        runs, single = {}, {}
+        for _round in range(options.rounds):
+            for key, url in urls.items():
+                runs.setdefault(key, []).append(wrk(url, script, options.duration))
+            # One connection in every round too, so that its p95 is a median of the
+            # rounds like the columns under load, not one short run's.
+            for key, url in urls.items():
+                single.setdefault(key, []).append(wrk(url, script, options.single_duration, 1, 1))
     finally:
         for process in processes:
             process.terminate()
@@ -251,9 +255,9 @@ def measure(options, database_url, workdir):
                 "p50": statistics.median(r["p50"] for r in results),
                 "p95": statistics.median(r["p95"] for r in results),
                 "errors": sum(r["errors"] for r in results),
-                "single_p50": single[(name, mode)]["p50"],
-                "single_p95": single[(name, mode)]["p95"],
-                "single_requests": single[(name, mode)]["requests"],
+                "single_p50": statistics.median(r["p50"] for r in single[(name, mode)]),
+                "single_p95": statistics.median(r["p95"] for r in single[(name, mode)]),
+                "single_requests": sum(r["requests"] for r in single[(name, mode)]),
                 **sizes.get((name, mode), {}),
             }
         )
@@ -461,7 +465,7 @@ def print_table(options, rows, published=None):
         f"{options.papers} papers, {options.authors} authors, {options.awards} awards over "
         f"{options.conferences} conferences; gunicorn {WORKERS} sync workers per server; wrk "
         f"-t2 -c32 -d{options.duration}s x {options.rounds} interleaved rounds (medians); "
-        f"1-conn: wrk -t1 -c1 -d{options.single_duration}s"
+        f"1-conn: wrk -t1 -c1 -d{options.single_duration}s in each round (medians)"
     )
     header = (
         f"{'db':<10} {'page':<10} {'mode':<5} {'req/s':>8} {'ratio':>6} {'p50 ms':>7} "
