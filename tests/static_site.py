@@ -1,51 +1,32 @@
-"""A published copy of the site for the static search's tests, and a static host for it.
+"""A published copy of the site for the static search's browser tests, and a static
+host for it.
 
-Until ``manage.py publish_site`` lands (issue 12), :func:`mirror` writes the pages the
-search's tests visit the way a static host serves them (``/en/`` as
-``en/index.html``), fetched from the live views by Django's test client, and copies
-the static files; :func:`build_search_index` then adds the search, as publish_site
-will. :func:`serve` serves such a folder as a plain static host that sends the live
-site's Content-Security-Policy on every file.
+:func:`publish` runs ``manage.py publish_site`` on the test database, so the tests
+search the very files a static host receives; :func:`serve` serves such a folder as a
+plain static host that sends the live site's Content-Security-Policy on every file.
 """
 
 import contextlib
 import functools
 import http.server
-import shutil
 import threading
-from pathlib import Path
+from io import StringIO
 
-from django.conf import settings
+from django.core.management import call_command
 
-from papers.static_search import build_search_index
-
-# The pages a search leads to, after each language prefix.
-MIRRORED = [
-    "",
-    "conferences/",
-    "awards/",
-    "authors/",
-    "papers/conformal-prediction-as-bayesian-quadrature/",
-]
+# The published site's public address (its sitemap and canonical links name it).
+SITE_URL = "https://awards.example.org"
 
 
-def mirror(client, directory):
-    """Write the live site's pages in ``MIRRORED`` (both languages), the static files
-    and the search into ``directory`` (a Path). Returns the live site's
-    Content-Security-Policy header, for :func:`serve`."""
-    policy = None
-    for code, _name in settings.LANGUAGES:
-        for path in MIRRORED:
-            response = client.get(f"/{code}/{path}")
-            assert response.status_code == 200, path
-            policy = response["Content-Security-Policy"]
-            folder = directory / code / path
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / "index.html").write_bytes(response.content)
-    # The tests' storage gives unhashed addresses (/static/css/site.css).
-    shutil.copytree(Path(settings.BASE_DIR) / "static", directory / "static")
-    build_search_index(directory)
-    return policy
+def publish(settings, folder):
+    """Publish the site in the test database with ``manage.py publish_site`` into
+    ``folder / "site"`` (``folder``: a Path; the static files are collected into
+    ``folder / "collected"``). Returns the published site's folder. Raises
+    CommandError, as publish_site does, when a page does not render."""
+    settings.SITE_URL = SITE_URL
+    settings.STATIC_ROOT = folder / "collected"
+    call_command("publish_site", str(folder / "site"), stdout=StringIO())
+    return folder / "site"
 
 
 @contextlib.contextmanager

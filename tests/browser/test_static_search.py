@@ -6,8 +6,10 @@ one) and no console error; without JavaScript the search box leads to the lists.
 import pytest
 from playwright.sync_api import expect
 
+from papers.models import Paper
+
 from .. import factories
-from ..static_site import mirror, serve
+from ..static_site import publish, serve
 from .test_accessibility import AXE
 
 pytestmark = pytest.mark.browser
@@ -16,13 +18,24 @@ TITLE_EN = "Conformal Prediction as Bayesian Quadrature"
 TITLE_ZH = "共形预测作为贝叶斯求积"
 
 
+@pytest.fixture(scope="module")
+def published_copies():
+    """The module's published copies of the site by the papers they hold (their slugs):
+    the shipped content is published once, not for every test."""
+    return {}
+
+
 @pytest.fixture
-def static_site(icml, client, tmp_path):
-    """The base URL of a static host serving a published copy of the shipped content."""
-    policy = mirror(client, tmp_path)
+def static_site(icml, client, settings, published_copies, tmp_path_factory):
+    """The base URL of a static host serving ``publish_site``'s output for the papers
+    in the test database (the shipped content, and whatever the test added)."""
+    papers = tuple(Paper.objects.order_by("slug").values_list("slug", flat=True))
+    if papers not in published_copies:
+        published_copies[papers] = publish(settings, tmp_path_factory.mktemp("published"))
+    policy = client.get("/en/")["Content-Security-Policy"]
     # The live policy, whatever the order django-csp writes its directives in.
     assert "script-src 'self'" in [part.strip() for part in policy.split(";")]
-    with serve(tmp_path, policy) as base:
+    with serve(published_copies[papers], policy) as base:
         yield base
 
 
