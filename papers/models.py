@@ -87,6 +87,15 @@ def published_q(prefix=""):
     )
 
 
+def _count_of(queryset, field):
+    """The number of rows of ``queryset`` whose ``field`` is the outer query's row: an
+    integer expression (0 when none) for ``annotate()``, as a correlated subquery."""
+    counted = (
+        queryset.filter(**{field: OuterRef("pk")}).order_by().values(field).annotate(n=Count("pk"))
+    )
+    return Coalesce(Subquery(counted.values("n")), 0)
+
+
 def unlisted_paper_fields(prefix=""):
     """A paper's long columns that no list of papers shows: abstract and summary (the
     field and each language's column) and the search texts (``search_text``, ``match_text``).
@@ -165,10 +174,15 @@ class ConferenceQuerySet(NaturalKeyQuerySet):
 
     def for_venue(self):
         """Conferences with ``award_count`` (published awards) and ``paper_count``
-        (published papers published there), for a venue's list of editions."""
+        (published papers published there), for a venue's list of editions.
+
+        Each count is a subquery of its own: counting both over joins of the awards and
+        the papers made a row for every award and paper pair (10,000 a conference at the
+        benchmark's size: 20 awards, 500 papers), and the list of conferences took 97 ms.
+        """
         return self.annotate(
-            award_count=Count("awards", filter=Q(awards__status=Status.PUBLISHED), distinct=True),
-            paper_count=Count("papers", filter=Q(papers__status=Status.PUBLISHED), distinct=True),
+            award_count=_count_of(Award.objects.filter(status=Status.PUBLISHED), "conference"),
+            paper_count=_count_of(Paper.objects.filter(status=Status.PUBLISHED), "conference"),
         )
 
 

@@ -13,9 +13,11 @@ from papers.models import (
     Award,
     AwardEntry,
     AwardLevel,
+    Conference,
     Institution,
     Paper,
     PaperLink,
+    Status,
 )
 
 from . import factories
@@ -258,3 +260,22 @@ def test_authorship_position_taken_on_the_paper_is_refused():
         Authorship(paper=paper, author=factories.author(), position=1).full_clean()
 
     assert raised.value.messages == ["Another author of this paper has this position."]
+
+
+def test_for_venue_counts_each_editions_published_awards_and_papers_once():
+    busy, quiet = factories.conference(), factories.conference()
+    awards = [factories.award(conference=busy) for _ in range(2)]
+    factories.award(conference=busy, status=Status.DRAFT)
+    papers = [factories.paper(conference=busy) for _ in range(3)]
+    factories.paper(conference=busy, status=Status.DRAFT)
+    factories.paper(conference=quiet)
+    for award in awards:  # every award to every paper: a join would count 6 of each
+        for paper in papers:
+            factories.award_entry(award, paper)
+
+    counts = {
+        conference.pk: (conference.award_count, conference.paper_count)
+        for conference in Conference.objects.for_venue()
+    }
+
+    assert counts == {busy.pk: (2, 3), quiet.pk: (0, 1)}
