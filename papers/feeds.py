@@ -4,13 +4,14 @@
 import datetime
 
 from django.contrib.syndication.views import Feed
+from django.db.models import Prefetch
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext, gettext_lazy
 
 from .metadata import absolute_url
-from .models import Award
+from .models import Award, AwardEntry, unlisted_paper_fields
 from .templatetags.awards import localized_value
 
 FEED_LENGTH = 50
@@ -53,9 +54,19 @@ class LatestAwardsFeed(Feed):
         return self.feed_url()
 
     def items(self):
+        # Each entry lists its papers' titles by level, nothing more: not for_detail()'s
+        # authors and links, which built 3,400 model instances for the 50 awards at the
+        # benchmark's size (benchmarks/pages.py) and took most of the feed's time.
+        entries = (
+            AwardEntry.objects.published()
+            .in_level_order()
+            .select_related("paper")
+            .defer(*unlisted_paper_fields("paper__"))
+        )
         return (
             Award.objects.published()
-            .for_detail()
+            .with_conference()
+            .prefetch_related(Prefetch("entries", queryset=entries))
             # The order of ``entry_day``: by year, then by the day (a conference with
             # no day is dated 1 January, so it comes after the year's dated ones).
             .order_by(
