@@ -17,6 +17,10 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
    did, sending ``Accept-Encoding: gzip`` as browsers do; then, in the same round, each
    on one connection (``-t1 -c1``), whose latency is the server time of one request;
 4. counts queries and bytes of each page in this process (Django's test client);
+   and measures every other kind of public address (the lists, the venue, award
+   series and A-Z author pages, the 404 page, a Chinese page, the feed, the sitemap,
+   a citation file, the API) uncached on one connection in the same rounds, for a
+   second table;
 5. on the first database (SQLite) only, unless ``--no-publish``: times ``publish_site``
    from an empty directory and again after one edit, then serves its output with
    Debian's nginx against one static file of the same size (benchmarks/static_site.py:
@@ -123,7 +127,7 @@ def main():
         databases = [("SQLite", f"sqlite:///{workdir / 'bench.sqlite3'}")]
         if postgres.startswith(("postgres://", "postgresql://")):
             databases.append(("PostgreSQL", postgres))
-        rows = []
+        rows, other_rows = [], []
         published = None  # publish_site's times, measured on the first database
         for label, url in databases:
             print(f"{label}: building {options.papers} papers and measuring...", flush=True)
@@ -137,9 +141,10 @@ def main():
                 continue
             result = json.loads(child.stdout.strip().splitlines()[-1])
             rows += [{**row, "db": label} for row in result["rows"]]
+            other_rows += [{**row, "db": label} for row in result["other_rows"]]
             print(f"{label}: data built in {result['build_seconds']:.0f} s", flush=True)
             published = published or result.get("published")
-        print_table(options, rows, published)
+        print_table(options, rows, published, other_rows)
         return 0
     finally:
         if options.keep:
@@ -200,6 +205,8 @@ def measure(options, database_url, workdir):
     call_command("collectstatic", "--noinput", verbosity=0)
     pages = page_urls()
     sizes = count_queries_and_bytes(pages)
+    others = other_page_urls()
+    other_sizes = count_queries_and_bytes(others, modes=((False, "cold"),))
 
     servers = {
         "warm": (options.port, {}),
@@ -229,6 +236,11 @@ def measure(options, database_url, workdir):
             # rounds like the columns under load, not one short run's.
             for key, url in urls.items():
                 single.setdefault(key, []).append(wrk(url, script, options.single_duration, 1, 1))
+            for name, path in others.items():
+                url = f"http://127.0.0.1:{servers['cold'][0]}{path}"
+                single.setdefault((name, "other"), []).append(
+                    wrk(url, script, options.single_duration, 1, 1)
+                )
     finally:
         for process in processes:
             process.terminate()
@@ -261,7 +273,23 @@ def measure(options, database_url, workdir):
                 **sizes.get((name, mode), {}),
             }
         )
-    return {"rows": rows + published_rows, "build_seconds": build_seconds, "published": published}
+    other_rows = [
+        {
+            "page": name,
+            "path": path,
+            "single_p50": statistics.median(r["p50"] for r in single[(name, "other")]),
+            "single_p95": statistics.median(r["p95"] for r in single[(name, "other")]),
+            "single_requests": sum(r["requests"] for r in single[(name, "other")]),
+            **other_sizes[(name, "cold")],
+        }
+        for name, path in others.items()
+    ]
+    return {
+        "rows": rows + published_rows,
+        "other_rows": other_rows,
+        "build_seconds": build_seconds,
+        "published": published,
+    }
 
 
 def reset_database():
@@ -345,8 +373,56 @@ def page_urls():
     }
 
 
-def count_queries_and_bytes(pages):
-    """Queries, HTML bytes and gzipped bytes of each page, cold and warm, in this process."""
+def other_page_urls():
+    """Every other kind of public address, one of each (the largest of its kind in the
+    data where they differ), for the second table: uncached, one connection only. An
+    address the data are too small for (a second page of authors) is left out."""
+    from django.db.models import Count
+    from django.test import Client
+    from django.utils import translation
+
+    from papers.models import Award, Conference
+
+    conference = Conference.objects.annotate(n=Count("papers")).order_by("-n", "slug").first()
+    award = (
+        Award.objects.filter(conference=conference)
+        .annotate(n=Count("entries"))
+        .order_by("-n", "position")
+        .first()
+    )
+    with translation.override("zh-hans"):
+        conference_zh = conference.get_absolute_url()
+    addresses = {
+        "conference zh": conference_zh,
+        "conferences": "/en/conferences/",
+        "venues": "/en/venues/",
+        "venue": conference.venue.get_absolute_url(),
+        "awards": "/en/awards/",
+        "award series": award.get_series_url(),
+        "authors A-Z": "/en/authors/",
+        "authors A-Z p.2": "/en/authors/page/2/",
+        "authors letter": "/en/authors/letter/s/",
+        "search filter": f"/en/search/?q=&year={conference.year}",
+        "open data": "/en/open-data/",
+        "not found": "/en/no-such-page/",
+        "feed": "/en/feeds/awards.atom",
+        "sitemap": "/sitemap.xml",
+        "sitemap part": "/sitemap-authors-2.xml",
+        "award cite": f"{award.get_absolute_url()}cite.bib",
+        "api conference": f"/api/v1/conferences/{conference.slug}",
+    }
+    client = Client(HTTP_HOST="127.0.0.1")
+    return {
+        name: path
+        for name, path in addresses.items()
+        if name == "not found" or client.get(path).status_code == 200
+    }
+
+
+def count_queries_and_bytes(pages, modes=((False, "cold"), (True, "warm"))):
+    """Queries, bytes and gzipped bytes of each page, in each of ``modes`` (page cache
+    on or off, and its name), in this process; its media type too. A page must answer
+    200, except one named "not found", which must answer 404."""
     import gzip
 
     from django.core.cache import cache
@@ -356,21 +432,26 @@ def count_queries_and_bytes(pages):
 
     client = Client(HTTP_HOST="127.0.0.1")
     sizes = {}
-    for enabled, mode in ((False, "cold"), (True, "warm")):
+    for enabled, mode in modes:
         cache.clear()
         with override_settings(PAGE_CACHE_ENABLED=enabled):
             for name, path in pages.items():
                 client.get(path, HTTP_ACCEPT_ENCODING="gzip")  # warm: fill the cache
                 with CaptureQueriesContext(connection) as queries:
                     response = client.get(path, HTTP_ACCEPT_ENCODING="gzip")
-                if response.status_code != 200:
+                    sent = (
+                        b"".join(response.streaming_content)
+                        if response.streaming
+                        else response.content
+                    )
+                if response.status_code != (404 if name == "not found" else 200):
                     raise RuntimeError(f"{path} answered {response.status_code}")
-                sent = response.content
                 html = gzip.decompress(sent) if response.get("Content-Encoding") else sent
                 sizes[(name, mode)] = {
                     "queries": len(queries),
                     "html_kb": len(html) / 1024,
                     "sent_kb": len(sent) / 1024,
+                    "type": response["Content-Type"].split(";")[0],
                 }
     return sizes
 
@@ -457,9 +538,10 @@ def drain(url, seconds=300):
 # The table -------------------------------------------------------------------------
 
 
-def print_table(options, rows, published=None):
+def print_table(options, rows, published=None, other_rows=()):
     """Print every row and whether each target of issues 13 and 12 is met; ``published``
-    holds publish_site's times in seconds (``scratch``, ``after_edit``), or None."""
+    holds publish_site's times in seconds (``scratch``, ``after_edit``), or None;
+    ``other_rows`` the other public addresses, measured uncached on one connection."""
     print()
     print(
         f"{options.papers} papers, {options.authors} authors, {options.awards} awards over "
@@ -496,6 +578,8 @@ def print_table(options, rows, published=None):
                 f"{row['single_p95']:>10.1f} {queries!s:>7} {html:>8} {sent:>8}  "
                 f"{verdict}{errors}"
             )
+    if other_rows:
+        verdicts += print_other_rows(options, other_rows)
     if published:
         print()
         print("publish_site (issue 12), SQLite data:")
@@ -514,6 +598,36 @@ def print_table(options, rows, published=None):
     print(f"targets: {len(verdicts) - len(missed)} met, {len(missed)} missed")
     for db, row, verdict in missed:
         print(f"  {db} {row['page']} ({row['mode']}): {verdict}")
+
+
+def print_other_rows(options, rows):
+    """Print the second table: every other kind of public address, uncached, on one
+    connection. Issue 13's targets for uncached pages (p95 and size) apply to its HTML
+    pages; feeds, sitemaps, citation files and the API get their figures only. Returns
+    the verdicts, as ``print_table`` counts them."""
+    print()
+    print(
+        "Every other public address, uncached, one connection "
+        f"(wrk -t1 -c1 -d{options.single_duration}s in each of {options.rounds} rounds, medians):"
+    )
+    header = (
+        f"{'db':<10} {'page':<16} {'type':<22} {'1-conn p50':>10} {'1-conn p95':>10} "
+        f"{'queries':>7} {'KB':>8} {'sent KB':>8}  target"
+    )
+    print(header)
+    print("-" * len(header))
+    verdicts = []
+    for row in rows:
+        verdict = ""
+        if row["type"] == "text/html":
+            verdict = target_verdict(row["db"], {**row, "mode": "cold"}, None)
+            verdicts.append((row["db"], {**row, "mode": "cold"}, verdict))
+        print(
+            f"{row['db']:<10} {row['page']:<16} {row['type']:<22} {row['single_p50']:>10.1f} "
+            f"{row['single_p95']:>10.1f} {row['queries']:>7} {row['html_kb']:>8.1f} "
+            f"{row['sent_kb']:>8.1f}  {verdict or '(not an HTML page: figures only)'}"
+        )
+    return verdicts
 
 
 def static_verdict(ratio):
