@@ -87,7 +87,7 @@ def published_q(prefix=""):
     )
 
 
-def _count_of(queryset, field):
+def count_of(queryset, field):
     """The number of rows of ``queryset`` whose ``field`` is the outer query's row: an
     integer expression (0 when none) for ``annotate()``, as a correlated subquery."""
     counted = (
@@ -181,8 +181,8 @@ class ConferenceQuerySet(NaturalKeyQuerySet):
         benchmark's size: 20 awards, 500 papers), and the list of conferences took 97 ms.
         """
         return self.annotate(
-            award_count=_count_of(Award.objects.filter(status=Status.PUBLISHED), "conference"),
-            paper_count=_count_of(Paper.objects.filter(status=Status.PUBLISHED), "conference"),
+            award_count=count_of(Award.objects.filter(status=Status.PUBLISHED), "conference"),
+            paper_count=count_of(Paper.objects.filter(status=Status.PUBLISHED), "conference"),
         )
 
 

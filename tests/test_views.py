@@ -588,6 +588,27 @@ def test_chinese_page_marks_untranslated_prose_but_not_names(client, db):
     assert "（英文原文）" not in html
 
 
+def test_chinese_award_index_marks_an_untranslated_award_name(client, db):
+    award = factories.award(name_en="Best Paper Award", name_zh_hans="")
+    factories.award_entry(award, factories.paper())
+
+    html = client.get("/zh-hans/awards/").content.decode()
+
+    assert '<span lang="en" class="untranslated">Best Paper Award</span></a>' in html
+    assert html.count(NOTICE) == 1
+    assert html.index(NOTICE) < html.index("<h1>")
+
+
+def test_chinese_award_index_of_translated_names_has_no_notice(client, db):
+    factories.award_entry(factories.award(), factories.paper())
+
+    html = client.get("/zh-hans/awards/").content.decode()
+
+    assert "奖项" in html
+    assert 'class="untranslated' not in html
+    assert "untranslated-notice" not in html
+
+
 def test_chinese_page_without_untranslated_prose_has_no_notice(client, db):
     conference = _imaginary_conference()
     factories.award_entry(factories.award(conference=conference), factories.paper())
@@ -792,9 +813,10 @@ def test_award_index_queries_do_not_grow_with_awards(assert_queries):
         )
 
     response = assert_queries("/en/awards/", 1)
-    assert len(response.context["series"]) == 5
-    best = [item for item in response.context["series"] if item["latest"].slug == "best"]
-    assert [award.conference.year for award in best[0]["editions"]] == [2032, 2031, 2030]
+    series = [item for venue in response.context["venues"] for item in venue["series"]]
+    assert len(series) == 5
+    best = [item for item in series if item["slug"] == "best"]
+    assert [award["year"] for award in best[0]["editions"]] == [2032, 2031, 2030]
 
 
 @pytest.mark.django_db

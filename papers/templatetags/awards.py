@@ -187,6 +187,15 @@ def marking_untranslated(parser, token):
 
 
 @register.simple_tag(takes_context=True)
+def untranslated_shown(context):
+    """Turn on the page's notice about untranslated text (see marking_untranslated) for
+    text a view translated itself, as ``{% translated %}`` does for its own. Outputs
+    nothing."""
+    note_untranslated(context)
+    return ""
+
+
+@register.simple_tag(takes_context=True)
 def untranslated_notice(context):
     """Where the page's notice about untranslated text goes (see marking_untranslated)."""
     tracker = context.get("untranslated_tracker")
