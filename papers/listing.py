@@ -33,7 +33,6 @@ shown and marked exactly as elsewhere, and maths in titles is rendered the same
 """
 
 import html
-import re
 from itertools import groupby
 
 from django.conf import settings
@@ -72,15 +71,17 @@ from .templatetags.awards import (
     translated_html,
 )
 
-# The characters ``html.escape()`` replaces (quotes included).
-_SPECIAL = re.compile("[&<>\"']").search
-
 
 def escape(text):
     """``html.escape(text)``, the same string, but a text with nothing to escape (most
-    titles, names and addresses) costs one search instead of five replacements: 0.42
-    against 0.70 us a text, and a conference page escapes about 1,200 of them."""
-    if type(text) is str and not _SPECIAL(text):
+    titles, names and addresses) costs five ``in`` tests (each a ``memchr``-like scan
+    in C) instead of five replacements; a conference page escapes about 1,200 texts.
+    The search by a regular expression (``[&<>"']``) this replaces tested the
+    characters one by one: 5.6 against 1.3 us for a lead of 200 characters, and 2.3%
+    of the benchmark's conference page's instructions (callgrind)."""
+    if type(text) is str and not (
+        "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+    ):
         return text
     return html.escape(text)
 
