@@ -334,10 +334,12 @@ class PageLists:
             for paper_id, kind, url in LINKS(papers=linked):
                 by_pk[paper_id].listed_links.append((kind, url))
             for pk in linked:
-                # A kind unknown to PaperLink.Kind goes last, by name (at most one per kind).
-                by_pk[pk].listed_links.sort(
-                    key=lambda link: (KIND_ORDER.get(link[0], len(KIND_ORDER)), link[0])
-                )
+                paper_links = by_pk[pk].listed_links
+                if len(paper_links) > 1:
+                    # A kind unknown to PaperLink.Kind goes last, by name (one per kind).
+                    paper_links.sort(
+                        key=lambda link: (KIND_ORDER.get(link[0], len(KIND_ORDER)), link[0])
+                    )
         if badged:
             for row in BADGES(papers=badged):
                 if is_published_badge(row):

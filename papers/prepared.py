@@ -94,7 +94,9 @@ class PreparedQuery:
         if converters:
             rows = [_converted(row, converters, connection) for row in rows]
         if as_tuples:
-            return [tuple(row) for row in rows]
+            # psycopg's and sqlite3's rows are tuples already (a list of them, from
+            # fetchall()); only converted rows (lists) are made tuples.
+            return rows if not converters else [tuple(row) for row in rows]
         return [dict(zip(names, row, strict=True)) for row in rows]
 
     def count(self, **values):
