@@ -19,7 +19,8 @@ from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection, transaction
 from django.db.models import F
-from django.http import BadHeaderError, HttpResponse
+from django.http import BadHeaderError, HttpResponse, StreamingHttpResponse
+from django.middleware.gzip import GZipMiddleware
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext, override_settings
 from reversion.models import Version
@@ -1078,3 +1079,65 @@ def test_with_the_cache_off_public_pages_are_still_gzipped_and_tagged(settings, 
         "public, max-age=0, s-maxage=60",
     )
     assert text(second) == text(first)
+
+
+def _gzipped_by(middleware_class, content, headers=None, streaming=False, **request_headers):
+    """The response of ``content`` (bytes) once ``middleware_class`` has processed it for a
+    GET carrying ``request_headers``; ``headers`` are set on the response first."""
+    request = RequestFactory().get("/en/", **request_headers)
+    if streaming:
+        response = StreamingHttpResponse(iter([content[:300], content[300:]]))
+    else:
+        response = HttpResponse(content)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return middleware_class(lambda request: response).process_response(request, response)
+
+
+PAGE_LIKE = b"<li><a href='/en/papers/a-paper/'>A paper</a> by someone</li>\n" * 200
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "request_headers"),
+    [
+        (PAGE_LIKE, {}, GZIP),
+        (PAGE_LIKE, {"ETag": '"abc"'}, GZIP),
+        (PAGE_LIKE, {"ETag": 'W/"abc"', "Vary": "Cookie"}, GZIP),
+        (PAGE_LIKE, {}, {}),  # a client without gzip: Vary only
+        (PAGE_LIKE, {"Content-Encoding": "br"}, GZIP),
+        (b"short" * 30, {}, GZIP),  # under 200 bytes: as it is
+        (bytes(range(256)) * 2, {}, GZIP),  # gzip would not be shorter
+    ],
+)
+def test_page_gzip_at_level_6_is_djangos_gzip(monkeypatch, content, headers, request_headers):
+    # Django's random file name in the gzip header, made the same for both.
+    monkeypatch.setattr("django.utils.text._get_random_filename", lambda most: b"aaa")
+    monkeypatch.setattr(caching.PageGZipMiddleware, "level", 6)
+
+    ours = _gzipped_by(caching.PageGZipMiddleware, content, headers, **request_headers)
+    django = _gzipped_by(GZipMiddleware, content, headers, **request_headers)
+
+    assert (ours.content, dict(ours.items())) == (django.content, dict(django.items()))
+
+
+def test_page_gzip_compresses_at_its_level_with_a_random_file_name():
+    sizes = set()
+    for _ in range(20):
+        response = _gzipped_by(caching.PageGZipMiddleware, PAGE_LIKE, **GZIP)
+        assert gzip.decompress(response.content) == PAGE_LIKE
+        sizes.add(len(response.content))
+        # The header with the file-name flag, the name and its NUL, then the stream.
+        plain = gzip.compress(PAGE_LIKE, compresslevel=caching.GZIP_LEVEL, mtime=0)
+        name_length = response.content[10:].index(b"\x00")
+        assert response.content[3] == gzip.FNAME
+        assert set(response.content[10 : 10 + name_length]) <= {ord("a")}
+        assert response.content[:3] + response.content[4:10] == plain[:3] + plain[4:10]
+        assert response.content[11 + name_length :] == plain[10:]
+    assert len(sizes) > 1  # the file name's length varies (BREACH)
+
+
+def test_page_gzip_leaves_streaming_responses_to_django():
+    response = _gzipped_by(caching.PageGZipMiddleware, PAGE_LIKE, streaming=True, **GZIP)
+
+    assert response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(b"".join(response.streaming_content)) == PAGE_LIKE

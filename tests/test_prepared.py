@@ -63,9 +63,10 @@ def test_prepared_query_with_an_empty_list_runs_no_query(db, django_assert_num_q
 
 
 def test_prepared_query_sends_a_list_as_one_array_on_postgresql(db):
-    """On PostgreSQL ``IN (%s, ...)`` becomes ``= ANY(%s)``: one parameter and the same
-    SQL however long the list (psycopg parses again every query of more than 50
-    parameters), with the rows of the ``IN`` list, ``NOT IN`` included."""
+    """On PostgreSQL ``IN (%s, ...)`` becomes ``= ANY(%s::bigint[])``: one parameter (the
+    text of an array literal) and the same SQL however long the list (psycopg parses
+    again every query of more than 50 parameters), with the rows of the ``IN`` list,
+    ``NOT IN`` included."""
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL only (make test-postgres)")
     papers = _papers(3)
@@ -95,7 +96,8 @@ def test_prepared_query_sends_a_list_as_one_array_on_postgresql(db):
 
     assert [len(params) for _sql, params in sent] == [1, 1, 1]
     assert sent[0][0] == sent[1][0]
-    assert all(" = ANY(%s)" in sql and " IN (" not in sql for sql, _params in sent)
+    assert all(" = ANY(%s::bigint[])" in sql and " IN (" not in sql for sql, _params in sent)
+    assert sent[1][1] == [f"{{{papers[2].pk},{papers[1].pk}}}"]  # an array literal
 
 
 def test_prepared_query_refuses_model_instances(db):
