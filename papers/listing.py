@@ -644,16 +644,31 @@ AUTHOR_AFFILIATIONS = PreparedQuery(
 )
 
 
+# The same for many authors at once (publish_site renders many author pages together:
+# papers/publishing.py's ``prepare_author_pages``): every published paper of each, the
+# author's id last, each author's rows in ``AUTHOR_PAPERS``'s order.
+AUTHORS_PAPERS = PreparedQuery(
+    lambda authors: Authorship.objects.for_authors_pages(authors).values_list(
+        "id", *paper_fields("paper__", conference=True), "author_id"
+    ),
+    lists=["authors"],
+)
+
+
 class AuthorPapers:
     """An author's papers, newest first (``AuthorshipQuerySet.for_author_page()``), for
     django's ``Paginator``: ``count`` is how many there are, known beforehand (see
     papers/author_page.py ``author_for_page``), and each page (a slice) is two queries:
     its papers as :class:`PaperRow` objects, each with ``listed_affiliations``, the
     author's institutions on the paper in the paper's order (Row objects with the
-    name's columns; none without papers). List them with :meth:`PageLists.papers`."""
+    name's columns; none without papers). List them with :meth:`PageLists.papers`.
 
-    def __init__(self, author, count):
+    With ``many`` (an :class:`AuthorsPapers`), the page comes from the rows it read for
+    many authors, and the affiliations are filled in by its ``fetch()``: no query."""
+
+    def __init__(self, author, count, many=None):
         self.author_id, self.papers = author.pk, count
+        self.many = many
 
     def count(self):
         return self.papers
@@ -661,15 +676,43 @@ class AuthorPapers:
     def __getitem__(self, page):
         if page.stop <= page.start:  # an empty page: Django asks nothing either
             return []
-        rows = AUTHOR_PAPERS(author=self.author_id, start=page.start, stop=page.stop)
+        if self.many is None:
+            rows = AUTHOR_PAPERS(author=self.author_id, start=page.start, stop=page.stop)
+        else:
+            rows = self.many.rows[self.author_id][page.start : page.stop]
         papers = [PaperRow(row, 1, conference=True) for row in rows]
         by_authorship = {row[0]: paper for row, paper in zip(rows, papers, strict=True)}
         for paper in papers:
             paper.listed_affiliations = []
-        institution = CONFERENCE_NAME_ATTRIBUTES  # an institution's name: the same columns
-        for row in AUTHOR_AFFILIATIONS(authorships=by_authorship):
-            by_authorship[row[0]].listed_affiliations.append(Row(row, institution, 1))
+        if self.many is None:
+            _add_affiliations(by_authorship)
+        else:
+            self.many.pending.update(by_authorship)
         return papers
+
+
+class AuthorsPapers:
+    """The papers of many authors' pages read at once (two queries for them all): give
+    each page's :class:`AuthorPapers` this as ``many``, paginate, then ``fetch()``."""
+
+    def __init__(self, authors):
+        self.rows = {author.pk: [] for author in authors}
+        for row in AUTHORS_PAPERS(authors=list(self.rows)):
+            self.rows[row[-1]].append(row)
+        self.pending = {}  # authorship's id -> its PaperRow, on a page asked for
+
+    def fetch(self):
+        """Fill in the ``listed_affiliations`` of the papers of the pages asked for."""
+        _add_affiliations(self.pending)
+        self.pending = {}
+
+
+def _add_affiliations(by_authorship):
+    """Append to each paper of ``by_authorship`` (authorship's id -> PaperRow) the
+    institutions of that authorship, in the paper's order (one query)."""
+    institution = CONFERENCE_NAME_ATTRIBUTES  # an institution's name: the same columns
+    for row in AUTHOR_AFFILIATIONS(authorships=by_authorship):
+        by_authorship[row[0]].listed_affiliations.append(Row(row, institution, 1))
 
 
 # A paper's image field, for the thumbnails of papers listed as rows of values.

@@ -621,6 +621,16 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
             "-paper__conference__year", "paper__slug"
         )
 
+    def for_authors_pages(self, authors):
+        """``for_author_page()`` of each of ``authors`` (ids) at once, by author: each
+        author's authorships in that page's order. (Their papers are named by a
+        subquery too: without it SQLite's planner went through every published paper,
+        170 ms for 50 authors at 5,000 papers instead of about 1 ms.)"""
+        papers = self.filter(author__in=authors).values("paper")
+        return self.filter(published_q("paper__"), paper__in=papers, author__in=authors).order_by(
+            "author_id", "-paper__conference__year", "paper__slug"
+        )
+
     def names_in_order(self):
         """``(paper id, author name, author slug)`` of these authorships, each paper's
         in author order: what a list of papers shows of its authors, as plain rows."""

@@ -79,8 +79,12 @@ def instance(part, values):
 
 
 def _paper(published):
-    def build(slug):
-        papers = Paper.objects.filter(slug=slug)
+    def build(slug=None, slugs=None):
+        papers = (
+            Paper.objects.filter(slug=slug)
+            if slugs is None
+            else Paper.objects.filter(slug__in=slugs)
+        )
         if published:
             papers = papers.filter(published_q())
         return papers.rewrite(False).order_by().values(*_keys(PAPER, CONFERENCE, VENUE))
@@ -91,25 +95,33 @@ def _paper(published):
 # The paper of a public page (published, at a published conference) and of a preview.
 PUBLISHED_PAPER = PreparedQuery(_paper(published=True), texts=["slug"])
 ANY_PAPER = PreparedQuery(_paper(published=False), texts=["slug"])
+# The rest is read for many papers at once (publish_site renders many paper pages
+# together: papers/publishing.py), a page's one paper as a list of one: rows grouped by
+# paper, each paper's in the order below.
 # A row per authorship and institution (one with null institution columns for an
 # authorship without any), in author order, then in the order the paper gives them.
 AUTHORSHIPS = PreparedQuery(
-    lambda paper: (
-        Authorship.objects.filter(paper=paper)
-        .order_by("position", "affiliation_rows__position", "affiliation_rows__pk")
+    lambda papers: (
+        Authorship.objects.filter(paper__in=papers)
+        .order_by("paper", "position", "affiliation_rows__position", "affiliation_rows__pk")
         .values(*_keys(AUTHORSHIP, AUTHOR, INSTITUTION))
-    )
+    ),
+    lists=["papers"],
 )
 # At most one link per kind (a unique constraint): PaperLink's order by kind.
 LINKS = PreparedQuery(
-    lambda paper: PaperLink.objects.filter(paper=paper).order_by("kind").values(*_keys(LINK))
+    lambda papers: (
+        PaperLink.objects.filter(paper__in=papers).order_by("paper", "kind").values(*_keys(LINK))
+    ),
+    lists=["papers"],
 )
 ENTRIES = PreparedQuery(
-    lambda paper: (
-        AwardEntry.objects.filter(published_q("award__"), paper=paper)
+    lambda papers: (
+        AwardEntry.objects.filter(published_q("award__"), paper__in=papers)
         .for_paper()
         .values(*_keys(ENTRY, AWARD, AWARD_CONFERENCE, LEVEL), "is_top_level", "level_rank")
-    )
+    ),
+    lists=["papers"],
 )
 
 
@@ -135,36 +147,60 @@ def paper_for_page(slug, preview=False):
             _("No %(verbose_name)s found matching the query")
             % {"verbose_name": Paper._meta.verbose_name}
         )
-    values = rows[0]
-    paper = instance(PAPER, values)
-    conference = instance(CONFERENCE, values)
-    conference.venue = instance(VENUE, values)
-    paper.conference = conference
+    return _papers(rows)[0]
 
-    authorships, institutions = [], {}
-    for values in AUTHORSHIPS(paper=paper.pk):
-        if not authorships or authorships[-1].pk != values["id"]:
-            authorship = instance(AUTHORSHIP, values)
-            authorship.author = instance(AUTHOR, values)
-            authorship.paper = paper
-            authorships.append(authorship)
-            institutions[authorship.pk] = []
+
+def papers_for_pages(slugs):
+    """``{slug: paper}`` of each of ``slugs`` that ``paper_for_page()`` finds (published),
+    as it gives it, in four queries for them all (publish_site)."""
+    rows = _paper(published=True)(slugs=list(slugs))
+    return {paper.slug: paper for paper in _papers(rows)}
+
+
+def _papers(rows):
+    """The papers of ``rows`` (of ``PUBLISHED_PAPER``'s values), each with its
+    conference and venue, authorships, links and entries (three queries for them all)."""
+    papers = {}
+    for values in rows:
+        paper = instance(PAPER, values)
+        conference = instance(CONFERENCE, values)
+        conference.venue = instance(VENUE, values)
+        paper.conference = conference
+        papers[paper.pk] = paper
+    if not papers:
+        return []
+
+    authorships = {pk: [] for pk in papers}
+    institutions = {}
+    last = None
+    for values in AUTHORSHIPS(papers=list(papers)):
+        if last is None or last.pk != values["id"]:
+            last = instance(AUTHORSHIP, values)
+            last.author = instance(AUTHOR, values)
+            last.paper = papers[last.paper_id]
+            authorships[last.paper_id].append(last)
+            institutions[last.pk] = []
         if values["affiliation_rows__institution__id"] is not None:
-            institutions[authorship.pk].append(instance(INSTITUTION, values))
-    for authorship in authorships:
-        _prefetched(authorship, "affiliations", Institution, institutions[authorship.pk])
-    _prefetched(paper, "authorships", Authorship, authorships)
+            institutions[last.pk].append(instance(INSTITUTION, values))
 
-    links = [instance(LINK, values) for values in LINKS(paper=paper.pk)]
-    _prefetched(paper, "links", PaperLink, links)
+    links = {pk: [] for pk in papers}
+    for values in LINKS(papers=list(papers)):
+        link = instance(LINK, values)
+        links[link.paper_id].append(link)
 
-    entries = []
-    for values in ENTRIES(paper=paper.pk):
+    entries = {pk: [] for pk in papers}
+    for values in ENTRIES(papers=list(papers)):
         entry = instance(ENTRY, values)
         entry.award = instance(AWARD, values)
         entry.award.conference = instance(AWARD_CONFERENCE, values)
         entry.level = instance(LEVEL, values)
         entry.is_top_level, entry.level_rank = values["is_top_level"], values["level_rank"]
-        entries.append(entry)
-    _prefetched(paper, "award_entries", AwardEntry, entries)
-    return paper
+        entries[entry.paper_id].append(entry)
+
+    for pk, paper in papers.items():
+        for authorship in authorships[pk]:
+            _prefetched(authorship, "affiliations", Institution, institutions[authorship.pk])
+        _prefetched(paper, "authorships", Authorship, authorships[pk])
+        _prefetched(paper, "links", PaperLink, links[pk])
+        _prefetched(paper, "award_entries", AwardEntry, entries[pk])
+    return list(papers.values())

@@ -246,13 +246,24 @@ class AwardSeriesView(ListView):
 
 
 class PaperDetailView(PreviewMixin, DetailView):
-    """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown."""
+    """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown.
+
+    ``prepared`` (given to ``as_view()``; None for visitors): ``{slug: paper}`` of papers
+    already read for their pages, as ``paper_page.papers_for_pages()`` reads many at
+    once for publish_site (papers/publishing.py); a slug missing there is a 404."""
 
     model = Paper
+    prepared = None
 
     def get_object(self, queryset=None):
         """The paper of the URL's slug, as ``Paper.objects.for_detail()`` gives it, in
-        four prepared queries (papers/paper_page.py); Http404 when unknown."""
+        four prepared queries (papers/paper_page.py), or from ``prepared``; Http404 when
+        unknown."""
+        if self.prepared is not None and not self.preview:
+            paper = self.prepared.get(self.kwargs["slug"])
+            if paper is None:
+                raise Http404("No such published paper.")
+            return paper
         return paper_page.paper_for_page(self.kwargs["slug"], preview=self.preview)
 
 
@@ -264,25 +275,71 @@ class AuthorDetailView(PagePathMixin, DetailView):
     """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
     a page (page N at ``page/<N>/``, see papers/paging.py and ``paginate``); the
     institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
-    co-authors. 404 when unknown or without a published paper."""
+    co-authors. 404 when unknown or without a published paper.
+
+    ``prepared`` (given to ``as_view()``; None for visitors): ``{(slug, page number):
+    (author, the page's own context)}`` of pages already built, as
+    ``author_page_contexts()`` builds many at once for publish_site
+    (papers/publishing.py); a page missing there is a 404."""
 
     model = Author
+    prepared = None
 
     def get_object(self, queryset=None):
         """The published author of the URL's slug, with the number of their published
-        papers, in one prepared query (papers/author_page.py); Http404 when unknown."""
+        papers, in one prepared query (papers/author_page.py), or from ``prepared``;
+        Http404 when unknown."""
+        if self.prepared is not None:
+            return self._prepared()[0]
         return author_page.author_for_page(self.kwargs["slug"])
+
+    def _prepared(self):
+        page = self.prepared.get((self.kwargs["slug"], self.page_number))
+        if page is None:
+            raise Http404("No such author page.")
+        return page
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        page = paginate(
-            self.page_number, listing.AuthorPapers(self.object, self.object.published_papers)
-        )
-        context["page_obj"] = page
-        context["papers"] = listing.prepare(page.object_list, links=False)
-        context["institutions"] = author_page.institutions_of(self.object)
-        context["coauthors"] = author_page.coauthors_of(self.object, limit=COAUTHORS_SHOWN)
+        if self.prepared is not None:
+            context.update(self._prepared()[1])
+        else:
+            context.update(author_page_contexts([(self.object, self.page_number)])[0])
         return context
+
+
+def author_page_contexts(pages):
+    """The author page's own context (``page_obj``, ``papers``, ``institutions``,
+    ``coauthors``) of each (author, page number) of ``pages``, in their order; each
+    author as ``author_page.author_for_page()`` gives it (with ``published_papers``).
+    ``AuthorDetailView`` builds its one page with it, and publish_site (papers/
+    publishing.py) many at once: the papers of all the pages are listed together
+    (``listing.PageLists``: three queries for them all, not three a page), and the
+    papers (``listing.AuthorsPapers``: two queries), institutions and co-authors of all
+    the authors in one query each.
+    Raises Http404 for a page number past an author's last page."""
+    lists = listing.PageLists()
+    authors = [author for author, _number in pages]
+    institutions = author_page.institutions_of_many(authors)
+    coauthors = author_page.coauthors_of_many(authors, limit=COAUTHORS_SHOWN)
+    # One page: its papers only (an author may have hundreds); many: every paper of them
+    # all, in two queries.
+    many = listing.AuthorsPapers(authors) if len(pages) > 1 else None
+    contexts = []
+    for author, number in pages:
+        page = paginate(number, listing.AuthorPapers(author, author.published_papers, many))
+        contexts.append(
+            {
+                "page_obj": page,
+                "papers": lists.papers(page.object_list, links=False),
+                "institutions": institutions[author.pk],
+                "coauthors": coauthors[author.pk],
+            }
+        )
+    if many is not None:
+        many.fetch()
+    lists.fetch()
+    return contexts
 
 
 # Index pages (issue 10): every conference, venue, award and author, each a bounded list.

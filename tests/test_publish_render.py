@@ -18,7 +18,7 @@ from django.core.management import CommandError, call_command
 from django.utils import translation
 
 from papers import publish_render, publishing
-from papers.models import Paper, Status
+from papers.models import Author, Paper, Status
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_URL = "https://awards.example.org"
@@ -369,3 +369,89 @@ def test_pages_are_every_url_once_in_each_language_it_has(icml):
     assert listed == expected
     assert ("robots-txt", (), "en") in listed and ("robots-txt", (), "zh-hans") not in listed
     assert ("home", (), "zh-hans") in listed
+
+
+# --- Author and paper pages rendered in batches (Route.prepare). ------------------------
+
+PREPARED_ROUTES = ("author-detail", "author-detail-page", "paper-detail")
+
+
+def prepared_pages(name):
+    route = next(route for route in publishing.ROUTES if route.name == name)
+    return route, [
+        (kwargs, language)
+        for page_route, kwargs, language in publishing.pages()
+        if page_route.name == name
+    ]
+
+
+def test_every_shipped_author_and_paper_page_in_batches_is_the_views_bytes(icml, settings):
+    """Each author and paper page as publish_site renders it (many at once, their view
+    called with what ``prepare`` read for them all, without the middleware) is the
+    page the live site answers at its URL, through every middleware: in one batch of
+    them all, and in batches of one."""
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    site = publishing.Site(SITE_URL)
+    assert site.can_prepare
+    live = publishing.Site(SITE_URL)
+    live.handler = WSGIHandler()  # settings.MIDDLEWARE, all of it
+    counted = 0
+    for name in PREPARED_ROUTES:
+        route, items = prepared_pages(name)
+        together = list(site.render_many(route, items))
+        alone = [page for item in items for page in site.render_many(route, [item])]
+        assert together == alone
+        for (kwargs, language), (uri, path, body) in zip(items, together, strict=True):
+            assert live.render(route, kwargs, language) == (uri, path, body), uri
+            counted += 1
+    assert counted >= 2 * (Paper.objects.published().count() + Author.objects.published().count())
+
+
+def test_batched_author_and_paper_pages_cost_the_same_queries_for_one_or_all(
+    icml, settings, django_assert_max_num_queries
+):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    site = publishing.Site(SITE_URL)
+    for name, most in (("author-detail", 7), ("paper-detail", 4)):
+        route, items = prepared_pages(name)
+        assert len(items) > 10
+        with django_assert_max_num_queries(most) as one:
+            list(site.render_many(route, items[:1]))
+        with django_assert_max_num_queries(len(one.captured_queries)):
+            list(site.render_many(route, items))
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "uri"),
+    [
+        ("author-detail", {"slug": "no-such-author"}, "/zh-hans/authors/no-such-author/"),
+        ("paper-detail", {"slug": "no-such-paper"}, "/zh-hans/papers/no-such-paper/"),
+        # Past the author's last page: the batch's Http404 sends each page through
+        # the handler, which names the one.
+        ("author-detail-page", None, "/page/9/"),
+    ],
+)
+def test_a_missing_page_in_a_batch_is_an_error_naming_it(icml, settings, name, kwargs, uri):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    route = next(route for route in publishing.ROUTES if route.name == name)
+    _route, authors = prepared_pages("author-detail")
+    if kwargs is None:
+        kwargs = {"slug": authors[0][0]["slug"], "page": 9}
+    items = (
+        [*authors[:4], (kwargs, "zh-hans")] if name == "author-detail" else [(kwargs, "zh-hans")]
+    )
+
+    rendered = publishing.Site(SITE_URL).render_many(route, items)
+
+    with pytest.raises(publishing.PublishError, match=f"{uri} answered 404"):
+        list(rendered)
+
+
+def test_pages_go_through_the_handler_when_another_middleware_may_change_them(settings):
+    """``render_prepared`` stands in for the middleware of PREPARED_MIDDLEWARE only."""
+    assert publishing.Site(SITE_URL).can_prepare
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.gzip.GZipMiddleware"]
+    assert not publishing.Site(SITE_URL).can_prepare
