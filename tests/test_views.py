@@ -812,6 +812,18 @@ def test_author_index_queries_do_not_grow_with_authors(assert_queries):
     assert len(last.context["authors"]) == 7
 
 
+@pytest.mark.django_db
+def test_author_letter_queries_do_not_grow_with_authors(assert_queries):
+    from papers.views import AUTHOR_PAGE_SIZE
+
+    factories.paper(authors=[factories.author(slug="a-0001")])
+    # The letters in use; the count; the page.
+    assert_queries("/en/authors/letter/a/", 3)
+    factories.paper(authors=[factories.author(slug=f"a-{n:03d}") for n in range(AUTHOR_PAGE_SIZE)])
+    assert_queries("/en/authors/letter/a/", 3)
+    assert_queries("/en/authors/letter/a/page/2/", 3)
+
+
 def test_author_index_orders_names_of_every_script_a_to_z(client, db):
     """Names are ordered by their romanised slug: Ágnes with A, 王 (wang) with W."""
     names = {"zhang-wei": "张伟", "agnes-toth": "Ágnes Tóth", "wang-fang": "王芳", "bo-li": "Bo Li"}
