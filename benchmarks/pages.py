@@ -349,7 +349,9 @@ def vacuum_imported_tables():
 
 
 def page_urls():
-    """The pages measured: one of each kind, the largest of its kind in the data."""
+    """The pages measured: one of each kind, the largest of its kind in the data, and
+    the A-Z index of authors at its page 2 (``authors A-Z``: a page that counts and
+    pages every author of a published paper)."""
     from django.db.models import Count
 
     from papers.models import Author, Award, Conference, Paper
@@ -369,6 +371,7 @@ def page_urls():
         "award": award.get_absolute_url(),
         "paper": paper.get_absolute_url(),
         "author": author.get_absolute_url(),
+        "authors A-Z": "/en/authors/page/2/",
         "search": "/en/search/?q=prediction",
     }
 

@@ -135,6 +135,9 @@ def page_paths(options):
     pages["conference p.2"] = pages["conference"] + "page/2/"
     pages["zh conference"] = pages["conference"].replace("/en/", "/zh-hans/", 1)
     pages["search 2 words"] = "/en/search/?q=prediction+learning"
+    pages["authors A-Z p.75"] = "/en/authors/page/75/"
+    pages["authors A-Z s"] = "/en/authors/letter/s/"
+    pages["zh authors A-Z"] = pages["authors A-Z"].replace("/en/", "/zh-hans/", 1)
     wanted = [part for part in options.only.split(",") if part]
     return {
         name: path

@@ -69,6 +69,23 @@ class PapersConfig(AppConfig):
             sender=self.get_model("authorship").affiliations.through,
             dispatch_uid="match-text-affiliations",
         )
+        # Whether an author has a published paper (papers/published_authors.py) follows
+        # saves of papers, conferences and authorships and deletions of authorships.
+        from .published_authors import published_authors_follow, remember_sources
+
+        for name in ("paper", "conference", "authorship"):
+            model = self.get_model(name)
+            pre_save.connect(
+                remember_sources, sender=model, dispatch_uid=f"published-authors-pre-{name}"
+            )
+            post_save.connect(
+                published_authors_follow, sender=model, dispatch_uid=f"published-authors-{name}"
+            )
+        post_delete.connect(
+            published_authors_follow,
+            sender=self.get_model("authorship"),
+            dispatch_uid="published-authors-delete-authorship",
+        )
         # Derived columns (search text, lead: papers/derived.py), worked out at save.
         for model in self.get_models():
             if getattr(model, "derived_columns", ()):

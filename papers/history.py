@@ -78,10 +78,12 @@ def mirrored_fields(model):
 
 
 # Columns worked out from other objects' rows (a paper's matched text holds its authors'
-# names: papers/search.py): a version does not hold them (a restore works them out
+# names: papers/search.py; whether an author has a published paper:
+# papers/published_authors.py): a version does not hold them (a restore works them out
 # again) and an edit token leaves them out, so renaming an author does not refuse an
-# open form of each of the author's papers.
-NOT_RECORDED = {"match_text"}
+# open form of each of the author's papers, nor publishing a paper an open form of
+# each of its authors.
+NOT_RECORDED = {"match_text", "has_published_paper"}
 
 
 def recorded_fields(model):

@@ -85,8 +85,10 @@ CONTENT_MODELS = {
 # Columns left out of the hash: derived from other columns (so they change only with
 # them) and long (the search text is most of a paper row's bytes). A paper's matched
 # text (its own search text with its authors' and institutions') changes with rows of
-# other tables, whose own hashes already name the pages that show them.
-UNHASHED = {"search_text", "match_text"}
+# other tables, whose own hashes already name the pages that show them; so does whether
+# an author has a published paper (true in every published row: the published rows are
+# those where it is).
+UNHASHED = {"search_text", "match_text", "has_published_paper"}
 
 
 def published_rows(model):

@@ -210,7 +210,7 @@ def _author_initials():
         Author.objects.published()
         .annotate(initial=Substr("slug", 1, 1))
         .values_list("initial")
-        .annotate(count=Count("pk", distinct=True))
+        .annotate(count=Count("pk"))
         .order_by("initial")
     )
     for initial, count in initials:

@@ -30,6 +30,7 @@ from papers.models import (
     Venue,
 )
 from papers.publish_changes import Affected, affected, changed, read, snapshot, write
+from papers.published_authors import refresh_published_authors
 from papers.sitemaps import SITEMAPS
 from tests import factories
 
@@ -262,6 +263,8 @@ def test_affected_misses_pages_when_a_rule_is_missing(client, icml, monkeypatch)
 def _edit_draft_paper():
     paper = _paper()
     Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
+    # An update() refreshes no kept column: its authors' "has a published paper" too.
+    refresh_published_authors(paper.authorships.values("author_id"))
     yield
     Paper.objects.filter(pk=paper.pk).update(title_en="A draft's new title")
     PaperLink.objects.filter(paper=paper).delete()
@@ -367,9 +370,13 @@ def test_affected_by_a_slug_change_names_the_old_and_the_new_page(two_papers):
 
 def test_affected_by_publishing_a_draft_paper_names_its_pages(two_papers):
     first, _second = two_papers
-    Paper.objects.filter(pk=first.pk).update(status=Status.DRAFT)
+    # Saved through the model: an update() refreshes no author's kept "has a published
+    # paper" (papers/published_authors.py), which the snapshot of authors reads.
+    first.status = Status.DRAFT
+    first.save(update_fields=["status"])
     old = snapshot()
-    Paper.objects.filter(pk=first.pk).update(status=Status.PUBLISHED)
+    first.status = Status.PUBLISHED
+    first.save(update_fields=["status"])
     pages = affected(old, snapshot())
     assert (pages.papers, pages.authors, pages.awards, pages.author_index) == (
         {"first"},
@@ -381,7 +388,8 @@ def test_affected_by_publishing_a_draft_paper_names_its_pages(two_papers):
 
 def test_snapshot_holds_no_draft(two_papers):
     first, second = two_papers
-    Paper.objects.filter(pk=first.pk).update(status=Status.DRAFT)
+    first.status = Status.DRAFT  # through the model, as above
+    first.save(update_fields=["status"])
     rows = snapshot()["rows"]
     assert (list(rows["papers.paper"]), len(rows["papers.authorship"])) == ([second.pk], 2)
     assert (rows["papers.awardentry"], sorted(rows["papers.author"])) == (

@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from papers.models import PaperLink, Status
+from papers.models import Author, PaperLink, Status
 from papers.views import HOME_CONFERENCES, LIST_PAGE_SIZE
 
 from . import factories
@@ -834,6 +834,18 @@ def test_author_index_queries_do_not_grow_with_authors(assert_queries):
     assert len(last.context["authors"]) == 7
 
 
+@pytest.mark.django_db
+def test_author_letter_queries_do_not_grow_with_authors(assert_queries):
+    from papers.views import AUTHOR_PAGE_SIZE
+
+    factories.paper(authors=[factories.author(slug="a-0001")])
+    # The letters in use; the count; the page.
+    assert_queries("/en/authors/letter/a/", 3)
+    factories.paper(authors=[factories.author(slug=f"a-{n:03d}") for n in range(AUTHOR_PAGE_SIZE)])
+    assert_queries("/en/authors/letter/a/", 3)
+    assert_queries("/en/authors/letter/a/page/2/", 3)
+
+
 def test_author_index_orders_names_of_every_script_a_to_z(client, db):
     """Names are ordered by their romanised slug: Ágnes with A, 王 (wang) with W."""
     names = {"zhang-wei": "张伟", "agnes-toth": "Ágnes Tóth", "wang-fang": "王芳", "bo-li": "Bo Li"}
@@ -863,6 +875,22 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
     html = response.content.decode()
     assert '<a href="/en/authors/letter/w/">W</a>' in html
     assert '<span class="unused">N</span>' in html
+
+
+def test_author_index_letters_in_use_are_those_of_published_authors(client, db):
+    """A letter (or the digits) is in use when a published author's slug starts with it:
+    an author whose only paper is a draft, or who has none, does not count."""
+    factories.paper(authors=[factories.author(slug=slug) for slug in ("bo-li", "3d-lab", "zoe")])
+    factories.paper(authors=[factories.author(slug="carl")], status=Status.DRAFT)
+    factories.author(slug="dora")
+
+    used = {item["code"] for item in client.get("/en/authors/").context["letters"] if item["used"]}
+    factories.paper(authors=[factories.author(slug="anna")], status=Status.DRAFT)
+    Author.objects.filter(slug="3d-lab").update(has_published_paper=False)
+    fewer = {item["code"] for item in client.get("/en/authors/").context["letters"] if item["used"]}
+
+    assert used == {"b", "z", "0"}
+    assert fewer == {"b", "z"}
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ from collections import defaultdict
 from django.db import connection, transaction
 from django.utils import translation
 
-from .. import derived, search
+from .. import derived, published_authors, search
 from ..caching import bump_content_generation
 from ..history import record_versions
-from ..models import Author, Authorship, ImportRecord, Institution, Paper
+from ..models import Author, Authorship, Conference, ImportRecord, Institution, Paper
 from .fields import (
     BATCH_SIZE,
     FIXTURE_MODELS,
@@ -42,11 +42,21 @@ def apply_plan(plan, *, source=""):
     primary_keys = defaultdict(dict)
     for model, keys in plan.fixture.database_keys.items():
         primary_keys[model].update(keys)
+    # The authors that updated authorships leave (read before the updates change them).
+    former_authors = {
+        change.instance.author_id
+        for change in by_model.get(Authorship, [])
+        if change.action == "update" and change.instance is not None
+    }
     with transaction.atomic(), translation.override("en"):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
-        # Bulk queries send no signal: the matched text of every paper a change reaches.
+        # Bulk queries send no signal: the matched text of every paper a change reaches,
+        # and whether each author it reaches has a published paper.
         search.refresh_match_texts(_papers_reached(plan.changes, primary_keys))
+        published_authors.refresh_published_authors(
+            _authors_reached(plan.changes, primary_keys) | former_authors
+        )
         _write_records(plan.changes, source)
         record_history(plan.changes, source, primary_keys)
         if plan.writes_anything:
@@ -148,6 +158,33 @@ def _papers_reached(changes, primary_keys):
         reached = Authorship.objects.filter(affiliation_rows__institution__in=chunk)
         papers.update(reached.values_list("paper_id", flat=True))
     return papers
+
+
+def _authors_reached(changes, primary_keys):
+    """The primary keys of the authors whose ``has_published_paper``
+    (papers/published_authors.py) ``changes`` may have changed, as they stand after the
+    changes: the authors of authorships created or updated, and the authors of the papers
+    created or updated and of the papers of conferences updated (a status or conference
+    may have changed). ``primary_keys`` as for :func:`_papers_reached`."""
+    authors, papers, conferences = set(), set(), set()
+    for change in changes:
+        if change.action not in ("create", "update") or change.instance is None:
+            continue
+        model = change.item.model
+        if model is Authorship:
+            authors.add(change.instance.author_id)
+        elif model is Paper and change.action == "update":
+            papers.add(change.instance.pk)
+        elif model is Conference and change.action == "update":
+            conferences.add(change.instance.pk)
+    for chunk in chunks(sorted(papers)):
+        authors.update(
+            Authorship.objects.filter(paper__in=chunk).values_list("author_id", flat=True)
+        )
+    for chunk in chunks(sorted(conferences)):
+        reached = Authorship.objects.filter(paper__conference__in=chunk)
+        authors.update(reached.values_list("author_id", flat=True))
+    return authors
 
 
 def _python_value(spec, value, primary_keys, change):
