@@ -15,8 +15,10 @@ the URLconf stays Django's own (django-distill's app would otherwise replace
 paginated lists (``<name>-page``, another branch's) are published when they exist.
 """
 
+import contextlib
 import io
 import json
+import logging
 import math
 import os
 import re
@@ -317,7 +319,11 @@ def not_found_pages(site):
     for code, _name in settings.LANGUAGES:
         uri = f"/{code}/404.html"
         # With DEBUG on, Django answers a 404 with its technical page instead.
-        with translation.override(code), override_settings(DEBUG=False):
+        with (
+            translation.override(code),
+            override_settings(DEBUG=False),
+            _not_logged_as_not_found(uri),
+        ):
             status, body = site.get(uri)
             languages.append(
                 {
@@ -331,6 +337,37 @@ def not_found_pages(site):
         files[uri.lstrip("/")] = body
     files["404.html"] = render_to_string("publish_404.html", {"languages": languages}).encode()
     return files
+
+
+class _NotFoundAt(logging.Filter):
+    """Drops django.request's "Not Found: <path>" record of one path (``path``)."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def filter(self, record):
+        request = getattr(record, "request", None)
+        return not (
+            getattr(record, "status_code", None) == 404
+            and getattr(request, "path", None) == self.path
+        )
+
+
+@contextlib.contextmanager
+def _not_logged_as_not_found(path):
+    """Within: Django's request logger does not report the 404 of ``path`` (a path, as
+    the request has it). The 404 pages are rendered by asking for an address that has
+    none on purpose; its "Not Found" warning, which Django logs for every 404
+    (``django.utils.log.log_response``), would report a broken link that is not one.
+    Any other record, a 404 of another path included, is logged as ever."""
+    logger = logging.getLogger("django.request")
+    quiet = _NotFoundAt(path)
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
 
 
 # --- Rendering and writing. --------------------------------------------------------

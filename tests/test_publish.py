@@ -459,6 +459,16 @@ def test_the_404_pages_are_published(icml, publish, tmp_path, client):
     assert missing_links(site) == []
 
 
+def test_the_404_pages_are_not_logged_as_missing_pages(icml, publish, client, caplog):
+    publish()
+
+    assert [r.getMessage() for r in caplog.records if r.name == "django.request"] == []
+    client.get("/en/no/such/page/")  # any other 404 is logged as ever
+    assert [r.getMessage() for r in caplog.records if r.name == "django.request"] == [
+        "Not Found: /en/no/such/page/"
+    ]
+
+
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
     monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
 
@@ -489,6 +499,28 @@ def test_after_an_edit_the_output_is_what_a_publish_from_scratch_writes(icml, pu
     publish(tmp_path / "fresh")
 
     edited, fresh = _tree(site), _tree(tmp_path / "fresh")
+    assert sorted(edited) == sorted(fresh)
+    assert [path for path in fresh if edited[path] != fresh[path]] == []
+
+
+def test_after_a_homonym_is_added_the_output_is_what_a_publish_from_scratch_writes(
+    icml, publish, tmp_path
+):
+    # No published row changes, but a compact file that named the published author by
+    # name alone must now give the slug: a kept archive would be stale.
+    site = tmp_path / "site"
+    publish()
+    paper = Paper.objects.published().order_by("slug").first()
+    author = paper.authorships.first().author
+    archive = site / "data" / "conferences" / f"{paper.conference.slug}-compact.zip"
+    before = archive.read_bytes()
+    Author.objects.create(name=author.name)
+
+    publish()
+    publish(tmp_path / "fresh")
+
+    edited, fresh = _tree(site), _tree(tmp_path / "fresh")
+    assert archive.read_bytes() != before
     assert sorted(edited) == sorted(fresh)
     assert [path for path in fresh if edited[path] != fresh[path]] == []
 
