@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from papers import listing, opendata, publish_changes, publishing, sitemaps
+from papers import listing, opendata, publish_changes, publish_render, publishing, sitemaps
 from papers.management.commands import publish_site
 from papers.models import Author, AwardEntry, Conference, Paper, Status
 
@@ -467,6 +467,26 @@ def test_the_404_pages_are_not_logged_as_missing_pages(icml, publish, client, ca
     assert [r.getMessage() for r in caplog.records if r.name == "django.request"] == [
         "Not Found: /en/no/such/page/"
     ]
+
+
+def test_the_sites_compact_archive_is_rendered_after_every_other_page(icml, publish, monkeypatch):
+    # Built from the conferences' archives, which worker processes write: rendered in
+    # this process once they are all recorded, so none is exported twice.
+    calls = []
+    render = publish_render.render
+
+    def recording(site, publisher, pages, indices, jobs=1, progress=None):
+        indices = list(indices)
+        calls.append(([pages[i][0].name for i in indices], jobs))
+        return render(site, publisher, pages, indices, jobs=jobs, progress=progress)
+
+    monkeypatch.setattr(publish_render, "render", recording)
+
+    publish()
+
+    assert calls[-1] == (["opendata-site-compact"], 1)
+    assert "opendata-site-compact" not in calls[0][0]
+    assert "opendata-conference-compact" in calls[0][0]
 
 
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
