@@ -37,13 +37,14 @@ import hashlib
 import importlib.metadata
 import json
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import QuerySet
 
+from .importing.compact.writer import name_stands_alone, other_slugs
 from .models import (
     Affiliation,
     Author,
@@ -62,7 +63,7 @@ from .models import (
 # The snapshot's file in the publish folder, and the version of its format: a snapshot
 # of another format is treated as missing (everything is rendered).
 SNAPSHOT = ".publish-snapshot.json"
-FORMAT = 1
+FORMAT = 2
 
 # Each model a public page shows, with the columns the dependency rules follow (kept as
 # they are, besides the hash of all columns). Any other model is not shown by a page
@@ -89,6 +90,14 @@ CONTENT_MODELS = {
 # an author has a published paper (true in every published row: the published rows are
 # those where it is).
 UNHASHED = {"search_text", "match_text", "has_published_paper"}
+
+
+# The models a compact conference file (the open-data archives) names by their name
+# alone when no other row of the model has it, with their name's column
+# (papers/importing/compact/writer.py ``name_stands_alone``): whether a file writes an
+# author's slug depends on every author of the database, a draft's too, so a homonym
+# added anywhere changes the files of the conferences of the other one (``shared``).
+NAMED_ALONE = {Author: "name", Institution: "name_en"}
 
 
 def published_rows(model):
@@ -124,10 +133,11 @@ def _hash(values):
 
 
 def snapshot(current_fingerprint=None):
-    """The content as the publisher keeps it: ``{"format", "fingerprint", "rows"}``, where
-    ``rows`` maps each model's label (``"papers.paper"``) to ``{pk: [hash, *refs]}``,
-    ``refs`` being the row's values of the columns ``CONTENT_MODELS`` names and ``hash``
-    16 hex digits of a BLAKE2b hash of all its columns but ``UNHASHED``.
+    """The content as the publisher keeps it: ``{"format", "fingerprint", "rows",
+    "shared"}``, where ``rows`` maps each model's label (``"papers.paper"``) to ``{pk:
+    [hash, *refs]}``, ``refs`` being the row's values of the columns ``CONTENT_MODELS``
+    names and ``hash`` 16 hex digits of a BLAKE2b hash of all its columns but
+    ``UNHASHED``; ``shared`` is :func:`shared_names`'.
 
     Reads the published rows of ``CONTENT_MODELS`` (``published_rows``, one query each)
     as plain values. Only what the published site shows is in it (as slugs, keys and
@@ -146,7 +156,31 @@ def snapshot(current_fingerprint=None):
         for values in published_rows(model).values_list(*names):
             table[values[0]] = [_hash(values), *(values[p] for p in positions)]
         rows[_label(model)] = table
-    return {"format": FORMAT, "fingerprint": current_fingerprint or fingerprint(), "rows": rows}
+    return {
+        "format": FORMAT,
+        "fingerprint": current_fingerprint or fingerprint(),
+        "rows": rows,
+        "shared": shared_names(),
+    }
+
+
+def shared_names():
+    """``{label: [pk, ...]}``, for each model of ``NAMED_ALONE``, the published rows a
+    compact file names with their slug because their name does not stand for them alone
+    (another row, maybe a draft's, has it; an institution's name is another's slug):
+    ``name_stands_alone``, the writer's own rule, over every row of the model. Only
+    keys of published rows, ascending: nothing of a draft is told (but that a published
+    name is shared). Two queries per model (15,000 authors: about 30 ms)."""
+    shared = {}
+    for model, name_field in NAMED_ALONE.items():
+        counts = Counter(model.objects.values_list(name_field, flat=True).order_by())
+        slugs = other_slugs(model)
+        shared[_label(model)] = sorted(
+            pk
+            for pk, slug, name in published_rows(model).values_list("pk", "slug", name_field)
+            if not name_stands_alone(name, slug, counts, slugs)
+        )
+    return shared
 
 
 def write(content, path):
@@ -176,6 +210,8 @@ def read(path):
     except (OSError, ValueError):
         return None
     if not isinstance(content, dict) or content.get("format") != FORMAT:
+        return None
+    if not isinstance(content.get("shared"), dict):
         return None
     try:
         content["rows"] = {
@@ -323,8 +359,11 @@ class Affected:
     slug) and ``award_series`` (venue slug, award slug); an object's pages are all of
     its routes (detail, pages 2..N, citations, its downloads). ``sitemaps``: the
     sections of the sitemap (papers/sitemaps.py) whose list of URLs changed; the
-    sitemap's index when there is one. Pages that show no content (robots.txt, the
-    API's index and schema) only with ``everything``.
+    sitemap's index when there is one. ``archives``: conferences (slugs) whose
+    compact archive (open data) must be made again although their pages need not (a
+    name of theirs became shared or stopped being: ``shared_names``); the site's
+    compact archive with them. Pages that show no content (robots.txt, the API's index
+    and schema) only with ``everything``.
     """
 
     everything: bool = False
@@ -337,6 +376,7 @@ class Affected:
     award_series: set = field(default_factory=set)
     papers: set = field(default_factory=set)
     authors: set = field(default_factory=set)
+    archives: set = field(default_factory=set)
 
     def __bool__(self):
         return self.everything or self.site
@@ -359,6 +399,10 @@ class Affected:
             return bool(self.sitemaps)
         if kind == "sitemaps":
             return kwargs.get("section") in self.sitemaps
+        if kind == "conference_archive":
+            return kwargs.get("slug") in self.conferences or kwargs.get("slug") in self.archives
+        if kind == "site_archive":
+            return self.site or bool(self.archives)
         if kind in ("awards", "award_series"):
             parent = "conference_slug" if kind == "awards" else "venue_slug"
             return (kwargs.get(parent), kwargs.get("slug")) in getattr(self, kind)
@@ -382,7 +426,9 @@ ROUTE_KINDS = {
     "conference-detail-page": "conferences",
     "conference-citation": "conferences",
     "opendata-conference-csv": "conferences",
-    "opendata-conference-compact": "conferences",
+    # A conference's compact archive, and the site's (every conference's compact file).
+    "opendata-conference-compact": "conference_archive",
+    "opendata-site-compact": "site_archive",
     "conference": "conferences",
     "award-detail": "awards",
     "award-citation": "awards",
@@ -399,6 +445,8 @@ ROUTE_KINDS = {
     # The sitemap's index (counts of each section's URLs) and its sections, by kwargs.
     "sitemap": "sitemap",
     "sitemap-section": "sitemaps",
+    # Parts 2..N of a long section (papers/sitemaps.py part_path), by their section.
+    "sitemap-section-page": "sitemaps",
     # No content of the database: robots.txt (the sitemap's address), the API's index
     # (addresses, the licence setting) and its OpenAPI schema and page (the code).
     "robots-txt": "no_content",
@@ -532,10 +580,17 @@ def affected(old, new):
     if old is None or old.get("fingerprint") != new.get("fingerprint"):
         return Affected(everything=True)
     changes = changed(old, new)
-    if not changes:
+    shared = {
+        label: set(old["shared"].get(label, ())) ^ set(new["shared"].get(label, ()))
+        for label in new["shared"]
+    }
+    if not changes and not any(shared.values()):
         return Affected()
 
     both = (_Index(old), _Index(new))
+    archives = _archives(both, shared)
+    if not changes:
+        return Affected(archives=archives)
 
     def gather(keys, lookup):
         return _gather(both, keys, lookup)
@@ -613,4 +668,33 @@ def affected(old, new):
         award_series=gather(awards, award_series),
         papers=gather(papers, lambda i, p: i.ref(i.paper, p, 2)),
         authors=gather(authors, lambda i, a: i.ref(i.author, a, 1)),
+        archives=archives,
     )
+
+
+def _archives(indexes, shared):
+    """The slugs of the conferences whose compact files name one of the published authors
+    or institutions of ``shared`` (``{label: pks}`` whose name became shared or stopped
+    being: ``shared_names``): the conferences of their papers and those that awarded
+    them, as ``papers.exporting.belonging_to`` gathers a conference's papers."""
+    authorships = _gather(
+        indexes, shared.get(_label(Author), ()), lambda i, a: i.authorships_of_author.get(a)
+    ) | _gather(
+        indexes,
+        _gather(
+            indexes,
+            shared.get(_label(Institution), ()),
+            lambda i, pk: i.affiliations_of_institution.get(pk),
+        ),
+        lambda i, pk: i.ref(i.affiliation, pk, 1),
+    )
+    papers = _gather(indexes, authorships, lambda i, pk: i.ref(i.authorship, pk, 1))
+    awards = _gather(
+        indexes,
+        _gather(indexes, papers, lambda i, p: i.entries_of_paper.get(p)),
+        lambda i, pk: i.ref(i.entry, pk, 1),
+    )
+    conferences = _gather(indexes, papers, lambda i, p: i.ref(i.paper, p, 1)) | _gather(
+        indexes, awards, lambda i, a: i.ref(i.award, a, 1)
+    )
+    return _gather(indexes, conferences, lambda i, c: i.ref(i.conference, c, 2))

@@ -32,6 +32,7 @@ browser reads the index with exactly the code and options that wrote it.
 import json
 import shutil
 import subprocess  # nosec B404  # runs node, found on PATH, with a fixed script
+import tempfile
 from pathlib import Path
 
 from django.conf import settings
@@ -91,6 +92,17 @@ def search_files(previous=None, changed=None):
     ``results.json`` instead of being rendered again (5,000 papers in two languages
     took seconds); the index itself is always built afresh. The bytes are the same.
     """
+    return start_search_files(previous, changed)()
+
+
+def start_search_files(previous=None, changed=None):
+    """:func:`search_files` (same arguments) begun: the papers' documents and results are
+    read and rendered here, and node is started on the index, which it builds while the
+    caller goes on (``publish_site`` renders pages meanwhile: node took a second and a
+    half at 5,000 papers, after them). Returns a function of no arguments that waits
+    for node and returns what :func:`search_files` returns, raising SearchIndexError
+    as it does; its ``cancel()`` stops node when the caller gives up instead. Raises
+    SearchIndexError at once when node is not installed."""
     reuse = None
     if previous is not None and changed is not None:
         reuse = _previous_results(Path(previous), changed)
@@ -106,18 +118,24 @@ def search_files(previous=None, changed=None):
             results[code].update(shown)
     # The text a paper is found by is the same in every language (each paper's
     # search_text holds all of them): one index, built once, beside each page.
-    index = _minisearch_index(documents).encode("utf-8")
-    files = {}
-    for code, _name in settings.LANGUAGES:
-        with translation.override(code):
-            path = reverse("papers:search")
-            folder = path.strip("/")
-            files[f"{folder}/index.json"] = index
-            files[f"{folder}/results.json"] = json.dumps(
-                results[code], ensure_ascii=False, separators=(",", ":")
-            ).encode("utf-8")
-            files[f"{folder}/index.html"] = _search_page(path).encode("utf-8")
-    return files
+    building = _start_minisearch_index(documents)
+
+    def finish():
+        index = building().encode("utf-8")
+        files = {}
+        for code, _name in settings.LANGUAGES:
+            with translation.override(code):
+                path = reverse("papers:search")
+                folder = path.strip("/")
+                files[f"{folder}/index.json"] = index
+                files[f"{folder}/results.json"] = json.dumps(
+                    results[code], ensure_ascii=False, separators=(",", ":")
+                ).encode("utf-8")
+                files[f"{folder}/index.html"] = _search_page(path).encode("utf-8")
+        return files
+
+    finish.cancel = building.cancel
+    return finish
 
 
 def _previous_results(root, changed):
@@ -241,22 +259,44 @@ def _documents(keys, first, reuse=None):
 
 def _minisearch_index(documents):
     """The MiniSearch index of ``documents`` as JSON text, built by node."""
+    return _start_minisearch_index(documents)()
+
+
+def _start_minisearch_index(documents):
+    """Start node on the MiniSearch index of ``documents``; returns a function of no
+    arguments that waits for it and returns the index as JSON text (raising
+    SearchIndexError when node failed), with ``cancel()`` to stop node instead. The
+    documents reach node through a temporary file, so nothing of this process writes
+    to node while the caller works (or forks). Raises SearchIndexError when node is
+    not installed."""
     node = shutil.which("node")
     if node is None:
         raise SearchIndexError(
             "node (Node.js) is required to build the search index: install the nodejs package."
         )
-    result = subprocess.run(  # nosec B603  # fixed program and script, data on stdin
-        [node, str(INDEX_SCRIPT)],
-        input=json.dumps({"documents": documents}, ensure_ascii=False),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
-    if result.returncode != 0:
-        raise SearchIndexError(f"node could not build the search index: {result.stderr.strip()}")
-    return result.stdout
+    with tempfile.TemporaryFile() as data:
+        data.write(json.dumps({"documents": documents}, ensure_ascii=False).encode("utf-8"))
+        data.seek(0)
+        process = subprocess.Popen(  # nosec B603  # fixed program and script, data on stdin
+            [node, str(INDEX_SCRIPT)],
+            stdin=data,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def wait():
+        out, err = process.communicate()
+        if process.returncode != 0:
+            message = err.decode("utf-8", "replace").strip()
+            raise SearchIndexError(f"node could not build the search index: {message}")
+        return out.decode("utf-8")
+
+    def cancel():
+        process.kill()
+        process.communicate()
+
+    wait.cancel = cancel
+    return wait
 
 
 def _search_page(path):

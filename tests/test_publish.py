@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from papers import listing, opendata, publish_changes, publishing, sitemaps
+from papers import listing, opendata, publish_changes, publish_render, publishing, sitemaps
 from papers.management.commands import publish_site
 from papers.models import Author, AwardEntry, Conference, Paper, Status
 
@@ -461,6 +461,36 @@ def test_the_404_pages_are_published(icml, publish, tmp_path, client):
     assert missing_links(site) == []
 
 
+def test_the_404_pages_are_not_logged_as_missing_pages(icml, publish, client, caplog):
+    publish()
+
+    assert [r.getMessage() for r in caplog.records if r.name == "django.request"] == []
+    client.get("/en/no/such/page/")  # any other 404 is logged as ever
+    assert [r.getMessage() for r in caplog.records if r.name == "django.request"] == [
+        "Not Found: /en/no/such/page/"
+    ]
+
+
+def test_the_sites_compact_archive_is_rendered_after_every_other_page(icml, publish, monkeypatch):
+    # Built from the conferences' archives, which worker processes write: rendered in
+    # this process once they are all recorded, so none is exported twice.
+    calls = []
+    render = publish_render.render
+
+    def recording(site, publisher, pages, indices, jobs=1, progress=None):
+        indices = list(indices)
+        calls.append(([pages[i][0].name for i in indices], jobs))
+        return render(site, publisher, pages, indices, jobs=jobs, progress=progress)
+
+    monkeypatch.setattr(publish_render, "render", recording)
+
+    publish()
+
+    assert calls[-1] == (["opendata-site-compact"], 1)
+    assert "opendata-site-compact" not in calls[0][0]
+    assert "opendata-conference-compact" in calls[0][0]
+
+
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
     monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
 
@@ -491,6 +521,28 @@ def test_after_an_edit_the_output_is_what_a_publish_from_scratch_writes(icml, pu
     publish(tmp_path / "fresh")
 
     edited, fresh = _tree(site), _tree(tmp_path / "fresh")
+    assert sorted(edited) == sorted(fresh)
+    assert [path for path in fresh if edited[path] != fresh[path]] == []
+
+
+def test_after_a_homonym_is_added_the_output_is_what_a_publish_from_scratch_writes(
+    icml, publish, tmp_path
+):
+    # No published row changes, but a compact file that named the published author by
+    # name alone must now give the slug: a kept archive would be stale.
+    site = tmp_path / "site"
+    publish()
+    paper = Paper.objects.published().order_by("slug").first()
+    author = paper.authorships.first().author
+    archive = site / "data" / "conferences" / f"{paper.conference.slug}-compact.zip"
+    before = archive.read_bytes()
+    Author.objects.create(name=author.name)
+
+    publish()
+    publish(tmp_path / "fresh")
+
+    edited, fresh = _tree(site), _tree(tmp_path / "fresh")
+    assert archive.read_bytes() != before
     assert sorted(edited) == sorted(fresh)
     assert [path for path in fresh if edited[path] != fresh[path]] == []
 

@@ -14,7 +14,7 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import translation
 
-from papers import publish_changes
+from papers import publish_changes, sitemaps
 from papers.models import (
     Affiliation,
     Author,
@@ -31,7 +31,7 @@ from papers.models import (
 )
 from papers.publish_changes import Affected, affected, changed, read, snapshot, write
 from papers.published_authors import refresh_published_authors
-from papers.sitemaps import SITEMAPS
+from papers.sitemaps import SITEMAPS, part_count
 from tests import factories
 
 LANGUAGES = ("en", "zh-hans")
@@ -50,11 +50,18 @@ def object_pages():
     pages += [("sitemap", {}), ("robots-txt", {}), ("api-v1:index", {})]
     pages += [("api-v1:openapi-json", {})]
     pages += [("sitemap-section", {"section": section}) for section in SITEMAPS]
+    pages += [
+        ("sitemap-section-page", {"section": section, "page": page})
+        for section in SITEMAPS
+        for page in range(2, part_count(section) + 1)
+    ]
+    pages += [("opendata-site-compact", {})]
     pages += [("papers:venue-detail", {"slug": s}) for s in _slugs(Venue.objects.published())]
     for slug in conferences:
         pages.append(("papers:conference-detail", {"slug": slug}))
         pages.append(("papers:conference-citation", {"slug": slug, "fmt": "bib"}))
         pages.append(("opendata-conference-csv", {"slug": slug}))
+        pages.append(("opendata-conference-compact", {"slug": slug}))
         pages.append(("api-v1:conference", {"slug": slug}))
     pages += [("papers:paper-detail", {"slug": s}) for s in papers]
     pages += [("papers:paper-citation", {"slug": s, "fmt": "ris"}) for s in papers]
@@ -260,6 +267,46 @@ def test_affected_misses_pages_when_a_rule_is_missing(client, icml, monkeypatch)
     assert ("paper-detail", slug, "en") in missed
 
 
+def test_affected_names_every_sitemap_part_whose_urls_changed(client, icml, monkeypatch):
+    # 20 URLs a part: the shipped papers and authors take several parts each.
+    # Not from the shipped pages rendered before (other parts): rendered here, before.
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 20)
+    changed, pages_affected = changed_pages(
+        client, lambda: Paper.objects.filter(slug=_paper().slug).update(slug="trpo")
+    )
+    assert [key for key in changed if not pages_affected.covers(key[0], dict(key[1]))] == []
+    assert ("sitemap-section-page", (("page", 2), ("section", "papers")), "en") in changed
+    assert not pages_affected.covers("sitemap-section-page", {"section": "authors", "page": 2})
+
+
+def _add_homonym_author():
+    # A draft's author, named as a published one: compact files must now tell them apart.
+    author = _paper().authorships.order_by("position").first().author
+    Author.objects.create(name=author.name)
+
+
+def _add_homonym_institution():
+    institution = Institution.objects.published().order_by("slug").first()
+    Institution.objects.create(name_en=institution.name_en)
+
+
+@pytest.mark.parametrize("edit", [_add_homonym_author, _add_homonym_institution])
+def test_affected_names_the_compact_archives_a_homonym_changes(client, icml, edit):
+    # No published row changed, but the compact files that named the other one by its
+    # name alone now give its slug (papers/importing/compact/writer.py).
+    missed, changed, pages_affected = missed_pages(client, edit)
+    assert missed == []
+    assert ("opendata-site-compact", (), "en") in changed
+    assert [key[0] for key in changed].count("opendata-conference-compact") >= 1
+    assert not pages_affected.site and not pages_affected.conferences
+
+
+def test_affected_misses_compact_archives_without_the_shared_names(client, icml, monkeypatch):
+    monkeypatch.setattr(publish_changes, "NAMED_ALONE", {})
+    missed, _changed, _affected = missed_pages(client, _add_homonym_author)
+    assert ("opendata-site-compact", (), "en") in missed
+
+
 def _edit_draft_paper():
     paper = _paper()
     Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
@@ -426,6 +473,17 @@ def test_affected_covers_routes_by_their_kwargs():
         pages.covers("home"),
         Affected().covers("home"),
     ] == [True, False, True, True, True, False, False, False, True, False]
+    sitemap_parts, archives = Affected(sitemaps={"papers"}), Affected(archives={"c"})
+    assert [
+        sitemap_parts.covers("sitemap-section-page", {"section": "papers", "page": 2}),
+        sitemap_parts.covers("sitemap-section-page", {"section": "authors", "page": 2}),
+        pages.covers("opendata-conference-compact", {"slug": "c"}),
+        pages.covers("opendata-conference-compact", {"slug": "d"}),
+        archives.covers("opendata-conference-compact", {"slug": "c"}),
+        archives.covers("opendata-conference-csv", {"slug": "c"}),
+        archives.covers("opendata-site-compact"),
+        archives.covers("home"),
+    ] == [True, False, True, False, True, False, True, False]
 
 
 # --- The snapshot and the fingerprint. ---------------------------------------------------

@@ -191,14 +191,30 @@ def _unique_names(model, name_field, rows):
         name_field, flat=True
     ):
         counts[name] = counts.get(name, 0) + 1
-    slugs = set(model.objects.values_list("slug", flat=True)) if model is Institution else set()
+    slugs = other_slugs(model)
     unique = {}
     for slug, row in rows.items():
         name = row[name_field]
-        # An institution's name that is another's slug would be read as that slug.
-        if counts.get(name) == 1 and (name not in slugs or name == slug):
+        if name_stands_alone(name, slug, counts, slugs):
             unique[name] = slug
     return unique
+
+
+def other_slugs(model):
+    """The slugs a name of ``model`` must not be (see :func:`name_stands_alone`): every
+    institution's slug for an institution, none for an author (a person is always
+    written by name)."""
+    return set(model.objects.values_list("slug", flat=True)) if model is Institution else set()
+
+
+def name_stands_alone(name, slug, counts, slugs):
+    """Whether a compact file may name the object ``slug`` by its ``name`` alone, its slug
+    left out: no other object in the database has the name (``counts``: name -> how many
+    objects of the model have it, drafts included) and, for an institution, the name is
+    no other's slug (``slugs``, :func:`other_slugs`: it would be read as that slug).
+    Whether it does depends on every row of the model, not only on the file's: the
+    publisher (papers/publish_changes.py) follows it to know which files changed."""
+    return counts.get(name) == 1 and (name not in slugs or name == slug)
 
 
 class _Flow(list):

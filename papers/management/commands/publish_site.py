@@ -105,6 +105,7 @@ class Command(BaseCommand):
             except publishing.PublishError as error:
                 raise CommandError(str(error)) from error
             site = publishing.Site(site_url)
+            search = None  # the search's files being built (start_search)
             try:
                 # Taken before rendering: an edit saved during the run is seen by the next.
                 with self.step("snapshot"):
@@ -116,6 +117,9 @@ class Command(BaseCommand):
                 site.reuse_conference_archives(publisher, changes)
                 with self.step("listing pages"):
                     pages = list(publishing.pages())
+                with self.step("search"):
+                    # node builds the index while the pages are rendered.
+                    search = self.start_search(publisher, changes)
                 bar = tqdm(
                     total=len(pages),
                     desc="Publishing",
@@ -133,11 +137,22 @@ class Command(BaseCommand):
                             bar.update()
                             continue
                         todo.append(i)
+                    last = [i for i in todo if pages[i][0].name in publishing.BUILT_FROM_PAGES]
                     rendered = publish_render.render(
-                        site, publisher, pages, todo, jobs=jobs, progress=bar.update
+                        site,
+                        publisher,
+                        pages,
+                        [i for i in todo if i not in last],
+                        jobs=jobs,
+                        progress=bar.update,
+                    )
+                    # Made from the files just written: here, where all are recorded.
+                    rendered += publish_render.render(
+                        site, publisher, pages, last, jobs=1, progress=bar.update
                     )
                 with self.step("search"):
-                    self.publish_search(publisher, changes)
+                    self.publish_search(publisher, search)
+                    search = None
                 with self.step("404 pages"):
                     for relative, body in publishing.not_found_pages(site).items():
                         publisher.write(relative, body)
@@ -154,6 +169,9 @@ class Command(BaseCommand):
             except KeyboardInterrupt:
                 publisher.interrupted()
                 raise
+            finally:
+                if search is not None:
+                    search.cancel()
             if not dry_run:
                 publish_changes.write(content, state)
         if verbosity >= 2:
@@ -179,18 +197,25 @@ class Command(BaseCommand):
         finally:
             self.steps[name] = self.steps.get(name, 0) + time.monotonic() - began
 
-    def publish_search(self, publisher, changes):
+    def start_search(self, publisher, changes):
         """The published site's search (papers/static_search.py: its page, index and
-        results in each language), built again when the content changed or a file of
-        it is missing, else kept. Raises SearchIndexError when node fails."""
+        results in each language) begun when the content changed or a file of it is
+        missing (``static_search.start_search_files``: node builds the index meanwhile),
+        else None: ``publish_search()`` keeps the files. Raises SearchIndexError when
+        node is missing."""
         paths = static_search.search_paths()
         if not (changes.everything or changes.site) and all(map(publisher.has, paths)):
-            for relative in paths:
+            return None
+        if changes.everything:
+            return static_search.start_search_files()
+        return static_search.start_search_files(publisher.directory, changes.papers)
+
+    def publish_search(self, publisher, search):
+        """Write the search's files once ``search`` (``start_search()``'s) is built, or
+        keep the last run's when it is None. Raises SearchIndexError when node fails."""
+        if search is None:
+            for relative in static_search.search_paths():
                 publisher.keep(relative)
             return
-        if changes.everything:
-            files = static_search.search_files()
-        else:
-            files = static_search.search_files(publisher.directory, changes.papers)
-        for relative, data in files.items():
+        for relative, data in search().items():
             publisher.write(relative, data)
