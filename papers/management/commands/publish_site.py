@@ -114,6 +114,9 @@ class Command(BaseCommand):
                 if not publisher.can_keep():
                     changes = publish_changes.Affected(everything=True)
                 site.reuse_conference_archives(publisher, changes)
+                # From scratch, each page's language choice is written as the page is
+                # recorded, while the workers render (after an edit they are kept).
+                publisher.choices_as_recorded = changes.everything
                 with self.step("listing pages"):
                     pages = list(publishing.pages())
                 bar = tqdm(
