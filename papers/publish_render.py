@@ -104,12 +104,15 @@ def _chunks(pages, indices):
     """``indices`` in chunks of up to CHUNK of one route each (a route's own ``chunk``
     when it says), those of the routes with few pages first, one page a chunk: those
     are the slow ones (site-wide downloads, sitemaps, lists of everything), started
-    early so that no worker is left with one at the end."""
+    early so that no worker is left with one at the end. Then the other routes', the
+    routes with fewer pages first for the same reason: their pages are the longer ones
+    (pages of the A-Z index of authors, 60 ms each, against a paper's citation file's
+    0.4 ms), and the chunks left for the end are the shortest."""
     by_route = {}
     for i in indices:
         by_route.setdefault(pages[i][0].name, []).append(i)
     few, many = [], []
-    for items in by_route.values():
+    for items in sorted(by_route.values(), key=len):
         size = getattr(pages[items[0]][0], "chunk", None) or (CHUNK if len(items) >= CHUNK else 1)
         chunks = [items[start : start + size] for start in range(0, len(items), size)]
         (few if len(items) < CHUNK else many).extend(chunks)
