@@ -20,6 +20,7 @@ value can start a tag line (a tag is only read at the start of a line). CSL-JSON
 written by ``json.dumps``, which escapes quotes, backslashes and control characters.
 """
 
+import functools
 import json
 import re
 import textwrap
@@ -133,6 +134,15 @@ def _balanced(text):
     return depth == 0
 
 
+# tex() of this many recent texts is kept (an abstract and its LaTeX: a few kB each):
+# pylatexenc reads a text a character at a time in Python, and the same texts are
+# written again and again (a paper's in its own download and in its conference's and
+# awards' downloads, each in two languages: half the time of publish_site's BibTeX
+# files; issue 12). At most about 30 MB; tex() depends on nothing but its text.
+TEX_CACHE_SIZE = 8192
+
+
+@functools.lru_cache(maxsize=TEX_CACHE_SIZE)
 def tex(text):
     """``text`` as one line of LaTeX for a BibTeX field: specials and accents escaped,
     TeX maths kept as ``$...$`` when ``maths_is_safe``, otherwise escaped as text,

@@ -811,20 +811,36 @@ CITATION_BATCH = 200
 
 def _streamed_citations(request, pks, fmt, filename):
     """The published papers with primary keys ``pks``, in that order and once each, in
-    citation format ``fmt`` as a streamed download: ``CITATION_BATCH`` papers are
-    fetched and written at a time, so a conference of any size takes bounded memory
-    (one query for the keys, made by the caller, then a fixed number per batch)."""
+    citation format ``fmt`` as a streamed download (``citation_batches``)."""
     _formatter, content_type = citations.FORMATS[fmt]
+    batches = citation_batches(pks, request)
+    response = StreamingHttpResponse(citations.stream(fmt, batches), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
+    return response
+
+
+def citation_batches(pks, request=None, papers=None):
+    """The published papers with primary keys ``pks``, in that order and once each, as
+    the ``(papers, urls)`` batches ``citations.stream()`` reads: ``CITATION_BATCH``
+    papers at a time, each named by its page's absolute URL in the active language.
+    Without ``papers``, each batch is fetched when it is read (one query plus the
+    prefetches of ``Paper.objects.for_citation()``), so a conference of any size takes
+    bounded memory; ``papers``: {pk: paper} fetched already with
+    ``Paper.objects.published().for_citation()`` for all of ``pks`` (publish_site
+    fetches them once for many files; papers/publishing.py's ``collection_citations``).
+    ``pks`` is read at once (a queryset: one query)."""
     order = list(dict.fromkeys(pks))
 
     def batches():
         for start in range(0, len(order), CITATION_BATCH):
-            papers = _in_order(order[start : start + CITATION_BATCH])
-            yield papers, {p.pk: absolute_url(p.get_absolute_url(), request) for p in papers}
+            keys = order[start : start + CITATION_BATCH]
+            if papers is None:
+                batch = _in_order(keys)
+            else:
+                batch = [papers[pk] for pk in keys if pk in papers]
+            yield batch, {p.pk: absolute_url(p.get_absolute_url(), request) for p in batch}
 
-    response = StreamingHttpResponse(citations.stream(fmt, batches()), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
-    return response
+    return batches()
 
 
 def paper_citation(request, slug, fmt):
@@ -839,19 +855,33 @@ def award_citation(request, conference_slug, slug, fmt):
     award = get_object_or_404(
         Award.objects.published().filter(conference__slug=conference_slug), slug=slug
     )
-    order = (
+    return _streamed_citations(
+        request, award_citation_order(award), fmt, f"{conference_slug}-{slug}"
+    )
+
+
+def award_citation_order(award):
+    """The primary keys of the papers an award's citation download holds, in its order
+    (the top level first; a paper may come more than once: the first counts)."""
+    return (
         AwardEntry.objects.published()
         .filter(award=award)
         .in_level_order()
         .values_list("paper_id", flat=True)
     )
-    return _streamed_citations(request, order, fmt, f"{conference_slug}-{slug}")
 
 
 def conference_citation(request, slug, fmt):
     """Citations of every paper a conference page lists (its awards' papers, then the
     others), in ``fmt`` (see paper_citation)."""
     conference = get_object_or_404(Conference.objects.published(), slug=slug)
+    return _streamed_citations(request, conference_citation_order(conference), fmt, slug)
+
+
+def conference_citation_order(conference):
+    """The primary keys of the papers a conference's citation download holds, in its
+    order: its awards' papers, then the others (a paper may come more than once: the
+    first counts). Two queries."""
     awarded = (
         AwardEntry.objects.published()
         .filter(award__conference=conference)
@@ -864,7 +894,7 @@ def conference_citation(request, slug, fmt):
         .published_without_award_at(conference)
         .values_list("pk", flat=True)
     )
-    return _streamed_citations(request, [*awarded, *others], fmt, slug)
+    return [*awarded, *others]
 
 
 def _in_order(pks):

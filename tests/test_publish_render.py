@@ -188,6 +188,53 @@ def test_second_ctrl_c_stops_at_once(tmp_path, out):
     assert signal.getsignal(signal.SIGINT) == before
 
 
+class LaterRoute(FakeRoute):
+    name = "later"
+    after = True
+
+
+def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_path, out):
+    pages = [(LaterRoute(), {"n": 1000}, "en"), *fake_pages(300)]
+    log = tmp_path / "pids"
+    publisher = publishing.Publisher(out)
+
+    rendered = publish_render.render(FakeSite(log), publisher, pages, range(len(pages)), jobs=2)
+
+    # The workers rendered every other page; this process the later one, last.
+    renderers = log.read_text().split()
+    assert renderers[-1] == str(os.getpid()) not in renderers[:-1]
+    assert rendered == len(pages) and "en/1000/index.html" in publisher.produced
+
+
+class SixPagesRoute(FakeRoute):
+    name = "six"
+    chunk = 6
+
+
+def test_a_route_says_how_many_of_its_pages_a_worker_renders_at_a_time():
+    six = [(SixPagesRoute(), {"n": n}, "en") for n in range(20)]
+    pages = [*six, *fake_pages(150)]
+
+    chunks = publish_render._chunks(pages, range(len(pages)))
+
+    # A route of fewer pages than CHUNK: its own size, else one page a chunk; started first.
+    assert [len(chunk) for chunk in chunks] == [6, 6, 6, 2, 100, 100, 100]
+
+
+class FewerPagesRoute(FakeRoute):
+    name = "fewer"
+
+
+def test_routes_with_fewer_pages_are_started_first():
+    fewer = [(FewerPagesRoute(), {"n": n}, "en") for n in range(150)]
+    pages = [*fake_pages(200), *fewer]
+
+    chunks = publish_render._chunks(pages, range(len(pages)))
+
+    # Their pages take longer (lists of everything); the last chunks are the shortest.
+    assert [pages[chunk[0]][0].name for chunk in chunks] == ["fewer"] * 2 + ["page"] * 4
+
+
 def test_inside_a_transaction_pages_are_rendered_here_and_it_says_so(icml, settings, tmp_path):
     settings.STATIC_ROOT = tmp_path / "collected"
     settings.MEDIA_ROOT = tmp_path / "media"
@@ -308,6 +355,58 @@ def test_batched_citations_cost_the_same_queries_for_one_paper_or_all(
         publishing.paper_citations(items[:1])
     with django_assert_num_queries(len(one.captured_queries)):
         publishing.paper_citations(items)
+
+
+def collection_pages(name):
+    route = next(route for route in publishing.ROUTES if route.name == name)
+    return route, [(kwargs, language) for r, kwargs, language in publishing.pages() if r is route]
+
+
+@pytest.mark.parametrize("name", ["conference-citation", "award-citation"])
+def test_batched_collection_citation_files_are_the_views_bytes(icml, client, settings, name):
+    settings.SITE_URL = SITE_URL
+    route, items = collection_pages(name)
+    assert len(items) >= 6 and {fmt for fmt in ("bib", "ris", "json")} == {
+        kwargs["fmt"] for kwargs, _language in items
+    }
+
+    bodies = route.batch(items)
+
+    site = publishing.Site(SITE_URL)
+    for (kwargs, language), body in zip(items, bodies, strict=True):
+        uri, _path = site.target(route, kwargs, language)
+        response = client.get(uri)
+        assert response.status_code == 200
+        assert body == b"".join(response.streaming_content), uri
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [
+        ("conference-citation", {"slug": "no-such-conference"}),
+        ("award-citation", {"conference_slug": "icml-2025", "slug": "no-such-award"}),
+    ],
+)
+def test_batched_citations_of_a_collection_not_published_are_none(icml, name, kwargs):
+    route, _items = collection_pages(name)
+
+    assert route.batch([({**kwargs, "fmt": "bib"}, "en")]) == [None]
+
+
+@pytest.mark.parametrize("name", ["conference-citation", "award-citation"])
+def test_batched_collection_citations_fetch_the_papers_once_for_all_files(
+    icml, settings, django_assert_num_queries, django_assert_max_num_queries, name
+):
+    """A conference's (an award's) six files cost the queries of one."""
+    settings.SITE_URL = SITE_URL
+    route, items = collection_pages(name)
+    first = [item for item in items if item[0]["slug"] == items[0][0]["slug"]]
+    assert len(first) == 6
+
+    with django_assert_max_num_queries(6) as one:
+        route.batch(first[:1])
+    with django_assert_num_queries(len(one.captured_queries)):
+        route.batch(first)
 
 
 def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, settings):

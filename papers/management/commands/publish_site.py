@@ -115,6 +115,9 @@ class Command(BaseCommand):
                 if not publisher.can_keep():
                     changes = publish_changes.Affected(everything=True)
                 site.reuse_conference_archives(publisher, changes)
+                # From scratch, each page's language choice is written as the page is
+                # recorded, while the workers render (after an edit they are kept).
+                publisher.choices_as_recorded = changes.everything
                 with self.step("listing pages"):
                     pages = list(publishing.pages())
                 with self.step("search"):
@@ -137,18 +140,11 @@ class Command(BaseCommand):
                             bar.update()
                             continue
                         todo.append(i)
-                    last = [i for i in todo if pages[i][0].name in publishing.BUILT_FROM_PAGES]
+                    # A route's ``after`` pages (the site's compact archive, made from
+                    # the files just written) are rendered last, here, where all are
+                    # recorded.
                     rendered = publish_render.render(
-                        site,
-                        publisher,
-                        pages,
-                        [i for i in todo if i not in last],
-                        jobs=jobs,
-                        progress=bar.update,
-                    )
-                    # Made from the files just written: here, where all are recorded.
-                    rendered += publish_render.render(
-                        site, publisher, pages, last, jobs=1, progress=bar.update
+                        site, publisher, pages, todo, jobs=jobs, progress=bar.update
                     )
                 with self.step("search"):
                     self.publish_search(publisher, search)
