@@ -378,8 +378,9 @@ def page_urls():
 
 def other_page_urls():
     """Every other kind of public address, one of each (the largest of its kind in the
-    data where they differ), for the second table: uncached, one connection only. An
-    address the data are too small for (a second page of authors) is left out."""
+    data where they differ), for the second table: uncached, one connection only (page
+    2 of the A-Z index is in the first). An address the data are too small for (a
+    second part of the authors' sitemap) is left out."""
     from django.db.models import Count
     from django.test import Client
     from django.utils import translation
@@ -403,7 +404,6 @@ def other_page_urls():
         "awards": "/en/awards/",
         "award series": award.get_series_url(),
         "authors A-Z": "/en/authors/",
-        "authors A-Z p.2": "/en/authors/page/2/",
         "authors letter": "/en/authors/letter/s/",
         "search filter": f"/en/search/?q=&year={conference.year}",
         "open data": "/en/open-data/",
