@@ -501,22 +501,22 @@ def test_the_404_pages_are_not_logged_as_missing_pages(icml, publish, client, ca
 
 def test_the_sites_compact_archive_is_rendered_after_every_other_page(icml, publish, monkeypatch):
     # Built from the conferences' archives, which worker processes write: rendered in
-    # this process once they are all recorded, so none is exported twice.
+    # this process once they are all recorded (its route's ``after``), so none is
+    # exported twice.
     calls = []
-    render = publish_render.render
+    render_here = publish_render._render_here
 
-    def recording(site, publisher, pages, indices, jobs=1, progress=None):
-        indices = list(indices)
-        calls.append(([pages[i][0].name for i in indices], jobs))
-        return render(site, publisher, pages, indices, jobs=jobs, progress=progress)
+    def recording(site, publisher, pages, indices, progress):
+        calls.append([pages[i][0].name for i in indices])
+        return render_here(site, publisher, pages, indices, progress)
 
-    monkeypatch.setattr(publish_render, "render", recording)
+    monkeypatch.setattr(publish_render, "_render_here", recording)
 
     publish()
 
-    assert calls[-1] == (["opendata-site-compact"], 1)
-    assert "opendata-site-compact" not in calls[0][0]
-    assert "opendata-conference-compact" in calls[0][0]
+    assert calls[-1] == ["opendata-site-compact"]
+    assert "opendata-site-compact" not in calls[0]
+    assert "opendata-conference-compact" in calls[0]
 
 
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
