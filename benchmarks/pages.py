@@ -19,7 +19,7 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
 4. counts queries and bytes of each page in this process (Django's test client);
    and measures every other kind of public address (the lists, the venue, award
    series and A-Z author pages, the 404 page, a Chinese page, the feed, the sitemap,
-   a citation file, the API) uncached on one connection in the same rounds, for a
+   a citation file) uncached on one connection in the same rounds, for a
    second table;
 5. on the first database (SQLite) only, unless ``--no-publish``: times ``publish_site``
    from an empty directory and again after one edit, then serves its output with
@@ -379,8 +379,9 @@ def page_urls():
 def other_page_urls():
     """Every other kind of public address, one of each (the largest of its kind in the
     data where they differ), for the second table: uncached, one connection only (page
-    2 of the A-Z index is in the first). An address the data are too small for (a
-    second part of the authors' sitemap) is left out."""
+    2 of the A-Z index is in the first; not the API, which answers a client this fast
+    429 Too Many Requests, its throttling, so wrk would time that). An address the data
+    are too small for (a second part of the authors' sitemap) is left out."""
     from django.db.models import Count
     from django.test import Client
     from django.utils import translation
@@ -412,7 +413,6 @@ def other_page_urls():
         "sitemap": "/sitemap.xml",
         "sitemap part": "/sitemap-authors-2.xml",
         "award cite": f"{award.get_absolute_url()}cite.bib",
-        "api conference": f"/api/v1/conferences/{conference.slug}",
     }
     client = Client(HTTP_HOST="127.0.0.1")
     return {
@@ -606,7 +606,7 @@ def print_table(options, rows, published=None, other_rows=()):
 def print_other_rows(options, rows):
     """Print the second table: every other kind of public address, uncached, on one
     connection. Issue 13's targets for uncached pages (p95 and size) apply to its HTML
-    pages; feeds, sitemaps, citation files and the API get their figures only. Returns
+    pages; feeds, sitemaps and citation files get their figures only. Returns
     the verdicts, as ``print_table`` counts them."""
     print()
     print(
