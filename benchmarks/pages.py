@@ -348,13 +348,12 @@ def vacuum_imported_tables():
         cursor.execute(f"VACUUM {names}")
 
 
-def page_urls():
-    """The pages measured: one of each kind, the largest of its kind in the data, and
-    the A-Z index of authors at its page 2 (``authors A-Z``: a page that counts and
-    pages every author of a published paper)."""
+def largest_conference_and_award():
+    """The conference with the most papers and its award with the most entries: the
+    largest page of each kind, which both tables measure."""
     from django.db.models import Count
 
-    from papers.models import Author, Award, Conference, Paper
+    from papers.models import Award, Conference
 
     conference = Conference.objects.annotate(n=Count("papers")).order_by("-n", "slug").first()
     award = (
@@ -363,6 +362,18 @@ def page_urls():
         .order_by("-n", "position")
         .first()
     )
+    return conference, award
+
+
+def page_urls():
+    """The pages measured: one of each kind, the largest of its kind in the data, and
+    the A-Z index of authors at its page 2 (``authors A-Z``: a page that counts and
+    pages every author of a published paper)."""
+    from django.db.models import Count
+
+    from papers.models import Author, Paper
+
+    conference, award = largest_conference_and_award()
     paper = Paper.objects.filter(award_entries__award=award).order_by("pk").first()
     author = Author.objects.annotate(n=Count("authorships")).order_by("-n", "pk").first()
     return {
@@ -382,19 +393,10 @@ def other_page_urls():
     2 of the A-Z index is in the first; not the API, which answers a client this fast
     429 Too Many Requests, its throttling, so wrk would time that). An address the data
     are too small for (a second part of the authors' sitemap) is left out."""
-    from django.db.models import Count
     from django.test import Client
     from django.utils import translation
 
-    from papers.models import Award, Conference
-
-    conference = Conference.objects.annotate(n=Count("papers")).order_by("-n", "slug").first()
-    award = (
-        Award.objects.filter(conference=conference)
-        .annotate(n=Count("entries"))
-        .order_by("-n", "position")
-        .first()
-    )
+    conference, award = largest_conference_and_award()
     with translation.override("zh-hans"):
         conference_zh = conference.get_absolute_url()
     addresses = {
