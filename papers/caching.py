@@ -215,6 +215,29 @@ def bump_content_generation(**kwargs):
         transaction.on_commit(publish_content_generation)
 
 
+def wait_for_other_writers(using=None):
+    """Inside a transaction on a database with ``SELECT ... FOR UPDATE`` (PostgreSQL),
+    lock the content generation's row until this transaction ends, after any other
+    transaction holding it (one that raised the generation, or called this) has ended.
+    Elsewhere (autocommit, SQLite, whose settings start every transaction with
+    ``BEGIN IMMEDIATE`` and so serialise writers already) nothing, and no query.
+    Returns None.
+
+    For work that reads rows other transactions may be changing and writes what it
+    concludes (papers/published_authors.py): after this, on READ COMMITTED, each of
+    its statements sees every such transaction that committed before, so two of them
+    cannot each conclude from the other's old rows. A content change raises the
+    generation (:func:`bump_content_generation`, whose ``UPDATE`` holds the same
+    lock) anyway, so this orders only what was ordered loosely, never a reader.
+    """
+    database = transaction.get_connection(using)
+    if not (database.in_atomic_block and database.features.has_select_for_update):
+        return
+    ContentGeneration.objects.using(database.alias).select_for_update().filter(
+        pk=GENERATION_ID
+    ).exists()
+
+
 def is_shared_cache():
     """True when the page cache is shared by every process (any backend but Django's
     local memory, which each process keeps for itself), so it can hold the generation."""

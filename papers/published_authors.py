@@ -25,6 +25,16 @@ the same way:
 
 A ``QuerySet.update()`` of a source refreshes nothing: call
 :func:`refresh_published_authors` for the authors reached (no argument: every author).
+
+Concurrent edits: the rule reads rows that another transaction may be changing at
+the same time (editor A unpublishes one of an author's papers while editor B publishes
+another). On PostgreSQL's READ COMMITTED, each would work out the column from the
+other's old rows, and the author would end with the value of whichever committed last
+(here False, with a published paper). So :func:`refresh_published_authors` first
+waits for every other writer of content (``caching.wait_for_other_writers``, a lock on
+the one row of the content generation, which every content change takes anyway):
+the later transaction's statements then see the earlier one's rows. SQLite starts
+every transaction with ``BEGIN IMMEDIATE`` (awardsite/settings.py), one writer at a time.
 """
 
 from django.db.models import Exists, OuterRef
@@ -58,8 +68,13 @@ def refresh_published_authors(authors=None):
     keys are ``authors`` (an iterable, unknown keys and None skipped; or a QuerySet of
     primary keys, used as a subquery), by :func:`has_published_paper_rule`; ``None``:
     every author. Two UPDATEs per ``BATCH`` authors (one pair for a QuerySet or None),
-    each writing only the rows whose value changes. Returns the number of rows changed."""
+    each writing only the rows whose value changes. Returns the number of rows changed.
+    Inside a transaction on PostgreSQL, first waits for other writers of content to end
+    (see the module's docstring: "Concurrent edits")."""
+    from .caching import wait_for_other_writers
     from .models import Author
+
+    wait_for_other_writers()
 
     if authors is None:
         return _refresh(Author.objects.all())

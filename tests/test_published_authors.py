@@ -6,6 +6,7 @@ cache by the changes it follows."""
 
 import io
 import json
+import threading
 
 import pytest
 import reversion
@@ -150,6 +151,82 @@ def test_refresh_of_every_author_puts_back_what_an_update_left(db):
 
     assert refresh_published_authors() == 1
     assert flagged() == set()
+
+
+def _two_edits_at_once(first_paper, second_paper, wait_for_writers):
+    """Two transactions, each on its own connection: the first unpublishes
+    ``first_paper`` and refreshes its authors, then holds its transaction open while
+    the second publishes ``second_paper`` and refreshes its authors; the first commits
+    0.5 s after the second began (or when it ended). Each edit is a ``QuerySet.update()``
+    and a refresh, the importer's way. ``wait_for_writers`` False replaces
+    ``caching.wait_for_other_writers`` with nothing in both (what the refresh was
+    without it)."""
+    from django.db import connections, transaction
+
+    import papers.caching
+
+    first_refreshed, second_began, second_done = (threading.Event() for _ in range(3))
+    errors = []
+
+    def edit(paper, status, refreshed, wait_before_commit):
+        try:
+            with transaction.atomic():
+                Paper.objects.filter(pk=paper.pk).update(status=status)
+                if refreshed is second_began:
+                    second_began.set()
+                refresh_published_authors(
+                    Authorship.objects.filter(paper=paper.pk).values("author_id")
+                )
+                refreshed.set()
+                if wait_before_commit:
+                    wait_before_commit.wait(timeout=0.5)
+        except Exception as error:  # reported by the test, not lost in the thread
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    original = papers.caching.wait_for_other_writers
+    if not wait_for_writers:
+        papers.caching.wait_for_other_writers = lambda using=None: None
+    try:
+        first = threading.Thread(
+            target=edit, args=(first_paper, Status.DRAFT, first_refreshed, second_done)
+        )
+        first.start()
+        assert first_refreshed.wait(timeout=10)
+        second = threading.Thread(
+            target=edit, args=(second_paper, Status.PUBLISHED, second_began, None)
+        )
+        second.start()
+        second.join(timeout=0.5)
+        second_done.set()
+        first.join(timeout=30)
+        second.join(timeout=30)
+    finally:
+        papers.caching.wait_for_other_writers = original
+    assert errors == []
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite has one writer at a time")
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("wait_for_writers", [True, False], ids=["as-kept", "without-waiting"])
+def test_two_editors_at_once_leave_the_right_value(wait_for_writers):
+    """Editor A unpublishes one of Ann's two papers while editor B publishes the other
+    (PostgreSQL, READ COMMITTED): Ann has a published paper at the end. Without waiting
+    for the other writer, each transaction worked the column out from the other's old
+    rows and the last to commit (A) left False: the second case shows that this test
+    sees the race it guards against."""
+    ann = factories.author(slug="ann")
+    conference = factories.conference()
+    published = factories.paper(authors=[ann], conference=conference)
+    draft = factories.paper(authors=[ann], conference=conference, status=Status.DRAFT)
+    assert flagged() == {"ann"}
+
+    _two_edits_at_once(published, draft, wait_for_writers)
+
+    assert Paper.objects.get(pk=draft.pk).status == Status.PUBLISHED
+    kept = Author.objects.get(pk=ann.pk).has_published_paper
+    assert kept is wait_for_writers  # True is right; False is the race, without waiting
 
 
 def test_loaddata_follows(db, tmp_path):
