@@ -532,10 +532,13 @@ def wrk(url, script, duration, threads=2, connections=32):
 
 def drain(url, seconds=300):
     """Wait until the server has answered the requests wrk left queued when it stopped
-    (sync workers finish them anyway), so that they do not slow the next run."""
+    (sync workers finish them anyway), so that they do not slow the next run. Any answer
+    will do, an error status included (the 404 page measured answers 404)."""
     try:
         with urllib.request.urlopen(url, timeout=seconds) as response:  # nosec B310  # our http://127.0.0.1 server
             response.read()
+    except urllib.error.HTTPError as answer:  # answered: the queue is empty
+        answer.read()
     except (urllib.error.URLError, OSError) as error:  # e.g. gunicorn's worker timeout
         print(f"{url} still busy after the run: {error}", file=sys.stderr)
 
