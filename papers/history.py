@@ -269,16 +269,31 @@ def _without_versions(model, pks):
     return {pk for pk in ids if force_str(pk) not in have}
 
 
+def _serialised_many_to_many(model, fields):
+    """The names among ``fields`` of ``model``'s many-to-many fields that Django's
+    serializers write, as reversion's versions hold them: those without a model of their
+    own for the relation (``through``). A paper's ``authors`` and an authorship's
+    ``affiliations`` have one: their rows are versioned as the objects they are."""
+    return [
+        field.name
+        for field in model._meta.local_many_to_many
+        if field.name in fields and field.remote_field.through._meta.auto_created
+    ]
+
+
 class _BulkSerializer(PythonSerializer):
     """Django's python serializer, reading many-to-many values from ``self.many``
-    ({field name: {pk: [related pks]}}, loaded per chunk) instead of one query each."""
+    ({field name: {pk: [related pks]}}, loaded per chunk) instead of one query each.
+    A field missing from ``self.many`` is left out, as Django leaves out one with a
+    ``through`` model (see ``_serialised_many_to_many``)."""
 
     def __init__(self, many):
         super().__init__()
         self.many = many
 
     def handle_m2m_field(self, obj, field):
-        self._current[field.name] = self.many[field.name].get(obj.pk, [])
+        if field.name in self.many:
+            self._current[field.name] = self.many[field.name].get(obj.pk, [])
 
 
 def _many_to_many_values(model, names, pks):
@@ -304,7 +319,7 @@ def _versions(model, pks):
         return []
     content_type = ContentType.objects.get_for_model(model)
     fields = recorded_fields(model)
-    many = [field.name for field in model._meta.local_many_to_many if field.name in fields]
+    many = _serialised_many_to_many(model, fields)
     db = router.db_for_write(model)
     versions = []
     for chunk in _chunks(pks):

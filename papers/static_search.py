@@ -47,7 +47,7 @@ from django.utils.translation import ngettext
 from . import listing
 from .forms import SearchForm
 from .models import Authorship, AwardEntry, Paper
-from .templatetags.awards import localized_value
+from .templatetags.awards import localized_value, untranslated_notice_text
 
 # The node program that turns the documents into a MiniSearch index.
 INDEX_SCRIPT = Path(settings.BASE_DIR) / "scripts" / "search-index.js"
@@ -321,5 +321,12 @@ def _search_page(path):
         "title_query": translation.gettext("Search: %(query)s") % {"query": "{query}"},
         "per_page": RESULTS_PER_PAGE,
         "form": SearchForm(),
+        # The live page's notice about untranslated text, which the script shows when a
+        # result it lists is marked untranslated; an English page has none.
+        "untranslated_notice": (
+            untranslated_notice_text()
+            if translation.get_language() != settings.LANGUAGE_CODE
+            else ""
+        ),
     }
     return render_to_string("papers/static_search.html", context, request=request)

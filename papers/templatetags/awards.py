@@ -153,6 +153,16 @@ def translated_block(context, obj, field, math=False):
     return format_html('<div lang="{}" class="untranslated">{}</div>', language, paragraphs)
 
 
+def untranslated_notice_text():
+    """The notice a page shows once, at the top, when it holds untranslated text (see
+    marking_untranslated; the published search page shows it too when its results do),
+    in the active language."""
+    return gettext(
+        "Some text on this page has no Chinese translation yet: it is shown "
+        "in English, marked with a dotted underline or a line at its side."
+    )
+
+
 class MarkingUntranslatedNode(template.Node):
     def __init__(self, nodelist):
         self.nodelist = nodelist
@@ -164,11 +174,7 @@ class MarkingUntranslatedNode(template.Node):
         notice = ""
         if tracker.found:
             notice = format_html(
-                '<p class="untranslated-notice" role="note">{}</p>',
-                gettext(
-                    "Some text on this page has no Chinese translation yet: it is shown "
-                    "in English, marked with a dotted underline or a line at its side."
-                ),
+                '<p class="untranslated-notice" role="note">{}</p>', untranslated_notice_text()
             )
         return mark_safe(html.replace(tracker.marker, notice, 1))  # noqa: S308 - rendered HTML
 

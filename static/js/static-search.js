@@ -207,6 +207,10 @@ async function search() {
   const start = (number - 1) * perPage;
   const page = results.slice(start, start + perPage);
   items.replaceChildren(...page.map((result) => item(shown[result.id], words)));
+  // As the live page: the notice at the top explains the marks of untranslated text,
+  // once, when a result shown has one (only a page not in English has the notice).
+  const notice = document.getElementById("untranslated-notice");
+  if (notice) notice.hidden = !items.querySelector(".untranslated");
   document.getElementById("search-suggestions").hidden = count > 0;
   if (filters.conference || filters.year || filters.award) {
     const everywhere = document.getElementById("search-everywhere");

@@ -204,3 +204,27 @@ def test_a_year_filter_lists_the_papers_a_conference_of_that_year_honoured(reade
     reader.goto(f"{static_site}/zh-hans/search/?q=&year=2015")
 
     expect(reader.get_by_role("heading", name="找到 3 篇论文")).to_be_visible()
+
+
+def test_results_with_untranslated_text_say_what_its_mark_means(reader, static_site, client):
+    """As the live page: a Chinese page whose results show English text (marked) says
+    once, at the top, what the mark means; one whose results are all translated, and an
+    English page, say nothing of it."""
+    notice = client.get("/zh-hans/search/?q=policy").content.decode()
+    assert 'class="untranslated-notice"' in notice
+
+    reader.goto(f"{static_site}/zh-hans/search/?q=policy")
+    expect(reader.get_by_role("heading", name="找到 4 篇论文")).to_be_visible()
+    expect(reader.locator("#search-items .untranslated").first).to_be_visible()
+    expect(reader.get_by_role("note")).to_have_text(
+        "本页部分内容尚无中文译文，以英文原文显示，并以虚线下划线或左侧竖线标出。"
+    )
+
+    reader.goto(f"{static_site}/zh-hans/search/?q=贝叶斯求积")
+    expect(reader.get_by_role("heading", name="找到 1 篇论文")).to_be_visible()
+    expect(reader.locator("#search-items .untranslated")).to_have_count(0)
+    expect(reader.locator(".untranslated-notice")).to_be_hidden()
+
+    reader.goto(f"{static_site}/en/search/?q=policy")
+    expect(reader.get_by_role("heading", name="4 papers found")).to_be_visible()
+    expect(reader.locator(".untranslated-notice")).to_have_count(0)
