@@ -284,6 +284,15 @@ def test_wsgi_application_leaves_the_loaded_site_out_of_full_collections(tmp_pat
     assert int(frozen) > 2 * int(tracked)
 
 
+def test_wsgi_application_collects_the_youngest_generation_rarely(tmp_path):
+    code = "import gc, awardsite.wsgi; print(gc.get_threshold()[0])"
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SECRET_KEY": "x", "DJANGO_STATIC_ROOT": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    # Above Python's 700: a page's objects are freed by reference counting once sent.
+    assert int(result.stdout) >= 10_000
+
+
 def test_a_rendered_context_is_freed_without_the_cyclic_collector(rf):
     shown = Shown()
     freed = weakref.ref(shown)
