@@ -127,7 +127,10 @@ ROOT_URLCONF = "awardsite.urls"
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's engine, which frees a page's context when it is rendered (see
+        # awardsite/templates.py), under Django's own name for it.
+        "BACKEND": "awardsite.templates.DjangoTemplates",
+        "NAME": "django",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
