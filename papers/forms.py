@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.utils.choices import BaseChoiceIterator
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
@@ -324,6 +324,13 @@ class ListedChoices(BaseChoiceIterator):
 
     def __iter__(self):
         return iter(self.choices)
+
+
+# Django's own message for a NUL in any text field (ProhibitNullCharactersValidator),
+# marked here so that makemessages keeps it in this project's catalogue, whose Chinese
+# overrides Django's ("empty strings are not allowed", with a typo):
+# tests/test_search.py, test_a_nul_in_the_query_is_named_correctly_in_chinese.
+NULL_CHARACTERS_MESSAGE = gettext_noop("Null characters are not allowed.")
 
 
 class SearchForm(forms.Form):

@@ -911,7 +911,9 @@ class Renderer:
                 names = escape(gettext("; ")).join(
                     self.translated(row, "name", Institution) for row in affiliations
                 )
-                published += f" · {escape(gettext('Affiliation:'))} {names}"
+                # Outside the f-string: xgettext (makemessages) does not read inside one.
+                label = escape(gettext("Affiliation:"))
+                published += f" · {label} {names}"
             parts.append(f'  <p class="paper-meta">{published}</p>\n')
         if snippet:
             parts.append(f"  {snippet}\n")
