@@ -795,6 +795,20 @@ def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
     assert snapshot() == before
 
 
+def test_a_long_kept_value_is_shortened_inside_its_quotes(tmp_path, db):
+    path = write(tmp_path, small_fixture())
+    import_fixture(path)
+    Paper.objects.filter(slug="p1").update(title_zh_hans="sha256:" + "f750" * 20)
+
+    out, _ = run(path, "--verbosity", 0)
+
+    assert out.splitlines() == [
+        'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
+        f'import; kept "sha256:{"f750" * 12}f7…", the file has "论文一" (--overwrite takes '
+        "the file's value)",
+    ]
+
+
 def test_verbosity_0_prints_only_what_needs_an_editors_eye(tmp_path, db):
     path = write(tmp_path, small_fixture())
 
