@@ -31,6 +31,7 @@ from papers.models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
     Venue,
 )
 
@@ -967,6 +968,18 @@ def test_export_of_shipped_conference_is_the_shipped_fixture(tmp_path, icml):
 def test_export_unknown_conference_is_an_error(db):
     with pytest.raises(CommandError, match="no conference with the slug 'nope'"):
         call_command("export_conference", "nope")
+
+
+def test_export_list_names_every_conference_drafts_too(icml):
+    Conference.objects.filter(slug="icml-2015").update(status=Status.DRAFT)
+    out = io.StringIO()
+
+    call_command("export_conference", "--list", stdout=out)
+
+    assert out.getvalue().splitlines() == ["icml-2015", "icml-2025"]
+    for args in (["--list", "icml-2025"], []):
+        with pytest.raises(CommandError, match="--list"):
+            call_command("export_conference", *args)
 
 
 def test_export_with_images_needs_an_output_file(icml, media):
