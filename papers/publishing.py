@@ -26,7 +26,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -38,7 +38,7 @@ from django.db.models.functions import Substr
 from django.http import Http404
 from django.template.loader import render_to_string
 from django.test.utils import override_settings
-from django.urls import get_resolver, reverse
+from django.urls import Resolver404, get_resolver, resolve, reverse
 from django.utils import translation
 from django.utils.html import escape
 from django_distill.request import (
@@ -311,7 +311,9 @@ class Route:
     ``publish_render.CHUNK``, one for a route of fewer pages than that), for a
     ``batch`` that shares work between pages that come together. ``after``: its pages
     are rendered once every other page is written, by the process that records them
-    (``publish_render.render``), for a page built from other pages' files."""
+    (``publish_render.render``), for a page built from other pages' files. ``finish``,
+    when given, turns the view's answer (bytes) into the bytes published (e.g.
+    ``published_api_document``)."""
 
     name: str
     namespace: str | None = None
@@ -321,6 +323,7 @@ class Route:
     prepare: object = None
     chunk: int | None = None
     after: bool = False
+    finish: object = None
 
     @property
     def distill_namespace(self):
@@ -358,11 +361,24 @@ ROUTES = [
     # The API documents pages link to (the Open data and conference pages). A static host
     # serves a file by its name's extension: the index and a conference are JSON at
     # extensionless URLs, given their type by the web server (README: "Publishing to a
-    # static host"); lists with query parameters cannot be files and are not published.
-    Route("index", API_NAMESPACE, file="api/v1/index.json"),
+    # static host"); lists with query parameters cannot be files and are not published,
+    # nor are the other objects (an award's document names its papers and authors, whose
+    # documents name others: every paper and author would follow). The files give null
+    # for links to them (published_api_document), and the docs page no "Try it out".
+    Route(
+        "index",
+        API_NAMESPACE,
+        file="api/v1/index.json",
+        finish=lambda body: published_api_document(body),
+    ),
     Route("openapi-json", API_NAMESPACE),
-    Route("openapi-view", API_NAMESPACE),
-    Route("conference", API_NAMESPACE, func=conferences),
+    Route("openapi-view", API_NAMESPACE, finish=lambda body: published_api_docs_page(body)),
+    Route(
+        "conference",
+        API_NAMESPACE,
+        func=conferences,
+        finish=lambda body: published_api_document(body),
+    ),
     # Under /en/ and /zh-hans/ (papers/urls.py).
     Route("home", "papers"),
     Route("conference-list", "papers"),
@@ -400,6 +416,66 @@ ROUTES = [
     Route("author-list-letter", "papers", func=author_letters),
     Route("author-list-letter-page", "papers", func=author_letter_pages),
 ]
+
+
+# --- The API's documents as a static host holds them. ----------------------------
+
+
+def _unpublished_api_link(value, api_root, published):
+    """Whether the string ``value`` is an absolute URL under ``api_root`` (the API's
+    public address) naming an API document the published site has no file for (a
+    route not in ``published``, (namespace, name) pairs, or any query string). Any
+    other string (text, a page's or a download's URL, another host's) is not."""
+    if not value.startswith(api_root):
+        return False
+    parts = urlsplit(value)
+    try:
+        match = resolve(unquote(parts.path))
+    except Resolver404:
+        return True
+    return bool(parts.query) or (match.namespace, match.url_name) not in published
+
+
+def _nulled(value, api_root, published):
+    """``value`` (parsed JSON) with every ``_unpublished_api_link`` string made None."""
+    if isinstance(value, dict):
+        return {key: _nulled(item, api_root, published) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_nulled(item, api_root, published) for item in value]
+    if isinstance(value, str) and _unpublished_api_link(value, api_root, published):
+        return None
+    return value
+
+
+def published_api_document(body):
+    """The published bytes of an API answer ``body`` (JSON bytes, as django-ninja's
+    renderer writes it: ``json.dumps`` with its defaults): every link to an API address
+    that ``ROUTES`` does not publish (the lists, an award, a paper, an author, ...;
+    anything with a query string) is null, so that the static host's documents name
+    only files it has. The live API is not changed; other values keep their bytes."""
+    api_root = settings.SITE_URL + reverse(f"{API_NAMESPACE}:index")
+    published = {(route.namespace, route.name) for route in published_routes() if route.namespace}
+    return json.dumps(_nulled(json.loads(body), api_root, published)).encode()
+
+
+# The Swagger UI settings django-ninja writes into the docs page (ninja/swagger.html).
+_SWAGGER_SETTINGS = re.compile(
+    rb'<script type="application/json" id="swagger-settings">(.*?)</script>', re.DOTALL
+)
+
+
+def published_api_docs_page(body):
+    """The published bytes of the API's docs page ``body`` (HTML bytes): Swagger UI
+    without "Try it out" (its setting ``supportedSubmitMethods: []``), which would ask
+    the static host for lists and objects it has no file for. Raises PublishError when
+    the page has no Swagger UI settings (django-ninja's template changed)."""
+    found = _SWAGGER_SETTINGS.search(body)
+    if found is None:
+        raise PublishError("the API's docs page has no Swagger UI settings to publish")
+    swagger = json.loads(found.group(1))
+    swagger["supportedSubmitMethods"] = []
+    text = json.dumps(swagger, indent=1).encode()
+    return body[: found.start(1)] + b"\n" + text + b"\n" + body[found.end(1) :]
 
 
 def _route_names():
@@ -724,6 +800,8 @@ class Site:
             status, body = self.get(uri)
         if status != 200:
             raise PublishError(f"{uri} answered {status}, not 200: nothing can be published there.")
+        if route.finish is not None:
+            body = route.finish(body)
         return uri, path, body
 
     def render_many(self, route, items):

@@ -31,6 +31,7 @@ from papers.models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
     Venue,
 )
 
@@ -795,6 +796,20 @@ def test_import_keeps_an_editors_change_and_lists_the_conflict(tmp_path, db):
     assert snapshot() == before
 
 
+def test_a_long_kept_value_is_shortened_inside_its_quotes(tmp_path, db):
+    path = write(tmp_path, small_fixture())
+    import_fixture(path)
+    Paper.objects.filter(slug="p1").update(title_zh_hans="sha256:" + "f750" * 20)
+
+    out, _ = run(path, "--verbosity", 0)
+
+    assert out.splitlines() == [
+        'conflict papers.paper ["p1"] title_zh_hans: an editor changed it since the last '
+        f'import; kept "sha256:{"f750" * 12}f7…", the file has "论文一" (--overwrite takes '
+        "the file's value)",
+    ]
+
+
 def test_verbosity_0_prints_only_what_needs_an_editors_eye(tmp_path, db):
     path = write(tmp_path, small_fixture())
 
@@ -953,6 +968,18 @@ def test_export_of_shipped_conference_is_the_shipped_fixture(tmp_path, icml):
 def test_export_unknown_conference_is_an_error(db):
     with pytest.raises(CommandError, match="no conference with the slug 'nope'"):
         call_command("export_conference", "nope")
+
+
+def test_export_list_names_every_conference_drafts_too(icml):
+    Conference.objects.filter(slug="icml-2015").update(status=Status.DRAFT)
+    out = io.StringIO()
+
+    call_command("export_conference", "--list", stdout=out)
+
+    assert out.getvalue().splitlines() == ["icml-2015", "icml-2025"]
+    for args in (["--list", "icml-2025"], []):
+        with pytest.raises(CommandError, match="--list"):
+            call_command("export_conference", *args)
 
 
 def test_export_with_images_needs_an_output_file(icml, media):

@@ -108,6 +108,92 @@ def test_every_link_of_every_published_page_is_a_file(icml, publish, tmp_path):
     assert missing_links(site) == []
 
 
+def strings_of(value):
+    """Every string in ``value`` (parsed JSON), keys left out."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from strings_of(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def names_a_file(site, url):
+    """Whether the site's ``url`` is served from a published file (``.../`` from its
+    ``index.html`` or, for the API's index, ``index.json``)."""
+    target = file_for(site, url)
+    return target.is_file() or target.with_name("index.json").is_file()
+
+
+def api_documents(site):
+    """The published API's JSON files: all of ``api/`` but the docs page."""
+    return sorted(
+        path for path in (site / "api").rglob("*") if path.is_file() and path.name != "docs"
+    )
+
+
+def test_every_link_of_the_published_api_is_a_file(icml, publish, tmp_path):
+    publish()
+    site = tmp_path / "site"
+    documents = api_documents(site)
+    links = {
+        (str(document.relative_to(site)), value)
+        for document in documents
+        for value in strings_of(json.loads(document.read_bytes()))
+        if value.startswith(SITE_URL)
+    }
+
+    assert {str(document.relative_to(site)) for document in documents} >= {
+        "api/v1/index.json",
+        "api/v1/openapi.json",
+        "api/v1/conferences/icml-2025",
+        "api/v1/conferences/icml-2015",
+    }
+    assert len(links) > 10
+    assert [(document, url) for document, url in sorted(links) if not names_a_file(site, url)] == []
+
+
+def test_published_api_documents_are_the_live_ones_without_links_to_missing_files(
+    icml, publish, tmp_path, client, settings
+):
+    """Only the links the static host has no file for differ (null), in the live
+    API's bytes otherwise; the live API still names them."""
+    publish()
+    site = tmp_path / "site"
+    for path, file in [
+        ("/api/v1/", "api/v1/index.json"),
+        ("/api/v1/conferences/icml-2025", "api/v1/conferences/icml-2025"),
+    ]:
+        live = client.get(path).content
+        published = (site / file).read_bytes()
+
+        assert json.dumps(json.loads(live)).encode() == live  # the renderer's bytes
+        assert published == publishing.published_api_document(live)
+        assert published != live
+    index = json.loads((site / "api/v1/index.json").read_bytes())
+    assert set(index["collections"].values()) == {None}
+    assert index["openapi"] == f"{SITE_URL}/api/v1/openapi.json"
+    conference = json.loads((site / "api/v1/conferences/icml-2025").read_bytes())
+    assert conference["awards"] and {award["url"] for award in conference["awards"]} == {None}
+    assert conference["url"] == f"{SITE_URL}/api/v1/conferences/icml-2025"
+    assert client.get("/api/v1/").json()["collections"]["papers"] == f"{SITE_URL}/api/v1/papers"
+
+
+def test_the_published_api_docs_page_has_no_try_it_out(icml, publish, tmp_path, client):
+    publish()
+    page = (tmp_path / "site" / "api/v1/docs").read_text(encoding="utf-8")
+    live = client.get("/api/v1/docs").content.decode()
+    settings_of = re.compile(r'id="swagger-settings">(.*?)</script>', re.DOTALL)
+
+    swagger = json.loads(settings_of.search(page).group(1))
+    live_swagger = json.loads(settings_of.search(live).group(1))
+
+    assert swagger == {**live_swagger, "supportedSubmitMethods": []}
+    assert settings_of.sub("", page) == settings_of.sub("", live)
+    assert (tmp_path / "site" / swagger["url"].lstrip("/")).is_file()
+
+
 def test_media_files_the_pages_name_are_copied_and_no_others(icml, publish, settings, tmp_path):
     assert give_icml_papers_teasers(settings.MEDIA_ROOT) > 0
     (settings.MEDIA_ROOT / "papers" / "not-on-any-page.png").write_bytes(b"a draft's image")

@@ -12,9 +12,12 @@ import shutil
 import tempfile
 from io import StringIO
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
+
+from papers import publishing
 
 from .test_readme import nginx_serving, readme_nginx_snippet
 
@@ -117,8 +120,15 @@ def test_each_kind_of_file_has_the_live_sites_type_and_bytes(published_by_nginx,
     )
     # A ZIP's entries carry the time they were written; the published search page holds
     # the form only (papers/static_search.py: results come from its index).
+    # The API's documents and docs page are published without the links and the "Try it
+    # out" a static host cannot answer (tests/test_publish.py checks what differs).
+    finish = {
+        "/api/v1/": publishing.published_api_document,
+        "/api/v1/conferences/icml-2025": publishing.published_api_document,
+        "/api/v1/docs": publishing.published_api_docs_page,
+    }.get(path, lambda body: body)
     if not path.endswith((".zip", "/search/")):
-        assert served.body == live.content
+        assert served.body == finish(live.content)
 
 
 def test_pages_carry_the_live_sites_security_headers(published_by_nginx, client):
@@ -180,3 +190,47 @@ def test_static_files_are_served_for_good(published_by_nginx):
 
     assert served.status == 200
     assert "max-age=315360000" in served.getheader("Cache-Control")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/en/authors/page/1/",
+        "/zh-hans/conferences/icml-2025/page/1/",
+        "/en/authors/letter/s/page/1/",
+        "/en/authors/john-schulman/page/1/",
+        "/en/authors/?page=2",
+        "/zh-hans/authors/?page=1",
+        "/en/authors/?page=",
+        "/en/authors/?page=002",
+        "/en/authors/letter/s/?page=3",
+        "/en/conferences/icml-2025/?page=2",
+        "/en/authors/john-schulman/?page=12",
+        "/en/authors/page/2/?page=1",
+        "/en/authors/page/1/?page=4",
+        "/en/authors/?x=1&page=1&page=3",
+    ],
+)
+def test_odd_addresses_of_a_list_redirect_as_on_the_live_site(published_by_nginx, client, path):
+    """``page/1/`` and an old link's ``?page=N`` answer the live site's 301 (the README's
+    nginx rules: the other query parameters are dropped, none is used on a static copy)."""
+    live = client.get(path)
+    served = published_by_nginx(path)
+
+    assert (served.status, live.status_code) == (301, 301)
+    assert urlsplit(served.getheader("Location")).path == urlsplit(live["Location"]).path
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/en/authors/?page=0", "/zh-hans/authors/?page=last", "/en/conferences/icml-2025/?page=-1"],
+)
+def test_a_page_number_that_is_not_one_is_a_404_in_its_language(published_by_nginx, client, path):
+    """The 404 page of the address's language, as for an unknown page (the live one
+    also names the address's query in its language links, which a file cannot)."""
+    language = path.split("/")[1]
+    live = client.get(path)
+    served = published_by_nginx(path)
+
+    assert (served.status, live.status_code) == (404, 404)
+    assert served.body == published_by_nginx(f"/{language}/no-such-page/").body

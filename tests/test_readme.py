@@ -43,6 +43,14 @@ paper.image_alt_en, paper.image_alt_zh_hans = "A red rectangle", "一个红色�
 paper.save()
 """
 
+# A third conference, a draft the drill must check too (it named the shipped two itself).
+ADD_DRAFT_CONFERENCE = """
+from papers.models import Conference, Venue
+Conference.objects.create(
+    venue=Venue.objects.get(slug="icml"), slug="icml-2026", year=2026, name="ICML 2026"
+)
+"""
+
 
 def test_restore_drill_runs_as_written_and_passes(tmp_path):
     python = str(ROOT / ".venv" / "bin" / "python")
@@ -62,6 +70,7 @@ def test_restore_drill_runs_as_written_and_passes(tmp_path):
         ["migrate", "--noinput", "--verbosity", "0"],
         ["import_conference", "fixtures/icml.json", "--verbosity", "0"],
         ["shell", "--command", ADD_TEASER],
+        ["shell", "--command", ADD_DRAFT_CONFERENCE],
     ):
         subprocess.run(
             [python, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True
@@ -81,6 +90,8 @@ def test_restore_drill_runs_as_written_and_passes(tmp_path):
     (drill_folder,) = [path for path in tmp_path.glob("tmp*") if path.is_dir()]
     assert list((drill_folder / "media").rglob("teaser*.png"))
     assert list((drill_folder / "after").rglob("teaser*.png"))
+    checked = {path.parent.name for path in (drill_folder / "after").glob("*/fixture.json")}
+    assert checked == {"icml-2015", "icml-2025", "icml-2026"}
 
 
 # A manage.py command needs a secret key: DJANGO_INSECURE_DEV=true for local use (a fixed

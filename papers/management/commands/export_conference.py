@@ -22,7 +22,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug", help="the conference's slug, e.g. icml-2025")
+        parser.add_argument("slug", nargs="?", help="the conference's slug, e.g. icml-2025")
+        parser.add_argument(
+            "--list",
+            action="store_true",
+            dest="list_slugs",
+            help="print the slug of every conference, published or draft, one a line, "
+            "and export nothing",
+        )
         parser.add_argument("-o", "--output", help="the file to write (default: standard output)")
         parser.add_argument(
             "--format",
@@ -32,15 +39,26 @@ class Command(BaseCommand):
             "compact: written around papers (docs/compact-format.md)",
         )
 
-    def handle(self, *args, slug, output, format, **options):
-        """Export conference ``slug`` to ``output`` (or standard output) in ``format``.
+    def handle(self, *args, slug, output, format, list_slugs, **options):
+        """Export conference ``slug`` to ``output`` (or standard output) in ``format``;
+        with ``list_slugs`` (``--list``), print the slug of every conference instead
+        (drafts too, in slug order, one a line: what the README's restore drill exports).
 
         A compact file is YAML, or JSON when ``output`` ends in ``.json``.
 
-        Raises ``CommandError`` for an unknown slug, two images with one file name, or
-        when the conference has images and no ``--output`` says where to put them. A
-        stored image that cannot be read is left out, with a warning on standard error.
+        Raises ``CommandError`` for an unknown slug, for neither or both of a slug and
+        ``--list``, for two images with one file name, or when the conference has images
+        and no ``--output`` says where to put them. A stored image that cannot be read
+        is left out, with a warning on standard error.
         """
+        if list_slugs:
+            if slug is not None:
+                raise CommandError("--list exports nothing: give either a slug or --list")
+            for each in Conference.objects.order_by("slug").values_list("slug", flat=True):
+                self.stdout.write(each)
+            return
+        if slug is None:
+            raise CommandError("name the conference to export (its slug), or give --list")
         try:
             as_json = output is not None and output.lower().endswith(".json")
             exported = export_conference(slug, format=format, as_json=as_json)

@@ -18,8 +18,15 @@ from papers.importing.planning import DELETED
 
 
 def _short(value, limit=60):
+    """``value`` as JSON (a string in double quotes), shortened to about ``limit``
+    characters with "…" where it was cut: a string keeps its closing quote
+    (``"sha256:f750…"``), so the two values of a conflict line stay apart."""
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return json.dumps(value[: limit - 3] + "…", ensure_ascii=False)
+    return text[: limit - 1] + "…"
 
 
 class Command(BaseCommand):
