@@ -51,6 +51,7 @@ from .models import (
     Status,
     Venue,
 )
+from .slugs import SlugsMadeFormSet
 from .templatetags.awards import localized_value
 
 # Explicitly, with what belongs to each model, before the ModelAdmins below would
@@ -312,6 +313,7 @@ class AwardInline(TranslationStackedInline):
     """A conference's awards, translated in tabs, including rows added with "Add another"."""
 
     model = Award
+    formset = SlugsMadeFormSet
     extra = 0
     fields = ["name", "slug", "description", "position", "status"]
     show_change_link = True
@@ -458,9 +460,13 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
 
 
 class AwardLevelInline(TranslationTabularInline):
-    """An award's levels (winner, runner-up, ...), the top level with the lowest position."""
+    """An award's levels (winner, runner-up, ...), the top level with the lowest position.
+
+    A slug left blank is made from the English name (``SlugsMadeFormSet``).
+    """
 
     model = AwardLevel
+    formset = SlugsMadeFormSet
     extra = 0
     fields = ["slug", "name", "name_plural", "position"]
 

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from PIL import Image
 from reversion.models import Version
 
-from papers.models import Award, Paper, Status
+from papers.models import Award, AwardLevel, Paper, Status
 from papers.roles import EDITORS, create_editor
 
 from . import factories
@@ -796,3 +796,41 @@ def test_editor_cannot_give_a_venue_two_conferences_in_one_year(editor_client):
     assert response.context["adminform"].form.non_field_errors() == [
         "This venue already has a conference in this year."
     ]
+
+
+# Award levels ---------------------------------------------------------------------
+
+
+def test_award_level_slug_left_blank_is_made_from_the_english_name(editor_client):
+    conference = factories.conference()
+    data = _form_data(editor_client.get("/admin/papers/award/add/"))
+    data.update(conference=conference.pk, name_en="Outstanding Paper", slug="")
+    data["levels-TOTAL_FORMS"] = "3"
+    for n, name in enumerate(["Honourable mention", "Runner-up", "Runner-up"]):
+        data.update(
+            {
+                f"levels-{n}-slug": "",
+                f"levels-{n}-name_en": name,
+                f"levels-{n}-name_plural_en": name + "s",
+                f"levels-{n}-position": str(n),
+            }
+        )
+
+    response = editor_client.post("/admin/papers/award/add/", data)
+
+    assert response.status_code == 302, response.context["errors"] if response.context else ""
+    award = Award.objects.get(name_en="Outstanding Paper")
+    assert list(award.levels.values_list("slug", flat=True)) == [
+        "honourable-mention",
+        "runner-up",
+        "runner-up-2",
+    ]
+
+
+def test_award_level_slugs_are_unique_within_their_award(db):
+    award, other = factories.award(), factories.award()
+    here = AwardLevel.objects.create(award=award, name_en="Finalist")
+    again = AwardLevel.objects.create(award=award, name_en="Finalist")
+    elsewhere = AwardLevel.objects.create(award=other, name_en="入围")
+
+    assert (here.slug, again.slug, elsewhere.slug) == ("finalist", "finalist-2", "ru-wei")
