@@ -834,3 +834,59 @@ def test_award_level_slugs_are_unique_within_their_award(db):
     elsewhere = AwardLevel.objects.create(award=other, name_en="入围")
 
     assert (here.slug, again.slug, elsewhere.slug) == ("finalist", "finalist-2", "ru-wei")
+
+
+# The paper form's award entries -----------------------------------------------------
+
+
+def _paper_form_queries(client, paper):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(_change_url(paper))
+    assert response.status_code == 200
+    return response.content.decode(), len(queries)
+
+
+def test_paper_form_groups_levels_by_award(editor_client):
+    award = factories.award(name_en="Test of Time Award")
+    other = factories.award(name_en="Outstanding Paper Award")
+    paper = factories.paper()
+    entry = factories.award_entry(award, paper, level="runner-up")
+    foreign = factories.award_level(other, "finalist")
+
+    html, _queries = _paper_form_queries(editor_client, paper)
+    row = html[html.index('name="award_entries-0-level"') :]
+    row = row[: row.index("</select>")]
+
+    assert f'<optgroup label="{award.conference.name_en}: Test of Time Award">' in row
+    assert f'<option value="{entry.level.pk}" selected>Runner-up</option>' in row
+    group = row[row.index(f'<optgroup label="{other.conference.name_en}: Outstanding') :]
+    assert group.index(f'<option value="{foreign.pk}">Finalist</option>') < group.index(
+        "</optgroup>"
+    )
+
+
+def test_paper_form_queries_do_not_grow_with_award_entries(editor_client):
+    paper = factories.paper()
+    factories.award_entry(factories.award(conference=paper.conference), paper)
+    _html, one = _paper_form_queries(editor_client, paper)
+    for _ in range(4):
+        factories.award_entry(factories.award(conference=factories.conference()), paper)
+
+    html, five = _paper_form_queries(editor_client, paper)
+
+    assert html.count('name="award_entries-4-level"') == 1
+    assert five == one
+
+
+def test_paper_form_refuses_a_level_of_another_award(editor_client):
+    award, other = factories.award(), factories.award()
+    paper = factories.paper()
+    factories.award_entry(award, paper)
+    foreign = factories.award_level(other, "finalist")
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["award_entries-0-level"] = str(foreign.pk)
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert "This level belongs to another award" in str(response.context["errors"])
