@@ -184,6 +184,54 @@ def test_draft_is_hidden_from_visitors_and_previewed_for_editors(client, editor)
     assert "no-store" in preview["Cache-Control"] and "private" in preview["Cache-Control"]
 
 
+def _links_in_main(html):
+    """The site's own addresses the page's breadcrumbs and main content link to."""
+    body = html[html.index('<nav class="breadcrumbs') : html.index("</main>")]
+    return sorted({href.replace("&amp;", "&") for href in re.findall(r'href="(/[^"]*)"', body)})
+
+
+def test_links_in_a_draft_papers_preview_work_for_the_editor(editor_client, icml):
+    paper = Paper.objects.get(slug="batch-normalization")
+    paper.status = Status.DRAFT
+    paper.save()  # as the admin saves it (which updates the authors' published flag)
+    conference = paper.conference
+    conference.status = Status.DRAFT
+    conference.save()
+
+    html = editor_client.get(f"{paper.get_absolute_url()}?preview=1").content.decode()
+    links = _links_in_main(html)
+    dead = [url for url in links if editor_client.get(url).status_code != 200]
+
+    assert dead == []
+    assert f"{paper.get_absolute_url()}cite.bib?preview=1" in links
+    assert f"{conference.get_absolute_url()}?preview=1" in links
+    assert "<li>Sergey Ioffe" in html  # no published paper: named, not linked
+    download = editor_client.get(f"{paper.get_absolute_url()}cite.bib?preview=1")
+    assert "Batch Normalization" in download.content.decode()
+    assert "no-store" in download["Cache-Control"]
+    assert editor_client.get(f"{paper.get_absolute_url()}cite.bib").status_code == 404
+
+
+def test_a_draft_awards_preview_links_to_its_draft_conferences_preview(editor_client):
+    award = factories.award(
+        status=Status.DRAFT, conference=factories.conference(status=Status.DRAFT)
+    )
+    factories.award_entry(award, factories.paper(conference=award.conference))
+
+    html = editor_client.get(f"{award.get_absolute_url()}?preview=1").content.decode()
+
+    assert f'href="{award.conference.get_absolute_url()}?preview=1"' in html
+    assert "/cite.bib" not in html  # no preview of an award's downloads: not links
+    assert "<li>BibTeX</li>" in html
+
+
+def test_citation_preview_needs_the_view_permission(client, django_user_model):
+    paper = factories.paper(status=Status.DRAFT)
+    client.force_login(django_user_model.objects.create_user("staff", is_staff=True))
+
+    assert client.get(f"{paper.get_absolute_url()}cite.bib?preview=1").status_code == 404
+
+
 def test_staff_without_view_permission_gets_no_preview(client, django_user_model):
     paper = factories.paper(status=Status.DRAFT)
     client.force_login(django_user_model.objects.create_user("staff", is_staff=True))

@@ -45,7 +45,7 @@ from ..metadata import (
     scholar_tags,
     scholarly_article,
 )
-from ..models import Award
+from ..models import Award, Status
 from ..reversing import reverse_slugs, slugs_url
 
 register = template.Library()
@@ -264,6 +264,22 @@ def url_in_language(context, language):
         with translation.override(language):
             return reverse("papers:home")
     return translated_path
+
+
+@register.simple_tag(takes_context=True)
+def page_url(context, obj):
+    """The address of ``obj``'s page (a conference or award, with ``get_absolute_url``)
+    as a page links to it: in a preview (``preview`` in the context), the preview of
+    ``obj`` when it or its conference is a draft, whose public page is a 404; else
+    the public page."""
+    url = obj.get_absolute_url()
+    if not context.get("preview"):
+        return url
+    conference = getattr(obj, "conference", None)
+    drafts = [item for item in (obj, conference) if item is not None]
+    if any(item.status != Status.PUBLISHED for item in drafts):
+        return f"{url}?preview=1"
+    return url
 
 
 @register.filter
