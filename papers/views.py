@@ -211,6 +211,11 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
         lists.fetch()
+        if self.preview:
+            # The conference's data downloads and API have no preview: not linked for a draft.
+            context["conference_public"] = (
+                Conference.objects.published().filter(pk=conference.pk).exists()
+            )
         return context
 
 
@@ -229,6 +234,18 @@ class AwardDetailView(PreviewMixin, DetailView):
         lists.awards([award], shown_entries(self.preview))
         lists.fetch()
         return award
+
+    def get_context_data(self, **kwargs):
+        """The page's context; in a preview also ``series_public``: whether the award
+        series page (published editions only, no preview) exists, else it is not linked
+        (one query, in previews only)."""
+        context = super().get_context_data(**kwargs)
+        if self.preview:
+            award = self.object
+            context["series_public"] = (
+                Award.objects.published().series(award.conference.venue.slug, award.slug).exists()
+            )
+        return context
 
 
 class AwardSeriesView(ListView):

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from PIL import Image
 from reversion.models import Version
 
-from papers.models import Award, AwardLevel, Paper, Status
+from papers.models import Award, AwardLevel, Conference, Paper, Status
 from papers.roles import EDITORS, create_editor
 
 from . import factories
@@ -190,13 +190,15 @@ def _links_in_main(html):
     return sorted({href.replace("&amp;", "&") for href in re.findall(r'href="(/[^"]*)"', body)})
 
 
+def _draft(obj):
+    obj.status = Status.DRAFT
+    obj.save()  # as the admin saves it (which updates the authors' published flag)
+    return obj
+
+
 def test_links_in_a_draft_papers_preview_work_for_the_editor(editor_client, icml):
-    paper = Paper.objects.get(slug="batch-normalization")
-    paper.status = Status.DRAFT
-    paper.save()  # as the admin saves it (which updates the authors' published flag)
-    conference = paper.conference
-    conference.status = Status.DRAFT
-    conference.save()
+    paper = _draft(Paper.objects.get(slug="batch-normalization"))
+    conference = _draft(paper.conference)
 
     html = editor_client.get(f"{paper.get_absolute_url()}?preview=1").content.decode()
     links = _links_in_main(html)
@@ -210,6 +212,24 @@ def test_links_in_a_draft_papers_preview_work_for_the_editor(editor_client, icml
     assert "Batch Normalization" in download.content.decode()
     assert "no-store" in download["Cache-Control"]
     assert editor_client.get(f"{paper.get_absolute_url()}cite.bib").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["conference", "award"])
+def test_links_in_a_draft_conference_or_awards_preview_work_for_the_editor(
+    editor_client, icml, kind
+):
+    if kind == "conference":
+        obj = _draft(Conference.objects.get(slug="icml-2015"))
+    else:
+        obj = _draft(Award.objects.get(conference__slug="icml-2025", slug="outstanding-paper"))
+
+    html = editor_client.get(f"{obj.get_absolute_url()}?preview=1").content.decode()
+    links = _links_in_main(html)
+    dead = [url for url in links if editor_client.get(url).status_code != 200]
+
+    assert dead == []
+    assert any(url.startswith("/en/papers/") and url.endswith("?preview=1") for url in links)
+    assert any(url.startswith("/en/authors/") for url in links)
 
 
 def test_a_draft_awards_preview_links_to_its_draft_conferences_preview(editor_client):

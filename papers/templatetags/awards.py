@@ -45,7 +45,7 @@ from ..metadata import (
     scholar_tags,
     scholarly_article,
 )
-from ..models import Award, Status
+from ..models import Award
 from ..reversing import reverse_slugs, slugs_url
 
 register = template.Library()
@@ -266,20 +266,19 @@ def url_in_language(context, language):
     return translated_path
 
 
+# What a link in a preview adds to the address of a page that has one (the query
+# string papers.views.PreviewMixin reads).
+PREVIEW_QUERY = "preview=1"
+
+
 @register.simple_tag(takes_context=True)
-def page_url(context, obj):
-    """The address of ``obj``'s page (a conference or award, with ``get_absolute_url``)
-    as a page links to it: in a preview (``preview`` in the context), the preview of
-    ``obj`` when it or its conference is a draft, whose public page is a 404; else
-    the public page."""
+def object_url(context, obj):
+    """The address of ``obj``'s page (a conference, award or paper: a model that has a
+    preview, see papers.views.PreviewMixin) as a page links to it: in a preview
+    (``preview`` in the context) its preview, so that an editor following links stays
+    in preview and reaches drafts, whose public pages are 404s; else the public page."""
     url = obj.get_absolute_url()
-    if not context.get("preview"):
-        return url
-    conference = getattr(obj, "conference", None)
-    drafts = [item for item in (obj, conference) if item is not None]
-    if any(item.status != Status.PUBLISHED for item in drafts):
-        return f"{url}?preview=1"
-    return url
+    return f"{url}?{PREVIEW_QUERY}" if context.get("preview") else url
 
 
 @register.filter
