@@ -34,8 +34,11 @@ from .editing import EditTokenFormMixin
 from .forms import (
     AuthorshipForm,
     AuthorshipFormSet,
+    AwardEntryFormSet,
+    KnownAutocompleteSelect,
     TeaserImageField,
     choices_listed,
+    levels_by_award,
 )
 from .history import register_models
 from .models import (
@@ -51,6 +54,7 @@ from .models import (
     Status,
     Venue,
 )
+from .slugs import SlugsMadeFormSet
 from .templatetags.awards import localized_value
 
 # Explicitly, with what belongs to each model, before the ModelAdmins below would
@@ -312,6 +316,7 @@ class AwardInline(TranslationStackedInline):
     """A conference's awards, translated in tabs, including rows added with "Add another"."""
 
     model = Award
+    formset = SlugsMadeFormSet
     extra = 0
     fields = ["name", "slug", "description", "position", "status"]
     show_change_link = True
@@ -372,9 +377,16 @@ class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
 
 
 class AwardEntryInline(admin.TabularInline):
-    """A paper's awards; the level is one of the chosen award's levels (checked on save)."""
+    """A paper's awards; the level is one of the chosen award's levels (checked on save).
+
+    The level list groups every award's levels under the award and its conference (the
+    newest conference first), read once for the whole form (``levels_by_award``); the
+    rows' awards are drawn from the entries already loaded (``AwardEntryFormSet``), so
+    the form runs as many queries for twenty entries as for one.
+    """
 
     model = AwardEntry
+    formset = AwardEntryFormSet
     extra = 0
     autocomplete_fields = ["award", "paper"]
 
@@ -382,9 +394,23 @@ class AwardEntryInline(admin.TabularInline):
         return super().get_queryset(request).select_related("award__conference", "level")
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "level":
-            kwargs["queryset"] = AwardLevel.objects.select_related("award__conference")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "award":
+            kwargs["widget"] = KnownAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        if db_field.name != "level":
+            return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        kwargs["queryset"] = AwardLevel.objects.select_related("award__conference").order_by(
+            "-award__conference__year",
+            "award__conference__slug",
+            "award__position",
+            "award__slug",
+            "position",
+            "slug",
+        )
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        field.choices = levels_by_award(field.queryset, field.empty_label)
+        return field
 
 
 @admin.register(Paper)
@@ -458,9 +484,13 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
 
 
 class AwardLevelInline(TranslationTabularInline):
-    """An award's levels (winner, runner-up, ...), the top level with the lowest position."""
+    """An award's levels (winner, runner-up, ...), the top level with the lowest position.
+
+    A slug left blank is made from the English name (``SlugsMadeFormSet``).
+    """
 
     model = AwardLevel
+    formset = SlugsMadeFormSet
     extra = 0
     fields = ["slug", "name", "name_plural", "position"]
 

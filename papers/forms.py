@@ -7,7 +7,7 @@ from adminsortable2.admin import CustomInlineFormSet
 from django import forms
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.admin.widgets import AutocompleteSelectMultiple
+from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
 from django.utils.choices import BaseChoiceIterator
 from django.utils.html import format_html, format_html_join
@@ -95,6 +95,75 @@ def choices_listed(field, choices):
         "Select a valid choice. %%(value)s is not one of the allowed values: %(allowed)s."
     ) % {"allowed": allowed}
     return field
+
+
+class KnownAutocompleteSelect(AutocompleteSelect):
+    """An autocomplete select that draws its chosen object from ``known``, when set.
+
+    Django's autocomplete looks the chosen object up again for every select it draws:
+    a query (and one more for what its name shows) per row of an inline. A formset that
+    has loaded the rows' objects already sets ``known`` on each row's widget
+    (:class:`AwardEntryFormSet`); any other value (a refused form's new choice) is
+    looked up as Django does.
+    """
+
+    known = None
+
+    def optgroups(self, name, value, attr=None):
+        known = self.known
+        chosen = {str(v) for v in value if str(v) not in self.choices.field.empty_values}
+        if known is None or chosen != {str(known.pk)}:
+            return super().optgroups(name, value, attr)
+        options = []
+        if not self.is_required:
+            options.append(self.create_option(name, "", "", False, 0))
+        label = self.choices.field.label_from_instance(known)
+        options.append(self.create_option(name, known.pk, label, chosen, len(options)))
+        return [(None, options, 0)]
+
+
+class AwardEntryFormSet(forms.BaseInlineFormSet):
+    """A paper's award entries whose rows draw without a query each: each entry's paper
+    is the form's paper, and its award (loaded with its conference by the inline's
+    queryset) is given to the award's :class:`KnownAutocompleteSelect`."""
+
+    def _construct_form(self, i, **kwargs):
+        form = super()._construct_form(i, **kwargs)
+        entry = form.instance
+        if self.instance.pk is not None and entry.paper_id == self.instance.pk:
+            entry.paper = self.instance
+        widget = form.fields["award"].widget
+        widget = getattr(widget, "widget", widget)  # inside the admin's related wrapper
+        if entry.pk is not None and isinstance(widget, KnownAutocompleteSelect):
+            widget.known = entry.award
+        return form
+
+
+def levels_by_award(queryset, empty_label):
+    """The choices of an award entry's level on a form listing any award's levels: a
+    callable giving ``empty_label``, then one group per award ("conference: award", in
+    the admin's language) of its levels' names, in ``queryset``'s order.
+
+    ``queryset`` is of AwardLevel with ``award__conference`` selected. It is read once,
+    when a select is first drawn: every row of a formset shares the callable (forms copy
+    their fields shallowly), so a form with many entries runs one query for its levels,
+    not one per row. Only the labels come from here; a submitted level is still looked
+    up in the field's queryset and checked against the award by ``AwardEntry.clean``.
+    """
+    choices = []
+
+    def grouped():
+        if not choices:
+            groups = {}
+            for level in queryset:
+                award = level.award
+                label = f"{award.conference.name or award.conference.slug}: {award.name}"
+                groups.setdefault((award.pk, label), []).append((level.pk, level.name))
+            choices.append(("", empty_label))
+            choices.extend((label, levels) for (_pk, label), levels in groups.items())
+        return choices
+
+    return grouped
 
 
 class OrderedAutocompleteSelectMultiple(AutocompleteSelectMultiple):

@@ -47,6 +47,7 @@ from .mathtext import has_math, math_inline
 from .models import (
     KIND_ORDER,
     Affiliation,
+    Author,
     Authorship,
     Award,
     AwardEntry,
@@ -62,6 +63,7 @@ from .models import (
 from .prepared import PreparedQuery
 from .reversing import reverse_slugs, slug_url, slugs_url
 from .templatetags.awards import (
+    PREVIEW_QUERY,
     is_name,
     level_tier,
     list_thumbnail_html,
@@ -739,6 +741,15 @@ class Renderer:
         self.author_url = slug_url("papers:author-detail", "slug")
         self.paper_url = slug_url("papers:paper-detail", "slug")
         self.award_url = None  # slugs_url() of an award's page, when first needed
+        # In a preview, links to papers and awards go to their previews, and authors
+        # without a published paper (no public page) are named without a link.
+        self.preview = bool(context is not None and context.get("preview"))
+        self.query = ""
+        self.unpublished_authors = None  # their slugs, read at the first list of authors
+        if self.preview:
+            self.query = f"?{PREVIEW_QUERY}"
+            paper_url = self.paper_url
+            self.paper_url = lambda slug: paper_url(slug) + self.query
         self.link_labels = {}
         self.badges = {}
         self.conference_names = {}
@@ -793,12 +804,34 @@ class Renderer:
         if not authors:
             return ""
         author_url = self.author_url
+        if self.preview:
+            return self._authors_in_preview(authors)
         links = self.separator.join(
             f'<a href="{author_url(slug)}">{escape(name)}</a>' for name, slug in authors
         )
         return (
             f'<p class="authors"><span class="visually-hidden">{self.authors_label} </span>'
             f"{links}</p>"
+        )
+
+    def _authors_in_preview(self, authors):
+        """:meth:`authors` in a preview: an author without a published paper (only
+        drafts, or papers of a draft conference) is named without a link. Their slugs
+        are read once for the page (one query, in previews only)."""
+        if self.unpublished_authors is None:
+            self.unpublished_authors = set(
+                Author.objects.filter(has_published_paper=False).values_list("slug", flat=True)
+            )
+        author_url = self.author_url
+        names = self.separator.join(
+            escape(name)
+            if slug in self.unpublished_authors
+            else f'<a href="{author_url(slug)}">{escape(name)}</a>'
+            for name, slug in authors
+        )
+        return (
+            f'<p class="authors"><span class="visually-hidden">{self.authors_label} </span>'
+            f"{names}</p>"
         )
 
     def links(self, links):
@@ -834,6 +867,7 @@ class Renderer:
             award, conference, level = badge.award, badge.conference, badge.level
             rank = badge.rank
         url = reverse_slugs("papers:award-detail", conference_slug=conference.slug, slug=award.slug)
+        url += self.query
         tier = level_tier(rank)
         html = (
             f'<span class="badge tier-{tier}">{award_icon(tier)}<a href="{url}">'
@@ -964,7 +998,7 @@ class Renderer:
         parts = []
         for award in awards:
             slug = escape(award.slug)
-            url = escape(award_url(award.conference.slug, award.slug))
+            url = escape(award_url(award.conference.slug, award.slug) + self.query)
             parts.append(
                 f'\n<section class="award" aria-labelledby="award-{slug}">\n'
                 f'  <h2 id="award-{slug}"><a href="{url}">'

@@ -994,18 +994,28 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         )
 
 
-class AwardLevel(NaturalKeyMixin, models.Model):
+class AwardLevel(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     """A rank an award gives, such as winner, runner-up or honourable mention.
 
     Each award declares its own levels; ``position`` orders them, the lowest (the top
-    level) first: on every page, in feeds and citations.
+    level) first: on every page, in feeds and citations. A slug left blank is made from
+    the English name, unique within the award (``SlugFromTitleMixin``).
     """
+
+    slug_source = "name_en"
+    slug_fallback = "level"
 
     award = models.ForeignKey(
         "papers.Award", on_delete=models.CASCADE, related_name="levels", verbose_name=_("award")
     )
     slug = AsciiSlugField(
-        _("slug"), max_length=50, help_text=_("The level's key, e.g. winner or runner-up.")
+        _("slug"),
+        max_length=50,
+        blank=True,
+        help_text=_(
+            "The level's key, e.g. winner or runner-up. "
+            "Leave blank to make one from the English name."
+        ),
     )
     name = text.CharField(
         _("name"), max_length=100, help_text=_("For one paper, e.g. Honourable mention.")
@@ -1032,6 +1042,9 @@ class AwardLevel(NaturalKeyMixin, models.Model):
 
     def __str__(self):
         return f"{self.award}: {self.name_en}"
+
+    def slug_scope(self):
+        return {"award_id": self.award_id}
 
 
 def _levels_above():

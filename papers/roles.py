@@ -35,13 +35,13 @@ def sync_editors_group(using="default", **kwargs):
     return group
 
 
-@transaction.atomic
-def create_editor(username, email, password, dry_run=False):
-    """Create a staff, non-superuser account in the Editors group and return it.
+def unsaved_editor(username, email):
+    """The staff account ``create_editor`` would save, without its password, unsaved.
 
-    ``password`` is checked by AUTH_PASSWORD_VALIDATORS. Raises ValidationError for a
-    taken username or a password the validators refuse; with ``dry_run`` everything is
-    checked and nothing is saved (the unsaved user is returned).
+    Raises ValidationError for a taken or invalid username or an invalid e-mail
+    address. The create_editor command checks these before asking for a password, and
+    each password typed against this user (validators such as the similarity one read
+    its username and e-mail address).
     """
     User = get_user_model()
     if User._default_manager.filter(**{User.USERNAME_FIELD: username}).exists():
@@ -50,6 +50,18 @@ def create_editor(username, email, password, dry_run=False):
         )
     user = User(**{User.USERNAME_FIELD: username}, email=email or "", is_staff=True)
     user.full_clean(exclude=["password"])
+    return user
+
+
+@transaction.atomic
+def create_editor(username, email, password, dry_run=False):
+    """Create a staff, non-superuser account in the Editors group and return it.
+
+    ``password`` is checked by AUTH_PASSWORD_VALIDATORS. Raises ValidationError for a
+    taken username or a password the validators refuse (see ``unsaved_editor``); with
+    ``dry_run`` everything is checked and nothing is saved (the unsaved user is returned).
+    """
+    user = unsaved_editor(username, email)
     validate_password(password, user)
     user.set_password(password)
     if dry_run:

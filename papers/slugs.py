@@ -26,13 +26,14 @@ def slug_from(text, max_length):
     return slugify(text or "", max_length=max_length, word_boundary=True)
 
 
-def unique_slug(instance, text, fallback, scope=None):
+def unique_slug(instance, text, fallback, scope=None, taken=()):
     """A slug for ``instance`` made from ``text``, unique among its model's rows.
 
     ``text`` is any string (a title or name, in any script); ``fallback`` is used when
     ``text`` yields no letters or digits at all (e.g. only punctuation or emoji).
     ``scope`` is a dict of field lookups that bounds uniqueness (an award's slug is
-    unique per conference), or None for the whole table. The slug fits the model's
+    unique per conference), or None for the whole table. ``taken`` holds slugs to avoid
+    as well (those of unsaved rows on the same form). The slug fits the model's
     ``slug`` max_length; a taken slug gets "-2", "-3", ... Returns the slug; saves nothing.
     """
     max_length = instance._meta.get_field("slug").max_length
@@ -41,7 +42,7 @@ def unique_slug(instance, text, fallback, scope=None):
     if instance.pk is not None:
         others = others.exclude(pk=instance.pk)
     slug, n = base, 1
-    while others.filter(slug=slug).exists():
+    while slug in taken or others.filter(slug=slug).exists():
         n += 1
         suffix = f"-{n}"
         slug = base[: max_length - len(suffix)].rstrip("-") + suffix
@@ -63,10 +64,11 @@ class SlugFromTitleMixin:
     def slug_scope(self):
         return None
 
-    def fill_slug(self):
+    def fill_slug(self, taken=()):
+        """Make the slug if it is blank, avoiding ``taken`` too (see ``unique_slug``)."""
         if not self.slug:
             self.slug = unique_slug(
-                self, getattr(self, self.slug_source), self.slug_fallback, self.slug_scope()
+                self, getattr(self, self.slug_source), self.slug_fallback, self.slug_scope(), taken
             )
 
     def clean(self):
@@ -119,6 +121,35 @@ class AsciiSlugValidator:
 
 
 validate_ascii_slug = AsciiSlugValidator()
+
+
+class SlugsMadeFormSet(forms.BaseInlineFormSet):
+    """An inline formset of a ``SlugFromTitleMixin`` model whose rows' slugs may be blank.
+
+    Each row's model ``clean()`` makes its blank slug alone, so two new rows with one
+    English name (or any two blank slugs: the form still holds "") would be refused as
+    duplicates, and rows of a parent not saved yet are checked against nothing. Here the
+    made slugs go into the forms' data, and each avoids the slugs of the rows above it
+    (given or made) before the formset's own duplicate check runs.
+    """
+
+    def clean(self):
+        taken = set()
+        made = []
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or "slug" not in data or self._should_delete_form(form):
+                continue
+            if data["slug"]:
+                taken.add(data["slug"])
+            else:
+                made.append(form)
+        for form in made:
+            form.instance.slug = ""
+            form.instance.fill_slug(taken)
+            form.cleaned_data["slug"] = form.instance.slug
+            taken.add(form.instance.slug)
+        super().clean()
 
 
 class AsciiSlugFormField(forms.SlugField):

@@ -88,6 +88,26 @@ def paginate(number, items, per_page=LIST_PAGE_SIZE):
         raise Http404(str(error)) from error
 
 
+def previewing(request, model):
+    """Whether ``request`` asks for a preview (``?preview`` in its query string) of an
+    object of ``model`` and may have one: an active staff user with the model's view
+    permission. False for anyone else, who gets the public page (see PreviewMixin)."""
+    user = request.user
+    return (
+        PreviewMixin.preview_parameter in request.GET
+        and user.is_active
+        and user.is_staff
+        and user.has_perm(f"{model._meta.app_label}.view_{model._meta.model_name}")
+    )
+
+
+def mark_preview(response):
+    """Keep ``response`` (a preview's) out of shared caches and search engines; returns it."""
+    patch_cache_control(response, private=True, no_store=True, max_age=0)
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
+
+
 class PreviewMixin:
     """``?preview=1`` shows a draft conference, award or paper to staff who may view it.
 
@@ -101,17 +121,10 @@ class PreviewMixin:
     preview_parameter = "preview"
 
     def dispatch(self, request, *args, **kwargs):
-        user = request.user
-        self.preview = (
-            self.preview_parameter in request.GET
-            and user.is_active
-            and user.is_staff
-            and user.has_perm(f"{self.model._meta.app_label}.view_{self.model._meta.model_name}")
-        )
+        self.preview = previewing(request, self.model)
         response = super().dispatch(request, *args, **kwargs)
         if self.preview:
-            patch_cache_control(response, private=True, no_store=True, max_age=0)
-            response["X-Robots-Tag"] = "noindex, nofollow"
+            mark_preview(response)
         return response
 
     def get_context_data(self, **kwargs):
@@ -220,6 +233,11 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
         context["page_obj"] = page
         context["other_papers"] = lists.papers(rows)
         lists.fetch()
+        if self.preview:
+            # The conference's data downloads and API have no preview: not linked for a draft.
+            context["conference_public"] = (
+                Conference.objects.published().filter(pk=conference.pk).exists()
+            )
         return context
 
 
@@ -238,6 +256,18 @@ class AwardDetailView(PreviewMixin, DetailView):
         lists.awards([award], shown_entries(self.preview))
         lists.fetch()
         return award
+
+    def get_context_data(self, **kwargs):
+        """The page's context; in a preview also ``series_public``: whether the award
+        series page (published editions only, no preview) exists, else it is not linked
+        (one query, in previews only)."""
+        context = super().get_context_data(**kwargs)
+        if self.preview:
+            award = self.object
+            context["series_public"] = (
+                Award.objects.published().series(award.conference.venue.slug, award.slug).exists()
+            )
+        return context
 
 
 class AwardSeriesView(ListView):
@@ -897,9 +927,16 @@ def citation_batches(pks, request=None, papers=None):
 
 def paper_citation(request, slug, fmt):
     """One published paper's citation as BibTeX (``bib``), RIS (``ris``) or CSL-JSON
-    (``json``). 404 for an unknown or unpublished paper or format."""
-    paper = get_object_or_404(Paper.objects.published().for_citation(), slug=slug)
-    return _citation_response(request, [paper], fmt, slug)
+    (``json``). 404 for an unknown or unpublished paper or format.
+
+    With ``?preview=1``, staff who may view papers get a draft's citation too (the
+    download a paper's preview links to; see ``previewing``), never stored by a cache.
+    """
+    preview = previewing(request, Paper)
+    papers = Paper.objects.all() if preview else Paper.objects.published()
+    paper = get_object_or_404(papers.for_citation(), slug=slug)
+    response = _citation_response(request, [paper], fmt, slug)
+    return mark_preview(response) if preview else response
 
 
 def award_citation(request, conference_slug, slug, fmt):

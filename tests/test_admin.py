@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from PIL import Image
 from reversion.models import Version
 
-from papers.models import Award, Paper, Status
+from papers.models import Award, AwardLevel, Conference, Paper, Status
 from papers.roles import EDITORS, create_editor
 
 from . import factories
@@ -182,6 +182,74 @@ def test_draft_is_hidden_from_visitors_and_previewed_for_editors(client, editor)
     assert '<meta name="robots" content="noindex, nofollow">' in html
     assert preview["X-Robots-Tag"] == "noindex, nofollow"
     assert "no-store" in preview["Cache-Control"] and "private" in preview["Cache-Control"]
+
+
+def _links_in_main(html):
+    """The site's own addresses the page's breadcrumbs and main content link to."""
+    body = html[html.index('<nav class="breadcrumbs') : html.index("</main>")]
+    return sorted({href.replace("&amp;", "&") for href in re.findall(r'href="(/[^"]*)"', body)})
+
+
+def _draft(obj):
+    obj.status = Status.DRAFT
+    obj.save()  # as the admin saves it (which updates the authors' published flag)
+    return obj
+
+
+def test_links_in_a_draft_papers_preview_work_for_the_editor(editor_client, icml):
+    paper = _draft(Paper.objects.get(slug="batch-normalization"))
+    conference = _draft(paper.conference)
+
+    html = editor_client.get(f"{paper.get_absolute_url()}?preview=1").content.decode()
+    links = _links_in_main(html)
+    dead = [url for url in links if editor_client.get(url).status_code != 200]
+
+    assert dead == []
+    assert f"{paper.get_absolute_url()}cite.bib?preview=1" in links
+    assert f"{conference.get_absolute_url()}?preview=1" in links
+    assert "<li>Sergey Ioffe" in html  # no published paper: named, not linked
+    download = editor_client.get(f"{paper.get_absolute_url()}cite.bib?preview=1")
+    assert "Batch Normalization" in download.content.decode()
+    assert "no-store" in download["Cache-Control"]
+    assert editor_client.get(f"{paper.get_absolute_url()}cite.bib").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["conference", "award"])
+def test_links_in_a_draft_conference_or_awards_preview_work_for_the_editor(
+    editor_client, icml, kind
+):
+    if kind == "conference":
+        obj = _draft(Conference.objects.get(slug="icml-2015"))
+    else:
+        obj = _draft(Award.objects.get(conference__slug="icml-2025", slug="outstanding-paper"))
+
+    html = editor_client.get(f"{obj.get_absolute_url()}?preview=1").content.decode()
+    links = _links_in_main(html)
+    dead = [url for url in links if editor_client.get(url).status_code != 200]
+
+    assert dead == []
+    assert any(url.startswith("/en/papers/") and url.endswith("?preview=1") for url in links)
+    assert any(url.startswith("/en/authors/") for url in links)
+
+
+def test_a_draft_awards_preview_links_to_its_draft_conferences_preview(editor_client):
+    award = factories.award(
+        status=Status.DRAFT, conference=factories.conference(status=Status.DRAFT)
+    )
+    factories.award_entry(award, factories.paper(conference=award.conference))
+
+    html = editor_client.get(f"{award.get_absolute_url()}?preview=1").content.decode()
+
+    assert f'href="{award.conference.get_absolute_url()}?preview=1"' in html
+    assert "/cite.bib" not in html  # no preview of an award's downloads: not links
+    assert "<li>BibTeX</li>" in html
+
+
+def test_citation_preview_needs_the_view_permission(client, django_user_model):
+    paper = factories.paper(status=Status.DRAFT)
+    client.force_login(django_user_model.objects.create_user("staff", is_staff=True))
+
+    assert client.get(f"{paper.get_absolute_url()}cite.bib?preview=1").status_code == 404
 
 
 def test_staff_without_view_permission_gets_no_preview(client, django_user_model):
@@ -796,3 +864,97 @@ def test_editor_cannot_give_a_venue_two_conferences_in_one_year(editor_client):
     assert response.context["adminform"].form.non_field_errors() == [
         "This venue already has a conference in this year."
     ]
+
+
+# Award levels ---------------------------------------------------------------------
+
+
+def test_award_level_slug_left_blank_is_made_from_the_english_name(editor_client):
+    conference = factories.conference()
+    data = _form_data(editor_client.get("/admin/papers/award/add/"))
+    data.update(conference=conference.pk, name_en="Outstanding Paper", slug="")
+    data["levels-TOTAL_FORMS"] = "3"
+    for n, name in enumerate(["Honourable mention", "Runner-up", "Runner-up"]):
+        data.update(
+            {
+                f"levels-{n}-slug": "",
+                f"levels-{n}-name_en": name,
+                f"levels-{n}-name_plural_en": name + "s",
+                f"levels-{n}-position": str(n),
+            }
+        )
+
+    response = editor_client.post("/admin/papers/award/add/", data)
+
+    assert response.status_code == 302, response.context["errors"] if response.context else ""
+    award = Award.objects.get(name_en="Outstanding Paper")
+    assert list(award.levels.values_list("slug", flat=True)) == [
+        "honourable-mention",
+        "runner-up",
+        "runner-up-2",
+    ]
+
+
+def test_award_level_slugs_are_unique_within_their_award(db):
+    award, other = factories.award(), factories.award()
+    here = AwardLevel.objects.create(award=award, name_en="Finalist")
+    again = AwardLevel.objects.create(award=award, name_en="Finalist")
+    elsewhere = AwardLevel.objects.create(award=other, name_en="入围")
+
+    assert (here.slug, again.slug, elsewhere.slug) == ("finalist", "finalist-2", "ru-wei")
+
+
+# The paper form's award entries -----------------------------------------------------
+
+
+def _paper_form_queries(client, paper):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(_change_url(paper))
+    assert response.status_code == 200
+    return response.content.decode(), len(queries)
+
+
+def test_paper_form_groups_levels_by_award(editor_client):
+    award = factories.award(name_en="Test of Time Award")
+    other = factories.award(name_en="Outstanding Paper Award")
+    paper = factories.paper()
+    entry = factories.award_entry(award, paper, level="runner-up")
+    foreign = factories.award_level(other, "finalist")
+
+    html, _queries = _paper_form_queries(editor_client, paper)
+    row = html[html.index('name="award_entries-0-level"') :]
+    row = row[: row.index("</select>")]
+
+    assert f'<optgroup label="{award.conference.name_en}: Test of Time Award">' in row
+    assert f'<option value="{entry.level.pk}" selected>Runner-up</option>' in row
+    group = row[row.index(f'<optgroup label="{other.conference.name_en}: Outstanding') :]
+    assert group.index(f'<option value="{foreign.pk}">Finalist</option>') < group.index(
+        "</optgroup>"
+    )
+
+
+def test_paper_form_queries_do_not_grow_with_award_entries(editor_client):
+    paper = factories.paper()
+    factories.award_entry(factories.award(conference=paper.conference), paper)
+    _html, one = _paper_form_queries(editor_client, paper)
+    for _ in range(4):
+        factories.award_entry(factories.award(conference=factories.conference()), paper)
+
+    html, five = _paper_form_queries(editor_client, paper)
+
+    assert html.count('name="award_entries-4-level"') == 1
+    assert five == one
+
+
+def test_paper_form_refuses_a_level_of_another_award(editor_client):
+    award, other = factories.award(), factories.award()
+    paper = factories.paper()
+    factories.award_entry(award, paper)
+    foreign = factories.award_level(other, "finalist")
+    data = _form_data(editor_client.get(_change_url(paper)))
+    data["award_entries-0-level"] = str(foreign.pk)
+
+    response = editor_client.post(_change_url(paper), data)
+
+    assert response.status_code == 200
+    assert "This level belongs to another award" in str(response.context["errors"])

@@ -266,6 +266,21 @@ def url_in_language(context, language):
     return translated_path
 
 
+# What a link in a preview adds to the address of a page that has one (the query
+# string papers.views.PreviewMixin reads).
+PREVIEW_QUERY = "preview=1"
+
+
+@register.simple_tag(takes_context=True)
+def object_url(context, obj):
+    """The address of ``obj``'s page (a conference, award or paper: a model that has a
+    preview, see papers.views.PreviewMixin) as a page links to it: in a preview
+    (``preview`` in the context) its preview, so that an editor following links stays
+    in preview and reaches drafts, whose public pages are 404s; else the public page."""
+    url = obj.get_absolute_url()
+    return f"{url}?{PREVIEW_QUERY}" if context.get("preview") else url
+
+
 @register.filter
 def date_range(conference):
     """Format a conference's dates in the active language, e.g. "13–19 July 2025".

@@ -8,16 +8,18 @@ every piece of content in the admin and cannot manage users or groups
 import getpass
 import sys
 
+from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.roles import EDITORS, create_editor
+from papers.roles import EDITORS, create_editor, unsaved_editor
 
 
 class Command(BaseCommand):
     help = (
         "Create a staff account in the Editors group. The password is asked for twice "
-        "(never echoed), or read from standard input with --password-stdin."
+        "(never echoed) until the password validators accept it, or read from standard "
+        "input with --password-stdin."
     )
 
     def add_arguments(self, parser):
@@ -33,8 +35,20 @@ class Command(BaseCommand):
         )
 
     def handle(self, username, email, password_stdin, dry_run, **options):
-        password = self._read_password(password_stdin)
+        """Create the editor (or with ``--dry-run`` only check) and say so on stdout.
+
+        At a terminal the password is asked for until one is typed twice alike and the
+        validators (AUTH_PASSWORD_VALIDATORS) accept it, each refusal said on stderr,
+        as Django's createsuperuser does; Ctrl-C or Ctrl-D gives up. A password read
+        with ``--password-stdin`` is not asked again. Raises CommandError for a taken
+        username, a refused password from standard input, or no terminal to ask at.
+        """
         try:
+            user = unsaved_editor(username, email)
+            if password_stdin:
+                password = self._read_stdin_password()
+            else:
+                password = self._ask_password(user)
             user = create_editor(username, email, password, dry_run=dry_run)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from error
@@ -43,15 +57,31 @@ class Command(BaseCommand):
             self.style.SUCCESS(f"{verb} editor {user.get_username()} in the {EDITORS} group.")
         )
 
-    def _read_password(self, from_stdin):
-        if from_stdin:
-            password = sys.stdin.readline().rstrip("\r\n")
-        else:
-            if not sys.stdin.isatty():
-                raise CommandError("No terminal to ask for a password: use --password-stdin.")
-            password = getpass.getpass("Password: ")
-            if getpass.getpass("Password (again): ") != password:
-                raise CommandError("The two passwords differ.")
+    def _read_stdin_password(self):
+        password = sys.stdin.readline().rstrip("\r\n")
         if not password:
             raise CommandError("The password is empty.")
         return password
+
+    def _ask_password(self, user):
+        """A password typed twice alike that the validators accept for ``user``."""
+        if not sys.stdin.isatty():
+            raise CommandError("No terminal to ask for a password: use --password-stdin.")
+        while True:
+            try:
+                password = getpass.getpass("Password: ")
+                again = getpass.getpass("Password (again): ")
+            except (KeyboardInterrupt, EOFError) as error:
+                raise CommandError("Cancelled: no editor was created.") from error
+            if again != password:
+                self.stderr.write("Error: the two passwords differ.")
+                continue
+            if not password:
+                self.stderr.write("Error: the password is empty.")
+                continue
+            try:
+                validate_password(password, user)
+            except ValidationError as error:
+                self.stderr.write("\n".join(error.messages))
+                continue
+            return password
