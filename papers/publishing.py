@@ -678,10 +678,14 @@ def publish_middleware():
 
 
 def page_key(route, kwargs, language):
-    """A page's key in the manifest (hashable, JSON-friendly once listed):
-    (namespace, route name, language, kwargs as sorted (name, value) pairs)."""
+    """A page's key in the manifest, a string: the ``repr()`` of (namespace, route name,
+    language, kwargs as sorted (name, value) pairs), which tells any two pages apart.
+    A string rather than the tuple itself: the manifest maps each key to its page's
+    path as a JSON object, which ``json.loads`` reads in a twelfth of the time of the
+    list of lists it replaced (11 MB at 5,000 papers: 0.05 s against 0.63 s), with no
+    tuples to rebuild after."""
     items = sorted(kwargs.items()) if isinstance(kwargs, dict) else enumerate(kwargs)
-    return (route.namespace or "", route.name, language, tuple(items))
+    return repr((route.namespace or "", route.name, language, tuple(items)))
 
 
 class Site:
@@ -933,10 +937,10 @@ class Publisher:
             media = content.get("media")
             if media is not None:
                 self.previous_media = {page: set(names) for page, names in media.items()}
-                self.previous_paths = {
-                    (namespace, name, language, tuple(map(tuple, kwargs))): relative
-                    for namespace, name, language, kwargs, relative in content.get("pages", [])
-                }
+                # {page_key(): path}; another shape (an older manifest's list) is left
+                # unread: each kept page's path is then found by reversing its URL.
+                pages = content.get("pages")
+                self.previous_paths = pages if isinstance(pages, dict) else {}
             return files
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise PublishError(f"{path} is not a manifest publish_site wrote.") from error
@@ -1172,14 +1176,9 @@ class Publisher:
             content["media"] = {
                 page: sorted(names) for page, names in sorted(self.media.items()) if names
             }
-            content["pages"] = [
-                [namespace, name, language, [list(item) for item in kwargs], relative]
-                # By path, so that the manifest does not depend on which worker
-                # process finished first.
-                for (namespace, name, language, kwargs), relative in sorted(
-                    self.paths.items(), key=lambda item: item[1]
-                )
-            ]
+            # page_key() -> path, by path, so that the manifest does not depend on
+            # which worker process finished first.
+            content["pages"] = dict(sorted(self.paths.items(), key=lambda item: item[1]))
         try:
             _replace(self.directory / MANIFEST, json.dumps(content).encode())
         except OSError as error:

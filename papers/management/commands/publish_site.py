@@ -120,9 +120,6 @@ class Command(BaseCommand):
                 publisher.choices_as_recorded = changes.everything
                 with self.step("listing pages"):
                     pages = list(publishing.pages())
-                with self.step("search"):
-                    # node builds the index while the pages are rendered.
-                    search = self.start_search(publisher, changes)
                 bar = tqdm(
                     total=len(pages),
                     desc="Publishing",
@@ -130,22 +127,34 @@ class Command(BaseCommand):
                     file=self.stderr._out,
                     disable=True if verbosity < 1 else None,  # None: only on a terminal
                 )
-                with bar, self.step("pages"):
-                    todo = []
-                    for i, page in enumerate(pages):
-                        route, kwargs, _language = page
-                        if not changes.covers(route.name, kwargs) and publisher.keep_page(
-                            page, site.target
-                        ):
-                            bar.update()
-                            continue
-                        todo.append(i)
-                    # A route's ``after`` pages (the site's compact archive, made from
-                    # the files just written) are rendered last, here, where all are
-                    # recorded.
-                    rendered = publish_render.render(
-                        site, publisher, pages, todo, jobs=jobs, progress=bar.update
-                    )
+                with (
+                    bar,
+                    publish_render.Rendering(
+                        site, publisher, pages, jobs=jobs, progress=bar.update
+                    ) as rendering,
+                ):
+                    with self.step("pages"):
+                        # The pages the changes name go to the workers first; this
+                        # process meanwhile starts the search and keeps the others,
+                        # rendering those it cannot keep too. A route's ``after`` pages
+                        # (the site's compact archive, made from the files just
+                        # written) are rendered last, here, where all are recorded.
+                        covered = [changes.covers(route.name, kwargs) for route, kwargs, _ in pages]
+                        rendering.add(i for i, cover in enumerate(covered) if cover)
+                    with self.step("search"):
+                        # node builds the index while the pages are rendered.
+                        search = self.start_search(publisher, changes)
+                    with self.step("pages"):
+                        todo = []
+                        for i, page in enumerate(pages):
+                            if covered[i]:
+                                continue
+                            if publisher.keep_page(page, site.target):
+                                bar.update()
+                            else:
+                                todo.append(i)
+                        rendering.add(todo)
+                        rendered = rendering.finish()
                 with self.step("search"):
                     self.publish_search(publisher, search)
                     search = None
