@@ -800,35 +800,29 @@ class Renderer:
         return f'<span lang="{escape(language)}" class="untranslated">{text}</span>'
 
     def authors(self, authors):
-        """``<p class="authors">`` with each author linked, or "" without authors."""
+        """``<p class="authors">`` with each author linked, or "" without authors. In a
+        preview, an author without a published paper (only drafts, or papers of a draft
+        conference) is named without a link: their slugs are read once for the page
+        (one query, in previews only)."""
         if not authors:
             return ""
         author_url = self.author_url
         if self.preview:
-            return self._authors_in_preview(authors)
-        links = self.separator.join(
-            f'<a href="{author_url(slug)}">{escape(name)}</a>' for name, slug in authors
-        )
-        return (
-            f'<p class="authors"><span class="visually-hidden">{self.authors_label} </span>'
-            f"{links}</p>"
-        )
-
-    def _authors_in_preview(self, authors):
-        """:meth:`authors` in a preview: an author without a published paper (only
-        drafts, or papers of a draft conference) is named without a link. Their slugs
-        are read once for the page (one query, in previews only)."""
-        if self.unpublished_authors is None:
-            self.unpublished_authors = set(
-                Author.objects.filter(has_published_paper=False).values_list("slug", flat=True)
+            if self.unpublished_authors is None:
+                self.unpublished_authors = set(
+                    Author.objects.filter(has_published_paper=False).values_list("slug", flat=True)
+                )
+            unlinked = self.unpublished_authors
+            names = self.separator.join(
+                escape(name)
+                if slug in unlinked
+                else f'<a href="{author_url(slug)}">{escape(name)}</a>'
+                for name, slug in authors
             )
-        author_url = self.author_url
-        names = self.separator.join(
-            escape(name)
-            if slug in self.unpublished_authors
-            else f'<a href="{author_url(slug)}">{escape(name)}</a>'
-            for name, slug in authors
-        )
+        else:
+            names = self.separator.join(
+                f'<a href="{author_url(slug)}">{escape(name)}</a>' for name, slug in authors
+            )
         return (
             f'<p class="authors"><span class="visually-hidden">{self.authors_label} </span>'
             f"{names}</p>"
