@@ -12,10 +12,11 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
    page cache (*warm*: each page fetched until both workers hold it), the site with
    ``DJANGO_PAGE_CACHE=false`` (*cold*: every request rendered), and the trivial view
    (``HttpResponse("ok")`` behind Django's stock middleware, benchmarks/trivial_settings.py);
-3. runs wrk (Debian's package) in ``--rounds`` interleaved rounds, each the trivial view
-   then every page warm and cold, ``-t2 -c32`` for ``--duration`` seconds, as the issue
-   did, sending ``Accept-Encoding: gzip`` as browsers do; then, in the same round, each
-   on one connection (``-t1 -c1``), whose latency is the server time of one request;
+3. runs wrk (Debian's package) in ``--rounds`` interleaved rounds, each, for every page,
+   the trivial view then the page warm and cold, ``-t2 -c32`` for ``--duration``
+   seconds, as the issue did, sending ``Accept-Encoding: gzip`` as browsers do; then, in
+   the same round, each on one connection (``-t1 -c1``), whose latency is the server
+   time of one request;
 4. counts queries and bytes of each page in this process (Django's test client);
    and measures every other kind of public address (the lists, the venue, award
    series and A-Z author pages, the 404 page, a Chinese page, the feed, the sitemap,
@@ -26,7 +27,9 @@ prints figures, not a test. For each database (SQLite; PostgreSQL too with
    Debian's nginx against one static file of the same size (benchmarks/static_site.py:
    rows ``published`` and ``file``, mode ``nginx``).
 
-Columns: req/s under load (median of the rounds) and its ratio to the trivial view's;
+Columns: req/s under load (median of the rounds) and its ratio to the trivial view's
+(the median over the rounds of its ratio to the trivial view's run just before it; the
+trivial row's req/s is the median of all its runs);
 p50 and p95 latency under load (ms, median of the rounds; with 32 connections on 2
 workers this is mostly queueing); p50 and p95 on one connection (the server time,
 median of the rounds);
@@ -218,20 +221,33 @@ def measure(options, database_url, workdir):
     script.write_text(WRK_SCRIPT)
     try:
         for port, extra in servers.values():
-            processes.append(start_server(port, {**env, **extra}))
+            processes.append(start_server(port, {**env, **extra}, workdir / f"server-{port}.log"))
         for port, _extra in servers.values():
-            wait_for(f"http://127.0.0.1:{port}/")
+            try:
+                wait_for(f"http://127.0.0.1:{port}/")
+            except RuntimeError:
+                sys.stderr.write((workdir / f"server-{port}.log").read_text(errors="replace"))
+                raise
         for path in pages.values():  # fill both workers' caches
             wrk(f"http://127.0.0.1:{servers['warm'][0]}{path}", script, 1, connections=4)
         trivial = f"http://127.0.0.1:{servers['trivial'][0]}/"
         urls = {("trivial", "-"): trivial}
-        for mode in ("warm", "cold"):
-            for name, path in pages.items():
+        for name, path in pages.items():
+            for mode in ("warm", "cold"):
                 urls[(name, mode)] = f"http://127.0.0.1:{servers[mode][0]}{path}"
-        runs, single = {}, {}
+        runs, ratios, single = {}, {}, {}
         for _round in range(options.rounds):
-            for key, url in urls.items():
-                runs.setdefault(key, []).append(wrk(url, script, options.duration))
+            # The trivial view just before each page's pair of runs (warm, cold), and
+            # each run's ratio to that one: the machine's load changes over the minutes
+            # a round takes (on a shared machine, by more than the 20% a target allows),
+            # and a ratio to a run seconds away shows the page's cost, not that drift.
+            for name in pages:
+                reference = wrk(trivial, script, options.duration)
+                runs.setdefault(("trivial", "-"), []).append(reference)
+                for mode in ("warm", "cold"):
+                    result = wrk(urls[(name, mode)], script, options.duration)
+                    runs.setdefault((name, mode), []).append(result)
+                    ratios.setdefault((name, mode), []).append(result["rps"] / reference["rps"])
             # One connection in every round too, so that its p95 is a median of the
             # rounds like the columns under load, not one short run's.
             for key, url in urls.items():
@@ -264,6 +280,7 @@ def measure(options, database_url, workdir):
                 "path": pages.get(name, "/"),
                 "mode": mode,
                 "rps": statistics.median(r["rps"] for r in results),
+                "ratio": statistics.median(ratios.get((name, mode), [1.0])),
                 "p50": statistics.median(r["p50"] for r in results),
                 "p95": statistics.median(r["p95"] for r in results),
                 "errors": sum(r["errors"] for r in results),
@@ -461,24 +478,31 @@ def count_queries_and_bytes(pages, modes=((False, "cold"), (True, "warm"))):
     return sizes
 
 
-def start_server(port, env):
-    return subprocess.Popen(  # nosec B603  # gunicorn with our own arguments, no shell
-        [
-            str(GUNICORN),
-            "awardsite.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(WORKERS),
-            "--worker-class",
-            "sync",
-            "--no-control-socket",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+def start_server(port, env, log):
+    """Start gunicorn serving the site (or, by ``env``, the trivial view) on 127.0.0.1:``port``
+    with ``WORKERS`` sync workers; its output (Django's "Not Found" lines for the 404 page
+    measured, any error) goes to the file ``log``, not among the figures. Returns the
+    process."""
+    with open(log, "ab") as output:  # the child keeps its own copy of the file
+        return subprocess.Popen(  # nosec B603  # gunicorn with our own arguments, no shell
+            [
+                str(GUNICORN),
+                "awardsite.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(WORKERS),
+                "--worker-class",
+                "sync",
+                "--no-control-socket",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def wait_for(url, seconds=120):
@@ -569,7 +593,7 @@ def print_table(options, rows, published=None, other_rows=()):
         group = [row for row in rows if row["db"] == db]
         trivial = next(row for row in group if row["page"] == "trivial")
         for row in sorted(group, key=lambda r: (r["page"] != "trivial", r["mode"], r["page"])):
-            ratio = row["rps"] / trivial["rps"]
+            ratio = row["ratio"] if "ratio" in row else row["rps"] / trivial["rps"]
             verdict = target_verdict(db, row, ratio)
             if row["mode"] == "nginx" and row["page"] == "published":
                 file = next(r for r in group if r["mode"] == "nginx" and r["page"] == "file")
