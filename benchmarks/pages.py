@@ -53,7 +53,9 @@ first; ``REDIS_URL`` in the environment puts both databases' on Redis), ``--keep
 """
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import re
 import secrets
@@ -434,55 +436,73 @@ def other_page_urls():
         "award cite": f"{award.get_absolute_url()}cite.bib",
     }
     client = Client(HTTP_HOST="127.0.0.1")
-    return {
-        name: path
-        for name, path in addresses.items()
-        if name == "not found" or client.get(path).status_code == 200
-    }
+    with not_found_unlogged():
+        return {
+            name: path
+            for name, path in addresses.items()
+            if name == "not found" or client.get(path).status_code == 200
+        }
+
+
+@contextlib.contextmanager
+def not_found_unlogged():
+    """Within: no "Not Found: ..." warning from Django (the 404 page measured, an
+    address the data are too small for) among the figures; server errors still logged."""
+    request_log = logging.getLogger("django.request")
+    level = request_log.level
+    request_log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        request_log.setLevel(level)
 
 
 def count_queries_and_bytes(pages, modes=((False, "cold"), (True, "warm"))):
     """Queries, bytes and gzipped bytes of each page, in each of ``modes`` (page cache
     on or off, and its name), in this process; its media type too. A page must answer
     200, except one named "not found", which must answer 404."""
-    import gzip
-
     from django.core.cache import cache
-    from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext, override_settings
+    from django.test.utils import override_settings
 
     client = Client(HTTP_HOST="127.0.0.1")
     sizes = {}
-    for enabled, mode in modes:
-        cache.clear()
-        with override_settings(PAGE_CACHE_ENABLED=enabled):
-            for name, path in pages.items():
-                client.get(path, HTTP_ACCEPT_ENCODING="gzip")  # warm: fill the cache
-                with CaptureQueriesContext(connection) as queries:
-                    response = client.get(path, HTTP_ACCEPT_ENCODING="gzip")
-                    sent = (
-                        b"".join(response.streaming_content)
-                        if response.streaming
-                        else response.content
-                    )
-                if response.status_code != (404 if name == "not found" else 200):
-                    raise RuntimeError(f"{path} answered {response.status_code}")
-                html = gzip.decompress(sent) if response.get("Content-Encoding") else sent
-                sizes[(name, mode)] = {
-                    "queries": len(queries),
-                    "html_kb": len(html) / 1024,
-                    "sent_kb": len(sent) / 1024,
-                    "type": response["Content-Type"].split(";")[0],
-                }
+    with not_found_unlogged():
+        for enabled, mode in modes:
+            cache.clear()
+            with override_settings(PAGE_CACHE_ENABLED=enabled):
+                _count_pages(client, pages, mode, sizes)
     return sizes
+
+
+def _count_pages(client, pages, mode, sizes):
+    """Fill ``sizes`` (see count_queries_and_bytes) for ``pages`` in ``mode``."""
+    import gzip
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for name, path in pages.items():
+        client.get(path, HTTP_ACCEPT_ENCODING="gzip")  # warm: fill the cache
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(path, HTTP_ACCEPT_ENCODING="gzip")
+            sent = b"".join(response.streaming_content) if response.streaming else response.content
+        if response.status_code != (404 if name == "not found" else 200):
+            raise RuntimeError(f"{path} answered {response.status_code}")
+        html = gzip.decompress(sent) if response.get("Content-Encoding") else sent
+        sizes[(name, mode)] = {
+            "queries": len(queries),
+            "html_kb": len(html) / 1024,
+            "sent_kb": len(sent) / 1024,
+            "type": response["Content-Type"].split(";")[0],
+        }
 
 
 def start_server(port, env, log):
     """Start gunicorn serving the site (or, by ``env``, the trivial view) on 127.0.0.1:``port``
     with ``WORKERS`` sync workers; its output (Django's "Not Found" lines for the 404 page
-    measured, any error) goes to the file ``log``, not among the figures. Returns the
-    process."""
+    measured, any error) goes to the file ``log``, not among the figures (printed if the
+    server does not answer). Returns the process."""
     with open(log, "ab") as output:  # the child keeps its own copy of the file
         return subprocess.Popen(  # nosec B603  # gunicorn with our own arguments, no shell
             [
