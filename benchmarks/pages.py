@@ -49,7 +49,9 @@ Options: ``--papers N`` (5000), ``--authors N`` (3 per paper), ``--conferences N
 ``--postgres-redis URL`` (the PostgreSQL servers' page cache on this Redis, as
 production runs them, while SQLite keeps the default local-memory cache; it is flushed
 first; ``REDIS_URL`` in the environment puts both databases' on Redis), ``--keep``
-(leave the temporary directory), ``--no-publish`` (no publish_site, no nginx).
+(leave the temporary directory, with ``runs.jsonl``: every run under load in the order
+it ran, one JSON object a line; and each server's log), ``--no-publish`` (no
+publish_site, no nginx).
 """
 
 import argparse
@@ -237,28 +239,9 @@ def measure(options, database_url, workdir):
         for name, path in pages.items():
             for mode in ("warm", "cold"):
                 urls[(name, mode)] = f"http://127.0.0.1:{servers[mode][0]}{path}"
-        runs, ratios, single = {}, {}, {}
-        for _round in range(options.rounds):
-            # The trivial view just before each page's pair of runs (warm, cold), and
-            # each run's ratio to that one: the machine's load changes over the minutes
-            # a round takes (on a shared machine, by more than the 20% a target allows),
-            # and a ratio to a run seconds away shows the page's cost, not that drift.
-            for name in pages:
-                reference = wrk(trivial, script, options.duration)
-                runs.setdefault(("trivial", "-"), []).append(reference)
-                for mode in ("warm", "cold"):
-                    result = wrk(urls[(name, mode)], script, options.duration)
-                    runs.setdefault((name, mode), []).append(result)
-                    ratios.setdefault((name, mode), []).append(result["rps"] / reference["rps"])
-            # One connection in every round too, so that its p95 is a median of the
-            # rounds like the columns under load, not one short run's.
-            for key, url in urls.items():
-                single.setdefault(key, []).append(wrk(url, script, options.single_duration, 1, 1))
-            for name, path in others.items():
-                url = f"http://127.0.0.1:{servers['cold'][0]}{path}"
-                single.setdefault((name, "other"), []).append(
-                    wrk(url, script, options.single_duration, 1, 1)
-                )
+        runs, ratios, single = run_rounds(
+            options, urls, others, f"http://127.0.0.1:{servers['cold'][0]}", script, workdir
+        )
     finally:
         for process in processes:
             process.terminate()
@@ -309,6 +292,46 @@ def measure(options, database_url, workdir):
         "build_seconds": build_seconds,
         "published": published,
     }
+
+
+def run_rounds(options, urls, others, cold_server, script, workdir):
+    """Run wrk on ``urls`` (keys ``(page, mode)``, the trivial view's ``("trivial", "-")``)
+    under load and on one connection, and on ``others`` (name: path on ``cold_server``) on
+    one connection, in ``options.rounds`` rounds. Returns ``(runs, ratios, single)``:
+    wrk's figures under load by key, each run's ratio to the trivial view's run just
+    before it by key, and the one-connection figures by key (``(name, "other")`` for
+    ``others``). Every run under load is also written, in order, to
+    ``workdir/runs.jsonl`` (kept with ``--keep``)."""
+    trivial = urls[("trivial", "-")]
+    pages = dict.fromkeys(name for name, _mode in urls if name != "trivial")
+    database = os.environ["DATABASE_URL"].split(":", 1)[0]  # sqlite, postgres
+    runs, ratios, single = {}, {}, {}
+    with (workdir / "runs.jsonl").open("a") as log:
+        for number in range(options.rounds):
+            # The trivial view just before each page's pair of runs (warm, cold), and
+            # each run's ratio to that one: the machine's load changes over the minutes
+            # a round takes (on a shared machine, by more than the 20% a target allows),
+            # and a ratio to a run seconds away shows the page's cost, not that drift.
+            for name in pages:
+                reference = wrk(trivial, script, options.duration)
+                runs.setdefault(("trivial", "-"), []).append(reference)
+                record = {"database": database, "round": number}
+                print(json.dumps({**record, "page": "trivial", **reference}), file=log)
+                for mode in ("warm", "cold"):
+                    result = wrk(urls[(name, mode)], script, options.duration)
+                    runs.setdefault((name, mode), []).append(result)
+                    ratios.setdefault((name, mode), []).append(result["rps"] / reference["rps"])
+                    print(json.dumps({**record, "page": name, "mode": mode, **result}), file=log)
+                log.flush()
+            # One connection in every round too, so that its p95 is a median of the
+            # rounds like the columns under load, not one short run's.
+            for key, url in urls.items():
+                single.setdefault(key, []).append(wrk(url, script, options.single_duration, 1, 1))
+            for name, path in others.items():
+                single.setdefault((name, "other"), []).append(
+                    wrk(f"{cold_server}{path}", script, options.single_duration, 1, 1)
+                )
+    return runs, ratios, single
 
 
 def reset_database():
