@@ -489,7 +489,17 @@ PAGE_CACHE_RETRY_AFTER = 10
 # ETag); a CDN or proxy may keep a page DJANGO_CDN_MAX_AGE seconds, the longest a
 # visitor behind it can see a page from before a change.
 PAGE_CACHE_MAX_AGE = 0
-PAGE_CACHE_SHARED_MAX_AGE = int(os.environ.get("DJANGO_CDN_MAX_AGE", "60"))
+_cdn_max_age = os.environ.get("DJANGO_CDN_MAX_AGE", "").strip() or "60"
+if not re.fullmatch(r"[0-9]+", _cdn_max_age):
+    raise ImproperlyConfigured(
+        f"DJANGO_CDN_MAX_AGE must be a whole number of seconds (0: a CDN keeps no page), "
+        f"not {_cdn_max_age!r}."
+    )
+PAGE_CACHE_SHARED_MAX_AGE = int(_cdn_max_age)
+# A streamed response (a big conference's citation download) is stored while it is
+# sent if its body, as sent, is at most this many bytes; a larger one is streamed again
+# each time (papers/caching.py), so its memory stays bounded.
+PAGE_CACHE_STREAM_MAX_BYTES = 8 * 1024 * 1024
 # 304 Not Modified from the ETag, outside the page cache so that hits are answered too;
 # the page cache right after it, so that a hit skips every other middleware. Only CORS
 # comes before them: its headers depend on the request's Origin. The security, CSP and

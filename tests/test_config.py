@@ -267,6 +267,27 @@ def test_page_cache_near_size_refuses_anything_but_whole_megabytes(raw):
     assert "DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes" in result.stderr
 
 
+@pytest.mark.parametrize(("raw", "expected"), [(None, 60), ("", 60), ("0", 0), ("300", 300)])
+def test_cdn_max_age_is_read_in_seconds(raw, expected):
+    env = {"DJANGO_SECRET_KEY": "x"}
+    if raw is not None:
+        env["DJANGO_CDN_MAX_AGE"] = raw
+    result = _settings_in_subprocess(env, "repr(s.PAGE_CACHE_SHARED_MAX_AGE)")
+
+    assert result.stdout.strip() == repr(expected)
+
+
+@pytest.mark.parametrize("raw", ["abc", "-5", "1.5"])
+def test_cdn_max_age_refuses_anything_but_whole_seconds(raw):
+    """A negative s-maxage would be sent as is, an invalid Cache-Control (found by a tester)."""
+    result = _settings_in_subprocess(
+        {"DJANGO_SECRET_KEY": "x", "DJANGO_CDN_MAX_AGE": raw}, "s.PAGE_CACHE_SHARED_MAX_AGE"
+    )
+
+    assert result.returncode != 0
+    assert "DJANGO_CDN_MAX_AGE must be a whole number of seconds" in result.stderr
+
+
 # --- The WSGI entry point (awardsite/wsgi.py) ---
 
 
