@@ -2,14 +2,16 @@
 
 What is cached: the response of every public view (the ``papers`` URL namespace: pages,
 feeds, citation downloads; the sitemap; robots.txt; the JSON API and the open data
-downloads), per full URL including the query
+downloads), per release (:func:`release`), per full URL including the query
 string, per language and per gzip/identity encoding, for a ``GET`` by a visitor who
 carries no session or messages cookie. Never cached: staff and anyone logged in (they
 carry the session cookie), ``?preview=1``, other methods than ``GET``/``HEAD``, the
 admin, and any response that is not a plain 200, sets a cookie, varies on ``Cookie``,
 is marked private or no-store, used the session, queued a message, holds a CSRF
 token (``get_token()`` was called) or a CSP nonce (``request.csp_nonce`` was used).
-So nothing personal is stored or shared.
+So nothing personal is stored or shared. A streamed response (a big conference's
+citation download) is stored once it has been sent whole, if it is at most
+``PAGE_CACHE_STREAM_MAX_BYTES`` as sent (:func:`stored_when_sent`).
 
 Instant invalidation: :class:`~papers.models.ContentGeneration` holds a number raised
 in the same transaction as every change to a ``papers`` model (``post_save``,
@@ -101,11 +103,13 @@ from .views import PreviewMixin
 
 logger = logging.getLogger(__name__)
 
-# Public views outside the ``papers`` namespace, by URL name: the sitemap index
-# (papers.sitemaps), robots.txt and the open data downloads (papers/opendata.py).
+# Public views outside the ``papers`` namespace, by URL name: the sitemap index and its
+# parts (papers.sitemaps), robots.txt and the open data downloads (papers/opendata.py).
 PUBLIC_URL_NAMES = {
     "robots-txt",
     "sitemap",
+    "sitemap-section",
+    "sitemap-section-page",
     "opendata-site-csv",
     "opendata-conference-csv",
     "opendata-site-compact",
@@ -542,7 +546,8 @@ def is_storable(request, response):
     messages = getattr(request, "_messages", None)
     return (
         response.status_code == 200
-        and not response.streaming
+        # A streamed response is kept while it is sent (stored_when_sent), in a sync view.
+        and not getattr(response, "is_async", False)
         and not response.cookies
         and not has_vary_header(response, "Cookie")
         and not UNCACHEABLE_DIRECTIVES.search(response.get("Cache-Control", ""))
@@ -559,7 +564,8 @@ def page_key(request):
     """The cache key of ``request``'s page: language, encoding and full URL.
 
     The language is the one LocaleMiddleware will choose (the URL's prefix, else the
-    language cookie or Accept-Language), so it can be known before that middleware runs.
+    language cookie or Accept-Language), so it can be known before that middleware runs;
+    the key also names the :func:`release`.
     """
     language = get_language_from_request(request, check_path=True)
     # META rather than request.headers, which would build a dict of every header.
@@ -570,7 +576,21 @@ def page_key(request):
     query = request.META.get("QUERY_STRING", "")
     address = f"{request.scheme}://{request.get_host()}{request.path}?{query}"
     url = hashlib.sha256(address.encode()).hexdigest()
-    return f"page:{language}:{encoding}:{url}"
+    return f"page:{release()}:{language}:{encoding}:{url}"
+
+
+@functools.cache
+def release():
+    """What renders the pages, in 12 hex digits: ``publish_changes.fingerprint()`` (the
+    code, templates, catalogues, static files and their manifest, the installed
+    packages), read once per process (about 70 ms; awardsite/wsgi.py reads it before a
+    worker serves). Part of every page's key, so pages a shared cache holds from before a
+    deploy are not served after it (they would name the old release's static files),
+    and app servers of two releases side by side each serve their own."""
+    # Imported here: publish_changes imports modules (the importer) that import this one.
+    from .publish_changes import fingerprint
+
+    return fingerprint()[:12]
 
 
 @functools.cache
@@ -660,8 +680,18 @@ class PublicPageCacheMiddleware:
             and is_storable(request, response)
         ):
             return response
+        # The ETag from the body as rendered, before gzip: gzip's header holds random
+        # bytes (against BREACH), so a digest of the gzipped body would differ with each
+        # rendering (each worker's copy, with local memory) and a browser's
+        # If-None-Match would rarely match. Gzip then makes it weak, as Django's
+        # middleware does. A streamed response has no body yet: its ETag names the
+        # content generation and the address instead (streamed_etag).
+        if response.streaming:
+            if key is not None:
+                response.headers["ETag"] = streamed_etag(key, generation)
+        else:
+            set_response_etag(response)
         response = self.gzip.process_response(request, response)
-        set_response_etag(response)
         patch_cache_control(
             response,
             public=True,
@@ -669,13 +699,59 @@ class PublicPageCacheMiddleware:
             s_maxage=settings.PAGE_CACHE_SHARED_MAX_AGE,
         )
         if key is not None and request.method == "GET":
-            try:
-                cache = caches[settings.PAGE_CACHE_ALIAS]
-                stored = frozen(response, generation)
-                cache.set(key, stored, settings.PAGE_CACHE_TIMEOUT)
-                near = near_pages(cache) if is_shared_cache() else None
-                if near is not None:
-                    near.put(key, stored)
-            except Exception:  # see above
-                outage.failed("could not store a page in the cache")
+            if response.streaming:
+                response.streaming_content = stored_when_sent(
+                    response, key, generation, settings.PAGE_CACHE_STREAM_MAX_BYTES
+                )
+            else:
+                store(key, frozen(response, generation))
         return response
+
+
+def store(key, stored):
+    """Put ``stored`` (a :func:`frozen` page) in the page cache under ``key``, and in
+    this process's :class:`NearPages` with Redis. A failure of the cache is noted
+    (:class:`CacheOutage`), not raised: the page has been answered anyway."""
+    try:
+        cache = caches[settings.PAGE_CACHE_ALIAS]
+        cache.set(key, stored, settings.PAGE_CACHE_TIMEOUT)
+        near = near_pages(cache) if is_shared_cache() else None
+        if near is not None:
+            near.put(key, stored)
+    except Exception:  # the cache is an optimisation: never fail a page for it
+        outage.failed("could not store a page in the cache")
+
+
+def streamed_etag(key, generation):
+    """A weak ETag for the streamed page under the cache key ``key`` made at content
+    ``generation``: the same in every process and for both encodings, and new after
+    every change, as the page may be (its body is not known before it is sent)."""
+    address = key.replace(":gzip:", ":id:", 1)
+    return f'W/"{generation}-{hashlib.sha256(address.encode()).hexdigest()[:32]}"'
+
+
+def stored_when_sent(response, key, generation, limit):
+    """The streamed ``response``'s chunks, passed on as they come, and kept: once the
+    last one is sent, the whole body (as sent, gzipped or not) is stored under ``key``
+    with the status and headers ``response`` has now, if it is at most ``limit`` bytes
+    (``PAGE_CACHE_STREAM_MAX_BYTES``), so the next request for it is answered from the
+    cache like any page. A larger body stops being kept, so memory stays bounded, and a
+    client that goes away before the end leaves nothing stored."""
+    source = response.streaming_content  # read now: the response will hold what is returned
+    headers = [(name, value) for name, value in response.items() if name != "Content-Length"]
+    return _kept_while_sent(source, key, generation, response.status_code, headers, limit)
+
+
+def _kept_while_sent(source, key, generation, status, headers, limit):
+    chunks, size = [], 0
+    for chunk in source:
+        if chunks is not None:
+            size += len(chunk)
+            if size <= limit:
+                chunks.append(chunk)
+            else:
+                chunks = None
+        yield chunk
+    if chunks is not None:
+        body = b"".join(chunks)
+        store(key, (generation, status, [*headers, ("Content-Length", str(len(body)))], body))

@@ -121,6 +121,7 @@ def test_public_page_is_served_from_the_cache_with_etag_and_cache_control(visito
         "/en/",
         "/en/feeds/awards.atom",
         "/sitemap.xml",
+        "/sitemap-papers.xml",
         "/robots.txt",
         "/en/search/?q=paper",
         "/en/papers/{paper}/cite.bib",
@@ -141,6 +142,124 @@ def test_every_kind_of_public_page_is_cached(visitor, path):
     response = cached_twice(visitor, url)
 
     assert response["Cache-Control"] == "public, max-age=0, s-maxage=60"
+
+
+@pytest.mark.django_db
+def test_a_sitemap_part_past_the_first_is_cached(visitor, monkeypatch):
+    from papers import sitemaps
+
+    factories.paper()
+    factories.paper()
+    monkeypatch.setattr(sitemaps.PaperSitemap, "limit", 1)
+
+    response = cached_twice(visitor, "/sitemap-papers-2.xml")
+
+    assert response["Cache-Control"] == "public, max-age=0, s-maxage=60"
+
+
+def read_streamed(response):
+    """The body of ``response``, whole or streamed (read to its end), unzipped."""
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    return gzip.decompress(body) if response.get("Content-Encoding") == "gzip" else body
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("headers", [{}, GZIP])
+def test_a_streamed_citation_download_is_stored_once_sent_and_tagged(visitor, headers):
+    """A conference's citation download is streamed (bounded memory for any size); once a
+    visitor has read it to the end it is in the cache, and answered from there with the
+    same body, an ETag that a conditional request matches, and Cache-Control."""
+    paper = factories.paper(title_en=COMPRESSIBLE_TITLE)
+    url = f"/en/conferences/{paper.conference.slug}/cite.bib"
+
+    first, _ = fetch(visitor, url, **headers)
+    body = read_streamed(first)
+    second, queries = fetch(visitor, url, **headers)
+    revalidated, _ = fetch(visitor, url, HTTP_IF_NONE_MATCH=first["ETag"], **headers)
+
+    assert first.streaming and not second.streaming
+    assert COMPRESSIBLE_TITLE.strip().encode() in body
+    assert (read_streamed(second), queries) == (body, 0 if is_shared_cache() else 1)
+    assert second["ETag"] == first["ETag"]
+    assert first["ETag"].startswith('W/"')
+    assert second["Content-Length"] == str(len(second.content))
+    assert second.get("Content-Encoding") == first.get("Content-Encoding")
+    assert second["Cache-Control"] == first["Cache-Control"] == "public, max-age=0, s-maxage=60"
+    assert revalidated.status_code == 304
+
+
+@pytest.mark.django_db
+def test_a_conditional_request_for_a_streamed_download_gets_304_before_it_is_stored(visitor):
+    paper = factories.paper()
+    url = f"/en/conferences/{paper.conference.slug}/cite.bib"
+    etag = visitor.get(url)["ETag"]  # not read: nothing stored
+
+    response, _ = fetch(visitor, url, HTTP_IF_NONE_MATCH=etag)
+
+    assert (response.status_code, response.content) == (304, b"")
+
+
+@pytest.mark.django_db
+def test_a_streamed_download_shows_a_change_on_the_next_request(visitor):
+    paper = factories.paper(title_en="Before the change")
+    url = f"/en/conferences/{paper.conference.slug}/cite.bib"
+    before = visitor.get(url)
+    read_streamed(before)
+
+    Paper.objects.filter(pk=paper.pk).update(title_en="After the change")
+    bump_content_generation()  # as the admin's save does (an update() sends no signal)
+    after = visitor.get(url)
+
+    assert b"After the change" in read_streamed(after)
+    assert after["ETag"] != before["ETag"]
+
+
+@pytest.mark.django_db
+def test_a_streamed_download_over_the_limit_or_left_unread_is_not_stored(visitor, settings):
+    paper = factories.paper()
+    url = f"/en/conferences/{paper.conference.slug}/cite.bib"
+    visitor.get(url).close()  # the client went away before the end
+    settings.PAGE_CACHE_STREAM_MAX_BYTES = 10
+    read_streamed(visitor.get(url))  # read whole, but too big to keep
+
+    again = visitor.get(url)
+
+    assert again.streaming
+
+
+@pytest.mark.django_db
+def test_the_gzip_etag_is_the_same_for_every_rendering(visitor):
+    """Gzip's header holds random bytes, so an ETag taken after gzip would differ with
+    each rendering (each worker's own cache) and a browser would rarely get a 304."""
+    factories.paper(title_en=COMPRESSIBLE_TITLE)
+    etags = set()
+    for _ in range(4):
+        caches["default"].clear()
+        response = visitor.get("/en/search/?q=compressible", **GZIP)
+        assert response["Content-Encoding"] == "gzip"
+        etags.add(response["ETag"])
+
+    assert len(etags) == 1
+    assert etags.pop().startswith('W/"')
+
+
+@pytest.mark.django_db
+def test_pages_stored_by_another_release_are_not_served(visitor, monkeypatch):
+    """A deploy (new code, templates or static files) with a shared cache: the pages the
+    old release stored name its static files, so the new one renders its own."""
+    visitor.get("/en/")
+    monkeypatch.setattr(caching, "release", lambda: "another-release")
+
+    response, queries = fetch(visitor, "/en/")
+
+    assert queries > 1
+
+
+def test_the_release_is_the_publishers_fingerprint_and_read_once():
+    from papers.publish_changes import fingerprint
+
+    assert caching.release() == fingerprint()[:12]
+    assert caching.release.cache_info().currsize == 1
 
 
 @pytest.mark.django_db
@@ -1141,3 +1260,8 @@ def test_page_gzip_leaves_streaming_responses_to_django():
 
     assert response["Content-Encoding"] == "gzip"
     assert gzip.decompress(b"".join(response.streaming_content)) == PAGE_LIKE
+
+
+@pytest.mark.django_db
+def test_a_streamed_citation_download_is_stored_on_redis(on_redis, visitor):
+    test_a_streamed_citation_download_is_stored_once_sent_and_tagged(visitor, GZIP)
