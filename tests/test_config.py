@@ -244,48 +244,60 @@ def test_a_repeated_query_is_prepared_on_postgresql():
         assert cursor.fetchone()[0] >= 1
 
 
-# --- Pages from Redis kept in memory too (papers.caching.NearPages) ---
+# --- Page cache settings read as whole numbers (NearPages' size, the CDN's max-age) ---
 
 
-@pytest.mark.parametrize(("raw", "expected"), [(None, 32 * 1024 * 1024), ("0", 0), ("8", 8 << 20)])
-def test_page_cache_near_size_is_read_in_megabytes(raw, expected):
+# A whole number from the environment: (variable, setting, what it counts), with
+# (value, the setting it gives) and values refused. A negative s-maxage would be sent
+# as is, an invalid Cache-Control (found by a tester).
+WHOLE_NUMBER_SETTINGS = [
+    (
+        "DJANGO_PAGE_CACHE_NEAR_MB",
+        "PAGE_CACHE_NEAR_SIZE",
+        "megabytes",
+        [(None, 32 * 1024 * 1024), ("0", 0), ("8", 8 << 20)],
+        ["lots", "-1", "1.5"],
+    ),
+    (
+        "DJANGO_CDN_MAX_AGE",
+        "PAGE_CACHE_SHARED_MAX_AGE",
+        "seconds",
+        [(None, 60), ("", 60), ("0", 0), ("300", 300)],
+        ["abc", "-5", "1.5"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("variable", "setting", "raw", "expected"),
+    [
+        (variable, setting, raw, expected)
+        for variable, setting, _unit, read, _refused in WHOLE_NUMBER_SETTINGS
+        for raw, expected in read
+    ],
+)
+def test_whole_number_settings_are_read(variable, setting, raw, expected):
     env = {"DJANGO_SECRET_KEY": "x"}
     if raw is not None:
-        env["DJANGO_PAGE_CACHE_NEAR_MB"] = raw
-    result = _settings_in_subprocess(env, "repr(s.PAGE_CACHE_NEAR_SIZE)")
+        env[variable] = raw
+    result = _settings_in_subprocess(env, f"repr(s.{setting})")
 
     assert result.stdout.strip() == repr(expected)
 
 
-@pytest.mark.parametrize("raw", ["lots", "-1", "1.5"])
-def test_page_cache_near_size_refuses_anything_but_whole_megabytes(raw):
-    result = _settings_in_subprocess(
-        {"DJANGO_SECRET_KEY": "x", "DJANGO_PAGE_CACHE_NEAR_MB": raw}, "s.PAGE_CACHE_NEAR_SIZE"
-    )
+@pytest.mark.parametrize(
+    ("variable", "setting", "unit", "raw"),
+    [
+        (variable, setting, unit, raw)
+        for variable, setting, unit, _read, refused in WHOLE_NUMBER_SETTINGS
+        for raw in refused
+    ],
+)
+def test_whole_number_settings_refuse_anything_else(variable, setting, unit, raw):
+    result = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x", variable: raw}, f"s.{setting}")
 
     assert result.returncode != 0
-    assert "DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes" in result.stderr
-
-
-@pytest.mark.parametrize(("raw", "expected"), [(None, 60), ("", 60), ("0", 0), ("300", 300)])
-def test_cdn_max_age_is_read_in_seconds(raw, expected):
-    env = {"DJANGO_SECRET_KEY": "x"}
-    if raw is not None:
-        env["DJANGO_CDN_MAX_AGE"] = raw
-    result = _settings_in_subprocess(env, "repr(s.PAGE_CACHE_SHARED_MAX_AGE)")
-
-    assert result.stdout.strip() == repr(expected)
-
-
-@pytest.mark.parametrize("raw", ["abc", "-5", "1.5"])
-def test_cdn_max_age_refuses_anything_but_whole_seconds(raw):
-    """A negative s-maxage would be sent as is, an invalid Cache-Control (found by a tester)."""
-    result = _settings_in_subprocess(
-        {"DJANGO_SECRET_KEY": "x", "DJANGO_CDN_MAX_AGE": raw}, "s.PAGE_CACHE_SHARED_MAX_AGE"
-    )
-
-    assert result.returncode != 0
-    assert "DJANGO_CDN_MAX_AGE must be a whole number of seconds" in result.stderr
+    assert f"{variable} must be a whole number of {unit}" in result.stderr
 
 
 # --- The WSGI entry point (awardsite/wsgi.py) ---
