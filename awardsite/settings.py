@@ -489,13 +489,12 @@ PAGE_CACHE_RETRY_AFTER = 10
 # ETag); a CDN or proxy may keep a page DJANGO_CDN_MAX_AGE seconds, the longest a
 # visitor behind it can see a page from before a change.
 PAGE_CACHE_MAX_AGE = 0
-_cdn_max_age = os.environ.get("DJANGO_CDN_MAX_AGE", "").strip() or "60"
-if not re.fullmatch(r"[0-9]+", _cdn_max_age):
-    raise ImproperlyConfigured(
-        f"DJANGO_CDN_MAX_AGE must be a whole number of seconds (0: a CDN keeps no page), "
-        f"not {_cdn_max_age!r}."
-    )
-PAGE_CACHE_SHARED_MAX_AGE = int(_cdn_max_age)
+PAGE_CACHE_SHARED_MAX_AGE = env_whole_number(
+    "DJANGO_CDN_MAX_AGE",
+    60,
+    minimum=0,
+    what="a whole number of seconds (0: a CDN keeps no page)",
+)
 # A streamed response (a big conference's citation download) is stored while it is
 # sent if its body, as sent, is at most this many bytes; a larger one is streamed again
 # each time (papers/caching.py), so its memory stays bounded.
