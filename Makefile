@@ -57,12 +57,12 @@ tools: node_modules/.installed
 	@command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq default-jre-headless; } || { \
 		echo "Java is required by the HTML checker: install default-jre-headless"; exit 1; }
 
-# The page cache's tests also run on Debian's redis-server (tests/test_caching.py).
+# The page cache's tests also run on Debian's redis-server (tests/pagecache/test_caching.py).
 redis:
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || { \
 		echo "the Redis cache tests need Debian's redis-server"; exit 1; }
 
-# The README's nginx block is tried on publish_site's output (tests/test_publish_nginx.py).
+# The README's nginx block is tried on publish_site's output (tests/publishing/test_publish_nginx.py).
 nginx:
 	@test -x /usr/sbin/nginx || { apt-get update -qq && apt-get install -y -qq nginx; } || { \
 		echo "the published site's tests need Debian's nginx"; exit 1; }
@@ -79,7 +79,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 test: messages browser tools redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/bandit -c pyproject.toml -r papers awardsite scripts benchmarks --quiet
+	$(VENV)/bin/bandit -c pyproject.toml -r awardsite catalogue editorial importing opendata pages pagecache publishing backups scripts benchmarks --quiet
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest $(PYTEST_PARALLEL)

@@ -3,7 +3,7 @@ requests with a 4xx (Django's own answers some of them with a 500).
 
 Installed as the default site through ``awardsite.apps.AdminConfig``, the documented
 way to replace ``admin.site`` ("Overriding the default admin site"), so every
-``@admin.register`` in papers/admin.py registers on it.
+``@admin.register`` in editorial/admin.py registers on it.
 """
 
 from django.contrib import admin

@@ -125,7 +125,7 @@ class TrackedKey:
     idle timeout) is found when the messages are read: the key is then read again on
     a new connection, with tracking turned on first. An error of that read forgets
     the value, closes the connection and is raised; the next :meth:`get` tries again.
-    Not thread-safe: its user holds a lock around it (``papers.caching.NearPages``).
+    Not thread-safe: its user holds a lock around it (``pagecache.caching.NearPages``).
 
     When does a reader see a write made by another process? Redis queues the
     invalidation to this connection while it runs the write, and sends it in the same
@@ -134,7 +134,7 @@ class TrackedKey:
     on one machine (it came microseconds later). The next :meth:`get` after it has
     arrived reads the key again. An app server that changes content writes the new
     generation as the change commits, before it answers its editor
-    (``papers.caching.publish_content_generation``), so the message is on its way to
+    (``pagecache.caching.publish_content_generation``), so the message is on its way to
     every other server long before the editor's next request can reach one of them
     (microseconds on one network against that request's own round trips).
     """

@@ -84,6 +84,19 @@ if SITE_URL and not SITE_URL.startswith(("http://", "https://")):
         f"DJANGO_SITE_URL must start with http:// or https://, not {SITE_URL!r}."
     )
 
+# The project's apps, one per concern (docs/architecture.md). The catalogue holds every
+# model (app label "papers", as before the split); the others hold behaviour.
+PROJECT_APPS = [
+    "catalogue",
+    "editorial",
+    "importing",
+    "opendata",
+    "pages",
+    "pagecache",
+    "publishing",
+    "backups",
+]
+
 INSTALLED_APPS = [
     "modeltranslation",
     "awardsite.apps.AdminConfig",  # django.contrib.admin with our site (awardsite/admin.py)
@@ -99,9 +112,10 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "csp",
     "axes",
-    "ninja",  # the API's Swagger UI from its own static files (papers/api/)
+    "ninja",  # the API's Swagger UI from its own static files (opendata/api/)
     "corsheaders",
-    "papers",
+    *PROJECT_APPS,
+    "awardsite.apps.AwardsiteConfig",
 ]
 
 MIDDLEWARE = [
@@ -176,7 +190,7 @@ DATABASES = {
 }
 # SQLite (the default database): write transactions queue instead of failing. Django
 # opens a transaction with a plain (deferred) BEGIN; two editors saving at the same
-# moment then both read (a slug's uniqueness, papers/slugs.py), and the second to
+# moment then both read (a slug's uniqueness, catalogue/slugs.py), and the second to
 # write gets "database is locked" at once, with no wait: SQLite cannot let a reader
 # become a writer while another writer holds the lock, so the timeout never applies,
 # and the editor got a 500 and lost the form. BEGIN IMMEDIATE takes the write lock
@@ -231,7 +245,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Internationalisation. English is the default and the language every
-# translated field falls back to; see papers/templatetags/translated.py for how
+# translated field falls back to; see pages/templatetags/translated.py for how
 # a fallback is shown to the reader.
 LANGUAGE_CODE = "en"
 LANGUAGES = [
@@ -285,7 +299,7 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # A failed CSRF check (an expired session, a form left open too long) gets our bilingual
 # 403 page: Django's own has an inline style the Content-Security-Policy blocks and
 # points to DEBUG=True.
-CSRF_FAILURE_VIEW = "papers.views.csrf_failure"
+CSRF_FAILURE_VIEW = "pages.views.csrf_failure"
 
 
 def one_line_warning():
@@ -324,7 +338,7 @@ LOGGING = {
 # (from npm, see package.json and `make vendor`) so the admin calls no other host.
 JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 
-# Teaser images (papers/images.py): uploads are refused above these limits. 5 MB is
+# Teaser images (catalogue/images.py): uploads are refused above these limits. 5 MB is
 # ample for a 2,000-pixel-wide JPEG or PNG figure; 25 megapixels is about a 6,000 x 4,000
 # photo, far under Pillow's own decompression-bomb threshold (89 megapixels).
 PAPER_IMAGE_MAX_BYTES = 5 * 1024 * 1024
@@ -427,16 +441,16 @@ AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"
 # successful-login notes are left out.
 LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
 
-# Caching (papers/caching.py, README "Running at scale") ---------------------------
+# Caching (pagecache/caching.py, README "Running at scale") ---------------------------
 # One cache: Redis when REDIS_URL is set (e.g. redis://cache.internal:6379/0), shared by
 # every app server; otherwise each process keeps its own in local memory. Either way a
 # change retires every cached page at once: the content generation stored with them
-# lives in the database, and also in Redis when it is set (papers/caching.py).
+# lives in the database, and also in Redis when it is set (pagecache/caching.py).
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 # How long a worker waits for Redis to connect or answer (seconds) before it gives up and
-# serves the page without the cache (papers/caching.py logs the error). redis-py 8 waits
+# serves the page without the cache (pagecache/caching.py logs the error). redis-py 8 waits
 # 5 s per attempt and retries: a Redis that hangs (a stopped process, a lost network path
-# with no reset) held each page about 11 s (tests/test_caching.py, a socket that never
+# with no reset) held each page about 11 s (tests/pagecache/test_caching.py, a socket that never
 # answers). A page is rendered in tens of milliseconds, so waiting longer than half a
 # second for a copy of it only makes visitors wait.
 _redis_timeout = os.environ.get("DJANGO_REDIS_TIMEOUT", "").strip() or "0.5"
@@ -478,10 +492,10 @@ PAGE_CACHE_ALIAS = "default"
 PAGE_CACHE_TIMEOUT = 24 * 60 * 60
 # How long the content generation is kept in a shared cache (Redis) before it is read
 # from the database again (seconds). Every commit writes it there at once; this only
-# bounds how long pages could stay stale if that write were lost (papers/caching.py).
+# bounds how long pages could stay stale if that write were lost (pagecache/caching.py).
 PAGE_CACHE_GENERATION_TIMEOUT = 30
 # After the page cache fails (Redis down or hung), each process serves pages without it
-# for this many seconds before one request tries it again (papers/caching.py,
+# for this many seconds before one request tries it again (pagecache/caching.py,
 # CacheOutage): a hung Redis then costs one visitor per pause DJANGO_REDIS_TIMEOUT of
 # waiting instead of every visitor, and the log gets one traceback per outage.
 PAGE_CACHE_RETRY_AFTER = 10
@@ -497,7 +511,7 @@ PAGE_CACHE_SHARED_MAX_AGE = env_whole_number(
 )
 # A streamed response (a big conference's citation download) is stored while it is
 # sent if its body, as sent, is at most this many bytes; a larger one is streamed again
-# each time (papers/caching.py), so its memory stays bounded.
+# each time (pagecache/caching.py), so its memory stays bounded.
 PAGE_CACHE_STREAM_MAX_BYTES = 8 * 1024 * 1024
 # 304 Not Modified from the ETag, outside the page cache so that hits are answered too;
 # the page cache right after it, so that a hit skips every other middleware. Only CORS
@@ -505,14 +519,14 @@ PAGE_CACHE_STREAM_MAX_BYTES = 8 * 1024 * 1024
 # Permissions-Policy headers are added inside the cache, once, to the stored page: a hit
 # answers with the stored headers instead of building the policies again (the CSP alone
 # was a fifth of a hit's time). They do not depend on the request: the site uses no CSP
-# nonce (papers/caching.py refuses to store a page that does), and HSTS and the HTTPS
+# nonce (pagecache/caching.py refuses to store a page that does), and HSTS and the HTTPS
 # redirect depend on the scheme, which is part of the cache key.
 MIDDLEWARE[MIDDLEWARE.index("corsheaders.middleware.CorsMiddleware") + 1 : 0] = [
     "django.middleware.http.ConditionalGetMiddleware",
-    "papers.caching.PublicPageCacheMiddleware",
+    "pagecache.caching.PublicPageCacheMiddleware",
 ]
 
-# --- Pages from Redis kept in memory too (issue 13, papers.caching.NearPages). With
+# --- Pages from Redis kept in memory too (issue 13, pagecache.caching.NearPages). With
 # REDIS_URL set, each worker process also keeps up to DJANGO_PAGE_CACHE_NEAR_MB megabytes
 # of the pages it served, valid while Redis has not told it (CLIENT TRACKING) that the
 # content generation changed: a cached page then costs no round trip to Redis. 0: off,
@@ -524,8 +538,8 @@ if not re.fullmatch(r"[0-9]+", _near_mb):
     )
 PAGE_CACHE_NEAR_SIZE = int(_near_mb) * 1024 * 1024
 
-# --- Open data (issue 11): the JSON API under /api/v1/ (papers/api/) and the downloads
-# under /data/ (papers/opendata.py).
+# --- Open data (issue 11): the JSON API under /api/v1/ (opendata/api/) and the downloads
+# under /data/ (opendata/downloads.py).
 # Any site may read them from a browser (CORS): GET only, no cookies or credentials.
 CORS_URLS_REGEX = r"^/(api|data)/"
 CORS_ALLOW_ALL_ORIGINS = True
@@ -546,7 +560,7 @@ if API_RATE_LIMIT and not re.fullmatch(
 DATA_LICENCE = os.environ.get("DJANGO_DATA_LICENCE", "").strip()
 
 # --- Lists and share cards (issue 10): thumbnails in the lists of papers, and the share
-# image of a paper without a teaser (papers/images.py, papers/cards.py).
+# image of a paper without a teaser (catalogue/images.py, pages/cards.py).
 # A list's slot is 160 x 100 CSS pixels; "list_2x" fills it on 2x screens (srcset). Both
 # are cropped to the slot and scaled up if need be, so their size is always the slot's
 # and a page names it without reading a file.

@@ -9,15 +9,17 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
-from papers import api, opendata, sitemaps
-from papers.views import robots_txt
+from opendata import api
+from opendata import downloads as opendata
+from pages import sitemaps
+from pages.views import robots_txt
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
     path("robots.txt", robots_txt, name="robots-txt"),
     path("sitemap.xml", sitemaps.index, name="sitemap"),
-    # A section's parts after the first at paths of their own (papers/sitemaps.py);
+    # A section's parts after the first at paths of their own (pages/sitemaps.py);
     # before the section's route, whose slug would take "papers-2" as a section name.
     path(
         "sitemap-<slug:section>-<page_number:page>.xml",
@@ -43,14 +45,14 @@ urlpatterns = [
     ),
 ]
 urlpatterns += i18n_patterns(
-    path("", include("papers.urls")),
+    path("", include("pages.urls")),
     prefix_default_language=True,
 )
-# Error pages that never read the request's body (see papers/views.py).
-handler400 = "papers.views.bad_request"
-handler403 = "papers.views.permission_denied"
-handler404 = "papers.views.page_not_found"
-handler500 = "papers.views.server_error"
+# Error pages that never read the request's body (see pages/views.py).
+handler400 = "pages.views.bad_request"
+handler403 = "pages.views.permission_denied"
+handler404 = "pages.views.page_not_found"
+handler500 = "pages.views.server_error"
 
 if settings.SERVE_MEDIA:
     urlpatterns += [

@@ -15,7 +15,7 @@ frozen objects' memory pages).
 
 Then the collector's first threshold is raised from Python's 700 to 10,000 (net new
 container objects between collections of the youngest generation): a page frees what it
-made by reference counting once it is sent (awardsite/templates.py and papers/views.py's
+made by reference counting once it is sent (awardsite/templates.py and pages/views.py's
 HeadIsGetMixin break the reference cycles that kept it), so the collector need not look
 at it while it is being made. With 700, the largest conference page (make bench's
 data on PostgreSQL, benchmarks/pages.py) ran about two collections per request, the
@@ -35,7 +35,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "awardsite.settings")
 
 application = get_wsgi_application()
 
-from papers import caching  # noqa: E402  # needs the apps loaded above
+from pagecache import caching  # noqa: E402  # needs the apps loaded above
 
 # The release the page cache's keys name, read now rather than in a visitor's request.
 caching.release()

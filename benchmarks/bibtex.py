@@ -1,4 +1,4 @@
-"""Benchmark reading a large .bib file (papers/importing/bibtex.py).
+"""Benchmark reading a large .bib file (importing/bibtex.py).
 
 Run with ``.venv/bin/python benchmarks/bibtex.py [PAPERS]`` (default 5,000, about a
 large conference's proceedings). Makes up PMLR-style entries, each with a title
@@ -20,7 +20,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from papers.importing.bibtex import latex_to_text, parse_bibtex  # noqa: E402
+from importing.bibtex import latex_to_text, parse_bibtex  # noqa: E402
 
 SYLLABLES = [r"K{\"a}", "ri", r"Ol{\'a}", "ne", r"\c{c}o", "ta", r"{\aa}s", "mu", "vel", "do"]
 

@@ -250,8 +250,8 @@ def run(options, workdir):
     django.setup()
     from django.core.management import call_command
 
-    from papers.importing import import_fixture, plan_import, read_fixture
-    from papers.models import Author, Authorship, Paper
+    from catalogue.models import Author, Authorship, Paper
+    from importing.pipeline import import_fixture, plan_import, read_fixture
 
     call_command("migrate", verbosity=0)
     objects = synthetic_fixture(options.papers, options.authors)

@@ -1,4 +1,4 @@
-"""Benchmark TeX rendering (papers/mathtext.py) at its limits and over them.
+"""Benchmark TeX rendering (catalogue/mathtext.py) at its limits and over them.
 
 Run with ``.venv/bin/python benchmarks/mathtext.py``. Prints, in milliseconds:
 
@@ -10,7 +10,7 @@ Run with ``.venv/bin/python benchmarks/mathtext.py``. Prints, in milliseconds:
 - 1 MB of stored text with 250,000 small formulas, and with 500,000 ``\\(`` never
   closed (both over the limits or without maths: escaped, never converted).
 
-The figures are the source of the limits' docstring in papers/mathtext.py.
+The figures are the source of the limits' docstring in catalogue/mathtext.py.
 """
 
 import os
@@ -26,7 +26,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from papers import mathtext  # noqa: E402
+from catalogue import mathtext  # noqa: E402
 
 UNIT = r"\sum_{i=1}^{n} \frac{x_i^2}{\sqrt{y_i + 1}} + \alpha_{k} "
 

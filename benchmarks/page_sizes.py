@@ -85,7 +85,7 @@ def run(options, workdir):
     from django.db import connection
     from django.test import Client
 
-    from papers.importing import import_fixture
+    from importing.pipeline import import_fixture
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)

@@ -347,7 +347,7 @@ def build_data(options, workdir):
     """Import the synthetic conferences (benchmarks/import_conference.py's data)."""
     from import_conference import synthetic_fixture
 
-    from papers.importing import import_fixture
+    from importing.pipeline import import_fixture
 
     objects = synthetic_fixture(
         options.papers,
@@ -363,7 +363,7 @@ def build_data(options, workdir):
 
 
 def vacuum_imported_tables():
-    """On PostgreSQL, ``VACUUM`` the tables the importer fills (papers.importing's
+    """On PostgreSQL, ``VACUUM`` the tables the importer fills (importing's
     FIXTURE_MODELS and their many-to-many tables); elsewhere nothing. Returns None.
 
     What autovacuum does on its own within about a minute of a large import, done at
@@ -377,7 +377,7 @@ def vacuum_imported_tables():
     call it outside one."""
     from django.db import connection
 
-    from papers.importing import FIXTURE_MODELS
+    from importing.pipeline import FIXTURE_MODELS
 
     if connection.vendor != "postgresql":
         return
@@ -395,7 +395,7 @@ def largest_conference_and_award():
     largest page of each kind, which both tables measure."""
     from django.db.models import Count
 
-    from papers.models import Award, Conference
+    from catalogue.models import Award, Conference
 
     conference = Conference.objects.annotate(n=Count("papers")).order_by("-n", "slug").first()
     award = (
@@ -413,7 +413,7 @@ def page_urls():
     pages every author of a published paper)."""
     from django.db.models import Count
 
-    from papers.models import Author, Paper
+    from catalogue.models import Author, Paper
 
     conference, award = largest_conference_and_award()
     paper = Paper.objects.filter(award_entries__award=award).order_by("pk").first()

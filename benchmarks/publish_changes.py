@@ -1,5 +1,5 @@
 """Benchmark what an incremental ``publish_site`` spends deciding which pages to render
-(papers/publish_changes.py) on the benchmark's data set.
+(publishing/changes.py) on the benchmark's data set.
 
 Run with ``.venv/bin/python benchmarks/publish_changes.py [DATABASE]``, DATABASE an
 SQLite file made by ``benchmarks/server_time.py`` (default
@@ -33,8 +33,8 @@ import django  # noqa: E402
 
 django.setup()
 
-from papers import publish_changes  # noqa: E402
-from papers.models import Author, Conference, Institution, Paper  # noqa: E402
+from catalogue.models import Author, Conference, Institution, Paper  # noqa: E402
+from publishing import changes as publish_changes  # noqa: E402
 
 
 def timed(function, *args):

@@ -32,7 +32,7 @@ def main(argv):
     django.setup()
     from django.core.management import call_command
 
-    from papers import publishing
+    from publishing import site as publishing
 
     log = Path(tempfile.mkstemp(prefix="publish-routes-", suffix=".jsonl")[1])
     started = time.monotonic()

@@ -103,7 +103,7 @@ def setup(options):
     django.setup()
     from django.core.management import call_command
 
-    from papers.models import Paper
+    from catalogue.models import Paper
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", "--noinput", verbosity=0)

@@ -77,7 +77,7 @@ def publish(env, directory):
 def edit_one_paper():
     """Change one published paper's English title with ``save()`` (signals and all, as an
     editor's save in the admin); return the paper."""
-    from papers.models import Paper
+    from catalogue.models import Paper
 
     paper = Paper.objects.published().order_by("pk").first()
     paper.title_en = f"{paper.title_en} (revised)"

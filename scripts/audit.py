@@ -3,13 +3,13 @@
 Issue 10's measure: Lighthouse with its mobile defaults scores at least 0.95 in
 performance, accessibility, best practices and SEO on the home, conference, award,
 paper (with and without a teaser image), author, search results and index pages, in
-English and Chinese. The pages are ``tests.pages.AUDIT_PATHS``, a part of the list that
+English and Chinese. The pages are ``tests.checked_pages.AUDIT_PATHS``, a part of the list that
 axe-core and the Nu HTML Checker check in `make test`, so the two cannot drift apart.
 
 1. A throwaway site in a temporary folder: a new SQLite database holding the shipped
    content (``migrate``, ``import_conference fixtures/icml.json``) and a media folder.
-   The shipped content has no image, so ``tests.pages.TEASER_PAPER`` gets a drawn
-   teaser (``tests.pages.add_teaser``, stored through the importer's image rules).
+   The shipped content has no image, so ``tests.checked_pages.TEASER_PAPER`` gets a drawn
+   teaser (``tests.checked_pages.add_teaser``, stored through the importer's image rules).
    The database of `make run` is never touched.
 2. It is served as in production: gunicorn (2 sync workers), debug off, a random secret
    key, the page cache on, the static files collected by `make audit` (WhiteNoise serves
@@ -30,7 +30,7 @@ never shorten it, so the noise is one-sided and the best run is the nearest to t
 own cost (with two runs, the median would be their mean, half of that noise kept).
 
 Search results are ``noindex`` on purpose (``templates/papers/search.html``) and
-``/<language>/search/`` is disallowed in robots.txt (``papers.views.robots_txt``): endless
+``/<language>/search/`` is disallowed in robots.txt (``pages.views.robots_txt``): endless
 combinations of parameters are no pages for a search engine, and Google's guidelines ask
 sites to keep such result pages out of its index. Lighthouse's SEO category scores that
 as a failed ``is-crawlable``. For pages in ``NOINDEX_PATHS`` the table prints the raw SEO
@@ -123,7 +123,7 @@ def prepare_site(folder):
     from django.core.management import call_command
 
     django.setup()
-    from tests.pages import add_teaser
+    from tests.checked_pages import add_teaser
 
     call_command("migrate", verbosity=0)
     fixture = BASE_DIR / "fixtures" / "icml.json"
@@ -339,7 +339,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     with tempfile.TemporaryDirectory(prefix="awardsite-audit-") as folder:
         env = prepare_site(Path(folder))
-        from tests.pages import AUDIT_URLS
+        from tests.checked_pages import AUDIT_URLS
 
         urls = [url for url in AUDIT_URLS if options.only in url]
         port = options.port or free_port()

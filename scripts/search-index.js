@@ -1,4 +1,4 @@
-// Builds the published site's search index (papers/static_search.py runs it): reads
+// Builds the published site's search index (publishing/search_index.py runs it): reads
 // {"documents": [...]} as JSON on standard input, writes the MiniSearch index as JSON on
 // standard output. The options are static/js/search-terms.js's, which the browser
 // loads the index with.

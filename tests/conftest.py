@@ -20,9 +20,9 @@ settings.load_profile(
 
 @pytest.fixture(autouse=True)
 def _page_cache_works():
-    """Start each test with the page cache working (papers.caching.CacheOutage): a test
+    """Start each test with the page cache working (pagecache.caching.CacheOutage): a test
     that made it fail would otherwise leave the next tests of its process without it."""
-    from papers import caching  # noqa: PLC0415  # needs Django set up
+    from pagecache import caching  # noqa: PLC0415  # needs Django set up
 
     caching.outage = caching.CacheOutage()
 

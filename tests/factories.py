@@ -3,8 +3,8 @@
 import datetime
 import itertools
 
-from papers import search
-from papers.models import (
+from catalogue import search
+from catalogue.models import (
     Affiliation,
     Author,
     Authorship,

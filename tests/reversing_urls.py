@@ -1,4 +1,4 @@
-"""A URLconf for tests/test_reversing.py: the paper route at another address."""
+"""A URLconf for tests/catalogue/test_reversing.py: the paper route at another address."""
 
 from django.http import HttpResponse
 from django.urls import include, path

@@ -18,13 +18,13 @@ STORAGES = {
 }
 # Whitenoise looks for collected files only when asked; tests use the finders.
 WHITENOISE_AUTOREFRESH = True
-# Pages are cached in tests/test_caching.py only, which turns the cache on: elsewhere a
+# Pages are cached in tests/pagecache/test_caching.py only, which turns the cache on: elsewhere a
 # page cached by one test could be served to the next, whose database was rolled back.
 PAGE_CACHE_ENABLED = False
-# The API's rate limit is tested in tests/test_api.py, which sets one: elsewhere (the
+# The API's rate limit is tested in tests/opendata/test_api.py, which sets one: elsewhere (the
 # schema tests send hundreds of requests) no test is throttled.
 API_RATE_LIMIT = ""
-# Share cards are drawn in tests/test_cards.py only (thousands of papers are made elsewhere).
+# Share cards are drawn in tests/pages/test_cards.py only (thousands of papers are made elsewhere).
 SHARE_CARDS_ON_SAVE = False
 # Uploads, thumbnails and share cards go to a folder of the test run's own, never the
 # checkout's media/ (where `make data` draws the ICML share cards a test would then see);

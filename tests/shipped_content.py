@@ -6,7 +6,7 @@ load in a test process is a real ``loaddata``, whose rows are then read back; la
 loads into a database without content insert those very rows in one transaction and
 reset the sequences, as loaddata does. The result is the same database: every table
 of the ``papers`` app holds the same rows (search text and content generation
-included), which tests/test_shipped_content.py checks against a real loaddata on
+included), which tests/catalogue/test_shipped_content.py checks against a real loaddata on
 each database. Tests of loaddata itself call it directly, never this.
 """
 
@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
-from papers.importing.applying import refresh_statistics
+from importing.applying import refresh_statistics
 
 # [(model, columns, rows)] read after the first real load in this process; None until
 # then, and () when the rows cannot be copied this way (see _read_rows).

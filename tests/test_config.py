@@ -14,8 +14,8 @@ from django.template import engines
 from django.test import Client
 
 from awardsite.settings import SQLITE_OPTIONS, env_bool, env_list
-from papers.models import Paper
-from papers.views import VenueListView
+from catalogue.models import Paper
+from pages.views import VenueListView
 from tests import factories
 
 

@@ -33,8 +33,8 @@ ADD_TEASER = """
 import io
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
-from papers.images import clean_image
-from papers.models import Paper
+from catalogue.images import clean_image
+from catalogue.models import Paper
 buffer = io.BytesIO()
 Image.new("RGB", (32, 24), (200, 40, 40)).save(buffer, format="PNG")
 paper = Paper.objects.get(slug="batch-normalization")
@@ -45,7 +45,7 @@ paper.save()
 
 # A third conference, a draft the drill must check too (it named the shipped two itself).
 ADD_DRAFT_CONFERENCE = """
-from papers.models import Conference, Venue
+from catalogue.models import Conference, Venue
 Conference.objects.create(
     venue=Venue.objects.get(slug="icml"), slug="icml-2026", year=2026, name="ICML 2026"
 )

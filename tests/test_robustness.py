@@ -25,7 +25,7 @@ from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from papers.roles import create_editor
+from editorial.roles import create_editor
 
 # The language prefixes a visitor might type: the site's own, and wrong ones.
 GOOD_PREFIXES = ["en/", "zh-hans/"]
@@ -299,7 +299,7 @@ def autocomplete_query(names):
 
 @pytest.fixture
 def editor(db):
-    """An editor: staff, with the editors' group permissions (see papers.roles)."""
+    """An editor: staff, with the editors' group permissions (see editorial.roles)."""
     return create_editor("editor", "editor@example.org", "a-long-editor-passphrase")
 
 

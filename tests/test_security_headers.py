@@ -16,11 +16,10 @@ from django.urls import path
 from django.views.static import serve
 from reversion.models import Version
 
-from papers.models import Paper
-from papers.roles import create_editor
-
-from . import factories
-from .pages import URLS
+from catalogue.models import Paper
+from editorial.roles import create_editor
+from tests import factories
+from tests.checked_pages import URLS
 
 EXPECTED_CSP = {
     "default-src": ["'self'"],

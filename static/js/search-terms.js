@@ -2,7 +2,7 @@
 // the index is built at publish time (scripts/search-index.js, run by node) and when it
 // is loaded and searched in the browser, as MiniSearch.loadJSON() requires.
 //
-// Text is folded as papers/search.py's fold() does (accents dropped, case folded,
+// Text is folded as catalogue/search.py's fold() does (accents dropped, case folded,
 // compatibility forms made plain), then cut into terms at white space and wherever
 // letters and digits meet punctuation: "(bayesian-quadrature)" gives ( bayesian -
 // quadrature ), so a query of punctuation finds it too, as the live search would. Chinese
@@ -19,7 +19,7 @@ const WORD = /[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}\s]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 // toLowerCase() is not Python's str.casefold(): the two differ where the folded form is
-// another letter (ß and ẞ are "ss", a final ς is σ), which papers/search.py's fold()
+// another letter (ß and ẞ are "ss", a final ς is σ), which catalogue/search.py's fold()
 // wrote into the index, so a query with them found nothing.
 export function fold(text) {
   return (text || "")
@@ -70,8 +70,8 @@ export const OPTIONS = {
   },
 };
 
-// The words of a query as the live search reads them (papers/search.py words(), and
-// SEARCH_MAX_WORDS of papers/models.py): the folded text split on white space, the
+// The words of a query as the live search reads them (catalogue/search.py words(), and
+// SEARCH_MAX_WORDS of catalogue/models.py): the folded text split on white space, the
 // first ten.
 export const MAX_WORDS = 10;
 
@@ -93,7 +93,7 @@ export function searchQuery(index, text) {
   const terms = [...new Set(queryWords(text).flatMap((word) => queryTerms(word)))];
   if (terms.length === 0) return null;
   // MiniSearch 7.2.0 has no public list of its terms: _index is the SearchableMap it
-  // keeps them in (tests/test_static_search.py checks the result against the live
+  // keeps them in (tests/publishing/test_static_search.py checks the result against the live
   // search). Sorted, so that the terms beginning with another follow it.
   const vocabulary = Array.from(index._index.keys()).sort();
   return {

@@ -1,5 +1,5 @@
 // The published site's search page (templates/papers/static_search.html, written by
-// papers/static_search.py): reads ?q= and ?page= from the address, searches the
+// publishing/search_index.py): reads ?q= and ?page= from the address, searches the
 // MiniSearch index beside the page (index.json) and shows the results as the live
 // search page does: 20 a page in the live order, each paper's item as the server
 // rendered it at publish time (results.json, in the page's language), its abstract's snippet around the first match with
@@ -8,7 +8,7 @@
 
 import { MiniSearch, OPTIONS, fold, queryWords, searchQuery } from "./search-terms.js";
 
-const SNIPPET_CHARS = 220; // as papers/search.py's SNIPPET_CHARS
+const SNIPPET_CHARS = 220; // as catalogue/search.py's SNIPPET_CHARS
 
 const section = document.getElementById("search-results");
 const fallback = document.getElementById("search-fallback");
@@ -27,7 +27,7 @@ for (const name of ["conference", "year", "award"]) {
 }
 
 // Whether a result passes the filters: "at" holds each [conference slug, year] whose
-// page lists the paper, "awards" the award series it is in (papers/static_search.py).
+// page lists the paper, "awards" the award series it is in (publishing/search_index.py).
 function passes(result) {
   if (filters.award && !result.awards.includes(filters.award)) return false;
   if (!filters.conference && !filters.year) return true;
@@ -42,7 +42,7 @@ function format(template, values) {
   return template.replace(/\{(\w+)\}/g, (whole, name) => String(values[name] ?? whole));
 }
 
-// The window of `text` around the first match of a word of the query, as papers/search.py's
+// The window of `text` around the first match of a word of the query, as catalogue/search.py's
 // snippet(): [parts, cutBefore, cutAfter], parts being [text, isMatch] pairs.
 function snippet(text, words) {
   const folded = [];

@@ -63,7 +63,7 @@ def editor_page(page, site, settings, tmp_path):
 
     Uploads go to a temporary MEDIA_ROOT.
     """
-    from papers.roles import create_editor
+    from editorial.roles import create_editor
 
     settings.MEDIA_ROOT = tmp_path
     create_editor("editor", "editor@example.org", EDITOR_PASSWORD)

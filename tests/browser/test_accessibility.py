@@ -1,12 +1,12 @@
 """axe-core (from npm, node_modules/) run in Debian's Chromium on the public pages,
 in both languages: no violations of any rule axe runs by default (WCAG 2.0-2.2
-A and AA and best practices). The pages are tests/pages.py's, which hold every page
+A and AA and best practices). The pages are tests/checked_pages.py's, which hold every page
 `make audit` scores; the paper ``TEASER_PAPER`` is shown with a teaser image."""
 
 import pytest
 from django.conf import settings
 
-from ..pages import TEASER_PAPER, URLS, add_teaser
+from tests.checked_pages import TEASER_PAPER, URLS, add_teaser
 
 pytestmark = pytest.mark.browser
 

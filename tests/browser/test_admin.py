@@ -4,7 +4,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
-from papers.models import Conference, Paper, Status
+from catalogue.models import Conference, Paper, Status
 
 pytestmark = pytest.mark.browser
 

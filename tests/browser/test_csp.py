@@ -11,9 +11,8 @@ from PIL import Image
 from playwright.sync_api import expect
 from reversion.models import Version
 
-from papers.models import Award, Paper, PaperLink
-
-from ..pages import URLS
+from catalogue.models import Award, Paper, PaperLink
+from tests.checked_pages import URLS
 
 pytestmark = pytest.mark.browser
 
@@ -186,7 +185,7 @@ def test_editor_works_through_the_admin_under_the_policy(
 
 
 def test_lockout_page_breaks_no_policy(page, site, settings, console_errors):
-    from papers.roles import create_editor
+    from editorial.roles import create_editor
 
     create_editor("mei", "mei@example.org", "a-long-editor-passphrase")
     page.goto(f"{site}/admin/login/")

@@ -2,9 +2,8 @@
 
 import pytest
 
-from papers.models import Paper
-
-from ..test_mathtext import PAYLOADS
+from catalogue.models import Paper
+from tests.catalogue.test_mathtext import PAYLOADS
 
 pytestmark = pytest.mark.browser
 

@@ -6,10 +6,10 @@ one) and no console error; without JavaScript the search box leads to the lists.
 import pytest
 from playwright.sync_api import expect
 
-from papers.models import Paper
+from catalogue.models import Paper
+from tests import factories
+from tests.static_site import publish, serve
 
-from .. import factories
-from ..static_site import publish, serve
 from .test_accessibility import AXE
 
 pytestmark = pytest.mark.browser

@@ -3,7 +3,8 @@ thumbnail loads at the slot's size from the thumbnails made at upload."""
 
 import pytest
 
-from ..test_images import THUMBNAIL_URLS, give_icml_papers_teasers
+from tests.catalogue.test_images import THUMBNAIL_URLS, give_icml_papers_teasers
+
 from .test_accessibility import axe_source  # noqa: F401  # a fixture
 
 pytestmark = pytest.mark.browser

@@ -1,0 +1,42 @@
+"""Load an archive written by ``backup`` into a new installation.
+
+The other half of ``backup``: after ``migrate`` on an empty database, this brings back
+every row and every media file. It refuses an installation that already holds content
+unless told to replace it (``--force``), and a damaged or unsafe archive loads nothing.
+The rules are in :func:`backups.archives.restore_backup`.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from backups.archives import BackupError, restore_backup
+
+
+class Command(BaseCommand):
+    help = (
+        "Load an archive written by `backup` into this installation, which must be "
+        "migrated and hold no content (or add --force to replace its content)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="the archive written by `backup`")
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help=(
+                "replace the content of an installation that is not empty: every row is "
+                "deleted first, and media files named in the archive are overwritten"
+            ),
+        )
+
+    def handle(self, *args, path, force, **options):
+        """Restore ``path``; with ``force``, over existing content.
+
+        Raises ``CommandError`` (and changes nothing) for a file that is not a complete,
+        undamaged backup, for a member outside MEDIA_ROOT, for an installation with other
+        migrations, or a non-empty one without ``force``, and for data the database refuses.
+        """
+        try:
+            manifest = restore_backup(path, force=force)
+        except BackupError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(self.style.SUCCESS(f"Restored {path} (made {manifest['created']})."))

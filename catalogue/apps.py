@@ -1,0 +1,68 @@
+from django.apps import AppConfig
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
+from django.utils.translation import gettext_lazy as _
+
+
+class CatalogueConfig(AppConfig):
+    """Conferences, awards, papers and authors: every model of the site.
+
+    The app label stays ``papers``, the package's name before the apps were split by
+    concern, so an installation upgrades with ``migrate`` alone: the same tables,
+    content types, permissions, admin log and history versions.
+    """
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "catalogue"
+    label = "papers"
+    verbose_name = _("Awards and papers")
+
+    def ready(self):
+        from easy_thumbnails.signals import saved_file
+
+        from catalogue.derived import keep_derived_columns
+        from catalogue.images import make_thumbnails_of_saved_file
+        from catalogue.models import Paper
+        from catalogue.published_authors import published_authors_follow, remember_sources
+        from catalogue.search import (
+            MATCH_SOURCES,
+            match_texts_follow,
+            match_texts_follow_affiliations,
+        )
+
+        # Thumbnails are made when an image is saved, never in a visitor's request.
+        saved_file.connect(
+            make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
+        )
+        # A paper's matched text (catalogue/search.py) follows its sources' saves and deletions.
+        for name in MATCH_SOURCES:
+            model = self.get_model(name)
+            for kind, signal in {"save": post_save, "delete": post_delete}.items():
+                signal.connect(
+                    match_texts_follow, sender=model, dispatch_uid=f"match-text-{kind}-{name}"
+                )
+        m2m_changed.connect(
+            match_texts_follow_affiliations,
+            sender=self.get_model("authorship").affiliations.through,
+            dispatch_uid="match-text-affiliations",
+        )
+        # Whether an author has a published paper (catalogue/published_authors.py) follows
+        # saves of papers, conferences and authorships and deletions of authorships.
+        for name in ("paper", "conference", "authorship"):
+            model = self.get_model(name)
+            pre_save.connect(
+                remember_sources, sender=model, dispatch_uid=f"published-authors-pre-{name}"
+            )
+            post_save.connect(
+                published_authors_follow, sender=model, dispatch_uid=f"published-authors-{name}"
+            )
+        post_delete.connect(
+            published_authors_follow,
+            sender=self.get_model("authorship"),
+            dispatch_uid="published-authors-delete-authorship",
+        )
+        # Derived columns (search text, lead: catalogue/derived.py), worked out at save.
+        for model in self.get_models():
+            if getattr(model, "derived_columns", ()):
+                pre_save.connect(
+                    keep_derived_columns, sender=model, dispatch_uid=f"derived-{model}"
+                )

@@ -1,0 +1,163 @@
+"""A paper's lead: the one-line summary every list shows under its authors (issue 10).
+
+Worked out once, when the paper is saved, in each language (the translated column
+``lead``: ``lead_en``, ``lead_zh_hans``), from the paper's summary in that language or,
+when it is empty, its abstract: :func:`lead` takes the first sentence and shortens it
+past ``LEAD_CHARS`` characters. A language with neither text has an empty lead, and
+lists then show another language's as they do for every translated field
+(``{% translated %}``'s fallback, marked as untranslated).
+
+A derived column (:data:`LEAD`, in Paper's ``derived_columns``), kept in step at every
+save and by the importer like the search text, as catalogue/derived.py describes.
+``QuerySet.update()`` of a source field does not refresh it: call :func:`refresh`.
+"""
+
+import re
+
+from django.conf import settings
+from modeltranslation.utils import build_localized_fieldname
+
+from catalogue.derived import DerivedColumn
+from catalogue.mathtext import math_matches
+
+# Where a lead is shortened: about the width of two lines of a list on a phone.
+LEAD_CHARS = 200
+ELLIPSIS = "…"
+# The fields a lead comes from, the first one with text first.
+SOURCES = ("summary", "abstract")
+
+# The end of a sentence: a full stop, question or exclamation mark (with any closing
+# quotes or brackets) before white space and a word that does not start in lower
+# case, or directly before a Chinese character (Chinese typed with ASCII punctuation),
+# or a Chinese or Japanese full stop, question or exclamation mark anywhere.
+_SENTENCE_END = re.compile(
+    r"[.!?][\"'”’)\]]*(?=\s+[^\sa-z]|[\u3400-\u4dbf\u4e00-\u9fff])"
+    r"|[.!?][\"'”’)\]]*$|[。！？][”’」』）]*"
+)
+# Words whose full stop ends no sentence ("e.g. Smith", "et al. Then").
+_ABBREVIATIONS = {
+    "al",
+    "approx",
+    "cf",
+    "dr",
+    "e.g",
+    "eq",
+    "eqs",
+    "etc",
+    "fig",
+    "figs",
+    "i.e",
+    "mr",
+    "ms",
+    "prof",
+    "ref",
+    "resp",
+    "sec",
+    "st",
+    "vs",
+}
+# Words whose full stop ends no sentence when a number follows ("No. 5"), but does
+# otherwise ("The answer is no. We show").
+_BEFORE_NUMBER = {"no"}
+_NUMBER_NEXT = re.compile(r"\s*\d")
+_LAST_WORD = re.compile(r"(\S+)$")
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _maths(text):
+    """The ``(start, end)`` spans of the TeX maths in ``text`` (catalogue/mathtext.py)."""
+    return [match.span() for match in math_matches(text)]
+
+
+def _inside(position, spans):
+    return any(start < position < end for start, end in spans)
+
+
+def first_sentence(text):
+    """The first sentence of ``text`` with its white space collapsed: up to and
+    including its closing punctuation, or the whole text when no sentence ends in it.
+    A full stop inside maths or after a common abbreviation ("e.g.", "et al.") ends
+    no sentence."""
+    text = " ".join(text.split())
+    spans = _maths(text)
+    for match in _SENTENCE_END.finditer(text):
+        if _inside(match.start(), spans):
+            continue
+        if text[match.start()] == ".":
+            word = _LAST_WORD.search(text, 0, match.start())
+            word = word.group(1).lower().lstrip("([\"'") if word else ""
+            if word in _ABBREVIATIONS:
+                continue
+            if word in _BEFORE_NUMBER and _NUMBER_NEXT.match(text, match.end()):
+                continue
+        return text[: match.end()]
+    return text
+
+
+def shorten(text, limit=LEAD_CHARS):
+    """``text`` when it has at most ``limit`` characters; else its start, cut after a
+    whole word (or between two Chinese characters) and never inside maths, with an
+    ellipsis: at most ``limit`` characters and the ellipsis. A word that would leave
+    less than half of ``limit`` (a long URL, say) is cut inside instead."""
+    if len(text) <= limit:
+        return text
+    cut = limit
+    for start, end in _maths(text):
+        if start < cut < end:  # a formula running over the limit is left out whole
+            cut = start
+            break
+    if not (_CJK.match(text, cut - 1) or _CJK.match(text, cut) or text[cut].isspace()):
+        space = text.rfind(" ", 0, cut)
+        if space >= limit // 2:
+            cut = space
+    return text[:cut].rstrip(" ,;:、，；：") + ELLIPSIS
+
+
+def lead(text):
+    """The lead of a summary or abstract ``text``: its first sentence, shortened past
+    ``LEAD_CHARS`` characters (see :func:`shorten`); "" for empty text."""
+    return shorten(first_sentence(text or ""))
+
+
+def lead_columns():
+    """The lead's column in each language of settings.LANGUAGES."""
+    return [build_localized_fieldname("lead", code) for code, _name in settings.LANGUAGES]
+
+
+def refresh(paper):
+    """Set ``paper``'s lead in every language from its summary or abstract there (not
+    saved); returns the names of the columns to save, modeltranslation's original
+    column ``lead`` included (saved from the active language's, as for every
+    translated field)."""
+    columns = []
+    for code, _name in settings.LANGUAGES:
+        text = ""
+        for field in SOURCES:
+            text = getattr(paper, build_localized_fieldname(field, code)) or ""
+            if text.strip():
+                break
+        column = build_localized_fieldname("lead", code)
+        setattr(paper, column, lead(text))
+        columns.append(column)
+    return [*columns, "lead"]
+
+
+def source_columns():
+    """The columns a lead comes from, in every language."""
+    return [
+        build_localized_fieldname(field, code)
+        for field in SOURCES
+        for code, _name in settings.LANGUAGES
+    ]
+
+
+def _lead_sources(model):
+    return [*SOURCES, *source_columns()]
+
+
+def _lead_columns(model):
+    return ["lead", *lead_columns()]
+
+
+# The lead as a derived column of Paper.
+LEAD = DerivedColumn("lead", sources=_lead_sources, columns=_lead_columns, refresh=refresh)

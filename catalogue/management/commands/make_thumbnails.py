@@ -1,0 +1,47 @@
+"""Make the missing thumbnails of every paper's teaser image (catalogue/images.py).
+
+Thumbnails are made when an image is saved (the admin, the importer), never in a
+visitor's request. Images stored before a size was added to
+``settings.THUMBNAIL_ALIASES`` (the lists' ``list`` and ``list_2x``, for one) have no
+thumbnail of that size, and their list slots stay empty until this command runs: run
+it once after an upgrade that adds a size. Thumbnails that exist are kept.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+from easy_thumbnails.engine import NoSourceGenerator
+from easy_thumbnails.exceptions import InvalidImageFormatError
+
+from catalogue.images import make_thumbnails
+from catalogue.models import Paper
+
+
+class Command(BaseCommand):
+    help = (
+        "Make every size in THUMBNAIL_ALIASES for each paper's teaser image that lacks "
+        "one; existing thumbnails are kept."
+    )
+
+    def handle(self, **options):
+        """Make the thumbnails; print one line per image that could not be read and a
+        summary. Raises ``CommandError`` (exit status 1) when any image could not be
+        read (a missing or broken file: the admin flags it), after doing all others."""
+        papers = Paper.objects.exclude(image="").only("slug", "image").order_by("slug")
+        done, failed = 0, []
+        for paper in papers.iterator(chunk_size=500):
+            if not paper.image.storage.exists(paper.image.name):
+                failed.append(f"{paper.slug}: {paper.image.name}: the file is missing")
+                continue
+            try:
+                make_thumbnails(paper.image.storage, paper.image.name)
+            except (OSError, InvalidImageFormatError, NoSourceGenerator) as error:  # unreadable
+                failed.append(f"{paper.slug}: {paper.image.name}: {error}")
+                continue
+            done += 1
+        for line in failed:
+            self.stderr.write(self.style.ERROR(line))
+        if options["verbosity"]:
+            images = f"{done} image{'s' if done != 1 else ''}"
+            self.stdout.write(self.style.SUCCESS(f"Thumbnails complete for {images}."))
+        if failed:
+            count = len(failed)
+            raise CommandError(f"{count} image{'s' if count != 1 else ''} could not be read.")

@@ -1,0 +1,301 @@
+"""TeX maths in prose, rendered on the server as MathML (no script in the browser).
+
+Delimiters, as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline,
+``\\[...\\]`` and ``$$...$$`` displayed. A single ``$`` opens maths only when it is
+not preceded by a letter, digit or backslash and not followed by a space, and
+closes it only when not preceded by a space nor followed by a digit (pandoc's
+rule), so "US$5" and "$5 and $10" stay text. latex2mathml does the conversion;
+maths it cannot convert is shown as the TeX source, escaped.
+
+Safety. latex2mathml copies the argument of ``\\text{}`` and its kin into its output
+as raw HTML and turns ``\\href``, ``\\style`` and ``\\class`` into attributes, so its
+output is never trusted: every formula's MathML passes through
+:func:`catalogue.sanitising.clean_mathml` (nh3, an allowlist of MathML presentation
+elements and attributes). Text around the maths is escaped by Django.
+
+Limits. Conversion time grows faster than the formula: on the development machine
+(2 cores shared with other jobs, latex2mathml 3.81) a 2,000-character formula converts
+in about 20-150 ms, 4,000 characters in about 0.25 s and 8,000 in about 1 s; 400 nested
+``\\frac{`` exhaust Python's recursion limit. So a formula may be at most
+``MAX_FORMULA_LENGTH`` characters long and nest at most ``MAX_FORMULA_DEPTH`` levels
+(braces, ``\\left...\\right``, ``\\begin...\\end``), and one text may hold at most
+``MAX_MATH_LENGTH`` characters of maths (five formulas at the length limit: about
+0.1-0.25 s, once). ``benchmarks/mathtext.py`` prints the current figures; with other
+jobs sharing the cores it measured 0.1-0.25 s for a text at the maths limit, 20-30 ms
+for that text again (cached), and 0.2-0.6 s for 1 MB of stored text over the limits
+(one formula, 250,000 formulas, or 500,000 unclosed ``\\(``), shown as source and
+never converted; before the limits a 1 MB formula took 17-19 s on every view.
+:class:`MathLimitsValidator` refuses text over a limit in the admin and the importer;
+text already stored over a limit is shown as its escaped TeX source, never converted.
+
+Render once. A formula's MathML depends only on its source and whether it is
+displayed, so it is kept in a bounded in-process LRU cache keyed by the two
+(``functools.lru_cache`` hashes the source string: content-addressed, so an edit can
+never be served stale and nothing needs invalidating). In-process rather than in
+Django's cache framework: a lookup costs no pickling or network hop (a shared cache
+would cost about what converting a typical formula costs), and a cached entry can
+never outlive the code that sanitised it, as it could in a shared cache across a
+deploy that tightens the allowlist. ``FORMULA_CACHE_SIZE`` entries of at most about
+20 KB each (a formula at the length limit gives about 13 KB of MathML) bound the
+memory per process to about 20 MB, typically far less.
+"""
+
+import re
+from functools import lru_cache
+
+from django.core.exceptions import ValidationError
+from django.utils.deconstruct import deconstructible
+from django.utils.html import conditional_escape, linebreaks
+from django.utils.safestring import mark_safe
+from django.utils.text import Truncator, normalize_newlines
+from django.utils.translation import gettext_lazy as _
+from latex2mathml.converter import convert
+
+from catalogue.sanitising import clean_mathml
+
+# The limits, in characters of TeX source and levels of nesting (see the docstring).
+MAX_FORMULA_LENGTH = 2000
+MAX_FORMULA_DEPTH = 20
+MAX_MATH_LENGTH = 10000
+FORMULA_CACHE_SIZE = 1024
+
+MATH = re.compile(
+    r"\\\((?P<inline>.+?)\\\)"
+    r"|\\\[(?P<display>.+?)\\\]"
+    r"|\$\$(?P<display_dollars>.+?)\$\$"
+    r"|(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])",
+    re.DOTALL,
+)
+
+
+# Where maths may start: every $, and \( and \[ while a closer is still ahead.
+_OPENERS = {
+    frozenset(kinds): re.compile("|".join([*map(re.escape, kinds), r"\$"]))
+    for kinds in [(), ("\\(",), ("\\[",), ("\\(", "\\[")]
+}
+# MATH's last alternative alone: a single-dollar formula.
+_SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
+_CLOSERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
+
+
+def math_matches(text):
+    """The matches of MATH in ``text``, as ``MATH.finditer(text)`` gives them, in linear time.
+
+    ``MATH.finditer`` alone takes quadratic time on openers that are never closed (32,000
+    ``\\(`` took about a minute): each one scans to the end of the text. An opener whose
+    closer does not occur after it cannot match, and neither can any later one of its
+    kind, so they are skipped without a scan.
+    """
+    last = {opener: text.rfind(closer) for opener, closer in _CLOSERS.items()}
+    alive = {kind for kind in ("\\(", "\\[") if last[kind] >= 0}
+    position = 0
+    while (found := _OPENERS[frozenset(alive)].search(text, position)) is not None:
+        start = found.start()
+        opener = text[start : start + 2]
+        if opener not in last or last[opener] >= start + 3:
+            match = MATH.match(text, start)
+        elif opener == "$$":  # "$$" never closed: only a single-dollar formula can start here
+            match = _SINGLE_DOLLAR.match(text, start)
+        else:  # "\\(" or "\\[" with no closer ahead: none of its kind can match any more
+            alive.discard(opener)
+            match = None
+        if match is None:
+            position = start + 1
+            continue
+        yield match
+        position = match.end()
+
+
+def math_segments(text):
+    """Split ``text`` into ``(is_math, segment)`` pairs; maths segments lose their delimiters."""
+    for match, chunk in _chunks(text):
+        yield match is not None, chunk
+
+
+def has_math(text):
+    """Whether ``text`` contains TeX maths between the delimiters above."""
+    if "$" not in text and "\\" not in text:  # no delimiter at all: most titles and leads
+        return False
+    return next(math_matches(text), None) is not None
+
+
+# One token that changes the nesting depth: an escaped character (``\{``, ignored), a
+# ``\left``/``\begin`` (opens), a ``\right``/``\end`` (closes), or a brace.
+_NESTING = re.compile(r"\\(?:left|begin|right|end)(?![A-Za-z])|\\.|[{}]", re.DOTALL)
+
+
+def nesting_depth(formula):
+    """How deeply ``formula`` nests braces, ``\\left...\\right`` and ``\\begin...\\end``.
+
+    ``\\{`` and ``\\}`` are characters, not groups. Unbalanced closers count as 0.
+    Linear in the length of ``formula``.
+    """
+    depth = deepest = 0
+    for match in _NESTING.finditer(formula):
+        token = match.group()
+        if token in ("{", "\\left", "\\begin"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in ("}", "\\right", "\\end"):
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def _within_limits(formula):
+    return len(formula) <= MAX_FORMULA_LENGTH and nesting_depth(formula) <= MAX_FORMULA_DEPTH
+
+
+def math_length(text):
+    """How many characters of ``text`` are TeX maths (delimiters excluded)."""
+    return sum(len(segment) for is_math, segment in math_segments(text) if is_math)
+
+
+def _too_much_maths(text):
+    """Whether ``text`` holds more than MAX_MATH_LENGTH characters of maths; stops
+    counting there, so a huge stored text costs no more than the limit to check."""
+    total = 0
+    for match in math_matches(text):
+        total += len(match.group(match.lastgroup))
+        if total > MAX_MATH_LENGTH:
+            return True
+    return False
+
+
+@lru_cache(maxsize=FORMULA_CACHE_SIZE)
+def formula_mathml(formula, display):
+    """Sanitised MathML for one formula (``display`` is "inline" or "block").
+
+    Returns None when latex2mathml cannot convert it (the caller shows the source).
+    Cached, see the module docstring; call only on formulas within the limits.
+    """
+    try:
+        return clean_mathml(convert(formula.strip(), display=display))
+    except Exception:  # latex2mathml raises many kinds on bad TeX, RecursionError included.
+        return None
+
+
+def _render(chunks, line_breaks, convertible):
+    """``chunks`` (from ``_chunks``) as HTML: text escaped, maths converted when
+    ``convertible`` and the formula is within the limits, else shown as escaped source."""
+    parts = []
+    for match, chunk in chunks:
+        if match is None:
+            escaped = conditional_escape(chunk)
+            parts.append(escaped.replace("\n", "<br>") if line_breaks else escaped)
+            continue
+        displayed = match.lastgroup in ("display", "display_dollars")
+        mathml = None
+        if convertible and _within_limits(chunk):
+            mathml = formula_mathml(chunk, "block" if displayed else "inline")
+        parts.append(conditional_escape(match.group(0)) if mathml is None else mathml)
+    return "".join(parts)
+
+
+def _math_total(chunks):
+    return sum(len(chunk) for match, chunk in chunks if match is not None)
+
+
+def _chunks(text):
+    position = 0
+    for match in math_matches(text):
+        if match.start() > position:
+            yield None, text[position : match.start()]
+        yield match, next(group for group in match.groups() if group is not None)
+        position = match.end()
+    if position < len(text):
+        yield None, text[position:]
+
+
+def math_inline(text):
+    """``text`` as safe HTML: escaped, with its maths as MathML. Text without maths is
+    only escaped, exactly as Django's autoescaping would."""
+    if not has_math(text) or _too_much_maths(text):
+        return conditional_escape(text)
+    chunks = list(_chunks(text))
+    html = _render(chunks, line_breaks=False, convertible=_math_total(chunks) <= MAX_MATH_LENGTH)
+    return mark_safe(html)  # noqa: S308 - every part escaped or sanitised MathML
+
+
+def math_paragraphs(text):
+    """``text`` as ``<p>`` paragraphs (like the ``linebreaks`` filter) with maths as MathML.
+
+    Text without maths, or with more than the limit, gives exactly
+    ``linebreaks(text, autoescape=True)``.
+    """
+    if not has_math(text) or _too_much_maths(text):
+        return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped by Django
+    text = normalize_newlines(str(text))
+    paragraphs = [list(_chunks(paragraph)) for paragraph in re.split("\n{2,}", text)]
+    convertible = sum(_math_total(chunks) for chunks in paragraphs) <= MAX_MATH_LENGTH
+    return mark_safe(  # noqa: S308 - every part escaped or sanitised MathML
+        "\n\n".join(
+            f"<p>{_render(chunks, line_breaks=True, convertible=convertible)}</p>"
+            for chunks in paragraphs
+        )
+    )
+
+
+@deconstructible
+class MathLimitsValidator:
+    """Refuses text whose TeX maths is over the limits in the module docstring.
+
+    ``field`` is the field's name as editors know it ("title"), used in the messages,
+    which also quote the start of the formula at fault. Raises ValidationError with
+    code ``formula_too_long``, ``formula_too_deep`` or ``too_much_maths``. Put on a
+    translated model field, it is copied to every language's column
+    (``title_en``, ``title_zh_hans``), so the admin and ``import_conference`` (which
+    checks fields through ``Field.clean``) both apply it.
+    """
+
+    def __init__(self, field):
+        self.field = field
+
+    def __call__(self, value):
+        text = str(value or "")
+        total = 0
+        for match in math_matches(text):
+            formula = match.group(match.lastgroup)
+            start = Truncator(" ".join(formula.split())).chars(40)
+            if len(formula) > MAX_FORMULA_LENGTH:
+                raise ValidationError(
+                    _(
+                        "%(field)s: the formula “%(start)s” is %(length)s characters long; "
+                        "a formula may have at most %(limit)s. Split it or shorten it."
+                    ),
+                    code="formula_too_long",
+                    params={
+                        "field": self.field,
+                        "start": start,
+                        "length": len(formula),
+                        "limit": MAX_FORMULA_LENGTH,
+                    },
+                )
+            depth = nesting_depth(formula)
+            if depth > MAX_FORMULA_DEPTH:
+                raise ValidationError(
+                    _(
+                        "%(field)s: the formula “%(start)s” nests %(depth)s levels deep; "
+                        "a formula may nest braces, \\left…\\right and \\begin…\\end "
+                        "at most %(limit)s levels deep."
+                    ),
+                    code="formula_too_deep",
+                    params={
+                        "field": self.field,
+                        "start": start,
+                        "depth": depth,
+                        "limit": MAX_FORMULA_DEPTH,
+                    },
+                )
+            total += len(formula)
+            if total > MAX_MATH_LENGTH:
+                raise ValidationError(
+                    _(
+                        "%(field)s: the maths in this text adds up to more than %(limit)s "
+                        "characters, the most one text may hold."
+                    ),
+                    code="too_much_maths",
+                    params={"field": self.field, "limit": MAX_MATH_LENGTH},
+                )
+
+    def __eq__(self, other):
+        return isinstance(other, MathLimitsValidator) and str(self.field) == str(other.field)

@@ -1,0 +1,119 @@
+"""The one sanitiser for HTML the site builds from editor or fixture text.
+
+Whatever editors or fixtures write is data, never markup. Where the site turns such
+text into markup (today: TeX maths into MathML, catalogue/mathtext.py), the markup passes
+through :func:`clean_mathml` before it reaches a page. The sanitiser is nh3, the Python
+binding of the Rust crate ammonia: it parses with html5ever (the HTML5 algorithm a
+browser uses, MathML namespace included, so a string that changes meaning when parsed
+again cannot slip through), keeps only the elements and attributes allowed below, and
+drops the content of ``<script>`` and ``<style>`` entirely.
+
+Allowed: MathML presentation elements, and the presentation attributes latex2mathml
+emits (``mathvariant``, ``display``, ``stretchy``, ``fence``, ``form``, spacing and
+table layout). Never allowed: ``script``, ``style``, event handlers, ``href``, ``src``,
+``style``, ``class``, ``id``, colours (``mathcolor``/``mathbackground``, from
+``\\color``), and the MathML elements that can carry other markup or actions
+(``semantics``, ``annotation``, ``annotation-xml``, ``maction``, ``mglyph``).
+
+One known loss: latex2mathml writes ``\\mathop{E}`` as elements inside ``<mo>``, which
+the HTML parser (a browser's too) places outside MathML, so the sanitiser drops them;
+``\\operatorname{E}`` or ``\\mathbb{E}`` render. Every formula in fixtures/ comes out
+of the sanitiser unchanged (tests/catalogue/test_mathtext.py).
+"""
+
+import nh3
+
+# MathML Core presentation elements (https://w3c.github.io/mathml-core/#presentation-markup)
+# plus menclose, which latex2mathml writes for \fbox and \boxed.
+MATHML_ELEMENTS = frozenset(
+    {
+        "math",
+        "menclose",
+        "merror",
+        "mfrac",
+        "mi",
+        "mmultiscripts",
+        "mn",
+        "mo",
+        "mover",
+        "mpadded",
+        "mphantom",
+        "mprescripts",
+        "mroot",
+        "mrow",
+        "ms",
+        "mspace",
+        "msqrt",
+        "mstyle",
+        "msub",
+        "msubsup",
+        "msup",
+        "mtable",
+        "mtd",
+        "mtext",
+        "mtr",
+        "munder",
+        "munderover",
+        "none",
+    }
+)
+# Attributes allowed on every MathML element: fonts, sizes and script levels.
+_EVERYWHERE = {"mathvariant", "mathsize", "displaystyle", "scriptlevel", "dir"}
+_OPERATOR = {
+    "accent",
+    "fence",
+    "form",
+    "largeop",
+    "lspace",
+    "maxsize",
+    "minsize",
+    "movablelimits",
+    "rspace",
+    "separator",
+    "stretchy",
+    "symmetric",
+}
+_TABLE = {
+    "align",
+    "columnalign",
+    "columnlines",
+    "columnspacing",
+    "frame",
+    "framespacing",
+    "rowalign",
+    "rowlines",
+    "rowspacing",
+}
+MATHML_ATTRIBUTES = {
+    "*": _EVERYWHERE,
+    "math": _EVERYWHERE | {"xmlns", "display"},
+    "mo": _EVERYWHERE | _OPERATOR,
+    "mfrac": _EVERYWHERE | {"linethickness"},
+    "menclose": _EVERYWHERE | {"notation"},
+    "mspace": _EVERYWHERE | {"width", "height", "depth", "linebreak"},
+    "mpadded": _EVERYWHERE | {"width", "height", "depth", "lspace", "voffset"},
+    "mover": _EVERYWHERE | {"accent"},
+    "munder": _EVERYWHERE | {"accentunder"},
+    "munderover": _EVERYWHERE | {"accent", "accentunder"},
+    "mtable": _EVERYWHERE | _TABLE,
+    "mtr": _EVERYWHERE | {"columnalign", "rowalign"},
+    "mtd": _EVERYWHERE | {"columnalign", "rowalign", "columnspan", "rowspan"},
+}
+
+
+def clean_mathml(html):
+    """``html`` (a MathML fragment as a string) with everything outside the allowlist removed.
+
+    Elements not allowed are dropped but their text is kept (``<b>x</b>`` gives
+    ``x``), except ``<script>`` and ``<style>``, which go with their content; attributes
+    not allowed are dropped; comments are dropped; text stays text (``<`` and ``&`` come
+    out escaped). Returns a string; never raises on malformed input.
+    """
+    return nh3.clean(
+        html,
+        tags=set(MATHML_ELEMENTS),
+        attributes={tag: set(names) for tag, names in MATHML_ATTRIBUTES.items()},
+        url_schemes=set(),
+        link_rel=None,
+        strip_comments=True,
+    )

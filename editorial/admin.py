@@ -1,0 +1,560 @@
+"""The editors' admin: every model, with tabbed translation forms (modeltranslation),
+history with compare and restore (django-reversion, django-reversion-compare),
+drag-and-drop author order (django-admin-sortable2), draft/publish actions, a preview
+of a draft's public page, and a "missing Chinese" filter and column on each
+translated model."""
+
+from contextlib import contextmanager
+
+import reversion
+from adminsortable2.admin import SortableAdminBase, SortableTabularInline
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db import models, transaction
+from django.db.models import Count, F, Q, Value
+from django.db.models.functions import Coalesce, NullIf
+from django.templatetags.static import static
+from django.utils.html import format_html
+from django.utils.translation import get_language, ngettext
+from django.utils.translation import gettext_lazy as _
+from easy_thumbnails.exceptions import InvalidImageFormatError
+from easy_thumbnails.files import get_thumbnailer
+from modeltranslation.admin import (
+    TabbedDjangoJqueryTranslationAdmin,
+    TranslationStackedInline,
+    TranslationTabularInline,
+)
+from modeltranslation.translator import translator
+from modeltranslation.utils import build_localized_fieldname
+from reversion_compare.admin import CompareVersionAdmin
+
+from catalogue.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    PaperLink,
+    Status,
+    Venue,
+)
+from catalogue.slugs import SlugsMadeFormSet
+from editorial.editing import EditTokenFormMixin
+from editorial.forms import (
+    AuthorshipForm,
+    AuthorshipFormSet,
+    AwardEntryFormSet,
+    KnownAutocompleteSelect,
+    TeaserImageField,
+    choices_listed,
+    levels_by_award,
+)
+from editorial.history import register_models
+from pages.templatetags.awards import localized_value
+
+# Explicitly, with what belongs to each model, before the ModelAdmins below would
+# register them implicitly (see editorial.history).
+register_models()
+
+PREVIEW_PARAMETER = "preview"
+# Addresses typed without a scheme are https (Django 6's default; 5.2 warns without it).
+URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
+
+
+def missing_chinese_q(model):
+    """A Q for rows of ``model`` where some translated field has English but no Chinese."""
+    condition = Q()
+    for field in translator.get_options_for_model(model).fields:
+        english = build_localized_fieldname(field, "en")
+        chinese = build_localized_fieldname(field, "zh_hans")
+        has_english = ~Q(**{english: ""}) & Q(**{f"{english}__isnull": False})
+        condition |= has_english & (Q(**{chinese: ""}) | Q(**{f"{chinese}__isnull": True}))
+    return condition
+
+
+def missing_chinese_fields(obj):
+    """The translated fields of ``obj`` with English text and no Chinese, in declared order."""
+    missing = []
+    for field in translator.get_options_for_model(type(obj)).fields:
+        english = getattr(obj, build_localized_fieldname(field, "en"))
+        chinese = getattr(obj, build_localized_fieldname(field, "zh_hans"))
+        if english and not chinese:
+            missing.append(field)
+    return missing
+
+
+class MissingChineseFilter(admin.SimpleListFilter):
+    """Rows missing a Chinese translation; with facets on, each choice shows its count."""
+
+    title = _("Chinese translation")
+    parameter_name = "chinese"
+
+    def lookups(self, request, model_admin):
+        return [("missing", _("Missing")), ("complete", _("Complete"))]
+
+    def queryset(self, request, queryset):
+        condition = missing_chinese_q(queryset.model)
+        if self.value() == "missing":
+            return queryset.filter(condition)
+        if self.value() == "complete":
+            return queryset.exclude(condition)
+        return None
+
+
+def shown_translation(field):
+    """An expression for ``field`` (a translated field's name) as the admin shows it in
+    the active language: that language's column, or the default language's when it is
+    empty (modeltranslation's fallback, ``MODELTRANSLATION_FALLBACK_LANGUAGES``).
+
+    Ordering a list by it sorts rows by the text the editor reads; ordering by the
+    Chinese column would put every untranslated row first, in no visible order.
+    """
+    default = build_localized_fieldname(field, settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
+    own = build_localized_fieldname(field, get_language() or settings.LANGUAGE_CODE)
+    if own == default:
+        return F(default)
+    field_type = models.TextField()
+    return Coalesce(NullIf(own, Value("")), F(default), output_field=field_type)
+
+
+class AwardSeriesFilter(admin.SimpleListFilter):
+    """Papers by award, named as the editor reads it (the newest edition's name in the
+    admin's language), across every year of the award: an award series, by its slug.
+
+    Replaces a filter on ``awards__slug``, which Django titled after the field ("By
+    slug") and listed by slug.
+    """
+
+    title = _("award")
+    parameter_name = "award"
+
+    def lookups(self, request, model_admin):
+        names = {}
+        for award in Award.objects.order_by("-conference__year", "position", "slug"):
+            names.setdefault(award.slug, localized_value(award, "name")[0] or award.slug)
+        return sorted(names.items(), key=lambda item: (item[1].casefold(), item[0]))
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(awards__slug=self.value()).distinct()
+        return None
+
+
+class ChoicesListedMixin:
+    """Choice fields whose invalid-choice error names every allowed value."""
+
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        field = super().formfield_for_choice_field(db_field, request, **kwargs)
+        return choices_listed(field, db_field.choices)
+
+
+class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
+    """History, compare and restore for every content model (django-reversion-compare).
+
+    django-reversion-compare's compare view checks only that the user is staff; here it
+    also needs permission to view the model, like the history page it is reached from.
+
+    A save enters the history only when it changes something: the form or an inline
+    changed, or a version was restored or a deleted object recovered. The version holds
+    the object with what belongs to it (``editorial.history.FOLLOW``). A change form
+    carries an edit token (``editorial.editing``): a form opened before someone else's
+    save is refused instead of undoing that save.
+    """
+
+    formfield_overrides = URL_FIELDS
+    # django-reversion's views that save a version back (restore, recover).
+    RESTORING_VIEWS = ("_revision", "_recover")
+
+    @contextmanager
+    def create_revision(self, request):
+        """A revision holding only what ``log_addition`` and ``log_change`` add."""
+        with reversion.create_revision(manage_manually=True):
+            reversion.set_user(request.user)
+            yield
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None or obj.pk is None:
+            return form
+        return type(form.__name__, (EditTokenFormMixin, form), {})
+
+    def log_addition(self, request, obj, message):
+        entry = super().log_addition(request, obj, message)
+        if reversion.is_active():
+            reversion.add_to_revision(obj)
+        return entry
+
+    def log_change(self, request, obj, message):
+        """Log and record a change; nothing at all for a save that changed nothing."""
+        url_name = request.resolver_match.url_name if request.resolver_match else ""
+        if not message and not url_name.endswith(self.RESTORING_VIEWS):
+            return None
+        entry = super().log_change(request, obj, message)
+        if reversion.is_active():
+            reversion.add_to_revision(obj)
+        return entry
+
+    def lookup_allowed(self, lookup, value, request):
+        """Django's rule, and no filter value holding a NUL character.
+
+        PostgreSQL cannot compare text holding NUL (psycopg refuses to send it), so
+        ``?status__exact=a%00b`` in a changelist's address would be a 500 there; a
+        refused lookup is Django's 400 on every database. (The search box ``q`` is
+        checked by Django's own form, which shows an error and lists every row.)
+        """
+        if "\x00" in value:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    def compare_view(self, request, object_id, extra_context=None):
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        return super().compare_view(request, object_id, extra_context)
+
+
+class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
+    """Tabbed translation fields (Django's jQuery, our copy of jQuery UI), history, and
+    the "missing Chinese" filter, column and counts."""
+
+    show_facets = admin.ShowFacets.ALWAYS
+    change_list_template = "admin/papers/translated_change_list.html"
+
+    def get_list_filter(self, request):
+        return [*super().get_list_filter(request), MissingChineseFilter]
+
+    def get_list_display(self, request):
+        return [*super().get_list_display(request), "chinese_translation"]
+
+    @admin.display(description=_("Chinese"))
+    def chinese_translation(self, obj):
+        """A tick, or a cross and the names of the fields still without Chinese."""
+        missing = missing_chinese_fields(obj)
+        if not missing:
+            return format_html(
+                '<img src="{}" alt="{}">', static("admin/img/icon-yes.svg"), _("Complete")
+            )
+        names = ", ".join(str(type(obj)._meta.get_field(field).verbose_name) for field in missing)
+        return format_html(
+            '<img src="{}" alt=""> {}', static("admin/img/icon-no.svg"), _("Missing: %s") % names
+        )
+
+    def changelist_view(self, request, extra_context=None):
+        """The list, with ``missing_chinese_count``: rows still missing Chinese (one query)."""
+        remaining = self.model._default_manager.filter(missing_chinese_q(self.model)).count()
+        extra_context = {**(extra_context or {}), "missing_chinese_count": remaining}
+        return super().changelist_view(request, extra_context)
+
+
+class PublishingAdmin(TranslatedContentAdmin):
+    """Draft and published: actions for the changelist, and a preview of drafts.
+
+    "View on site" opens a draft's public page in preview mode (see pages.views);
+    each status change is saved through the model, so it enters the history.
+    """
+
+    actions = ["publish", "unpublish"]
+
+    def view_on_site(self, obj):
+        """The public page of a published object, the preview of a draft."""
+        url = obj.get_absolute_url()
+        return url if obj.status == Status.PUBLISHED else f"{url}?{PREVIEW_PARAMETER}=1"
+
+    def _set_status(self, request, queryset, status, message):
+        """Give ``status`` to the items of ``queryset`` that lack it, in one revision.
+
+        Returns how many changed. Each is saved through the model, so the history shows
+        who published or withdrew it, and when.
+        """
+        changed = 0
+        with reversion.create_revision():
+            reversion.set_user(request.user)
+            reversion.set_comment(str(message))
+            for obj in queryset.exclude(status=status):
+                obj.status = status
+                obj.save(update_fields=["status"])
+                changed += 1
+        return changed
+
+    @admin.action(permissions=["change"], description=_("Publish the selected items"))
+    def publish(self, request, queryset):
+        """Make the selected items visible to visitors."""
+        changed = self._set_status(request, queryset, Status.PUBLISHED, _("Published."))
+        self.message_user(
+            request,
+            ngettext("%(count)d item published.", "%(count)d items published.", changed)
+            % {"count": changed},
+            messages.SUCCESS,
+        )
+
+    @admin.action(permissions=["change"], description=_("Return the selected items to draft"))
+    def unpublish(self, request, queryset):
+        """Hide the selected items from visitors again (editors can still preview them)."""
+        changed = self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."))
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d item returned to draft.", "%(count)d items returned to draft.", changed
+            )
+            % {"count": changed},
+            messages.SUCCESS,
+        )
+
+
+@admin.register(Venue)
+class VenueAdmin(TranslatedContentAdmin):
+    list_display = ["acronym", "name", "slug"]
+    search_fields = ["acronym", "name_en", "name_zh_hans", "slug"]
+    prepopulated_fields = {"slug": ["acronym"]}
+
+
+class AwardInline(TranslationStackedInline):
+    """A conference's awards, translated in tabs, including rows added with "Add another"."""
+
+    model = Award
+    formset = SlugsMadeFormSet
+    extra = 0
+    fields = ["name", "slug", "description", "position", "status"]
+    show_change_link = True
+
+
+@admin.register(Conference)
+class ConferenceAdmin(PublishingAdmin):
+    list_display = ["name", "venue", "year", "city", "start_date", "end_date", "status"]
+    list_filter = ["status", "venue", "year"]
+    list_select_related = ["venue"]
+    search_fields = ["name_en", "name_zh_hans", "city_en", "city_zh_hans", "slug"]
+    autocomplete_fields = ["venue"]
+    date_hierarchy = "start_date"
+    prepopulated_fields = {"slug": ["name_en"]}
+    inlines = [AwardInline]
+
+
+@admin.register(Institution)
+class InstitutionAdmin(TranslatedContentAdmin):
+    list_display = ["name", "slug", "country"]
+    search_fields = ["name_en", "name_zh_hans", "slug"]
+    prepopulated_fields = {"slug": ["name_en"]}
+
+
+@admin.register(Author)
+class AuthorAdmin(ContentAdmin):
+    list_display = ["name", "slug", "paper_count"]
+    search_fields = ["name", "other_names", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(paper_count=Count("authorships"))
+
+    @admin.display(description=_("papers"), ordering="paper_count")
+    def paper_count(self, obj):
+        return obj.paper_count
+
+
+class AuthorshipInline(SortableTabularInline):
+    """Authors in order: drag a row by its handle; the position is renumbered to match.
+
+    Pick an author or institution by typing part of the name; the "+" beside the
+    author adds a new person without leaving the paper.
+    """
+
+    model = Authorship
+    form = AuthorshipForm
+    formset = AuthorshipFormSet
+    extra = 0
+    autocomplete_fields = ["author"]
+    ordering = ["position"]
+
+
+class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
+    model = PaperLink
+    extra = 0
+    formfield_overrides = URL_FIELDS
+
+
+class AwardEntryInline(admin.TabularInline):
+    """A paper's awards; the level is one of the chosen award's levels (checked on save).
+
+    The level list groups every award's levels under the award and its conference (the
+    newest conference first), read once for the whole form (``levels_by_award``); the
+    rows' awards are drawn from the entries already loaded (``AwardEntryFormSet``), so
+    the form runs as many queries for twenty entries as for one.
+    """
+
+    model = AwardEntry
+    formset = AwardEntryFormSet
+    extra = 0
+    autocomplete_fields = ["award", "paper"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("award__conference", "level")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "award":
+            kwargs["widget"] = KnownAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        if db_field.name != "level":
+            return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        kwargs["queryset"] = AwardLevel.objects.select_related("award__conference").order_by(
+            "-award__conference__year",
+            "award__conference__slug",
+            "award__position",
+            "award__slug",
+            "position",
+            "slug",
+        )
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        field.choices = levels_by_award(field.queryset, field.empty_label)
+        return field
+
+
+@admin.register(Paper)
+class PaperAdmin(SortableAdminBase, PublishingAdmin):
+    list_display = ["shown_title", "conference", "slug", "status", "teaser_state"]
+    list_filter = ["status", "conference", "awards__conference", AwardSeriesFilter]
+    list_select_related = ["conference"]
+    search_fields = [
+        "title_en",
+        "title_zh_hans",
+        "slug",
+        "authorships__author__name",
+    ]
+    autocomplete_fields = ["conference"]
+    prepopulated_fields = {"slug": ["title_en"]}
+    readonly_fields = ["teaser_thumbnail"]
+    formfield_overrides = {**URL_FIELDS, models.ImageField: {"form_class": TeaserImageField}}
+    inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
+
+    def revision_view(self, request, object_id, version_id, extra_context=None):
+        """Restore a version, including an earlier author order.
+
+        django-reversion saves the old authorships one at a time, so two authors who
+        swapped places would each collide with the other's current position. Their rows
+        are moved aside first; if the version is only viewed, or cannot be restored,
+        the move is undone with everything else.
+        """
+        paper_id = unquote(object_id)
+        if not paper_id.isdigit():  # no such paper: django-reversion answers 404
+            return super().revision_view(request, object_id, version_id, extra_context)
+        with transaction.atomic():
+            Authorship.objects.filter(paper_id=paper_id).move_aside()
+            response = super().revision_view(request, object_id, version_id, extra_context)
+            if Authorship.objects.filter(paper_id=paper_id).moved_aside().exists():
+                transaction.set_rollback(True)
+        return response
+
+    def get_queryset(self, request):
+        """Papers with ``shown_title``, the title as the list shows it (see
+        ``shown_translation``), which the title column sorts by."""
+        return super().get_queryset(request).annotate(shown_title=shown_translation("title"))
+
+    @admin.display(description=_("title"), ordering="shown_title")
+    def shown_title(self, obj):
+        """The title in the admin's language, or the English one while it has none."""
+        return obj.title
+
+    @admin.display(description=_("teaser image"))
+    def teaser_state(self, obj):
+        """The change list's flag: "–" without an image, "missing file" when the stored
+        name has no file behind it (pages then show no image), else "stored"."""
+        if not obj.image:
+            return "–"
+        if not obj.image.storage.exists(obj.image.name):
+            return format_html("<strong>{}</strong>", _("missing file"))
+        return _("stored")
+
+    @admin.display(description=_("current teaser"))
+    def teaser_thumbnail(self, obj):
+        """The stored teaser, small; after a refused form, still the stored one."""
+        name = obj.image.name
+        if obj.image and not obj.image._committed:  # an upload the form has not saved
+            name = Paper.objects.filter(pk=obj.pk).values_list("image", flat=True).first()
+        if not name:
+            return "–"
+        try:
+            url = get_thumbnailer(obj.image.storage, relative_name=name)["admin"].url
+        except (OSError, InvalidImageFormatError):  # a missing or unreadable file
+            return format_html("<strong>{}</strong>", _("The stored image cannot be read."))
+        return format_html('<img src="{}" alt="{}">', url, obj.image_alt_en)
+
+
+class AwardLevelInline(TranslationTabularInline):
+    """An award's levels (winner, runner-up, ...), the top level with the lowest position.
+
+    A slug left blank is made from the English name (``SlugsMadeFormSet``).
+    """
+
+    model = AwardLevel
+    formset = SlugsMadeFormSet
+    extra = 0
+    fields = ["slug", "name", "name_plural", "position"]
+
+
+class AwardEntryForAwardInline(admin.TabularInline):
+    """An award's papers; the level list offers this award's levels only."""
+
+    model = AwardEntry
+    extra = 0
+    autocomplete_fields = ["paper"]
+    fields = ["paper", "level", "position"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        self.award = obj
+        return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "level":
+            award = getattr(self, "award", None)
+            kwargs["queryset"] = AwardLevel.objects.filter(
+                award=award if award is not None and award.pk else None
+            ).select_related("award__conference")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+@admin.register(Award)
+class AwardAdmin(PublishingAdmin):
+    list_display = ["name", "conference", "slug", "position", "status"]
+    list_filter = ["status", "conference", "slug"]
+    list_select_related = ["conference"]
+    search_fields = ["name_en", "name_zh_hans", "slug", "conference__slug"]
+    autocomplete_fields = ["conference"]
+    prepopulated_fields = {"slug": ["name_en"]}
+    inlines = [AwardLevelInline, AwardEntryForAwardInline]
+
+    def get_queryset(self, request):
+        """Awards with their conference, which ``str(award)`` names: the autocomplete
+        of an award (which, unlike the changelist, ignores ``list_select_related``)
+        runs one query for its results, not one more per row."""
+        return super().get_queryset(request).select_related("conference")
+
+
+@admin.register(AwardEntry)
+class AwardEntryAdmin(ContentAdmin):
+    list_display = ["paper", "award", "level", "position"]
+    list_filter = ["level__slug", "award__conference", "award__slug"]
+    list_select_related = ["paper", "award__conference", "level__award__conference"]
+    search_fields = ["paper__title_en", "paper__title_zh_hans", "award__name_en"]
+    autocomplete_fields = ["award", "paper"]
+
+
+@admin.register(Authorship)
+class AuthorshipAdmin(ContentAdmin):
+    list_display = ["author", "paper", "position"]
+    list_select_related = ["author", "paper"]
+    search_fields = ["author__name", "paper__title_en", "paper__title_zh_hans"]
+    autocomplete_fields = ["author", "paper"]
+    form = AuthorshipForm
+
+
+@admin.register(PaperLink)
+class PaperLinkAdmin(ContentAdmin):
+    list_display = ["paper", "kind", "url"]
+    list_filter = ["kind"]
+    list_select_related = ["paper"]
+    search_fields = ["url", "paper__title_en"]
+    autocomplete_fields = ["paper"]

@@ -1,0 +1,19 @@
+from django.apps import AppConfig, apps
+from django.db.models.signals import post_migrate
+
+
+class EditorialConfig(AppConfig):
+    """The editors' side: the admin, its forms, history, edit tokens, roles, previews."""
+
+    name = "editorial"
+    verbose_name = "Editing"
+
+    def ready(self):
+        from editorial.roles import sync_editors_group
+
+        # After auth's own post_migrate handler has created the catalogue's permissions.
+        post_migrate.connect(
+            sync_editors_group,
+            sender=apps.get_app_config("papers"),
+            dispatch_uid="papers-editors",
+        )

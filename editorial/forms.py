@@ -1,0 +1,450 @@
+"""Forms: the visitors' search form, and the teaser image field and author-order
+formset the editors' admin uses."""
+
+from html import escape
+
+from adminsortable2.admin import CustomInlineFormSet
+from django import forms
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
+from django.core.exceptions import ValidationError
+from django.utils.choices import BaseChoiceIterator
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import gettext_lazy as _
+from modeltranslation.utils import build_localized_fieldname
+
+from catalogue.images import clean_image
+from catalogue.models import Author, Authorship, Award, Conference, Institution
+from pages.listing import translation_columns
+from pages.prepared import PreparedQuery
+
+
+class TeaserImageField(forms.ImageField):
+    """An image upload checked and normalised by its content (``catalogue.images.clean_image``).
+
+    Replaces Django's own check (which opens the file with Pillow without our limits and
+    would let a decompression bomb's warning through) with ``clean_image``: every bad
+    upload becomes a form error, and the value saved is the re-encoded image.
+    """
+
+    def to_python(self, data):
+        upload = forms.FileField.to_python(self, data)
+        if upload is None:
+            return None
+        return clean_image(upload)
+
+
+class AuthorshipFormSet(CustomInlineFormSet):
+    """A paper's authorships, reorderable by drag and drop (django-admin-sortable2).
+
+    Authorship positions are unique per paper (a database constraint), so swapping two
+    authors cannot be validated or saved row by row: each row would collide with the
+    other's old position. The formset checks the new positions as a whole instead, and
+    moves the rows it is about to renumber out of the way (one UPDATE) before saving.
+    """
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        # Per-row validation against the database would see the other row's old
+        # position; ``clean`` checks positions across the whole formset instead.
+        form._get_validation_exclusions = _excluding_position(form._get_validation_exclusions)
+
+    def clean(self):
+        super().clean()
+        seen = set()
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+                continue
+            position = form.cleaned_data.get("position")
+            if position is None:
+                continue  # a new row: save_new gives it the next free position
+            if position < 1:
+                raise ValidationError(_("Author positions start at 1."), code="position")
+            if position in seen:
+                raise ValidationError(
+                    _("Two authors have position %(position)s."),
+                    code="duplicate_position",
+                    params={"position": position},
+                )
+            seen.add(position)
+
+    def save_existing_objects(self, commit=True):
+        if commit:
+            # Rows that change position, and rows about to be deleted (whose position
+            # another row may take before the deletion comes in the loop).
+            moved = [
+                form.instance.pk
+                for form in self.initial_forms
+                if form.instance.pk
+                and ("position" in form.changed_data or self._should_delete_form(form))
+            ]
+            self.model._default_manager.filter(pk__in=moved).move_aside()
+        return super().save_existing_objects(commit)
+
+
+def choices_listed(field, choices):
+    """``field`` (a form ChoiceField) with an invalid-choice error naming every allowed value.
+
+    Django's own message says only that the value is not one of the choices.
+    """
+    allowed = ", ".join(str(value) for value, _label in choices if value not in ("", None))
+    field.error_messages["invalid_choice"] = _(
+        "Select a valid choice. %%(value)s is not one of the allowed values: %(allowed)s."
+    ) % {"allowed": allowed}
+    return field
+
+
+class KnownAutocompleteSelect(AutocompleteSelect):
+    """An autocomplete select that draws its chosen object from ``known``, when set.
+
+    Django's autocomplete looks the chosen object up again for every select it draws:
+    a query (and one more for what its name shows) per row of an inline. A formset that
+    has loaded the rows' objects already sets ``known`` on each row's widget
+    (:class:`AwardEntryFormSet`); any other value (a refused form's new choice) is
+    looked up as Django does.
+    """
+
+    known = None
+
+    def optgroups(self, name, value, attr=None):
+        known = self.known
+        chosen = {str(v) for v in value if str(v) not in self.choices.field.empty_values}
+        if known is None or chosen != {str(known.pk)}:
+            return super().optgroups(name, value, attr)
+        options = []
+        if not self.is_required:
+            options.append(self.create_option(name, "", "", False, 0))
+        label = self.choices.field.label_from_instance(known)
+        options.append(self.create_option(name, known.pk, label, chosen, len(options)))
+        return [(None, options, 0)]
+
+
+class AwardEntryFormSet(forms.BaseInlineFormSet):
+    """A paper's award entries whose rows draw without a query each: each entry's paper
+    is the form's paper, and its award (loaded with its conference by the inline's
+    queryset) is given to the award's :class:`KnownAutocompleteSelect`."""
+
+    def _construct_form(self, i, **kwargs):
+        form = super()._construct_form(i, **kwargs)
+        entry = form.instance
+        if self.instance.pk is not None and entry.paper_id == self.instance.pk:
+            entry.paper = self.instance
+        widget = form.fields["award"].widget
+        widget = getattr(widget, "widget", widget)  # inside the admin's related wrapper
+        if entry.pk is not None and isinstance(widget, KnownAutocompleteSelect):
+            widget.known = entry.award
+        return form
+
+
+def levels_by_award(queryset, empty_label):
+    """The choices of an award entry's level on a form listing any award's levels: a
+    callable giving ``empty_label``, then one group per award ("conference: award", in
+    the admin's language) of its levels' names, in ``queryset``'s order.
+
+    ``queryset`` is of AwardLevel with ``award__conference`` selected. It is read once,
+    when a select is first drawn: every row of a formset shares the callable (forms copy
+    their fields shallowly), so a form with many entries runs one query for its levels,
+    not one per row. Only the labels come from here; a submitted level is still looked
+    up in the field's queryset and checked against the award by ``AwardEntry.clean``.
+    """
+    choices = []
+
+    def grouped():
+        if not choices:
+            groups = {}
+            for level in queryset:
+                award = level.award
+                label = f"{award.conference.name or award.conference.slug}: {award.name}"
+                groups.setdefault((award.pk, label), []).append((level.pk, level.name))
+            choices.append(("", empty_label))
+            choices.extend((label, levels) for (_pk, label), levels in groups.items())
+        return choices
+
+    return grouped
+
+
+class OrderedAutocompleteSelectMultiple(AutocompleteSelectMultiple):
+    """The admin's autocomplete for several objects, showing the chosen ones in the
+    order of the value (the browser then submits them in that order too)."""
+
+    def optgroups(self, name, value, attr=None):
+        groups = super().optgroups(name, value, attr)
+        order = {str(part): index for index, part in enumerate(value)}
+        for _group, options, _index in groups:
+            options.sort(key=lambda option: order.get(str(option["value"]), len(order)))
+        return groups
+
+
+class OrderedInstitutionsField(forms.ModelMultipleChoiceField):
+    """Institutions chosen in order: ``clean`` returns a list, first chosen first."""
+
+    def clean(self, value):
+        chosen = {str(obj.pk): obj for obj in super().clean(value)}
+        return [chosen[str(pk)] for pk in dict.fromkeys(value or []) if str(pk) in chosen]
+
+
+class AuthorshipForm(forms.ModelForm):
+    """An authorship with its affiliations in order (see ``catalogue.models.Affiliation``).
+
+    The institutions are picked by typing part of the name; the order they are picked
+    in is the order the paper lists them, and is kept when the form is shown again.
+    """
+
+    affiliations = OrderedInstitutionsField(
+        queryset=Institution.objects.all(),
+        required=False,
+        label=_("affiliations"),
+        help_text=_("In the order the paper lists them."),
+    )
+
+    class Meta:
+        model = Authorship
+        fields = ["paper", "author", "position", "affiliations"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["affiliations"]
+        field.widget = OrderedAutocompleteSelectMultiple(
+            Authorship._meta.get_field("affiliations"), admin.site
+        )
+        field.widget.choices = field.choices  # as the field does for its own widget
+        if self.instance.pk:  # in the paper's order, not the institutions' own
+            self.initial["affiliations"] = [
+                row.institution_id for row in self.instance.affiliation_rows.all()
+            ]
+
+    def clean(self):
+        """A row whose author was deleted since (recovering a deleted paper brings back
+        its rows, naming their authors by id) says how to mend it, where the empty
+        select alone would only say the field is required."""
+        cleaned_data = super().clean()
+        missing = self.instance.author_id
+        if "author" in self.errors and missing and not Author.objects.filter(pk=missing).exists():
+            self.errors["author"] = self.error_class(
+                [
+                    _(
+                        "This author (#%(id)s) was deleted after the paper. Recover the "
+                        "author first (Authors, Recover deleted authors), or choose another "
+                        "author or delete this row."
+                    )
+                    % {"id": missing}
+                ]
+            )
+        return cleaned_data
+
+    def _save_m2m(self):
+        super()._save_m2m()
+        if "affiliations" in self.cleaned_data:
+            self.instance.set_affiliations(self.cleaned_data["affiliations"])
+
+
+def _excluding_position(get_exclusions):
+    def exclusions():
+        return {*get_exclusions(), "position"}
+
+    return exclusions
+
+
+# Longer queries are refused with a form error rather than searched.
+QUERY_MAX_LENGTH = 200
+
+
+def _attributes(attrs):
+    """HTML attributes as Django's ``django/forms/widgets/attrs.html`` writes them: in
+    order, ``True`` as a bare name, ``False`` left out, other values as strings."""
+    return format_html_join(
+        "",
+        "{}",
+        (
+            (format_html(" {}", name) if value is True else format_html(' {}="{}"', name, value),)
+            for name, value in attrs.items()
+            if value is not False
+        ),
+    )
+
+
+class ListSelect(forms.Select):
+    """A ``<select>`` written in Python: the same HTML as Django's ``Select``, without
+    rendering a template for each option.
+
+    Django renders every option through its own template include; the search form's
+    award list has an option per award series (200 at the benchmark's size), which was
+    a quarter of the search page's time. Each option is one f-string here (Django's
+    ``optgroups()`` built a dict of a dozen keys per option, and ``format_html()`` for
+    each was most of what was left). Choices in groups go to Django's templates.
+    """
+
+    def render(self, name, value, attrs=None, renderer=None):
+        choices = list(self.choices)
+        if any(isinstance(label, (list, tuple)) for _value, label in choices):
+            return super().render(name, value, attrs, renderer)
+        # As ChoiceWidget.optgroups(): the first option whose value is among the
+        # formatted values is selected (a Select selects one).
+        wanted = self.format_value(value)
+        options, selected = [], False
+        for option_value, label in choices:
+            option_value = "" if option_value is None else str(option_value)
+            chosen = not selected and option_value in wanted
+            selected = selected or chosen
+            options.append(
+                f'\n  <option value="{escape(option_value)}"'
+                f"{' selected' if chosen else ''}>{_escaped(label)}</option>\n"
+            )
+        attrs = self.build_attrs(self.attrs, attrs)
+        return format_html(
+            '<select name="{}"{}>{}\n</select>',
+            name,
+            _attributes(attrs),
+            mark_safe("".join(options)),  # noqa: S308 - every value escaped above
+        )
+
+
+def _escaped(text):
+    """``text`` escaped as ``conditional_escape()`` (which format_html() uses) escapes
+    it: the standard library's ``html.escape`` (Django's escape() calls it), HTML that
+    is marked safe left as it is; lazy translations are made text first."""
+    if hasattr(text, "__html__"):
+        return text.__html__()
+    return escape(str(text))
+
+
+def without_nul(text):
+    """``text`` with each NUL character replaced by U+FFFD, the replacement character.
+
+    A NUL in a query is refused (Django's ProhibitNullCharactersValidator), but the page
+    shows the query again; written into HTML a NUL is a parse error, which browsers show
+    as U+FFFD anyway. ``None`` stays ``None``.
+    """
+    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
+
+
+class ChoiceShownField(forms.ChoiceField):
+    """A ChoiceField whose "not one of the available choices" error repeats the refused
+    value as ``without_nul`` shows it: the page prints the error, and a NUL in HTML is a
+    parse error (the Nu checker's, and HTML's "unexpected-null-character")."""
+
+    def validate(self, value):
+        """Django's validation; an ``invalid_choice`` error's value made printable."""
+        try:
+            super().validate(value)
+        except ValidationError as error:
+            if error.code != "invalid_choice":
+                raise
+            params = {**(error.params or {}), "value": without_nul(str(value))}
+            raise ValidationError(error.message, code=error.code, params=params) from None
+
+
+class TypedChoiceShownField(ChoiceShownField, forms.TypedChoiceField):
+    """A TypedChoiceField whose error shows the refused value as ChoiceShownField does."""
+
+
+class QueryInput(forms.SearchInput):
+    """The search box, showing a query with NUL characters as ``without_nul`` does."""
+
+    def format_value(self, value):
+        return without_nul(super().format_value(value))
+
+
+# The search form's choices, as plain rows of the columns they show (building every
+# conference and award as a model instance was most of the form's time, about 4 ms a
+# page), by queries built once per process (pages/prepared.py): building them took
+# longer than the database took to answer.
+CONFERENCE_CHOICES = PreparedQuery(
+    lambda: (
+        Conference.objects.published()
+        .newest_first()
+        .rewrite(False)
+        .values("slug", "year", *translation_columns("name"))
+    )
+)
+AWARD_CHOICES = PreparedQuery(
+    lambda: (
+        Award.objects.published()
+        .order_by("-conference__year", "position")
+        .rewrite(False)
+        .values("slug", *translation_columns("name"))
+    )
+)
+
+
+def _localized_name():
+    """A function giving the name of a row of ``CONFERENCE_CHOICES`` or ``AWARD_CHOICES``
+    as ``localized_value()`` gives it: in the active language, else in the default one,
+    else "". The columns are found once, for all the rows of a form (asking for the
+    active language for each of the benchmark's 210 rows took about a millisecond)."""
+    language = get_language() or settings.LANGUAGE_CODE
+    active = build_localized_fieldname("name", language)
+    default = build_localized_fieldname("name", settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
+    return lambda values: values[active] or values[default] or ""
+
+
+class ListedChoices(BaseChoiceIterator):
+    """A list of ``(value, label)`` choices without groups, given to a field or widget
+    as it is: Django's ``normalize_choices()``, which a ChoiceField and its widget each
+    run on a list they are given, passes a ``BaseChoiceIterator`` through. Run on the
+    search form's lists (an award series per option, 200 at the benchmark's size) it
+    took a few milliseconds a page, for lists that are already in its form."""
+
+    def __init__(self, choices):
+        self.choices = choices
+
+    def __iter__(self):
+        return iter(self.choices)
+
+
+# Django's own message for a NUL in any text field (ProhibitNullCharactersValidator),
+# marked here so that makemessages keeps it in this project's catalogue, whose Chinese
+# overrides Django's ("empty strings are not allowed", with a typo):
+# tests/catalogue/test_search.py, test_a_nul_in_the_query_is_named_correctly_in_chinese.
+NULL_CHARACTERS_MESSAGE = gettext_noop("Null characters are not allowed.")
+
+
+class SearchForm(forms.Form):
+    """Search text and filters, read from the query string of the search page.
+
+    ``conference`` is a conference slug, ``year`` a conference year and
+    ``award`` an award series slug, each limited to published values (two
+    queries, whatever the number of conferences and awards). Unknown values,
+    text over ``QUERY_MAX_LENGTH`` characters and NUL characters are form
+    errors, shown on the page; they never reach the database.
+    """
+
+    q = forms.CharField(
+        label=_("Search for"),
+        max_length=QUERY_MAX_LENGTH,
+        required=False,
+        widget=QueryInput,
+        help_text=_("Words from a title, abstract or summary, an author or an institution."),
+    )
+    conference = ChoiceShownField(label=_("Conference"), required=False, widget=ListSelect)
+    year = TypedChoiceShownField(
+        label=_("Year"), required=False, coerce=int, empty_value=None, widget=ListSelect
+    )
+    award = ChoiceShownField(label=_("Award"), required=False, widget=ListSelect)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        any_choice = [("", _("Any"))]
+        name = _localized_name()
+        conferences = CONFERENCE_CHOICES()
+        self.fields["conference"].choices = ListedChoices(
+            any_choice + [(values["slug"], name(values)) for values in conferences]
+        )
+        years = sorted({values["year"] for values in conferences}, reverse=True)
+        self.fields["year"].choices = ListedChoices(any_choice + [(year, year) for year in years])
+        series = {}
+        for values in AWARD_CHOICES():
+            if values["slug"] not in series:
+                series[values["slug"]] = name(values)
+        self.fields["award"].choices = ListedChoices(any_choice + list(series.items()))
+
+    def shown_query(self):
+        """The query as the page repeats it (its title): NULs shown as U+FFFD."""
+        return without_nul(self["q"].value())
+
+    def has_criteria(self):
+        """Whether the (valid) form asks for anything: text or a filter."""
+        return any(self.cleaned_data.get(name) not in (None, "") for name in self.fields)

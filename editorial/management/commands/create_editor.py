@@ -1,0 +1,87 @@
+"""Create an editor account: staff, not a superuser, in the "Editors" group.
+
+Exists so that a conference's communications team gets accounts that can maintain
+every piece of content in the admin and cannot manage users or groups
+(see editorial/roles.py for the permissions).
+"""
+
+import getpass
+import sys
+
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from editorial.roles import EDITORS, create_editor, unsaved_editor
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a staff account in the Editors group. The password is asked for twice "
+        "(never echoed) until the password validators accept it, or read from standard "
+        "input with --password-stdin."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("--email", default="", help="The editor's e-mail address.")
+        parser.add_argument(
+            "--password-stdin",
+            action="store_true",
+            help="Read the password from the first line of standard input (for scripts).",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Check everything, create nothing."
+        )
+
+    def handle(self, username, email, password_stdin, dry_run, **options):
+        """Create the editor (or with ``--dry-run`` only check) and say so on stdout.
+
+        At a terminal the password is asked for until one is typed twice alike and the
+        validators (AUTH_PASSWORD_VALIDATORS) accept it, each refusal said on stderr,
+        as Django's createsuperuser does; Ctrl-C or Ctrl-D gives up. A password read
+        with ``--password-stdin`` is not asked again. Raises CommandError for a taken
+        username, a refused password from standard input, or no terminal to ask at.
+        """
+        try:
+            user = unsaved_editor(username, email)
+            if password_stdin:
+                password = self._read_stdin_password()
+            else:
+                password = self._ask_password(user)
+            user = create_editor(username, email, password, dry_run=dry_run)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from error
+        verb = "Would create" if dry_run else "Created"
+        self.stdout.write(
+            self.style.SUCCESS(f"{verb} editor {user.get_username()} in the {EDITORS} group.")
+        )
+
+    def _read_stdin_password(self):
+        password = sys.stdin.readline().rstrip("\r\n")
+        if not password:
+            raise CommandError("The password is empty.")
+        return password
+
+    def _ask_password(self, user):
+        """A password typed twice alike that the validators accept for ``user``."""
+        if not sys.stdin.isatty():
+            raise CommandError("No terminal to ask for a password: use --password-stdin.")
+        while True:
+            try:
+                password = getpass.getpass("Password: ")
+                again = getpass.getpass("Password (again): ")
+            except (KeyboardInterrupt, EOFError) as error:
+                raise CommandError("Cancelled: no editor was created.") from error
+            if again != password:
+                self.stderr.write("Error: the two passwords differ.")
+                continue
+            if not password:
+                self.stderr.write("Error: the password is empty.")
+                continue
+            try:
+                validate_password(password, user)
+            except ValidationError as error:
+                self.stderr.write("\n".join(error.messages))
+                continue
+            return password

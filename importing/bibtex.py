@@ -1,0 +1,618 @@
+"""Papers and their ordered authors from a BibTeX file, as conference sites export it.
+
+:func:`parse_bibtex` reads the ``.bib`` text that PMLR, dblp, the ACL Anthology and
+OpenReview give for a paper (one file may mix them) and returns one plain dict per
+paper, in file order, for the compact conference file to name by citation key
+(``docs/bibtex.md`` shows a worked example)::
+
+    {"key": "kynkaanen25a", "title": "On \\(\\ell_1\\) Priors for BERT",
+     "authors": [{"name": "Ana Kynkäänen"}, ...], "year": 2025, "pages": "1-10",
+     "links": {"pmlr": "https://...", "pdf": "https://..."}}
+
+Libraries: bibtexparser 2 splits the file into entries, ``@string``, ``@comment`` and
+``@preamble`` blocks and splits author lists and names the way BibTeX does;
+pylatexenc turns LaTeX into Unicode. What neither does is here: ``@string``
+references and ``#`` concatenation (bibtexparser resolves only a whole value that
+is one reference), refusing LaTeX it does not know instead of dropping it, keeping
+maths, and reading links.
+
+The rules, field by field (``docs/bibtex.md`` says the same for editors):
+
+- **Entry types.** ``PAPER_TYPES`` are papers. ``SKIPPED_TYPES`` (proceedings
+  volumes, books, theses, ...) are skipped without a word, as dblp exports a paper's
+  ``@proceedings`` beside it. Any other type is refused, so a mistyped
+  ``@inprocedings`` does not vanish. ``@string``, ``@comment``, ``@preamble`` and text
+  between entries are not papers; ``@string`` values are used, the rest is ignored,
+  as BibTeX ignores it. Citation keys are unique regardless of case (BibTeX's rule).
+- **title** (required): LaTeX decoded (``{\\"o}``, ``\\"{o}``, ``\\c{c}``, ``{\\aa}``,
+  ``\\ss``, ``--``, ``~``, ``\\&``, ...), protecting braces removed (``{BERT}``),
+  white space collapsed. Maths is kept as TeX between ``\\(...\\)`` (``\\[...\\]`` when
+  displayed), the delimiters :mod:`catalogue.mathtext` renders; ``$\\ell_1$`` becomes
+  ``\\(\\ell_1\\)``. Only commands that stand for characters, and the font commands
+  whose argument is text (``\\emph``, ``\\textbf``, ``\\texttt``, ...), are decoded:
+  any other command (``\\cite``, ``\\url``, a macro of the author's own) is an error
+  rather than silently dropped, and so is a bare ``%`` (a LaTeX comment).
+- **author** (required): split at ``and`` as BibTeX does; each name in display
+  order: "Last, First", "Last, Jr., First" and "First von Last" give "First Last",
+  "First Last Jr." and "First von Last" (the ``von`` part kept where it was written).
+  A name in braces (``{OpenAI}``) is kept whole. dblp's homonym numbers
+  ("Ana Kynkäänen 0002") are dropped. ``and others`` is refused: the site shows
+  every author, and "others" would be published as an author's name.
+- **year**: the number, or None when absent.
+- **pages**: as written, with a range's dash (``--``, ``-``, an en or em dash) made
+  one hyphen, the site's convention (``Paper.pages``: "448-456"); "" when absent.
+- **links**, a map from :class:`~catalogue.models.PaperLink` kind to URL, from (first
+  wins when two give the same kind): ``pdf`` holding a web address -> pdf (a
+  reference manager's local file is not a link); ``doi`` (bare, ``doi:`` or a
+  doi.org URL) -> doi as ``https://doi.org/<doi>``; ``eprint`` with
+  ``archivePrefix`` or ``eprinttype`` arXiv, or an arXiv-shaped ``eprint`` with
+  neither -> arxiv as ``https://arxiv.org/abs/<id>``; a field named after a link kind
+  (``openreview``, ``code``, ``video``, ``slides``, ``poster``, ``project``,
+  ``dataset``, ``pmlr``, ``proceedings``, ``arxiv``) holding a URL -> that kind; then
+  ``url``, and ``howpublished`` when it is ``\\url{...}``, by address: arxiv.org/abs
+  -> arxiv, openreview.net/forum -> openreview, doi.org -> doi,
+  proceedings.mlr.press -> pmlr, a PDF (openreview.net/pdf, a path ending ``.pdf``)
+  -> pdf, github.com or gitlab.com -> code, any other address -> proceedings (the
+  publisher's page, which is what BibTeX's ``url`` usually is). LaTeX escapes in URLs
+  (dblp's ``paper\\_files``) are undone. Other fields (abstract, booktitle, editor,
+  month, biburl, ...) are not read, nor checked: a ``booktitle`` naming a @string
+  defined in another file is no mistake here.
+
+Values are checked by the models' own fields (``Paper.title``, ``Paper.pages``,
+``Author.name``, ``PaperLink.url``), so a title over the length or maths limits or a
+malformed URL is reported here, with its line. Errors: every mistake in the file is
+collected, and :class:`~importing.fields.FixtureInvalid` is raised with one
+:class:`~importing.fields.Problem` per mistake, naming the file, the line of
+the entry (1-based) and its citation key. Nothing else is raised, whatever the text.
+"""
+
+import logging
+import re
+import unicodedata
+from contextlib import contextmanager
+from functools import cache, lru_cache
+from urllib.parse import quote, urlsplit
+
+import bibtexparser
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    parse_single_name_into_parts,
+    split_multiple_persons_names,
+)
+from bibtexparser.model import (
+    DuplicateBlockKeyBlock,
+    DuplicateFieldKeyBlock,
+    Entry,
+    ParsingFailedBlock,
+    String,
+)
+from django.core.exceptions import ValidationError
+from pylatexenc import latexwalker
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+from catalogue.models import Author, Paper, PaperLink
+from importing.fields import FixtureInvalid, Problem
+
+# Entry types that are papers, and those skipped as not being papers (BibTeX's and
+# biblatex's standard types). Any other type is refused.
+PAPER_TYPES = frozenset(
+    "inproceedings conference article incollection misc unpublished techreport report "
+    "online electronic".split()
+)
+SKIPPED_TYPES = frozenset(
+    "proceedings mvproceedings book mvbook inbook bookinbook suppbook booklet collection "
+    "mvcollection suppcollection reference mvreference inreference periodical "
+    "suppperiodical manual phdthesis mastersthesis thesis patent dataset software set "
+    "xdata".split()
+)
+# BibTeX's predefined @string macros.
+MONTHS = {
+    month[:3].lower(): month
+    for month in "January February March April May June July August September October "
+    "November December".split()
+}
+# Deeper braces than this in one value are refused: pylatexenc parses by recursion.
+MAX_BRACE_DEPTH = 50
+# Decoded values kept (latex_to_text): the names of a large proceedings.
+DECODED_CACHE_SIZE = 8192
+ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
+DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
+PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
+# What pylatexenc would change: commands, groups, maths, comments, ties, and the
+# ligatures its specials read (dashes, TeX quotes, inverted marks).
+LATEX = re.compile(r"[\\{}$%~]|--|``|''|[!?]`")
+URL_ESCAPE = re.compile(r"\\([_%&#~$])")
+WRAPPED_URL = re.compile(r"^\\url\s*\{(?P<url>[^{}]*)\}$")
+DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+# Link kinds a field of that name may give (pdf and doi have rules of their own).
+NAMED_LINK_FIELDS = tuple(
+    kind for kind in PaperLink.Kind.values if kind not in (PaperLink.Kind.PDF, PaperLink.Kind.DOI)
+)
+# The fields read; the others are not even checked.
+READ_FIELDS = frozenset(
+    "title author year pages pdf doi eprint archiveprefix eprinttype url howpublished".split()
+).union(NAMED_LINK_FIELDS)
+
+
+def parse_bibtex(text, *, source):
+    """The papers in BibTeX ``text``, in file order, as dicts (see the module docstring).
+
+    ``source`` names the file in problems (e.g. "papers.bib"). Returns
+    ``[{"key", "title", "authors": [{"name"}], "year", "pages", "links"}, ...]``.
+    Raises :class:`FixtureInvalid` listing every mistake (one :class:`Problem` each,
+    naming ``source``, the entry's line and its citation key); raises nothing else.
+    """
+    reader = _Reader(source)
+    papers = reader.read(text)
+    if reader.problems:
+        raise FixtureInvalid(reader.problems)
+    return papers
+
+
+class _ValueError(Exception):
+    """A field's value cannot be read; the message says why."""
+
+
+class _Reader:
+    def __init__(self, source):
+        self.source = str(source)
+        self.problems = []
+        self.strings = dict(MONTHS)
+        self.unreadable = set()  # the fields of the current entry that cannot be read
+
+    def problem(self, line, message, *, entry=None, field=None):
+        label = f"line {line}"
+        key = None
+        if entry is not None:
+            label += f", @{entry.entry_type.lower()}"
+            key = (entry.key,) if entry.key else None
+        self.problems.append(Problem(self.source, message, label=label, key=key, field=field))
+
+    def read(self, text):
+        try:
+            with _quiet("bibtexparser.splitter"):
+                library = bibtexparser.parse_string(text, parse_stack=[])
+        except Exception as error:  # bibtexparser raises on states it calls its own bugs
+            self.problems.append(
+                Problem(self.source, f"cannot be read as BibTeX ({type(error).__name__})")
+            )
+            return []
+        papers, seen = [], {}
+        for block in library.blocks:
+            line = (block.start_line or 0) + 1
+            if isinstance(block, DuplicateBlockKeyBlock):
+                # The key is checked below, regardless of case; a redefined @string is
+                # allowed, the later definition wins (as in BibTeX).
+                block = block.ignore_error_block
+            if isinstance(block, DuplicateFieldKeyBlock):
+                fields = ", ".join(sorted(block.duplicate_keys))
+                self.problem(
+                    line, f"a field is given twice: {fields}", entry=block.ignore_error_block
+                )
+                continue
+            if isinstance(block, ParsingFailedBlock):
+                reason = (
+                    getattr(block.error, "abort_reason", "").strip() or type(block.error).__name__
+                )
+                self.problem(line, f"this entry cannot be read as BibTeX: {reason}")
+                continue
+            if isinstance(block, String):
+                self.read_string(block, line)
+            elif isinstance(block, Entry):
+                paper = self.read_entry(block, line, seen)
+                if paper is not None:
+                    papers.append(paper)
+        return papers
+
+    def read_string(self, block, line):
+        try:
+            self.strings[block.key.lower()] = self.resolve(block.value)
+        except _ValueError as error:
+            self.problems.append(
+                Problem(self.source, str(error), label=f"line {line}, @string", key=(block.key,))
+            )
+
+    def read_entry(self, entry, line, seen):
+        """The paper of ``entry``, or None when it is no paper or has a problem."""
+        entry_type = entry.entry_type.lower()
+        if not entry.key:
+            self.problem(line, "the entry has no citation key", entry=entry)
+            return None
+        folded = entry.key.casefold()
+        if folded in seen:
+            self.problem(
+                line,
+                f"the citation key is used already, by the entry on line {seen[folded]} "
+                "(BibTeX ignores case in keys)",
+                entry=entry,
+            )
+            return None
+        seen[folded] = line
+        if entry_type in SKIPPED_TYPES:
+            return None
+        if entry_type not in PAPER_TYPES:
+            allowed = ", ".join(f"@{name}" for name in sorted(PAPER_TYPES))
+            self.problem(
+                line,
+                f"unknown entry type @{entry_type}: a paper is one of {allowed}",
+                entry=entry,
+            )
+            return None
+        count = len(self.problems)
+        fields, self.unreadable = {}, set()
+        for field in entry.fields:
+            name = field.key.lower()
+            if name in fields:
+                self.problem(line, f"the field {name!r} is given twice", entry=entry)
+                continue
+            if name not in READ_FIELDS:
+                continue  # not read, so not checked either (a @string defined elsewhere)
+            try:
+                fields[name] = self.resolve(field.value)
+            except _ValueError as error:
+                self.problem(line, str(error), entry=entry, field=name)
+                self.unreadable.add(name)  # reported once: not "missing" below
+        paper = {
+            "key": entry.key,
+            "title": self.title(fields, entry, line),
+            "authors": self.authors(fields, entry, line),
+            "year": self.year(fields, entry, line),
+            "pages": self.pages(fields, entry, line),
+            "links": self.links(fields, entry, line),
+        }
+        return paper if len(self.problems) == count else None
+
+    # -- values ------------------------------------------------------------------
+
+    def resolve(self, raw):
+        """A field's raw value (``{...}``, ``"..."``, a number, a @string name, joined
+        by ``#``) as its text, braces inside kept for the LaTeX reader."""
+        if not isinstance(raw, str):
+            return str(raw)
+        parts, position, length = [], 0, len(raw)
+        while True:
+            while position < length and raw[position].isspace():
+                position += 1
+            if position == length:
+                raise _ValueError("a value is missing (nothing after “=” or “#”)")
+            char = raw[position]
+            if char in '{"':
+                end = _closing(raw, position)
+                if end is None:
+                    raise _ValueError("a value's braces or quotes are not closed")
+                parts.append(raw[position + 1 : end])
+                position = end + 1
+            else:
+                word = re.match(r"[^\s#{}\"]+", raw[position:])
+                if word is None:
+                    raise _ValueError(f"unexpected “{char}” in a value")
+                name = word.group()
+                if name.isdigit():
+                    parts.append(name)
+                elif name.lower() in self.strings:
+                    parts.append(self.strings[name.lower()])
+                else:
+                    raise _ValueError(f"undefined @string {name!r}")
+                position += len(name)
+            while position < length and raw[position].isspace():
+                position += 1
+            if position == length:
+                return "".join(parts)
+            if raw[position] != "#":
+                raise _ValueError(f"expected “#” between parts of a value, found “{raw[position]}”")
+            position += 1
+
+    def decode(self, value, entry, line, field):
+        """LaTeX ``value`` as Unicode text (see the module docstring), or None after
+        reporting why it cannot be decoded."""
+        text, mistakes = latex_to_text(value)
+        for mistake in mistakes:
+            self.problem(line, mistake, entry=entry, field=field)
+        return text
+
+    def check(self, model_field, value, entry, line, field, *, quote=False):
+        """Whether the model's own field accepts ``value``; reports why not (after the
+        value itself when ``quote``)."""
+        try:
+            model_field.clean(value, None)
+        except ValidationError as error:
+            for message in error.messages:
+                message = f"“{value}”: {message}" if quote else message
+                self.problem(line, message, entry=entry, field=field)
+            return False
+        return True
+
+    def title(self, fields, entry, line):
+        raw = fields.get("title", "")
+        if "title" in self.unreadable:
+            return ""
+        if not raw.strip():
+            self.problem(line, "the entry has no title", entry=entry, field="title")
+            return ""
+        title = self.decode(raw, entry, line, "title")
+        if title is None:
+            return ""
+        if not title:
+            self.problem(
+                line, "the title is empty once its LaTeX is read", entry=entry, field="title"
+            )
+            return ""
+        self.check(Paper._meta.get_field("title"), title, entry, line, "title")
+        return title
+
+    def authors(self, fields, entry, line):
+        if "author" in self.unreadable:
+            return []
+        names = split_multiple_persons_names(fields.get("author", ""))
+        if not names:
+            self.problem(line, "the entry has no authors", entry=entry, field="author")
+            return []
+        authors = []
+        for number, name in enumerate(names, start=1):
+            display = self.author_name(name, number, entry, line)
+            if display is not None:
+                authors.append({"name": display})
+        return authors
+
+    def author_name(self, raw, number, entry, line):
+        """One BibTeX name in display order ("First von Last Jr."), or None."""
+        raw = DBLP_HOMONYM.sub("", raw.strip())
+        where = f"author {number} “{' '.join(raw.split())}”"
+        if raw.lower() == "others":
+            self.problem(
+                line,
+                "“and others” stands for authors left out: list every author, as the "
+                "site shows the complete list",
+                entry=entry,
+                field="author",
+            )
+            return None
+        try:
+            parts = parse_single_name_into_parts(raw, strict=True)
+        except InvalidNameError as error:
+            self.problem(line, f"{where}: {error.reason}", entry=entry, field="author")
+            return None
+        words = parts.first + parts.von + parts.last + parts.jr
+        if not words or "and" in words:
+            self.problem(
+                line,
+                f"{where}: a name is empty (“and” at the start or end, or twice in a row)",
+                entry=entry,
+                field="author",
+            )
+            return None
+        name = self.decode(" ".join(words), entry, line, "author")
+        if name is None:
+            return None
+        if not name:
+            self.problem(line, f"{where}: the name is empty", entry=entry, field="author")
+            return None
+        if not self.check(Author._meta.get_field("name"), name, entry, line, "author"):
+            return None
+        return name
+
+    def year(self, fields, entry, line):
+        raw = " ".join(fields.get("year", "").replace("{", "").replace("}", "").split())
+        if not raw:
+            return None
+        if not re.fullmatch(r"\d{1,4}", raw):
+            self.problem(line, f"the year “{raw}” is not a number", entry=entry, field="year")
+            return None
+        return int(raw)
+
+    def pages(self, fields, entry, line):
+        raw = " ".join(fields.get("pages", "").replace("{", "").replace("}", "").split())
+        pages = PAGE_DASH.sub("-", raw)
+        if pages and not self.check(Paper._meta.get_field("pages"), pages, entry, line, "pages"):
+            return ""
+        return pages
+
+    def links(self, fields, entry, line):
+        found = {}  # kind -> (url, field)
+
+        def add(kind, url, field):
+            url = _clean_url(url)
+            if kind not in found and url:
+                found[kind] = (url, field)
+
+        if _clean_url(fields.get("pdf", "")).startswith(("http://", "https://")):
+            add(PaperLink.Kind.PDF, fields["pdf"], "pdf")  # not a reference manager's file
+        if fields.get("doi", "").strip():
+            doi = DOI_PREFIX.sub("", URL_ESCAPE.sub(r"\1", fields["doi"].strip()))
+            if doi.startswith("10."):
+                add(PaperLink.Kind.DOI, "https://doi.org/" + quote(doi, safe="/:;()[]._-<>"), "doi")
+            else:
+                self.problem(
+                    line, f"“{doi}” is not a DOI (one starts “10.”)", entry=entry, field="doi"
+                )
+        eprint = _clean_url(fields.get("eprint", "")).removeprefix("arXiv:")
+        prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip()
+        if eprint and (prefix.lower() == "arxiv" or (not prefix and ARXIV_ID.match(eprint))):
+            add(PaperLink.Kind.ARXIV, f"https://arxiv.org/abs/{eprint}", "eprint")
+        for kind in NAMED_LINK_FIELDS:
+            value = _clean_url(fields.get(kind, ""))
+            if value.startswith(("http://", "https://")):
+                add(kind, value, kind)
+        for field in ("url", "howpublished"):
+            value = _clean_url(fields.get(field, ""))
+            if field == "howpublished" and not fields.get(field, "").strip().startswith("\\url"):
+                continue
+            if value:
+                add(_url_kind(value), value, field)
+        url_field = PaperLink._meta.get_field("url")
+        return {
+            kind: url
+            for kind, (url, field) in found.items()
+            if self.check(url_field, url, entry, line, field, quote=True)
+        }
+
+
+@lru_cache(maxsize=DECODED_CACHE_SIZE)
+def latex_to_text(value):
+    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text by the rules of
+    the module docstring, or ``(None, [why, ...])`` when it cannot be read.
+
+    Cached: the same names recur across a proceedings' entries, and pylatexenc takes
+    a few milliseconds for a value.
+    """
+    if _brace_depth(value) > MAX_BRACE_DEPTH:
+        return None, (f"braces nest more than {MAX_BRACE_DEPTH} levels deep",)
+    if not LATEX.search(value):  # plain text, as most names are: no parsing needed
+        return " ".join(unicodedata.normalize("NFC", value).split()), ()
+    converter = _TextConverter()
+    try:
+        walker = latexwalker.LatexWalker(
+            value, latex_context=_walker_context(), tolerant_parsing=False
+        )
+        text = converter.nodelist_to_text(walker.get_latex_nodes()[0])
+    except latexwalker.LatexWalkerError as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        message = re.sub(r"\s*@\(\d+,\d+\)$", "", message)  # a place in the value, not the file
+        return None, (f"cannot read its LaTeX: {message}",)
+    except RecursionError:  # commands taking commands as arguments, thousands deep
+        return None, ("cannot read its LaTeX: commands nest too deeply",)
+    if converter.mistakes:
+        return None, tuple(converter.mistakes)
+    return " ".join(unicodedata.normalize("NFC", text).split()), ()
+
+
+class _TextConverter(LatexNodes2Text):
+    """pylatexenc's LaTeX-to-text with our rules: maths kept as ``\\(...\\)``, unknown
+    commands and environments and bare ``%`` collected in ``mistakes``."""
+
+    def __init__(self):
+        super().__init__(latex_context=_text_context(), math_mode="verbatim")
+        self.mistakes = []
+
+    def macro_node_to_text(self, node):
+        if (
+            node.macroname in REFUSED_MACROS
+            or self.latex_context.get_macro_spec(node.macroname) is None
+        ):
+            self.mistakes.append(
+                f"unknown LaTeX command \\{node.macroname}: write the text it stands for"
+            )
+            return ""
+        return super().macro_node_to_text(node)
+
+    def environment_node_to_text(self, node):
+        self.mistakes.append(f"unknown LaTeX environment {node.environmentname!r}")
+        return ""
+
+    def comment_node_to_text(self, node):
+        self.mistakes.append("a bare “%” starts a LaTeX comment: write \\% for a percent sign")
+        return ""
+
+    def math_node_to_text(self, node):
+        formula = "".join(child.latex_verbatim() for child in node.nodelist)
+        if getattr(node, "displaytype", "inline") == "display":
+            return f"\\[{formula}\\]"
+        return f"\\({formula}\\)"
+
+
+# Commands pylatexenc knows but that stand for no text of a paper's (they read files).
+REFUSED_MACROS = frozenset({"input", "include"})
+# Font and box commands whose argument is text, kept as that text.
+TEXT_COMMANDS = (
+    "emph textrm textit textbf textsc textsl textsf texttt textup textmd textnormal text "
+    "mbox".split()
+)
+
+
+@cache
+def _walker_context():
+    """How pylatexenc parses (which commands take arguments); built once."""
+    return latexwalker.get_default_latex_context_db()
+
+
+@cache
+def _text_context():
+    """pylatexenc's commands that stand for characters (accents, letters, symbols,
+    dashes and quotes), and ``TEXT_COMMANDS``; built once."""
+    context = get_default_latex_context_db().filter_context(
+        keep_categories=["latex-base", "nonascii-specials", "advanced-symbols"]
+    )
+    context.add_context_category(
+        "awardsite-text",
+        macros=[MacroTextSpec(name, discard=False) for name in TEXT_COMMANDS],
+        prepend=True,
+    )
+    return context
+
+
+def _closing(raw, start):
+    """Where the ``{`` or ``"`` value opened at ``start`` closes (BibTeX's rule: braces
+    count whether escaped or not; a quote inside braces is text), or None."""
+    depth = 0
+    quoted = raw[start] == '"'
+    for position in range(start + (1 if quoted else 0), len(raw)):
+        char = raw[position]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0 and not quoted:
+                return position
+        elif char == '"' and quoted and depth == 0:
+            return position
+    return None
+
+
+def _brace_depth(text):
+    depth = deepest = 0
+    for char in text:
+        if char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}":
+            depth -= 1
+    return deepest
+
+
+def _clean_url(value):
+    """A URL field's text: white space removed at the ends, ``\\url{...}`` unwrapped,
+    LaTeX escapes (``\\_``, ``\\%``, ...) undone, braces removed."""
+    value = value.strip()
+    wrapped = WRAPPED_URL.match(value)
+    if wrapped:
+        value = wrapped["url"].strip()
+    return URL_ESCAPE.sub(r"\1", value).replace("{", "").replace("}", "")
+
+
+def _url_kind(url):
+    """The PaperLink kind of a ``url`` field by its address (see the module docstring)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    path = parts.path.lower()
+    if host == "arxiv.org" and path.startswith("/abs/"):
+        return PaperLink.Kind.ARXIV
+    if host == "openreview.net" and path.startswith("/forum"):
+        return PaperLink.Kind.OPENREVIEW
+    if host in ("doi.org", "dx.doi.org"):
+        return PaperLink.Kind.DOI
+    if path.endswith(".pdf") or (
+        host in ("openreview.net", "arxiv.org") and path.startswith("/pdf")
+    ):
+        return PaperLink.Kind.PDF
+    if host == "proceedings.mlr.press":
+        return PaperLink.Kind.PMLR
+    if host in ("github.com", "gitlab.com"):
+        return PaperLink.Kind.CODE
+    return PaperLink.Kind.PROCEEDINGS
+
+
+@contextmanager
+def _quiet(logger_name):
+    """Silence a library's logger while it runs: its complaints become our Problems."""
+    logger = logging.getLogger(logger_name)
+
+    def drop(record):
+        return False
+
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)

@@ -1,0 +1,845 @@
+"""Reading a compact conference file: a parsed document -> fixture objects.
+
+:func:`objects_from` translates the document (see the package's docstring);
+:func:`relocate` names the engine's problems by the document's places.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from catalogue.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    PaperLink,
+    Venue,
+)
+from catalogue.orcid import is_orcid
+from catalogue.search import fold
+from catalogue.slugs import slug_from
+from importing.fields import LANGUAGE_SUFFIXES, FixtureInvalid, Problem, field_specs
+
+# The keys a compact document may have at its top; any mapping at the top of a file is
+# read as a compact document (a fixture is a list).
+TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards", "papers")
+# A translated field is written bare for the site's default language (``title``) and
+# with its suffix for the others (``title_zh_hans``), as the fixture writes them.
+DEFAULT_SUFFIX = LANGUAGE_SUFFIXES[0]
+SLUG = re.compile(r"[-a-z0-9_]+")
+# What a bare BibTeX file given to import_conference is told (see reading.parse).
+BIBTEX_ALONE = (
+    "this is a BibTeX file: it holds papers, but not their conference or awards. "
+    "Name it from a compact conference file (docs/compact-format.md) and import that, e.g.\n"
+    "    conference: {name: CIL 2031, year: 2031, venue: {acronym: CIL, name: Conference "
+    "on Imaginary Learning}}\n"
+    "    bibtex: {bib}\n"
+    "    papers: [{{key: smith2031}}]    # or leave papers out to take every entry"
+)
+
+
+class CompactProblem(Problem):
+    """A problem named by its place in the compact file, e.g. ``papers[3].authors[2].orcid``.
+
+    Places count from 1, as the fixture's object numbers do: ``papers[3]`` is the third
+    paper.
+    """
+
+    def __init__(self, file, place, message):
+        super().__init__(file, message)
+        self.place = place
+
+    def __str__(self):
+        return f"{self.file}, {self.place}: {self.message}" if self.place else super().__str__()
+
+
+@dataclass
+class CompactDocument:
+    """A compact file turned into fixture objects.
+
+    ``objects`` is the fixture object list; ``places[i]`` names where object ``i + 1``
+    came from: ``""`` -> the object's place, a fixture field name -> that value's
+    place. ``notes`` are lines for the person importing (possible duplicates).
+    """
+
+    path: Path
+    objects: list = field(default_factory=list)
+    places: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+
+def looks_like_bibtex(text):
+    """True when ``text`` is a BibTeX file: its first line that is neither blank nor a
+    ``%`` comment starts with ``@``."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("%"):
+            return stripped.startswith("@")
+    return False
+
+
+def bibtex_alone_message(path):
+    """The message for a bare BibTeX file given to ``import_conference``."""
+    return (
+        BIBTEX_ALONE.replace("{bib}", PurePosixPath(path).name)
+        .replace("{{", "{")
+        .replace("}}", "}")
+    )
+
+
+def objects_from(data, path):
+    """The fixture object list of a parsed file, and its :class:`CompactDocument`.
+
+    A list (a fixture) is returned as it is, with ``None``. A mapping is a compact
+    document: it is translated, matching people and institutions to the database.
+    Raises :class:`FixtureInvalid` (with :class:`CompactProblem` places) when its
+    structure is wrong: unknown keys, a list where a mapping belongs, an unknown level
+    or paper in an award, an ORCID that is not one, two people in one name.
+    """
+    if not isinstance(data, dict):
+        return data, None
+    document = _Translator(Path(path)).translate(data)
+    return document.objects, document
+
+
+def relocate(document, problems):
+    """``problems`` with those naming a fixture object renamed by their compact place."""
+    if document is None:
+        return list(problems)
+    located = []
+    for problem in problems:
+        if isinstance(problem, CompactProblem) or problem.index is None:
+            located.append(problem)
+            continue
+        places = document.places[problem.index - 1]
+        place = places.get(problem.field) if problem.field else places[""]
+        if place is None:
+            place = f"{places['']}.{compact_name(problem.field)}"
+        located.append(CompactProblem(problem.file, place, problem.message))
+    return located
+
+
+def compact_name(name):
+    """A fixture field's name in the compact file: ``title_en`` -> ``title``."""
+    suffix = "_" + DEFAULT_SUFFIX
+    return name[: -len(suffix)] if name.endswith(suffix) else name
+
+
+def _plain_fields(model):
+    """compact name -> fixture field, for ``model``'s own values (not its references)."""
+    names = {}
+    for name, spec in field_specs(model).items():
+        if spec.kind in ("reference", "references"):
+            continue
+        names[compact_name(name) if spec.translated else name] = name
+    return names
+
+
+def _type_name(value):
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return "null" if value is None else type(value).__name__
+
+
+class _Translator:
+    """One compact document on its way to fixture objects (see :func:`objects_from`)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.document = CompactDocument(path)
+        self.problems = []
+        self.institutions = {}  # slug -> fixture fields (None: in the database only)
+        self.institution_names = {}  # exact name -> slug, in this file
+        self.people = {}  # slug -> {"fields": ..., "places": ..., "first": place}
+        self.people_by_name = {}  # exact name -> {slugs}, in this file
+        self.people_by_orcid = {}
+        self.paper_refs = {}  # citation key or slug -> paper slug
+        # Papers already reported (their key, or every paper when the BibTeX file
+        # failed), so that an award naming one adds no second problem.
+        self.failed_refs = set()
+        self.papers_failed = False
+        self.reserved = {}  # exact name -> {slugs} the file writes for authors
+        self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
+        self._database_people = None
+        self._database_institutions = None
+        self.bib_name = "the BibTeX file"
+
+    # -- output ------------------------------------------------------------------
+
+    def problem(self, place, message):
+        self.problems.append(CompactProblem(self.path, place, message))
+
+    def note(self, place, message):
+        self.document.notes.append(f"{self.path}, {place}: {message}")
+
+    def emit(self, model, fields, place, places=None):
+        self.document.objects.append({"model": model._meta.label_lower, "fields": fields})
+        self.document.places.append({"": place, **(places or {})})
+
+    def mapping(self, value, place):
+        if isinstance(value, dict):
+            return value
+        self.problem(place, f"expected a mapping (name: value, ...), got {_type_name(value)}")
+        return None
+
+    def sequence(self, value, place):
+        if isinstance(value, list):
+            return value
+        self.problem(place, f"expected a list, got {_type_name(value)}")
+        return []
+
+    def plain(self, model, mapping, place, structural=()):
+        """The fixture fields of ``model`` that ``mapping`` writes, and their places."""
+        names = _plain_fields(model)
+        fields, places = {}, {}
+        for key, value in mapping.items():
+            if key in structural:
+                continue
+            name = names.get(key) if isinstance(key, str) else None
+            if name is None:
+                allowed = ", ".join([*names, *structural])
+                self.problem(f"{place}.{key}", f"unknown key; the keys here are {allowed}")
+                continue
+            fields[name] = value
+            places[name] = f"{place}.{key}"
+        return fields, places
+
+    def slug(self, fields, source, model, place, fallback):
+        """The slug ``fields`` write, or the one derived from their ``source`` field."""
+        written = fields.get("slug")
+        if written not in (None, ""):
+            return written, True
+        text = fields.get(source)
+        derived = slug_from(text if isinstance(text, str) else "", slug_length(model))
+        if not derived:
+            self.problem(
+                place,
+                f"no slug, and none can be made from its {compact_name(source)} "
+                f"({json.dumps(text, ensure_ascii=False)}): write a slug",
+            )
+            return fallback, False
+        return derived, False
+
+    # -- the document ------------------------------------------------------------
+
+    def translate(self, data):
+        for key in data:
+            if key not in TOP_KEYS:
+                self.problem(
+                    str(key), f"unknown key at the top; the keys are {', '.join(TOP_KEYS)}"
+                )
+        conference = self.conference(data.get("conference"), "conference", main=True)
+        main = data.get("conference")
+        # Papers and awards take the conference's status unless they write their own.
+        self.status = main.get("status") if isinstance(main, dict) else None
+        for number, value in enumerate(
+            self.sequence(data.get("other_conferences", []), "other_conferences"), start=1
+        ):
+            self.conference(value, f"other_conferences[{number}]")
+        for number, value in enumerate(
+            self.sequence(data.get("institutions", []), "institutions"), start=1
+        ):
+            self.institution(value, f"institutions[{number}]")
+        papers = self.papers(data, conference)
+        awards = {}
+        for number, value in enumerate(self.sequence(data.get("awards", []), "awards"), start=1):
+            if conference is not None:  # else reported once, at the top
+                self.award(value, f"awards[{number}]", number, conference, awards)
+        self.emit_people()
+        for paper in papers:
+            self.emit_paper(*paper)
+        if self.problems:
+            raise FixtureInvalid(self.problems)
+        return self.document
+
+    def conference(self, value, place, main=False):
+        """Emit a conference (and its venue, when written out); return its slug."""
+        if value is None and main:
+            self.problem(place, "missing: every compact file names its conference")
+            return None
+        mapping = self.mapping(value, place)
+        if mapping is None:
+            return None
+        fields, places = self.plain(Conference, mapping, place, structural=("venue",))
+        venue = mapping.get("venue")
+        if isinstance(venue, dict):
+            venue_fields, venue_places = self.plain(Venue, venue, f"{place}.venue")
+            venue_slug, _ = self.slug(venue_fields, "acronym", Venue, f"{place}.venue", "venue")
+            venue_fields["slug"] = venue_slug
+            self.emit(Venue, venue_fields, f"{place}.venue", venue_places)
+        elif isinstance(venue, str) and venue:
+            venue_slug = venue  # a venue written earlier in the file, or in the database
+        else:
+            self.problem(
+                f"{place}.venue",
+                "missing: write the venue as a mapping (acronym, name, ...) or its slug",
+            )
+            venue_slug = "venue"
+        slug, _ = self.slug(fields, "name_" + DEFAULT_SUFFIX, Conference, place, "conference")
+        self.emit(
+            Conference,
+            {"venue": [venue_slug], **fields, "slug": slug},
+            place,
+            {**places, "venue": f"{place}.venue"},
+        )
+        return slug
+
+    # -- institutions --------------------------------------------------------------
+
+    def institution(self, value, place):
+        mapping = self.mapping(value, place)
+        if mapping is None:
+            return
+        fields, places = self.plain(Institution, mapping, place)
+        name = fields.get("name_" + DEFAULT_SUFFIX)
+        slug = fields.get("slug") or self.institution_in_database(name, place)
+        if slug in self.institutions and self.institutions[slug] is not None:
+            self.problem(place, f"the institution {slug} is listed twice")
+            return
+        fields["slug"] = slug
+        self.institutions[slug] = fields
+        if isinstance(name, str):
+            self.institution_names.setdefault(name, slug)
+        self.emit(Institution, fields, place, places)
+
+    def institution_in_database(self, name, place):
+        """The slug of the institution named exactly ``name``, or a new, free one."""
+        if not isinstance(name, str) or not name:
+            self.problem(place, "write the institution's name (or its slug)")
+            return "institution"
+        exact = list(Institution.objects.filter(name_en=name).values_list("slug", flat=True))
+        if len(exact) > 1:
+            self.problem(
+                place,
+                f"{len(exact)} institutions are named {name!r} ({', '.join(sorted(exact))}): "
+                "write the slug of the one you mean",
+            )
+        if exact:
+            return exact[0]
+        derived = slug_from(name, slug_length(Institution)) or "institution"
+        taken = set(self.institutions)
+        if self._database_institutions is None:
+            self._database_institutions = [
+                _Known(slug, other, slug_length(Institution))
+                for slug, other in Institution.objects.values_list("slug", "name_en")
+            ]
+        similar = [
+            (known.slug, known.name)
+            for known in self._database_institutions
+            if known.loosely(name, derived)
+        ] + [
+            (other_slug, other_name)
+            for other_name, other_slug in self.institution_names.items()
+            if _Known(other_slug, other_name, slug_length(Institution)).loosely(name, derived)
+        ]
+        slug = _free(derived, taken, Institution, slug_length(Institution))
+        for other_slug, other_name in similar:
+            self.note(
+                place,
+                f"{name!r} may be the institution {other_name!r} ({other_slug}); it is "
+                f"imported as a new institution {slug}. To make them one, write "
+                f"{other_slug} instead",
+            )
+        return slug
+
+    def affiliation(self, value, place):
+        """The slug of the institution an affiliation names (by slug or exact name)."""
+        if not isinstance(value, str) or not value:
+            self.problem(place, f"expected an institution's name or slug, got {_type_name(value)}")
+            return None
+        if value in self.institutions:
+            return value
+        if value in self.institution_names:
+            return self.institution_names[value]
+        if SLUG.fullmatch(value) and Institution.objects.filter(slug=value).exists():
+            self.institutions[value] = None
+            return value
+        slug = self.institution_in_database(value, place)
+        self.institution_names[value] = slug
+        if slug not in self.institutions:
+            exists = Institution.objects.filter(slug=slug).exists()
+            self.institutions[slug] = None if exists else {"slug": slug, "name_en": value}
+            if not exists:
+                self.emit(Institution, self.institutions[slug], place, {"name_en": place})
+        return slug
+
+    # -- people --------------------------------------------------------------------
+
+    def database_people(self):
+        """Every author in the database (:class:`_Known`, with its ORCID), read once."""
+        if self._database_people is None:
+            self._database_people = [
+                _Known(slug, name, slug_length(Author), orcid, other_names)
+                for slug, name, orcid, other_names in Author.objects.values_list(
+                    "slug", "name", "orcid", "other_names"
+                )
+            ]
+        return self._database_people
+
+    def person(self, item, place):
+        """Record one author of a paper; return (slug, affiliations) or None."""
+        if isinstance(item, str):
+            item = {"name": item}
+        mapping = self.mapping(item, place)
+        if mapping is None:
+            return None
+        fields, places = self.plain(Author, mapping, place, structural=("affiliations",))
+        name = fields.get("name")
+        if not isinstance(name, str) or not name.strip():
+            self.problem(f"{place}.name", "every author needs a name")
+            return None
+        other = fields.get("other_names")
+        if isinstance(other, list) and all(isinstance(part, str) for part in other):
+            fields["other_names"] = "\n".join(other)
+        orcid = fields.get("orcid")
+        if orcid not in (None, "") and not is_orcid(orcid):
+            self.problem(
+                f"{place}.orcid",
+                f"{json.dumps(orcid)} is not an ORCID iD: four groups of four digits (the last "
+                "may be X) with a valid check digit, e.g. 0000-0002-1825-0097",
+            )
+            orcid = None
+        if not orcid and not fields.get("slug"):
+            orcid = self.orcid_of_name.get(name)  # the details written at another place
+        slug = self.identify(name, orcid or None, fields.get("slug") or None, place)
+        if slug is None:
+            return None
+        person = self.people.setdefault(slug, {"fields": {"slug": slug}, "places": {}})
+        for key, value in fields.items():
+            if key == "slug":
+                continue
+            known = person["fields"].get(key)
+            if known is not None and known != value:
+                self.problem(
+                    places[key],
+                    f"{json.dumps(value, ensure_ascii=False)} differs from "
+                    f"{json.dumps(known, ensure_ascii=False)} at {person['places'][key]}, "
+                    f"the same person ({slug}): write one value (other spellings of a "
+                    "name go in other_names)",
+                )
+                continue
+            person["fields"][key] = value
+            person["places"].setdefault(key, places[key])
+        person.setdefault("place", place)
+        self.people_by_name.setdefault(name, set()).add(slug)
+        if orcid:
+            self.people_by_orcid[orcid] = slug
+        affiliations = []
+        for number, value in enumerate(
+            self.sequence(mapping.get("affiliations", []), f"{place}.affiliations"), start=1
+        ):
+            institution = self.affiliation(value, f"{place}.affiliations[{number}]")
+            if institution is not None and institution not in affiliations:
+                affiliations.append(institution)
+        return slug, affiliations
+
+    def identify(self, name, orcid, slug, place):
+        """The slug of the person: by ORCID, then slug, then exact name, else a new one."""
+        if orcid:
+            found = {self.people_by_orcid[orcid]} if orcid in self.people_by_orcid else set()
+            found |= {known.slug for known in self.database_people() if known.orcid == orcid}
+            if slug and found and slug not in found:
+                self.problem(
+                    f"{place}.slug",
+                    f"the ORCID {orcid} belongs to {', '.join(sorted(found))}, not {slug}",
+                )
+                return None
+            if len(found) == 1:
+                return found.pop()
+            if len(found) > 1 and not slug:
+                self.problem(
+                    place,
+                    f"{len(found)} authors have the ORCID {orcid} ({', '.join(sorted(found))}): "
+                    "write the slug of this one",
+                )
+                return None
+        if slug:
+            return slug
+        in_file = self.people_by_name.get(name, set()) | self.reserved.get(name, set())
+        exact = in_file or {known.slug for known in self.database_people() if known.name == name}
+        if len(exact) > 1:
+            self.problem(
+                place,
+                f"{len(exact)} authors are named {name!r} ({', '.join(sorted(exact))}): write "
+                "the slug (or ORCID) of this one",
+            )
+            return None
+        if exact:
+            return exact.pop()
+        derived = slug_from(name, slug_length(Author)) or "author"
+        similar = [
+            (known.slug, known.name, "in the database")
+            for known in self.database_people()
+            if known.loosely(name, derived)
+        ] + [
+            (other_slug, person["fields"]["name"], f"at {person['place']}")
+            for other_slug, person in self.people.items()
+            if _Known(other_slug, person["fields"]["name"], slug_length(Author)).loosely(
+                name, derived
+            )
+        ]
+        taken = set().union(*self.reserved.values(), self.people)
+        new = _free(derived, taken, Author, slug_length(Author))
+        for other_slug, other_name, where in similar:
+            self.note(
+                place,
+                f"{name!r} may be the same person as {other_name!r} ({other_slug}, {where}); "
+                f"imported as a new author {new}. To make them one, write slug: {other_slug} "
+                "(or the same ORCID)",
+            )
+        return new
+
+    def emit_people(self):
+        for person in self.people.values():
+            self.emit(Author, dict(person["fields"]), person["place"], dict(person["places"]))
+
+    # -- papers --------------------------------------------------------------------
+
+    def papers(self, data, conference):
+        """Read every paper (from the file and its BibTeX); return what emit_paper needs."""
+        entries = self.bibtex(data.get("bibtex"))
+        if data.get("bibtex") is not None and entries is None:
+            self.papers_failed = True
+            return []  # its problems are reported; its papers would only add echoes
+        listed = data.get("papers")
+        if listed is None and entries is not None:
+            listed = [{"key": key} for key in entries]
+        listed = self.sequence(listed if listed is not None else [], "papers")
+        papers, slugs = [], {}
+        for item in listed:
+            self.reserve(item)
+        for number, item in enumerate(listed, start=1):
+            paper = self.paper(item, f"papers[{number}]", entries, conference, slugs)
+            if paper is not None:
+                papers.append(paper)
+            elif isinstance(item, dict) and isinstance(item.get("key"), str):
+                self.failed_refs.add(item["key"])
+        return papers
+
+    def paper(self, item, place, entries, conference, slugs):
+        """Read one paper of the list; return what emit_paper needs, or None."""
+        mapping = self.mapping(item, place)
+        if mapping is None:
+            return None
+        mapping, source = self.merge_bibtex(mapping, entries, place)
+        if mapping is None:
+            return None
+        fields, places = self.plain(
+            Paper, mapping, place, structural=("key", "conference", "authors", "links")
+        )
+        if source:
+            places = {
+                name: places.get(name) or f"{source}, {compact_name(name)}" for name in fields
+            }
+        paper_conference = mapping.get("conference", conference)
+        if paper_conference is None and "conference" not in mapping:
+            return None  # the file names no conference: reported once, at the top
+        if not isinstance(paper_conference, str) or not paper_conference:
+            self.problem(f"{place}.conference", "expected the slug of a conference")
+            return None
+        slug, written = self.slug(fields, "title_" + DEFAULT_SUFFIX, Paper, place, "paper")
+        if not written:
+            other = (
+                Paper.objects.filter(slug=slug)
+                .exclude(conference__slug=paper_conference)
+                .values_list("conference__slug", flat=True)
+                .first()
+            )
+            if other is not None:
+                self.problem(
+                    place,
+                    f"the slug made from the title, {slug}, belongs to a paper of {other}: "
+                    "write this paper's own slug",
+                )
+                return None
+        if slug in slugs:
+            self.problem(place, f"the paper {slug} is already listed at {slugs[slug]}")
+            return None
+        slugs[slug] = place
+        fields["slug"] = slug
+        if self.status is not None:
+            fields.setdefault("status", self.status)
+        key = mapping.get("key")
+        for ref in (slug, key):
+            if isinstance(ref, str) and ref:
+                if self.paper_refs.get(ref, slug) != slug:
+                    self.problem(f"{place}.key", f"the key {ref} names two papers")
+                self.paper_refs[ref] = slug
+        fields["conference"] = [paper_conference]
+        places["conference"] = f"{place}.conference"
+        authors = []
+        for position, author in enumerate(
+            self.sequence(mapping.get("authors", []), f"{place}.authors"), start=1
+        ):
+            found = self.person(author, f"{place}.authors[{position}]")
+            if found is None:
+                continue
+            if found[0] in [person for person, _, _ in authors]:
+                self.problem(
+                    f"{place}.authors[{position}]",
+                    f"the same person ({found[0]}) is listed twice on this paper",
+                )
+                continue
+            authors.append((*found, f"{place}.authors[{position}]"))
+        links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
+        return fields, places, place, authors, links
+
+    def reserve(self, item):
+        """Note the slugs and ORCIDs the file writes for people before reading any, so
+        that a person whose details are written at a later paper is still one person,
+        and a slug written for one person is never given to another."""
+        if not isinstance(item, dict) or not isinstance(item.get("authors"), list):
+            return
+        for author in item["authors"]:
+            if not isinstance(author, dict) or not isinstance(author.get("name"), str):
+                continue
+            if isinstance(author.get("slug"), str) and author["slug"]:
+                self.reserved.setdefault(author["name"], set()).add(author["slug"])
+            elif is_orcid(author.get("orcid")):
+                self.orcid_of_name.setdefault(author["name"], author["orcid"])
+
+    def emit_paper(self, fields, places, place, authors, links):
+        slug = fields["slug"]
+        self.emit(Paper, fields, place, places)
+        for position, (author, affiliations, author_place) in enumerate(authors, start=1):
+            self.emit(
+                Authorship,
+                {
+                    "paper": [slug],
+                    "author": [author],
+                    "position": position,
+                    "affiliations": [[institution] for institution in affiliations],
+                },
+                author_place,
+                {"affiliations": f"{author_place}.affiliations"},
+            )
+        for kind, url in links.items():
+            link_place = f"{place}.links.{kind}"
+            self.emit(
+                PaperLink,
+                {"paper": [slug], "kind": kind, "url": url},
+                link_place,
+                {"kind": link_place, "url": link_place},
+            )
+
+    # -- BibTeX --------------------------------------------------------------------
+
+    def bibtex(self, value):
+        """The entries of the BibTeX file ``bibtex`` names (key -> entry), or None."""
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            self.problem("bibtex", "expected the path of a .bib file next to this file")
+            return None
+        folder = self.path.parent.resolve()
+        bib = (folder / value).resolve()
+        if PurePosixPath(value).is_absolute() or not bib.is_relative_to(folder):
+            self.problem(
+                "bibtex", f"{value!r} must be a path relative to this file, inside its folder"
+            )
+            return None
+        try:
+            text = bib.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as error:
+            self.problem("bibtex", f"cannot read {value}: {getattr(error, 'strerror', error)}")
+            return None
+        from importing.bibtex import parse_bibtex  # noqa: PLC0415  # only files naming BibTeX need it
+
+        try:
+            parsed = parse_bibtex(text, source=str(self.path.parent / value))
+        except FixtureInvalid as error:
+            self.problems.extend(error.problems)
+            return None
+        self.bib_name = value
+        entries = {}
+        for entry in parsed:
+            entries.setdefault(entry["key"], entry)
+        return entries
+
+    def merge_bibtex(self, mapping, entries, place):
+        """A paper named by citation ``key``: the BibTeX entry with the file's additions.
+
+        The file's values replace the entry's; its ``links`` are added to the entry's,
+        kind by kind; its ``authors``, when given, are matched to the entry's authors
+        in order (an author without a ``name`` keeps the entry's). Returns the merged
+        mapping and the place to name for values that came from BibTeX.
+        """
+        key = mapping.get("key")
+        if entries is None or key is None:
+            return mapping, None
+        entry = entries.get(key)
+        if entry is None:
+            self.problem(f"{place}.key", f"no entry with the key {key!r} in {self.bib_name}")
+            return None, None
+        merged = {
+            "title": entry["title"],
+            "authors": [dict(author) for author in entry["authors"]],
+        }
+        if entry.get("pages"):
+            merged["pages"] = entry["pages"]
+        merged.update({k: v for k, v in mapping.items() if k not in ("authors", "links")})
+        merged["links"] = {**entry.get("links", {}), **(mapping.get("links") or {})}
+        given = mapping.get("authors")
+        if given is not None:
+            given = self.sequence(given, f"{place}.authors")
+            if len(given) != len(merged["authors"]):
+                self.problem(
+                    f"{place}.authors",
+                    f"{len(given)} authors here, {len(merged['authors'])} in {self.bib_name} "
+                    f"for {key}: list them all, in the same order (leave out a name to keep "
+                    "BibTeX's)",
+                )
+                return None, None
+            for author, extra in zip(merged["authors"], given, strict=True):
+                if isinstance(extra, str):
+                    extra = {"name": extra}
+                if isinstance(extra, dict):
+                    author.update(extra)
+        return merged, f"{self.bib_name} @{key}"
+
+    # -- awards --------------------------------------------------------------------
+
+    def award(self, value, place, number, conference, awards):
+        """Emit an award with its levels and entries; ``awards`` maps the slugs read
+        so far to their places."""
+        mapping = self.mapping(value, place)
+        if mapping is None:
+            return
+        fields, places = self.plain(Award, mapping, place, structural=("levels", "entries"))
+        slug, _ = self.slug(fields, "name_" + DEFAULT_SUFFIX, Award, place, "award")
+        if slug in awards:
+            self.problem(place, f"the award {slug} is already listed at {awards[slug]}")
+            return
+        awards[slug] = place
+        fields.setdefault("position", number)
+        if self.status is not None:
+            fields.setdefault("status", self.status)
+        self.emit(Award, {"conference": [conference], **fields, "slug": slug}, place, places)
+        levels, levels_failed = {}, False
+        for position, level in enumerate(
+            self.sequence(mapping.get("levels", []), f"{place}.levels"), start=1
+        ):
+            level_place = f"{place}.levels[{position}]"
+            level_mapping = self.mapping(level, level_place)
+            if level_mapping is None:
+                levels_failed = True
+                continue
+            level_fields, level_places = self.plain(AwardLevel, level_mapping, level_place)
+            level_slug, _ = self.slug(
+                level_fields, "name_" + DEFAULT_SUFFIX, AwardLevel, level_place, "level"
+            )
+            if level_slug in levels:
+                self.problem(level_place, f"the level {level_slug} is listed twice")
+                continue
+            levels[level_slug] = level_place
+            level_fields.setdefault("position", position)
+            self.emit(
+                AwardLevel,
+                {"award": [conference, slug], **level_fields, "slug": level_slug},
+                level_place,
+                level_places,
+            )
+        if "levels" not in mapping:
+            levels = dict.fromkeys(
+                AwardLevel.objects.filter(
+                    award__conference__slug=conference, award__slug=slug
+                ).values_list("slug", flat=True)
+            )
+        entries = self.mapping(mapping.get("entries", {}), f"{place}.entries") or {}
+        awarded = {}
+        for level, papers in entries.items():
+            level_place = f"{place}.entries.{level}"
+            if level not in levels and levels_failed:
+                continue  # perhaps the level that failed: reported there
+            if level not in levels:
+                known = ", ".join(levels) or "none (write the award's levels)"
+                self.problem(level_place, f"unknown level; this award's levels are {known}")
+                continue
+            for position, ref in enumerate(self.sequence(papers, level_place), start=1):
+                ref_place = f"{level_place}[{position}]"
+                paper = self.paper_ref(ref, ref_place)
+                if paper is None:
+                    continue
+                if paper in awarded:
+                    self.problem(ref_place, f"the paper {paper} is already at {awarded[paper]}")
+                    continue
+                awarded[paper] = ref_place
+                self.emit(
+                    AwardEntry,
+                    {
+                        "award": [conference, slug],
+                        "paper": [paper],
+                        "level": [conference, slug, level],
+                        "position": position,
+                    },
+                    ref_place,
+                    {"level": level_place},
+                )
+
+    def paper_ref(self, ref, place):
+        """The slug of the paper an award names: a citation key or slug in this file, or
+        the slug of a paper in the database (an earlier edition's, for a test of time)."""
+        if not isinstance(ref, str) or not ref:
+            self.problem(place, f"expected a paper's citation key or slug, got {_type_name(ref)}")
+            return None
+        if ref in self.paper_refs:
+            return self.paper_refs[ref]
+        if self.papers_failed or ref in self.failed_refs:
+            return None  # the paper's own problem is reported
+        if Paper.objects.filter(slug=ref).exists():
+            return ref
+        self.problem(
+            place, f"no paper has the key or slug {ref!r}, in this file or in the database"
+        )
+        return None
+
+
+def slug_length(model):
+    """The longest slug ``model`` stores."""
+    return model._meta.get_field("slug").max_length
+
+
+def _squash(name):
+    return " ".join(fold(name).split())
+
+
+class _Known:
+    """A person or institution already known, with the forms a loose match compares."""
+
+    def __init__(self, slug, name, max_length, orcid="", other_names=""):
+        self.slug, self.name, self.orcid = slug, name or "", orcid
+        self.squashed = _squash(self.name)
+        self.derived = slug_from(self.name, max_length)
+        self.other_names = {line.strip() for line in (other_names or "").splitlines()}
+
+    def loosely(self, name, derived):
+        """Whether ``name`` (deriving the slug ``derived``) looks like this one's name
+        without being it: the same folded for accents, case and spacing, the same
+        derived slug, this one's slug, or one of its other names."""
+        if not self.name or self.name == name:
+            return False
+        return (
+            self.squashed == _squash(name)
+            or derived in (self.slug, self.derived)
+            or name in self.other_names
+        )
+
+
+def _free(slug, taken, model, max_length):
+    """``slug``, or ``slug-2``, ``slug-3``, ...: the first not in ``taken`` or the database."""
+    candidate, number = slug, 1
+    while candidate in taken or model.objects.filter(slug=candidate).exists():
+        number += 1
+        suffix = f"-{number}"
+        candidate = slug[: max_length - len(suffix)].rstrip("-") + suffix
+    return candidate

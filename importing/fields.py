@@ -1,0 +1,209 @@
+"""The fixture's vocabulary: the models and their fields, and problems.
+
+Each model states its own natural key (``natural_key_fields``, see ``catalogue.models``).
+"""
+
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from django.db import models
+from modeltranslation.translator import translator
+
+from catalogue.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    PaperLink,
+    Venue,
+    natural_key_lookups,
+)
+
+# Dependency order: every model refers only to models before it.
+FIXTURE_MODELS = [
+    Venue,
+    Conference,
+    Institution,
+    Author,
+    Paper,
+    Authorship,
+    PaperLink,
+    Award,
+    AwardLevel,
+    AwardEntry,
+]
+# Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
+LANGUAGE_SUFFIXES = ("en", "zh_hans")
+# Where stored images go: Paper.image's upload_to.
+IMAGE_DIRECTORY = "papers"
+# Rows per bulk query: below SQLite's 999 bound parameters for the widest model.
+BATCH_SIZE = 500
+
+
+class Problem:
+    """One thing wrong with a fixture: where (file, object, field) and what."""
+
+    def __init__(self, file, message, *, index=None, label=None, key=None, field=None):
+        self.file, self.message = str(file), str(message)
+        self.index, self.label, self.key, self.field = index, label, key, field
+
+    def __str__(self):
+        where = [self.file]
+        if self.index is not None:
+            where.append(f"object {self.index}")
+        if self.label:
+            where.append(self.label + ("" if self.key is None else " " + format_key(self.key)))
+        if self.field:
+            where.append(f"field {self.field!r}")
+        return ": ".join([", ".join(where), self.message])
+
+    def __repr__(self):
+        return f"<Problem {self}>"
+
+
+class FixtureInvalid(Exception):
+    """The fixture cannot be imported; ``problems`` lists every reason."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+def format_key(key):
+    """A natural key as written in fixtures and messages: a JSON list."""
+    return json.dumps(list(key), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------
+# The fields a fixture may name
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field a fixture may write for a model, and how its value is checked.
+
+    ``kind`` is ``"text"``, ``"integer"``, ``"date"``, ``"reference"`` (a
+    foreign key, written as the target's natural key), ``"references"`` (a
+    many-to-many, a list of natural keys in order) or ``"image"``.
+    """
+
+    name: str
+    field: models.Field
+    kind: str
+    required: bool
+    translated: bool = False
+    target: type | None = None
+
+    @property
+    def attname(self):
+        return self.field.attname
+
+
+@cache
+def translated_fields(model):
+    """The names of the model's fields translated by modeltranslation ({} if none)."""
+    try:
+        return frozenset(translator.get_options_for_model(model).all_fields)
+    except Exception:  # NotRegistered
+        return frozenset()
+
+
+@cache
+def field_specs(model):
+    """The fixture fields of ``model`` in the order export writes them (name -> spec).
+
+    Every concrete field except the primary key and derived (non-editable) ones; a
+    translated field appears as ``<name>_en`` and ``<name>_zh_hans``, never under its
+    bare name. A field is
+    required when it is part of the natural key, or when the model allows it neither
+    blank nor has a default (for a translated field: its English column).
+    """
+    specs = {}
+    translated = translated_fields(model)
+    for model_field in model._meta.fields + model._meta.many_to_many:
+        if model_field.primary_key or model_field.auto_created:
+            continue
+        if not model_field.editable:
+            continue  # derived from other fields (search_text), never in a fixture
+        if getattr(model_field, "translated_field", None) is not None:
+            continue  # a TranslationField: added next to its original below
+        if model_field.many_to_many and not _written_as_list(model_field):
+            continue  # Paper.authors and Award.papers are written as their own objects
+        # A natural key's parts are required even where the admin may leave them blank
+        # (it makes slugs from titles; a fixture must name its objects).
+        required = (
+            not model_field.blank and not model_field.has_default()
+        ) or model_field.name in model.natural_key_fields
+        if model_field.name in translated:
+            for suffix in LANGUAGE_SUFFIXES:
+                column = model._meta.get_field(f"{model_field.name}_{suffix}")
+                specs[column.name] = FieldSpec(
+                    column.name, column, "text", required and suffix == "en", translated=True
+                )
+            continue
+        if model_field.many_to_many:
+            kind = "references"
+        elif model_field.is_relation:
+            kind = "reference"
+        elif isinstance(model_field, models.ImageField):
+            kind = "image"
+        elif isinstance(model_field, models.DateField):
+            kind = "date"
+        elif isinstance(model_field, models.IntegerField):
+            kind = "integer"
+        else:
+            kind = "text"
+        target = model_field.related_model if model_field.is_relation else None
+        specs[model_field.name] = FieldSpec(
+            model_field.name, model_field, kind, required, False, target
+        )
+    return specs
+
+
+def _written_as_list(model_field):
+    """Whether a many-to-many field is a list in its object: an automatic join table,
+    or a through model without a natural key of its own that holds only the pair and a
+    ``position``, the list's order (``Authorship.affiliations``). Other through models
+    (``Authorship`` for ``Paper.authors``) are fixture objects of their own."""
+    through = model_field.remote_field.through
+    if through._meta.auto_created:
+        return True
+    own = {field.name for field in through._meta.local_fields if not field.primary_key}
+    pair = {model_field.m2m_field_name(), model_field.m2m_reverse_field_name()}
+    return not hasattr(through, "natural_key") and own == pair | {"position"}
+
+
+@cache
+def model_labels():
+    """``"papers.paper"`` -> model, for every fixture model."""
+    return {model._meta.label_lower: model for model in FIXTURE_MODELS}
+
+
+def key_length(model):
+    """How many strings make up the model's natural key."""
+    return len(natural_key_lookups(model))
+
+
+def chunks(values, size=BATCH_SIZE):
+    values = list(values)
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def existing_keys(model, keys):
+    """Which of ``keys`` (natural key tuples) exist in the database: key -> primary key.
+
+    One query per batch of the keys' first parts (``natural_key_lookups``)."""
+    keys, found = set(keys), {}
+    lookups = natural_key_lookups(model)
+    for chunk in chunks({key[0] for key in keys}):
+        rows = model.objects.filter(**{f"{lookups[0]}__in": chunk}).values_list("pk", *lookups)
+        for pk, *key in rows:
+            if tuple(key) in keys:
+                found[tuple(key)] = pk
+    return found

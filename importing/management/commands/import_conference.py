@@ -1,0 +1,150 @@
+"""Import a conference fixture without losing editors' work.
+
+``loaddata`` overwrites whatever it is given and stops at the first error. This command
+checks the whole file first and writes nothing unless all of it is valid, shows what
+it would change (``--dry-run``), and keeps the fields editors changed in the admin
+since the last import (``--overwrite`` takes the file's values instead). The logic is
+in :mod:`importing`; the formats are documented in ``docs/fixture-format.md``
+(a fixture) and ``docs/compact-format.md`` (a compact conference file, which may name a
+BibTeX file). The file's kind is told by its content, never its name.
+"""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from importing.pipeline import FixtureInvalid, format_key, import_fixture
+from importing.planning import DELETED
+
+
+def _short(value, limit=60):
+    """``value`` as JSON (a string in double quotes), shortened to about ``limit``
+    characters with "…" where it was cut: a string keeps its closing quote
+    (``"sha256:f750…"``), so the two values of a conflict line stay apart."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return json.dumps(value[: limit - 3] + "…", ensure_ascii=False)
+    return text[: limit - 1] + "…"
+
+
+class Command(BaseCommand):
+    help = (
+        "Check a conference fixture (JSON or YAML, natural keys) or a compact conference "
+        "file and import it in one transaction. Exits non-zero, writing nothing, if "
+        "any object is invalid."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "path",
+            help="a fixture (a list of objects) or a compact conference file, JSON or YAML",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print what would be created, updated or left unchanged, and write nothing",
+        )
+        parser.add_argument(
+            "--overwrite",
+            action="store_true",
+            help="take the file's value also for fields an editor changed since the last import",
+        )
+
+    def handle(self, *args, path, dry_run, overwrite, verbosity, **options):
+        """Import ``path``; print one line per object and a summary.
+
+        ``--verbosity 0`` prints only what needs a person's eye: possible duplicates and
+        editors' changes kept; 2 or more adds each changed field and unchanged objects
+        (which a dry run always shows). Raises ``CommandError`` (exit status 1) listing
+        every problem, having written nothing, when the file cannot be imported.
+        """
+        try:
+            plan = import_fixture(path, overwrite=overwrite, dry_run=dry_run)
+        except FixtureInvalid as error:
+            for problem in error.problems:
+                self.stderr.write(self.style.ERROR(str(problem)))
+            count = len(error.problems)
+            raise CommandError(
+                f"{count} problem{'s' if count != 1 else ''} in {path}; nothing was written."
+            ) from None
+        would = "would be " if dry_run else ""
+        document = plan.fixture.document
+        for note in document.notes if document is not None else ():
+            self.stdout.write(self.style.WARNING(f"possible duplicate: {note}"))
+        for change in plan.changes:
+            name = f"{change.item.label} {format_key(change.item.key)}"
+            if change.action == DELETED:  # as a conflict: shown at every verbosity
+                if change.deleted_with is None:
+                    why = "an editor deleted it since the last import"
+                else:
+                    label, key = change.deleted_with
+                    why = f"it belongs to {label} {format_key(key)}, which an editor deleted"
+                self.stdout.write(
+                    self.style.NOTICE(
+                        f"deleted {name}: {why}; not created again (--overwrite creates it)"
+                    )
+                )
+            elif not verbosity and not dry_run:
+                pass  # only the conflicts below
+            elif change.action == "create":
+                self.stdout.write(self.style.SUCCESS(f"create {name}"))
+            elif change.action == "update":
+                fields = ", ".join(change.changes)
+                self.stdout.write(self.style.WARNING(f"update {name}: {fields}"))
+                if dry_run or verbosity >= 2:
+                    for field, (old, new) in change.changes.items():
+                        self.stdout.write(f"    {field}: {_short(old)} -> {_short(new)}")
+            elif dry_run or verbosity >= 2:
+                self.stdout.write(f"unchanged {name}")
+            for field, (kept, offered) in change.conflicts.items():
+                self.stdout.write(
+                    self.style.NOTICE(
+                        f"conflict {name} {field}: an editor changed it since the last "
+                        f"import; kept {_short(kept)}, the file has {_short(offered)} "
+                        "(--overwrite takes the file's value)"
+                    )
+                )
+        created, updated = plan.count("create"), plan.count("update")
+        unchanged, deleted = plan.count("unchanged"), plan.count(DELETED)
+        conflicts = sum(len(change.conflicts) for change in plan.conflicts)
+        kept = (
+            f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
+        )
+        if deleted:
+            kept += (
+                f"; {deleted} object{'s' if deleted != 1 else ''} editors deleted not created again"
+            )
+        if not verbosity and not dry_run:
+            return
+        if not created and not updated and deleted:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"No object {would}created or updated: {unchanged} unchanged{kept}."
+                )
+            )
+        elif not created and not updated and conflicts:
+            # Not "already matches": the kept fields differ from the file.
+            fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"No object changed: {path} matches the database ({unchanged} objects) "
+                    f"except {fields} an editor changed, kept (use --overwrite to take the "
+                    "file's values)."
+                )
+            )
+        elif not created and not updated:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Nothing to change: the database already matches {path} ({unchanged} objects)."
+                )
+            )
+        else:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"{created} {would}created, {updated} {would}updated, "
+                    f"{unchanged} unchanged{kept}."
+                    + (" Dry run: nothing was written." if dry_run else "")
+                )
+            )

@@ -1,0 +1,523 @@
+"""Step 2: compare a checked fixture with the database and the last import."""
+
+import datetime
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils import translation
+
+from catalogue.models import ImportRecord, natural_key_lookups
+from importing.fields import FIXTURE_MODELS, Problem, chunks, field_specs, format_key
+from importing.images import stored_image_digest
+from importing.reading import Fixture, Item, file_order
+
+
+@dataclass
+class Change:
+    """What the import does to one object: ``action`` is create, update, unchanged or
+    deleted (an object the last import wrote that an editor has deleted since, or one
+    of the file's that belongs to such an object: it is not created again)."""
+
+    item: Item
+    action: str
+    # field -> (database value, new value), for the fields that change
+    changes: dict = field(default_factory=dict)
+    # field -> (database value kept, fixture value), for editors' changes kept
+    conflicts: dict = field(default_factory=dict)
+    final: dict = field(default_factory=dict)
+    instance: models.Model | None = None
+    record: ImportRecord | None = None
+    record_values: dict = field(default_factory=dict)
+    # For a deleted change that refers to a deleted object: (model label, key) of it.
+    deleted_with: tuple | None = None
+
+    @property
+    def record_changed(self):
+        if self.action == DELETED:
+            return False  # the record stays as the last import left it
+        return self.record is None or self.record.values != self.record_values
+
+
+DELETED = "deleted"
+
+
+@dataclass
+class Plan:
+    """Everything an import would do, object by object, in fixture order."""
+
+    fixture: Fixture
+    changes: list
+    problems: list
+    overwrite: bool = False
+
+    def count(self, action):
+        return sum(change.action == action for change in self.changes)
+
+    @property
+    def conflicts(self):
+        return [change for change in self.changes if change.conflicts]
+
+    @property
+    def writes_anything(self):
+        return any(
+            change.action not in ("unchanged", DELETED) or change.record_changed
+            for change in self.changes
+        )
+
+
+def database_value(spec, instance):
+    """A field's current database value, normalised like :attr:`Item.values`."""
+    if spec.kind == "reference":
+        return list(getattr(instance, spec.name).natural_key())
+    if spec.kind == "references":
+        loaded = getattr(instance, "_imported_" + spec.name, None)  # see load_existing()
+        if loaded is not None:
+            return list(loaded)
+        return [list(related.natural_key()) for related in ordered_references(spec, instance)]
+    value = getattr(instance, spec.attname)
+    if spec.kind == "image":
+        return stored_image_digest(value.name if value else "")
+    if spec.kind == "date":
+        return value.isoformat() if value else None
+    if value is None and spec.kind == "text":
+        return ""  # an empty translation column may hold NULL
+    return value
+
+
+def ordered_references(spec, instance):
+    """The objects a many-to-many field of ``instance`` names, in the list's order.
+
+    With a through model holding a ``position`` (``Authorship.affiliations``) that is
+    the order of its rows (the through model's ``Meta.ordering``; prefetch the rows to
+    save the queries); otherwise the target's own order.
+    """
+    through = spec.field.remote_field.through
+    if through._meta.auto_created:
+        return list(getattr(instance, spec.name).all())
+    rows = spec.field.m2m_field_name()
+    accessor = through._meta.get_field(rows).remote_field.get_accessor_name()
+    target = spec.field.m2m_reverse_field_name()
+    return [getattr(row, target) for row in getattr(instance, accessor).all()]
+
+
+def default_value(spec):
+    """What a new object gets for a field the fixture leaves out."""
+    if spec.kind == "references":
+        return []
+    if spec.field.has_default():
+        return spec.field.get_default()
+    if spec.kind == "date":
+        return None
+    return "" if spec.kind in ("text", "image") else None
+
+
+def load_existing(model, items):
+    """The database objects with the items' natural keys (key -> instance).
+
+    Loaded in bulk (one query per batch of the keys' first parts, e.g. per paper for
+    authorships) with what their natural keys and references need. Objects the file
+    leaves out that share a first part are returned too: for authorships, every
+    authorship of the items' papers (the author order is checked on all of them).
+    A many-to-many list (``Authorship.affiliations``) is loaded as natural keys in
+    its order, one query per batch, without building the related objects.
+    """
+    specs = field_specs(model).values()
+    select = _key_relations(model)
+    for spec in specs:
+        if spec.kind == "reference":
+            select |= {spec.name} | _key_relations(spec.target, f"{spec.name}__")
+    lookup = f"{natural_key_lookups(model)[0]}__in"
+    found = {}
+    for chunk in chunks({item.key[0] for item in items}):
+        for instance in model.objects.select_related(*select).filter(**{lookup: chunk}):
+            found[tuple(instance.natural_key())] = instance
+    by_pk = {instance.pk: instance for instance in found.values()}
+    for spec in specs:
+        if spec.kind != "references":
+            continue
+        through = spec.field.remote_field.through
+        source, target = spec.field.m2m_field_name(), spec.field.m2m_reverse_field_name()
+        name = "_imported_" + spec.name  # see database_value()
+        for instance in by_pk.values():
+            setattr(instance, name, [])
+        target_key = [f"{target}__{lookup}" for lookup in natural_key_lookups(spec.target)]
+        for chunk in chunks(by_pk):
+            rows = (
+                through.objects.filter(**{f"{source}__in": chunk})
+                .order_by(*through._meta.ordering, "pk")
+                .values_list(f"{source}_id", *target_key)
+            )
+            for pk, *key in rows:
+                getattr(by_pk[pk], name).append(key)
+    return found
+
+
+def _key_relations(model, prefix=""):
+    """The relations to select_related for ``natural_key()`` to need no query."""
+    return {
+        prefix + lookup.rsplit("__", 1)[0]
+        for lookup in natural_key_lookups(model)
+        if "__" in lookup
+    }
+
+
+def plan_import(fixture, *, overwrite=False):
+    """Compare ``fixture`` with the database; return the :class:`Plan`. Writes nothing.
+
+    For each field the fixture names, with *database* the current value, *record*
+    what the last import set and *file* the fixture's value:
+
+    - file equals database: unchanged;
+    - the database still holds what the last import set (or, for an object never
+      imported, the field is empty): the file's value is taken;
+    - otherwise an editor changed it: the database value is kept and the field is
+      listed as a conflict, unless ``overwrite`` is true.
+
+    Fields the fixture leaves out keep their database value (a new object gets the
+    field's default). An object the last import wrote that is gone from the database
+    was deleted by an editor: it is not created again (action ``deleted``), nor are the
+    file's objects that refer to it, and it is left out of many-to-many lists (an
+    authorship's affiliations), unless ``overwrite`` is true. Problems found here
+    (constraints on the resulting values, author order) go into ``Plan.problems``
+    together with the fixture's.
+    """
+    problems = list(fixture.problems)
+    changes = []
+    by_model = defaultdict(list)
+    for item in fixture.items:
+        if item.valid:
+            by_model[item.model].append(item)
+    for model in FIXTURE_MODELS:
+        items = by_model.get(model, [])
+        if not items:
+            continue
+        existing = load_existing(model, items)
+        records = _load_records(model, items)
+        specs = field_specs(model)
+        for item in items:
+            instance = existing.get(item.key)
+            record = records.get(item.key)
+            change = Change(item, "create", instance=instance, record=record)
+            change.record_values = {**(record.values if record else {}), **item.values}
+            if instance is None and record is not None and not overwrite:
+                change.action = DELETED
+            if instance is None:
+                change.final = {
+                    name: item.values[name] if name in item.values else default_value(spec)
+                    for name, spec in specs.items()
+                }
+            else:
+                current = {name: database_value(spec, instance) for name, spec in specs.items()}
+                change.final = dict(current)
+                for name, value in item.values.items():
+                    image = item.images.get(name)
+                    if image is not None and image.source_digest == current[name]:
+                        # The file is the stored image itself (an export): no change,
+                        # even where normalising it again would give other bytes.
+                        change.record_values[name] = value = current[name]
+                    if value == current[name]:
+                        continue
+                    if record is not None and name in record.values:
+                        edited = record.values[name] != current[name]
+                    else:
+                        edited = current[name] not in ("", None, [])
+                    if edited and not overwrite:
+                        change.conflicts[name] = (current[name], value)
+                    else:
+                        change.changes[name] = (current[name], value)
+                        change.final[name] = value
+                change.action = "update" if change.changes else "unchanged"
+            changes.append(change)
+    _follow_deletions(changes)
+    problems.extend(_check_final_values(fixture, [c for c in changes if c.action != DELETED]))
+    problems.sort(key=file_order)
+    return Plan(fixture, changes, problems, overwrite)
+
+
+def _follow_deletions(changes):
+    """Spread editors' deletions (changes whose action is ``deleted``) to what refers to
+    the deleted objects, in ``changes``' order (FIXTURE_MODELS': referred-to first).
+
+    A new object referring to a deleted one is not created either (an authorship of a
+    deleted paper); an existing object keeps its reference instead of taking one to a
+    deleted object (a conflict); a many-to-many list loses the deleted objects."""
+    deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
+    if not deleted:
+        return
+    for change in changes:
+        specs = field_specs(change.item.model)
+        gone = [
+            name
+            for name, spec in specs.items()
+            if spec.kind == "reference" and (spec.target, tuple(change.final[name])) in deleted
+        ]
+        if change.action == DELETED or (gone and change.instance is None):
+            # Deleted with what it refers to (an authorship with its paper)? Say so.
+            if gone and change.deleted_with is None:
+                change.deleted_with = (
+                    specs[gone[0]].target._meta.label_lower,
+                    change.final[gone[0]],
+                )
+            if change.action != DELETED:
+                change.action = DELETED
+                deleted.add((change.item.model, change.item.key))
+            continue
+        for name, spec in specs.items():
+            if name in gone:
+                # Only the file's value can name a deleted object: the database's
+                # reference would have gone with it (CASCADE) or stopped the deletion.
+                old, new = change.changes.pop(name)
+                change.final[name] = old
+                change.conflicts[name] = (old, new)
+            elif spec.kind == "references":
+                kept = [
+                    key for key in change.final[name] if (spec.target, tuple(key)) not in deleted
+                ]
+                if kept == change.final[name]:
+                    continue
+                change.final[name] = kept
+                if name in change.changes:
+                    old = change.changes[name][0]
+                    if kept == old:
+                        del change.changes[name]
+                    else:
+                        change.changes[name] = (old, kept)
+        if change.action == "update" and not change.changes:
+            change.action = "unchanged"
+
+
+def _load_records(model, items):
+    label = model._meta.label_lower
+    keys = {format_key(item.key): item.key for item in items}
+    records = {}
+    for chunk in chunks(keys):
+        for record in ImportRecord.objects.filter(model=label, key__in=chunk):
+            records[keys[record.key]] = record
+    return records
+
+
+def _check_final_values(fixture, changes):
+    """Each model's own rules, on the values its objects would end up with.
+
+    The rules are the models', as the admin applies them: ``clean()`` and each of
+    ``Meta.constraints`` (with its ``violation_error_message``), and ``numbering``
+    (numbers 1, 2, 3, ... in each group). A unique constraint is checked on the whole
+    file at once, with the database rows the file leaves out (objects that swap values
+    are no clash); one on the natural key is the reader's duplicate-key check. Each
+    problem is named by the file's object and the rule's last field.
+    """
+    instances = _UnsavedInstances(fixture, changes)
+    by_model = defaultdict(list)
+    for change in changes:
+        by_model[change.item.model].append(change)
+    found, checked = [], {}  # (change, field, message); see _model_rules
+    with translation.override("en"):
+        for model, group in by_model.items():
+            own_rules = model.clean is not models.Model.clean or _check_constraints(model)
+            for change in group if own_rules else ():
+                found += _model_rules(change, instances[model, change.item.key], checked)
+            for constraint in model._meta.constraints:
+                if _unique_on_the_whole_file(model, constraint):
+                    found += _unique_problems(model, constraint, group, instances)
+            if hasattr(model, "numbering"):
+                found += _numbering_problems(fixture, model, group, instances)
+    return [
+        Problem(
+            fixture.path,
+            message,
+            index=c.item.index,
+            label=c.item.label,
+            key=c.item.key,
+            field=name,
+        )
+        for c, name, message in found
+    ]
+
+
+class _UnsavedInstances(dict):
+    """(model, natural key) -> an unsaved instance holding the values the object of the
+    file would end up with, made when first asked for.
+
+    An object the database holds keeps its primary key. A reference to an object of
+    the file is that object's instance, so that rules comparing related objects (an
+    award entry's level and award) hold for new objects too; a reference to an object
+    only the database holds is its primary key.
+    """
+
+    def __init__(self, fixture, changes):
+        super().__init__()
+        self.database_keys = fixture.database_keys
+        self.changes = {(change.item.model, change.item.key): change for change in changes}
+
+    def __missing__(self, model_key):
+        model, change = model_key[0], self.changes[model_key]
+        # Every column given (None until set below): no field default is computed.
+        instance = self[model_key] = model(*[None] * len(model._meta.concrete_fields))
+        if change.instance is not None:
+            instance.pk, instance._state.adding = change.instance.pk, False
+        for name, spec in field_specs(model).items():
+            value = change.final[name]
+            if spec.kind == "reference":
+                key = (spec.target, tuple(value))
+                if key in self.changes:
+                    setattr(instance, spec.name, self[key])
+                else:
+                    setattr(instance, spec.attname, self.database_keys[spec.target].get(key[1]))
+            elif spec.kind == "date":
+                setattr(instance, spec.attname, value and datetime.date.fromisoformat(value))
+            elif spec.kind == "image":  # only its presence matters to the rules
+                setattr(instance, spec.attname, "papers/stored-image" if value else "")
+            elif spec.kind != "references":
+                setattr(instance, spec.attname, value)
+        return instance
+
+
+def _model_rules(change, instance, checked):
+    """``clean()`` and the check constraints on ``instance``: [(change, field, message)].
+
+    A message on a reference names the object referred to; a check constraint's names
+    the values it compared. ``checked`` remembers the check constraints' answers by the
+    values they compare, so that 20,000 authorships need a few queries, not 20,000."""
+    model, found = change.item.model, []
+    try:
+        instance.clean()
+    except ValidationError as error:
+        for name, messages in error.message_dict.items():
+            message, spec = "; ".join(messages), field_specs(model).get(name)
+            if spec is not None and spec.kind == "reference":
+                message = f"{message.rstrip('.')} ({name} {format_key(change.final[name])})."
+            found.append((change, None if name == NON_FIELD_ERRORS else name, message))
+    for constraint, names in _check_constraints(model):
+        values = tuple(getattr(instance, name) for name in names)
+        if (constraint.name, values) not in checked:  # one query per set of values compared
+            try:
+                constraint.validate(model, instance)
+                checked[constraint.name, values] = None
+            except ValidationError as error:
+                shown = ", ".join(
+                    f"{name} {value}" for name, value in zip(names, values, strict=True)
+                )
+                checked[constraint.name, values] = f"{error.messages[0].rstrip('.')} ({shown})."
+        if checked[constraint.name, values] is not None:
+            found.append((change, names[-1], checked[constraint.name, values]))
+    return found
+
+
+@cache
+def _check_constraints(model):
+    """The model's check constraints, each with the fields it compares (in field order)."""
+    return [
+        (constraint, _in_field_order(model, Q(constraint.condition).referenced_base_fields))
+        for constraint in model._meta.constraints
+        if isinstance(constraint, models.CheckConstraint)
+    ]
+
+
+def _in_field_order(model, names):
+    return [field.name for field in model._meta.fields if field.name in names]
+
+
+def _unique_on_the_whole_file(model, constraint):
+    """A unique constraint on fields, other than the natural key (the reader's check)."""
+    return (
+        isinstance(constraint, models.UniqueConstraint)
+        and constraint.fields
+        and constraint.condition is None
+        and set(constraint.fields) != set(model.natural_key_fields)
+    )
+
+
+def _final_rows(model, names, changes, instances):
+    """The values of the fields ``names`` after the import: (change, values) for the
+    file's objects, and (natural key, values) for the database rows the file leaves out
+    whose first value is one of the file's (one query per 500 of those)."""
+    fields = [model._meta.get_field(name) for name in names]
+    rows = [(change, _values(instances[model, change.item.key], fields)) for change in changes]
+    in_file = {change.instance.pk for change in changes if change.instance is not None}
+    first = {values[0] for _, values in rows if not isinstance(values[0], tuple)}
+    columns = [field.attname for field in fields] + natural_key_lookups(model)
+    for chunk in chunks(first):
+        stored = model.objects.filter(**{f"{columns[0]}__in": chunk}).values_list("pk", *columns)
+        for pk, *values in stored:
+            if pk not in in_file:
+                rows.append((tuple(values[len(fields) :]), tuple(values[: len(fields)])))
+    return rows
+
+
+def _values(instance, fields):
+    """An instance's values of ``fields``; a reference to a new object as ("new", id)."""
+    values = []
+    for model_field in fields:
+        value = getattr(instance, model_field.attname)
+        if value is None and model_field.is_relation:
+            value = ("new", id(getattr(instance, model_field.name, None)))
+        values.append(value)
+    return tuple(values)
+
+
+def _unique_problems(model, constraint, changes, instances):
+    """The file's objects whose values of a unique constraint another object would
+    have too, in the file or in the database: [(change, field, message)]."""
+    holders = defaultdict(list)
+    for holder, values in _final_rows(model, constraint.fields, changes, instances):
+        holders[values].append(holder)
+    blamed, label = _in_field_order(model, constraint.fields)[-1], model._meta.label_lower
+    message = constraint.get_violation_error_message().rstrip(".")
+    found = []
+    for clash in (holders for holders in holders.values() if len(holders) > 1):
+        for change in (holder for holder in clash if isinstance(holder, Change)):
+            others = ", ".join(
+                f"object {other.item.index} ({label} {format_key(other.item.key)})"
+                if isinstance(other, Change)
+                else f"{label} {format_key(other)} (in the database, not in this file: list "
+                "it with its new values, or delete it in the admin)"
+                for other in clash
+                if other is not change
+            )
+            value = change.final[blamed]
+            found.append((change, blamed, f"{message}: {blamed} {value} is also that of {others}."))
+    return found
+
+
+def _numbering_problems(fixture, model, changes, instances):
+    """Groups whose numbers do not run 1, 2, 3, ... (``model.numbering``, e.g. the
+    author positions of a paper): [(change, field, message)], on the highest number.
+
+    Counts the group's database rows the file leaves out, and the file's objects that
+    failed their own checks as the file writes them (a mistyped author slug must not
+    make a position look missing). Numbers below 1 or given twice are the constraints'
+    to report, and are not reported again here.
+    """
+    group, number = model.numbering
+    numbers, keys, last = defaultdict(list), {}, {}
+    for holder, (within, value) in _final_rows(model, model.numbering, changes, instances):
+        numbers[within].append(value)
+        if isinstance(holder, Change):
+            keys[within] = tuple(holder.final[group])
+            if within not in last or value > last[within].final[number]:
+                last[within] = holder
+    failed = defaultdict(list)
+    for item in fixture.items:
+        if item.model is model and not item.valid and item.key is not None:
+            failed[tuple(item.values.get(group) or ())].append(item.values.get(number))
+    found = []
+    for within, change in last.items():
+        taken = numbers[within] + failed[keys[within]]
+        if None in taken or min(taken) < 1 or len(set(taken)) < len(taken):
+            continue
+        missing = ", ".join(map(str, sorted(set(range(1, len(taken) + 1)) - set(taken))))
+        if missing:
+            listed = ", ".join(map(str, sorted(taken)))
+            found.append(
+                (
+                    change,
+                    number,
+                    f"{number}s on {group} {format_key(keys[within])} are "
+                    f"{listed}: {missing} missing (they run 1, 2, 3, ... without gaps)",
+                )
+            )
+    return found

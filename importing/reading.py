@@ -1,0 +1,663 @@
+"""Step 1: parse a fixture file and check every object, collecting every problem."""
+
+import datetime
+import json
+from collections import defaultdict
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from django.core.exceptions import ValidationError
+from django.core.validators import ProhibitNullCharactersValidator
+from django.utils import translation
+
+from catalogue.models import natural_key_lookups
+from importing import compact
+from importing.fields import (
+    FIXTURE_MODELS,
+    LANGUAGE_SUFFIXES,
+    FixtureInvalid,
+    Problem,
+    existing_keys,
+    field_specs,
+    format_key,
+    key_length,
+    model_labels,
+    translated_fields,
+)
+from importing.images import image_digest, prepare_image
+
+# How deeply lists and objects may nest. A fixture needs 5 levels (the list of objects,
+# an object, its fields, a list of natural keys, a key); 20 leaves room and stays far
+# below Python's recursion limit (1,000 frames), which deeper input would exhaust.
+MAX_DEPTH = 20
+# Django's own check (forms use it): PostgreSQL cannot store NUL in text columns.
+_no_null_characters = ProhibitNullCharactersValidator()
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """An image file named by a fixture, checked and ready to store."""
+
+    name: str  # the file name to store it under, in papers/
+    data: bytes  # the normalised bytes to store
+    source_digest: str  # image_digest() of the file as the fixture gives it
+
+
+@dataclass
+class Item:
+    """One object of the fixture, with its checked values (JSON values, see below).
+
+    ``values`` holds what the fixture writes, normalised the way export writes it:
+    strings, integers, ``"YYYY-MM-DD"`` or ``None`` for dates, a natural key list for
+    a reference, a list of natural keys in the file's order for ``affiliations`` and the digest
+    of the image as it will be stored for an image (see ``images``).
+    """
+
+    index: int
+    model: type
+    # The natural key; for an invalid object, the key as the file writes it (or None).
+    key: tuple | None
+    values: dict
+    images: dict = field(default_factory=dict)
+    valid: bool = True
+
+    @property
+    def label(self):
+        return self.model._meta.label_lower
+
+
+@dataclass
+class Fixture:
+    """A read fixture: its items, every problem found, and the database keys it names."""
+
+    path: Path
+    items: list
+    problems: list
+    # model -> natural key -> primary key, for objects the file names and the database holds
+    database_keys: dict
+    # The compact document the objects came from (importing.compact), or None.
+    document: compact.CompactDocument | None = None
+
+
+class _JSONObject(dict):
+    """A JSON object that remembers the names written more than once in it."""
+
+    duplicates = ()
+
+    @classmethod
+    def from_pairs(cls, pairs):
+        obj = cls(pairs)
+        if len(obj) != len(pairs):
+            names = [name for name, _ in pairs]
+            obj.duplicates = sorted({name for name in names if names.count(name) > 1})
+        return obj
+
+
+def _yaml_loader(yaml):
+    """PyYAML's SafeLoader, building mappings as :class:`_JSONObject` so that a name
+    written twice in one mapping is reported as in JSON (PyYAML keeps the last one)."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def construct_mapping(loader, node):
+        loader.flatten_mapping(node)
+        pairs = []
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, Hashable):  # as SafeLoader's own mappings refuse it
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found unhashable key",
+                    key_node.start_mark,
+                )
+            pairs.append((key, loader.construct_object(value_node, deep=True)))
+        return _JSONObject.from_pairs(pairs)
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return Loader
+
+
+def parse(path):
+    """Load the fixture file at ``path`` into Python lists and dicts.
+
+    ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), and so is
+    any other file but a ``.json`` one whose text does not start with ``[`` or ``{``
+    (a compact file may have any name); others as JSON. Raises
+    :class:`FixtureInvalid` when the file cannot be read, is not UTF-8, is a BibTeX
+    file (which needs a compact file to name it), is not valid JSON or YAML, or nests
+    lists and objects more than ``MAX_DEPTH`` levels deep.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise FixtureInvalid([Problem(path, f"cannot read the file: {error.strerror}")]) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise FixtureInvalid(
+            [Problem(path, f"not UTF-8: byte {error.start} (line {line}) cannot be decoded")]
+        ) from None
+    if compact.looks_like_bibtex(text):
+        raise FixtureInvalid([Problem(path, compact.bibtex_alone_message(path))])
+    too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml") or (
+        suffix != ".json" and not text.lstrip().startswith(("[", "{"))
+    ):
+        import yaml
+
+        try:
+            loader = _yaml_loader(yaml)
+            data = yaml.load(text, Loader=loader)  # nosec B506  # loader is a SafeLoader
+        except yaml.YAMLError as error:
+            message = getattr(error, "problem", None) or str(error)
+            mark = getattr(error, "problem_mark", None)
+            if mark is not None:
+                message += f" at line {mark.line + 1} column {mark.column + 1}"
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {message}")]) from None
+        except RecursionError:  # PyYAML's composer and constructor recurse per level
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")]) from None
+        if _too_deep(data):  # also a mapping that contains itself (&a [*a])
+            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")])
+        _refuse_surrogates(path, data)
+        return data
+    try:
+        data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+    except json.JSONDecodeError as error:
+        raise FixtureInvalid(
+            [
+                Problem(
+                    path, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+                )
+            ]
+        ) from None
+    except RecursionError:  # the json module recurses per level of nesting
+        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")]) from None
+    if _too_deep(data):
+        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")])
+    _refuse_surrogates(path, data)
+    return data
+
+
+def _has_surrogate(text):
+    return any("\ud800" <= character <= "\udfff" for character in text)
+
+
+def _refuse_surrogates(path, data):
+    """Raise FixtureInvalid naming every object and field whose text holds a lone
+    surrogate (``"\\ud800"`` in JSON or YAML): half of a UTF-16 pair, not a character,
+    which UTF-8 (the database, the terminal) cannot encode. Nothing is checked or
+    written past this point. ``data`` is already known to nest at most MAX_DEPTH deep.
+    """
+    problems = []
+    objects = data if isinstance(data, list) else [data]
+    for index, obj in enumerate(objects, start=1):
+        label = obj.get("model") if isinstance(obj, dict) else None
+        if not isinstance(label, str) or _has_surrogate(label):
+            label = None
+        stack = [((), obj)]
+        while stack:
+            where, value = stack.pop()
+            if isinstance(value, dict):
+                for name, child in value.items():
+                    if isinstance(name, str) and _has_surrogate(name):
+                        problems.append((index, label, (*where, name), f"the name {name!r}"))
+                    stack.append(((*where, name), child))
+            elif isinstance(value, list):
+                stack.extend(((*where, position), child) for position, child in enumerate(value))
+            elif isinstance(value, str) and _has_surrogate(value):
+                problems.append((index, label, where, "the text"))
+    if problems:
+        raise FixtureInvalid(
+            [
+                Problem(
+                    path,
+                    f"{what} holds a lone surrogate (an escape such as \\ud800 that is half "
+                    "of a UTF-16 pair, not a character); write the character itself or its "
+                    "full pair",
+                    index=index if isinstance(data, list) else None,
+                    label=label,
+                    field=_field_name(where),
+                )
+                for index, label, where, what in sorted(problems, key=lambda p: (p[0], str(p[2])))
+            ]
+        )
+
+
+def _field_name(where):
+    """The field a location inside an object names: ("fields", "title_en", ...) ->
+    "title_en"; ("model",) -> "model"; None at the object's top."""
+    if len(where) >= 2 and where[0] == "fields":
+        name = where[1]
+    elif where:
+        name = where[0]
+    else:
+        return None
+    return name if isinstance(name, str) and not _has_surrogate(name) else "?"
+
+
+def _too_deep(data):
+    """True when lists and objects nest more than MAX_DEPTH levels (or contain themselves).
+
+    Walks without recursion, so that the checks after parsing never recurse deeper than
+    MAX_DEPTH. A container reached again at no greater depth than before is not walked
+    again (YAML aliases may share one list many times); one that contains itself is
+    reached deeper each time, until it is too deep.
+    """
+    checked = {}
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, list | dict):
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        if checked.get(id(value), 0) >= depth:
+            continue  # its subtree fitted when reached at this depth or a deeper one
+        checked[id(value)] = depth
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _messages(error):
+    return "; ".join(error.messages)
+
+
+def _type_name(value):
+    return {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _check_reference(spec, value):
+    """A natural key: a list of strings as long as the target's key."""
+    length = key_length(spec.target)
+    if (
+        not isinstance(value, list)
+        or len(value) != length
+        or not all(isinstance(part, str) and part for part in value)
+    ):
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+        raise ValidationError(
+            f"expected the natural key of a {spec.target._meta.label_lower}: a list of "
+            f"{length} non-empty string(s), got {shown}"
+        )
+    for part in value:
+        _no_null_characters(part)
+    return list(value)
+
+
+def clean_value(spec, value, base_dir):
+    """Check one field value; return ``(normalised value, PreparedImage or None)``.
+
+    Types are strict (a string for text, an integer for numbers, a list for a
+    natural key); no string may hold a NUL character (PostgreSQL cannot store one); an
+    image path must stay inside ``base_dir`` (see :func:`_image_path`); everything else
+    is ``Field.clean``: lengths, slugs, URLs, choices, dates, blank. Raises
+    ``ValidationError`` with a message for the fixture's author.
+    """
+    if isinstance(value, str):
+        _no_null_characters(value)
+    model_field = spec.field
+    if spec.kind == "text":
+        if not isinstance(value, str):
+            raise ValidationError(f"expected a string, got {_type_name(value)}")
+        allowed = [str(choice) for choice, _label in model_field.flatchoices]
+        if allowed and value not in allowed:
+            shown = json.dumps(value, ensure_ascii=False)
+            raise ValidationError(f"{shown} is not allowed; the values are {', '.join(allowed)}")
+        return model_field.clean(value, None), None
+    if spec.kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValidationError(f"expected a whole number, got {_type_name(value)}")
+        return model_field.clean(value, None), None
+    if spec.kind == "date":
+        if value is None and model_field.null:
+            return None, None
+        if isinstance(value, datetime.datetime) or not isinstance(value, str | datetime.date):
+            raise ValidationError(f"expected a date written YYYY-MM-DD, got {_type_name(value)}")
+        return model_field.clean(value, None).isoformat(), None
+    if spec.kind == "reference":
+        return _check_reference(spec, value), None
+    if spec.kind == "references":
+        if not isinstance(value, list):
+            raise ValidationError(f"expected a list of natural keys, got {_type_name(value)}")
+        keys = [_check_reference(spec, part) for part in value]
+        if len({tuple(key) for key in keys}) != len(keys):
+            raise ValidationError("the same key is listed twice")
+        return keys, None  # in order: the first listed first
+    # An image: a path relative to the fixture file, or "" for none.
+    if not isinstance(value, str):
+        raise ValidationError(f"expected a file path, got {_type_name(value)}")
+    if not value:
+        return "", None
+    image_path = _image_path(base_dir, value)
+    if not image_path.is_file():
+        raise ValidationError(f"the image file {value!r} does not exist next to the fixture")
+    data = image_path.read_bytes()
+    name, stored = prepare_image(data, value)
+    return image_digest(stored), PreparedImage(name, stored, image_digest(data))
+
+
+def _image_path(base_dir, value):
+    """The file an image path names: relative, and inside the fixture's folder.
+
+    ``value`` is resolved against ``base_dir`` (the fixture file's folder) following
+    ``..`` and symbolic links; an absolute path, or one that ends up outside
+    ``base_dir``, raises ``ValidationError``, so a fixture cannot make the importer read
+    files elsewhere on the server.
+    """
+    if PurePosixPath(value).is_absolute():
+        raise ValidationError(
+            f"the image path {value!r} is absolute: write it relative to the fixture's folder"
+        )
+    folder = base_dir.resolve()
+    resolved = (folder / value).resolve()
+    if not resolved.is_relative_to(folder):
+        raise ValidationError(
+            f"the image path {value!r} leads outside the fixture's folder: the image must "
+            "be in that folder or below it"
+        )
+    return resolved
+
+
+def _key_of(model, values):
+    """The natural key tuple from an item's values (reference fields flattened)."""
+    parts = []
+    for name in model.natural_key_fields:
+        value = values[name]
+        parts.extend(value if isinstance(value, list) else [value])
+    return tuple(parts)
+
+
+def read_fixture(path):
+    """Parse and check the fixture at ``path``; return a :class:`Fixture`.
+
+    Never raises for a problem in the content: every problem found is in
+    ``Fixture.problems`` (an unreadable or unparsable file raises
+    :class:`FixtureInvalid`). Queries the database only to find the objects the
+    file refers to but does not contain.
+    """
+    path = Path(path)
+    data, document = compact.objects_from(parse(path), path)
+    return read_objects(data, source=path, document=document)
+
+
+def read_objects(data, *, source, base_dir=None, document=None):
+    """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
+
+    The step of :func:`read_fixture` after parsing, for objects from elsewhere (a
+    compact file turned into fixture objects). ``source`` (a path) names the file in
+    every problem; image paths are resolved in ``base_dir``, by default the folder of
+    ``source``; ``document`` is the compact document the objects came from, if any
+    (:func:`importing.compact.relocate` names its places in problems). Raises
+    :class:`FixtureInvalid` only when ``data`` is not a list; every other problem is in
+    ``Fixture.problems``.
+    """
+    path = Path(source)
+    base_dir = path.parent if base_dir is None else Path(base_dir)
+    problems = []
+    if not isinstance(data, list):
+        raise FixtureInvalid(
+            [Problem(path, f"expected a list of objects at the top, got {_type_name(data)}")]
+        )
+    items = []
+    with translation.override("en"):  # Django's messages, in the language of this tool
+        for index, obj in enumerate(data, start=1):
+            item = _read_object(path, base_dir, index, obj, problems)
+            if item is not None:
+                items.append(item)
+    # Duplicate natural keys.
+    seen = {}
+    for item in items:
+        if item.key is None:
+            continue
+        first = seen.setdefault((item.model, item.key), item)
+        if first is not item:
+            item.valid = False
+            problems.append(
+                Problem(
+                    path,
+                    f"duplicate natural key: object {first.index} has the same key",
+                    index=item.index,
+                    label=item.label,
+                    key=item.key,
+                )
+            )
+    database_keys = _check_references(path, items, seen, problems)
+    problems.sort(key=file_order)
+    return Fixture(path, items, problems, database_keys, document)
+
+
+def file_order(problem):
+    """Sort key putting problems in the order of the objects in the file (stable within
+    an object; problems with the whole file first)."""
+    return problem.index or 0
+
+
+def _read_object(path, base_dir, index, obj, problems):
+    """Check one fixture object; return its Item, or None when it is unusable."""
+
+    def problem(message, **where):
+        problems.append(Problem(path, message, index=index, **where))
+
+    if not isinstance(obj, dict):
+        problem(f"expected an object with 'model' and 'fields', got {_type_name(obj)}")
+        return None
+    label = obj.get("model")
+    model = model_labels().get(label.lower()) if isinstance(label, str) else None
+    if model is None:
+        known = ", ".join(sorted(model_labels()))
+        problem(f"unknown model {label!r}; a fixture may contain {known}")
+        return None
+    label = model._meta.label_lower
+    for extra in sorted(set(obj) - {"model", "fields"}):
+        if extra == "pk":
+            problem("primary keys are not used: objects are named by natural keys", label=label)
+        else:
+            problem(
+                f"unknown entry {extra!r}: an object has only 'model' and 'fields'", label=label
+            )
+    fields = obj.get("fields")
+    if not isinstance(fields, dict):
+        problem(f"'fields' must be an object, got {_type_name(fields)}", label=label)
+        return None
+    specs = field_specs(model)
+    values, images, valid, where = {}, {}, True, {"label": label}
+    # The key first, so every later message can name the object by it.
+    for name in model.natural_key_fields:
+        if name in fields:
+            try:
+                values[name], _ = clean_value(specs[name], fields[name], base_dir)
+            except ValidationError:
+                pass  # reported with the other fields below
+    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
+    key = _key_of(model, values) if named else None
+    # An object whose key is invalid is still named by what the file wrote.
+    where["key"] = key if key is not None else _written_key(model, fields)
+    for name in getattr(fields, "duplicates", ()):
+        valid = False
+        problem("written more than once in this object", field=name, **where)
+    for name, value in fields.items():
+        spec = specs.get(name)
+        if spec is None:
+            valid = False
+            problem(_unknown_field_message(model, name), field=name, **where)
+            continue
+        try:
+            values[name], image = clean_value(spec, value, base_dir)
+        except ValidationError as error:
+            valid = False
+            problem(_messages(error), field=name, **where)
+            continue
+        if values[name] == "" and name in model.natural_key_fields:
+            valid = False
+            problem("part of the natural key: it cannot be empty", field=name, **where)
+            continue
+        if image is not None:
+            images[name] = image
+    for name, spec in specs.items():
+        if spec.required and name not in fields:
+            valid = False
+            problem("required field missing", field=name, **where)
+    valid = valid and key is not None
+    if key is None:
+        key = where["key"] if _hashable(where["key"]) else None
+    return Item(index, model, key, values, images, valid)
+
+
+def _written_key(model, fields):
+    """The natural key as the file writes it (a reference's list flattened into it),
+    to name an object whose key is invalid; None when the file writes no part of it."""
+    parts = []
+    for name in model.natural_key_fields:
+        value = fields.get(name)
+        parts.extend(value if isinstance(value, list) else [value])
+    return tuple(parts) if any(part is not None for part in parts) else None
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return value is not None
+
+
+def _unknown_field_message(model, name):
+    translated = translated_fields(model)
+    if name in translated:
+        return f"{name!r} is translated: write {name}_en and {name}_zh_hans"
+    for base in sorted(translated, key=len, reverse=True):  # image_alt before image
+        if name.startswith(base + "_"):
+            suffixes = " or ".join(f"{base}_{suffix}" for suffix in LANGUAGE_SUFFIXES)
+            return (
+                f"unknown language suffix {name[len(base) + 1 :]!r}: "
+                f"the languages are written {suffixes}"
+            )
+    known = ", ".join(field_specs(model))
+    return f"unknown field for {model._meta.label_lower}; its fields are {known}"
+
+
+def _check_references(path, items, in_file, problems):
+    """Report references found neither in the file nor in the database, once each.
+
+    One mistake gives one problem: a reference to an object of the file that failed
+    its own checks is not reported again (the referring object is left out silently,
+    and so, in turn, are the objects referring to it); a reference whose key extends a
+    missing or failed one (an award level of a missing award) is not reported beside
+    it; a key referred to by several objects is reported once, at the first of them.
+    Returns model -> natural key -> primary key for the referenced objects that the
+    database holds (whether or not the file contains them too).
+    """
+    wanted = defaultdict(set)
+    for item in items:
+        for spec, key in _references(item):
+            wanted[spec.target].add(key)
+            parent = _parent(spec.target)
+            if parent is not None:
+                wanted[parent].add(key[: key_length(parent)])
+    database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
+
+    def state(model, key):
+        """Whether a reference is "found", "failed" (in the file, with problems), or
+        the (model, key) missing:
+        an award level's award when the award is missing too."""
+        item = in_file.get((model, key))
+        if item is not None:
+            return "found" if item.valid else "failed"
+        if key in database_keys.get(model, {}):
+            return "found"
+        parent = _parent(model)
+        if parent is not None:
+            found = state(parent, key[: key_length(parent)])
+            if found != "found":
+                return found
+        return (model, key)
+
+    missing = defaultdict(list)  # (model, key) -> [(item, field name)]
+    order = {model: position for position, model in enumerate(FIXTURE_MODELS)}
+    # Referred-to models first, so an object left out is known before its referrers.
+    for item in sorted(items, key=lambda item: order[item.model]):
+        for spec, key in _references(item):
+            found = state(spec.target, key)
+            if found != "found":
+                item.valid = False
+            if found not in ("found", "failed"):
+                missing[found].append((item, spec.name))
+    for (model, key), referrers in missing.items():
+        item, name = min(referrers, key=lambda referrer: referrer[0].index)
+        known, parent = "", _parent(model)
+        if parent is not None:  # name what there is: an award's levels, a conference's awards
+            above = key[: key_length(parent)]
+            label = model._meta.label_lower
+            listed = ", ".join(_siblings(model, above, in_file))
+            with translation.override("en"):
+                known = (
+                    f"; the {model._meta.verbose_name_plural} of {parent._meta.label_lower} "
+                    f"{format_key(above)} are {listed or f'none yet (add {label} objects)'}"
+                )
+        others = sorted({other.index for other, _ in referrers} - {item.index})
+        if len(others) == 1:
+            known += f" (object {others[0]} refers to it too)"
+        elif others:
+            known += f" (objects {', '.join(map(str, others))} refer to it too)"
+        problems.append(
+            Problem(
+                path,
+                f"refers to {model._meta.label_lower} {format_key(key)}, "
+                "which is neither in this file nor in the database" + known,
+                index=item.index,
+                label=item.label,
+                key=item.key,
+                field=name,
+            )
+        )
+    return database_keys
+
+
+def _references(item):
+    """(spec, natural key tuple) for every reference the item's checked values hold."""
+    for name, value in item.values.items():
+        spec = field_specs(item.model)[name]
+        if spec.kind == "reference":
+            yield spec, tuple(value)
+        elif spec.kind == "references":
+            for key in value:
+                yield spec, tuple(key)
+
+
+def _parent(model):
+    """The model whose key begins the model's key (an award level's award), or None."""
+    spec = field_specs(model)[model.natural_key_fields[0]]
+    return spec.target if spec.kind == "reference" else None
+
+
+def _siblings(model, above, in_file):
+    """The last key parts of ``model``'s objects whose key begins with ``above`` (the
+    slugs of an award's levels), in the file or the database, in the model's order."""
+    order = [name for name in model._meta.ordering if name != model.natural_key_fields[0]]
+    defaults = {name: model._meta.get_field(name).get_default() for name in order}
+    found = {
+        key[-1]: tuple(item.values.get(name, defaults[name]) for name in order)
+        for (other, key), item in in_file.items()
+        if other is model and key[: len(above)] == above
+    }
+    lookups = natural_key_lookups(model)
+    within = dict(zip(lookups, above, strict=False))
+    rows = model.objects.filter(**within).values_list(lookups[-1], *order)
+    for last, *rank in rows:
+        found.setdefault(last, tuple(rank))
+    return sorted(found, key=lambda part: (found[part], part))

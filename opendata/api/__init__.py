@@ -1,0 +1,145 @@
+"""The read-only JSON API under ``/api/v1/`` (issue 11, "Open data"), built on django-ninja.
+
+``api`` is mounted in awardsite/urls.py outside the language prefixes: every answer
+holds both languages. ``/api/v1/openapi.json`` is its OpenAPI schema, written by
+django-ninja from the pydantic models in ``schemas`` that also validate every answer;
+``/api/v1/docs`` shows it in Swagger UI, served from django-ninja's own static files
+and template (no other host, no inline script; see ``docs_decorator`` below).
+
+Errors are JSON: an unknown object is a 404 ``{"detail": ...}``; a parameter that cannot
+be read (wrong type, pattern or range) a 422 naming it (``validation_error``); too many
+requests from one address a 429 with ``Retry-After`` (``AnonymousRateThrottle``).
+Caching headers (ETag, 304) come from the site's page cache and Django's
+ConditionalGetMiddleware (pagecache/caching.py), CORS from django-cors-headers (settings).
+"""
+
+import functools
+import logging
+
+from csp.decorators import csp_update
+from django.conf import settings
+from ninja import NinjaAPI
+from ninja.errors import Throttled, ValidationError
+from ninja.throttling import AnonRateThrottle
+
+from awardsite.security import client_ip
+from opendata.api.answers import NAMESPACE
+from opendata.api.endpoints import router
+
+logger = logging.getLogger(__name__)
+
+
+class AnonymousRateThrottle(AnonRateThrottle):
+    """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; from
+    ``DJANGO_API_RATE_LIMIT``; empty: no limit) from one client address, counted in
+    Django's default cache, so app servers sharing Redis share the count. The rate is
+    read on every request, so a change of settings applies at once (tests rely on it).
+    The address is ``awardsite.security.client_ip``'s: X-Forwarded-For only from the
+    site's own HTTPS proxy. Answers served from the page cache are not counted: they
+    cost the site one query and no rendering. When the cache cannot be reached (Redis
+    down), the request is let through and the error logged, as the page cache does:
+    a lost count must not turn the API into 500s.
+    """
+
+    def __init__(self):
+        # django-ninja's throttles read their rate once, here; ours reads it per request.
+        self.rate = None
+
+    def allow_request(self, request):
+        rate = settings.API_RATE_LIMIT
+        if not rate:
+            return True
+        self.rate = rate
+        self.num_requests, self.duration = self.parse_rate(rate)
+        try:
+            return super().allow_request(request)
+        except Exception:  # the cache's own errors: redis-py's, a memcached client's, ...
+            logger.exception("could not count an API request in the cache")
+            return True
+
+    def get_ident(self, request):
+        return client_ip(request)
+
+
+api = NinjaAPI(
+    title="awardsite open data",
+    version="1",
+    description=(
+        "Read-only access to the published conferences, awards, papers, authors and "
+        "institutions. Translated fields hold every language of the site, keyed by "
+        "language code; a missing translation is null. Lists are paginated with "
+        "`page` and `per_page` and link their neighbours."
+    ),
+    urls_namespace=NAMESPACE,
+    throttle=[AnonymousRateThrottle()],
+    # Swagger UI's stylesheet draws its icons as data: URIs, which the site's policy
+    # (img-src 'self') blocks. Images cannot run code, so the docs page (and the schema
+    # beside it) may show data: images; scripts and styles stay 'self' only. The page
+    # cache does not keep this per-view policy, so the docs page is never cached
+    # (pagecache/caching.py).
+    docs_decorator=csp_update({"img-src": ["data:"]}),
+)
+api.add_router("/", router)
+
+
+@api.exception_handler(ValidationError)
+def validation_error(request, exc):
+    """422 naming each parameter that could not be read, where it was and why."""
+    errors = [
+        {
+            "parameter": str(error["loc"][-1]) if error.get("loc") else "",
+            "where": str(error["loc"][0]) if error.get("loc") else "",
+            "message": str(error.get("msg", "")),
+        }
+        for error in exc.errors
+    ]
+    names = ", ".join(error["parameter"] for error in errors)
+    detail = f"Invalid parameter: {names}." if names else "Invalid request."
+    return api.create_response(request, {"detail": detail, "errors": errors}, status=422)
+
+
+@api.exception_handler(Throttled)
+def throttled(request, exc):
+    """429: how many requests one address may make, and when to try again."""
+    wait = max(1, round(exc.wait or 60))
+    response = api.create_response(
+        request,
+        {
+            "detail": (
+                f"Too many requests: at most {settings.API_RATE_LIMIT} from one address. "
+                f"Try again in {wait} seconds."
+            ),
+            "retry_after": wait,
+        },
+        status=429,
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
+def _answering_head(view):
+    """``view`` answering HEAD as it answers GET, as Django's own views do (a HEAD
+    request's body is dropped by the server: runserver, gunicorn). django-ninja routes
+    only the methods an operation declares, so without this ``curl -I`` and uptime
+    monitors got 405; declaring HEAD on each operation instead would give the OpenAPI
+    schema a second operation with the same id."""
+
+    @functools.wraps(view)
+    def answer(request, *args, **kwargs):
+        if request.method != "HEAD":
+            return view(request, *args, **kwargs)
+        request.method = "GET"
+        try:
+            return view(request, *args, **kwargs)
+        finally:
+            request.method = "HEAD"
+
+    return answer
+
+
+def urls():
+    """``api.urls`` (patterns, app name, namespace) with every view answering HEAD."""
+    patterns, app_name, namespace = api.urls
+    for pattern in patterns:
+        pattern.callback = _answering_head(pattern.callback)
+    return patterns, app_name, namespace

@@ -1,0 +1,341 @@
+"""The API's endpoints: published content only, in a fixed number of queries each.
+
+Every list is ordered by a unique key (so pages never overlap or skip), paginated with
+``?page=`` (from 1) and ``?per_page=`` (1 to ``MAX_PER_PAGE``), and links its
+neighbours. Filters take slugs, years and ORCID iDs; a value of the wrong form is a 422
+naming the parameter (``opendata.api.validation_error``), an unknown slug simply matches
+nothing, and an unknown object is a 404. Translated fields carry every language's own
+column (``translated``), never modeltranslation's fallback.
+"""
+
+from functools import partial
+from typing import Annotated
+
+from django.conf import settings
+from django.db.models import Prefetch
+from ninja import Path, Query, Router
+from ninja.errors import HttpError
+
+from catalogue.models import Author, Authorship, Award, AwardEntry, Institution, Paper
+from opendata.api import schemas
+from opendata.api.answers import (
+    api_url,
+    author_out,
+    award_out,
+    award_ref,
+    awards_for_api,
+    conference_out,
+    conferences_for_api,
+    downloads,
+    filtered_papers,
+    found,
+    html,
+    institution_out,
+    level_ref,
+    paginated,
+    paper_out,
+    paper_ref,
+    papers_for_api,
+    series_out,
+    venue_out,
+    venues_for_api,
+)
+
+DEFAULT_PER_PAGE = 50
+MAX_PER_PAGE = 200
+# Beyond any real list; keeps OFFSET within what every database accepts.
+MAX_PAGE = 1_000_000
+SLUG = r"^[-a-zA-Z0-9_]{1,120}$"
+ORCID = r"^[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]$"
+
+router = Router()
+# Answers are written with the schemas' aliases ("zh-hans"), as the schema names them.
+get = partial(router.get, by_alias=True)
+
+Slug = Annotated[str, Path(pattern=SLUG, description="A slug, e.g. icml-2025.")]
+SlugFilter = Annotated[str | None, Query(pattern=SLUG)]
+Year = Annotated[int | None, Query(ge=1, le=32767, description="A conference's year.")]
+Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description="The page, from 1.")]
+PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Items a page.")]
+
+
+def answers(ok, not_found=True, invalid=True):
+    """The documented answers of an operation: ``ok`` (200), a 404 when an object or
+    page may be missing, a 422 when it reads parameters, and the rate limit's 429."""
+    return {
+        200: ok,
+        **({404: schemas.Error} if not_found else {}),
+        **({422: schemas.ValidationErrors} if invalid else {}),
+        429: schemas.Throttled,
+    }
+
+
+# Endpoints --------------------------------------------------------------------------
+
+
+@get(
+    "/",
+    response=answers(schemas.Index, not_found=False, invalid=False),
+    url_name="index",
+    summary="What this API offers",
+)
+def index(request):
+    """Links to every collection, the schema and its documentation, the whole-site
+    downloads and the data's licence (``settings.DATA_LICENCE``; null when none is set)."""
+    return {
+        "version": "1",
+        "licence": settings.DATA_LICENCE or None,
+        "openapi": api_url(request, "openapi-json"),
+        "docs": api_url(request, "openapi-view"),
+        "collections": {
+            **{
+                name: api_url(request, name)
+                for name in ("venues", "conferences", "awards", "papers", "authors")
+            },
+            "award-series": api_url(request, "award-series-list"),
+            "institutions": api_url(request, "institutions"),
+        },
+        "downloads": downloads(request),
+    }
+
+
+@get("/venues", response=answers(schemas.page_of(schemas.Venue)), url_name="venues")
+def venues(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
+    """Venues (conference series) with published editions, by slug."""
+    items = venues_for_api().order_by("slug")
+    return paginated(request, items, page, per_page, partial(venue_out, request))
+
+
+@get("/venues/{slug}", response=answers(schemas.Venue), url_name="venue")
+def venue(request, slug: Slug):
+    """One venue and its published editions, newest first."""
+    return venue_out(request, found(venues_for_api(), "venue", slug=slug))
+
+
+@get("/conferences", response=answers(schemas.page_of(schemas.Conference)), url_name="conferences")
+def conferences(
+    request,
+    venue: SlugFilter = None,
+    year: Year = None,
+    page: Page = 1,
+    per_page: PerPage = DEFAULT_PER_PAGE,
+):
+    """Published conferences, newest first (then by slug), filtered by ``venue`` (slug)
+    and ``year``."""
+    items = conferences_for_api()
+    if venue:
+        items = items.filter(venue__slug=venue)
+    if year is not None:
+        items = items.filter(year=year)
+    items = items.order_by("-year", "slug")
+    return paginated(request, items, page, per_page, partial(conference_out, request))
+
+
+@get("/conferences/{slug}", response=answers(schemas.Conference), url_name="conference")
+def conference(request, slug: Slug):
+    """One published conference with its awards and downloads."""
+    return conference_out(request, found(conferences_for_api(), "conference", slug=slug))
+
+
+@get("/awards", response=answers(schemas.page_of(schemas.Award)), url_name="awards")
+def awards(
+    request,
+    venue: SlugFilter = None,
+    conference: SlugFilter = None,
+    year: Year = None,
+    award: Annotated[str | None, Query(pattern=SLUG, description="An award slug.")] = None,
+    level: Annotated[
+        str | None, Query(pattern=SLUG, description="Awards that give this level.")
+    ] = None,
+    page: Page = 1,
+    per_page: PerPage = DEFAULT_PER_PAGE,
+):
+    """Published awards with their levels and entries, the newest conference first, then
+    in the conference's order; filtered by the giving conference's ``venue``, slug
+    (``conference``) and ``year``, by ``award`` slug (one series) and by ``level`` slug."""
+    items = awards_for_api()
+    if venue:
+        items = items.filter(conference__venue__slug=venue)
+    if conference:
+        items = items.filter(conference__slug=conference)
+    if year is not None:
+        items = items.filter(conference__year=year)
+    if award:
+        items = items.filter(slug=award)
+    if level:
+        items = items.filter(levels__slug=level)
+    items = items.order_by("-conference__year", "conference__slug", "position", "slug")
+    return paginated(request, items, page, per_page, partial(award_out, request))
+
+
+@get(
+    "/awards/{conference}/{slug}",
+    response=answers(schemas.Award),
+    url_name="award",
+)
+def award(request, conference: Slug, slug: Slug):
+    """One published award of a conference, with its levels and entries."""
+    return award_out(
+        request, found(awards_for_api(), "award", conference__slug=conference, slug=slug)
+    )
+
+
+@get(
+    "/award-series",
+    response=answers(schemas.page_of(schemas.AwardSeries)),
+    url_name="award-series-list",
+)
+def award_series_list(
+    request,
+    venue: SlugFilter = None,
+    page: Page = 1,
+    per_page: PerPage = DEFAULT_PER_PAGE,
+):
+    """Award series: the same award slug at every edition of a venue, by venue and slug,
+    with the years it was given; filtered by ``venue``. One query."""
+    awards = Award.objects.published().select_related("conference__venue")
+    if venue:
+        awards = awards.filter(conference__venue__slug=venue)
+    groups = {}
+    for award in awards.order_by(
+        "conference__venue__slug", "slug", "-conference__year", "-conference__start_date"
+    ):
+        groups.setdefault((award.conference.venue.slug, award.slug), []).append(award)
+    return paginated(request, list(groups.values()), page, per_page, partial(series_out, request))
+
+
+@get(
+    "/award-series/{venue}/{slug}",
+    response=answers(schemas.AwardSeriesDetail),
+    url_name="award-series",
+)
+def award_series(request, venue: Slug, slug: Slug):
+    """Every published edition of one award at one venue, newest first."""
+    editions = list(
+        awards_for_api()
+        .filter(conference__venue__slug=venue, slug=slug)
+        .order_by("-conference__year", "-conference__start_date")
+    )
+    if not editions:
+        raise HttpError(404, f'No published award series "{venue}/{slug}".')
+    return {
+        **series_out(request, editions),
+        "editions": [award_out(request, edition) for edition in editions],
+    }
+
+
+@get("/papers", response=answers(schemas.page_of(schemas.Paper)), url_name="papers")
+def papers(
+    request,
+    venue: Annotated[
+        str | None, Query(pattern=SLUG, description="Published at this venue.")
+    ] = None,
+    conference: Annotated[
+        str | None, Query(pattern=SLUG, description="Published at this conference.")
+    ] = None,
+    year: Annotated[
+        int | None, Query(ge=1, le=32767, description="Published at a conference of this year.")
+    ] = None,
+    award: Annotated[
+        str | None, Query(pattern=SLUG, description="With an entry in this award series.")
+    ] = None,
+    level: Annotated[
+        str | None, Query(pattern=SLUG, description="With an entry at this level.")
+    ] = None,
+    author: Annotated[str | None, Query(pattern=SLUG, description="An author's slug.")] = None,
+    orcid: Annotated[str | None, Query(pattern=ORCID, description="An author's ORCID iD.")] = None,
+    page: Page = 1,
+    per_page: PerPage = DEFAULT_PER_PAGE,
+):
+    """Published papers, the newest conference first, then by slug, with authors in
+    order (with affiliations in order), links, where published and where and how
+    awarded. Filters combine (all must hold); see ``filtered_papers``."""
+    matching = filtered_papers(venue, conference, year, award, level, author=author, orcid=orcid)
+    items = papers_for_api().filter(pk__in=matching.values("pk"))
+    items = items.order_by("-conference__year", "slug")
+    return paginated(request, items, page, per_page, partial(paper_out, request))
+
+
+@get("/papers/{slug}", response=answers(schemas.Paper), url_name="paper")
+def paper(request, slug: Slug):
+    """One published paper."""
+    return paper_out(request, found(papers_for_api(), "paper", slug=slug))
+
+
+@get("/authors", response=answers(schemas.page_of(schemas.Author)), url_name="authors")
+def authors(
+    request,
+    orcid: Annotated[str | None, Query(pattern=ORCID)] = None,
+    venue: Annotated[str | None, Query(pattern=SLUG, description="Published at.")] = None,
+    conference: Annotated[str | None, Query(pattern=SLUG, description="Published at.")] = None,
+    year: Year = None,
+    award: Annotated[
+        str | None, Query(pattern=SLUG, description="Of a paper in this award series.")
+    ] = None,
+    page: Page = 1,
+    per_page: PerPage = DEFAULT_PER_PAGE,
+):
+    """Authors of published papers, by slug; filtered by ``orcid``, and by where their
+    papers were published or awarded (as for papers)."""
+    matching = filtered_papers(venue, conference, year, award)
+    items = Author.objects.filter(
+        pk__in=Authorship.objects.filter(paper__in=matching).values("author")
+    )
+    if orcid:
+        items = items.filter(orcid=orcid)
+    return paginated(request, items.order_by("slug"), page, per_page, partial(author_out, request))
+
+
+@get("/authors/{slug}", response=answers(schemas.AuthorDetail), url_name="author")
+def author(request, slug: Slug):
+    """One author with their published papers and those papers' awards, newest first."""
+    person = found(Author.objects.published(), "author", slug=slug)
+    authorships = list(
+        Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
+        .select_related("paper__conference")
+        .prefetch_related(
+            Prefetch(
+                "paper__award_entries",
+                queryset=AwardEntry.objects.published()
+                .for_paper()
+                .select_related("award__conference", "level"),
+            )
+        )
+        .order_by("-paper__conference__year", "paper__slug")
+    )
+    return {
+        **author_out(request, person),
+        "papers": [paper_ref(request, authorship.paper) for authorship in authorships],
+        "awards": [
+            {
+                "award": award_ref(request, entry.award),
+                "level": level_ref(entry.level),
+                "position": entry.position,
+                "paper": authorship.paper.slug,
+            }
+            for authorship in authorships
+            for entry in authorship.paper.award_entries.all()
+        ],
+        "html": html(request, person),
+    }
+
+
+@get(
+    "/institutions", response=answers(schemas.page_of(schemas.Institution)), url_name="institutions"
+)
+def institutions(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
+    """Institutions named as an affiliation on a published paper, by slug."""
+    items = Institution.objects.published().order_by("slug")
+    return paginated(request, items, page, per_page, partial(institution_out, request))
+
+
+@get(
+    "/institutions/{slug}",
+    response=answers(schemas.Institution),
+    url_name="institution",
+)
+def institution(request, slug: Slug):
+    """One institution."""
+    return institution_out(
+        request, found(Institution.objects.published(), "institution", slug=slug)
+    )

@@ -1,0 +1,24 @@
+from django.apps import AppConfig, apps
+from django.db.models.signals import post_delete, post_save
+
+
+class PagesConfig(AppConfig):
+    """The public pages: views, URLs, template tags, metadata, citations, feeds,
+    sitemaps and share cards."""
+
+    name = "pages"
+    verbose_name = "Public pages"
+
+    def ready(self):
+        from pages.cards import cards_after_change
+
+        # Share cards of papers without a teaser (pages/cards.py), drawn after commit.
+        catalogue = apps.get_app_config("papers")
+        for name in ("paper", "conference", "award", "awardlevel", "awardentry"):
+            model = catalogue.get_model(name)
+            for kind, signal in {"save": post_save, "delete": post_delete}.items():
+                signal.connect(
+                    cards_after_change,
+                    sender=model,
+                    dispatch_uid=f"papers-cards-{kind}-{model._meta.label}",
+                )

@@ -1,0 +1,269 @@
+"""Share cards: the ``og:image`` of a paper without a teaser, drawn once with Pillow.
+
+A card is a 1200 x 630 PNG (the size OpenGraph readers show best) with the site's
+name, the paper's title, its award (the first of its published awards, with the level
+when it is not the award's top level) and the conference it was published at, in one
+language. Cards are made outside visitors' requests: by ``make_share_cards`` (which
+``make data`` runs after each import) and, after an editor's change is committed, for
+the papers it touches (``catalogue.apps``). A page only names the card.
+
+A card's file name carries a digest of its text (``cards/<slug>-<language>-<digest>.png``),
+so a changed title or award names a new card: until it is drawn the page shows no
+``og:image``, never a stale one, and drawing it removes the paper's older cards.
+
+The font is ``settings.SHARE_CARD_FONT`` (Debian's fonts-wqy-microhei by default,
+which has Chinese glyphs). Without that file, cards use Pillow's built-in font, which
+has Latin letters only, so every language gets the English card.
+"""
+
+import hashlib
+import io
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Q
+from django.utils import translation
+from django.utils.translation import gettext
+from PIL import Image, ImageDraw, ImageFont
+
+WIDTH, HEIGHT = 1200, 630
+MARGIN = 72
+DIRECTORY = "cards"
+# Raised when the drawing changes, so that every card is drawn again.
+DESIGN_VERSION = "1"
+BACKGROUND, INK, MUTED, GOLD = "#0b2a4a", "#ffffff", "#c9d6e8", "#f2c14e"
+TITLE_SIZE, TITLE_LINES = 60, 4
+# TeX maths delimiters (catalogue/mathtext.py): a card shows the formula's source text.
+MATH_DELIMITERS = re.compile(r"\\[()\[\]]|\$\$?")
+
+
+@cache
+def _font_file():
+    """The card font's path, or None when ``settings.SHARE_CARD_FONT`` is not a file."""
+    path = Path(settings.SHARE_CARD_FONT) if settings.SHARE_CARD_FONT else None
+    return path if path is not None and path.is_file() else None
+
+
+def card_language(language):
+    """The language a card for a page in ``language`` is written in: the same, or
+    English when the font cannot write it (no font file: Latin letters only)."""
+    if _font_file() is None:
+        return settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    return language
+
+
+def card_text(paper, language):
+    """What the card of ``paper`` says in ``language``: a dict of ``site``, ``title``,
+    ``award`` ("" without a published award) and ``conference``.
+
+    ``paper`` needs its conference and its published award entries in
+    ``AwardEntryQuerySet.for_paper()`` order (``Paper.objects.for_detail()``).
+    """
+    from pages.templatetags.awards import localized_value  # noqa: PLC0415  # tags import models
+
+    with translation.override(language):
+        award = ""
+        entries = list(paper.award_entries.all())
+        if entries:
+            entry = entries[0]
+            award = gettext("%(conference)s: %(award)s") % {
+                "conference": localized_value(entry.award.conference, "name")[0],
+                "award": localized_value(entry.award, "name")[0],
+            }
+            if not getattr(entry, "is_top_level", True):
+                award += " · " + localized_value(entry.level, "name")[0]
+        return {
+            "site": gettext("Conference Awards"),
+            "title": MATH_DELIMITERS.sub("", localized_value(paper, "title")[0]).strip(),
+            "award": award,
+            "conference": gettext("Published at %(conference)s")
+            % {"conference": localized_value(paper.conference, "name")[0]},
+        }
+
+
+def _card(paper, language):
+    """``(storage name, text)`` of ``paper``'s card for a page in ``language``: the text
+    (``card_text``) in the card's language, and a name carrying its digest. No file access."""
+    language = card_language(language)
+    text = card_text(paper, language)
+    digest = hashlib.sha256(
+        json.dumps([DESIGN_VERSION, text], ensure_ascii=False).encode()
+    ).hexdigest()[:12]
+    return f"{DIRECTORY}/{paper.slug}-{language}-{digest}.png", text
+
+
+def card_name(paper, language):
+    """The storage name of ``paper``'s card for a page in ``language`` (no file access)."""
+    return _card(paper, language)[0]
+
+
+def _alt(text):
+    """A card's description (``og:image:alt``): the ``text`` it shows, in reading order."""
+    return " · ".join(part for part in (text["title"], text["award"], text["conference"]) if part)
+
+
+def share_card(paper, language):
+    """``(url, width, height, alt)`` of ``paper``'s card for a page in ``language``, or
+    None when the paper has a teaser (which is its share image) or its card is not drawn
+    yet. One existence check in the storage; never draws."""
+    if paper.image:
+        return None
+    name, text = _card(paper, language)
+    if not default_storage.exists(name):
+        return None
+    return default_storage.url(name), WIDTH, HEIGHT, _alt(text)
+
+
+def make_cards(paper, *, dry_run=False):
+    """Draw ``paper``'s missing cards (one per language of ``settings.LANGUAGES``; none
+    for a paper with a teaser) and delete its outdated ones. Returns the names drawn.
+    ``paper`` as for ``card_text``. With ``dry_run``, only says what it would draw."""
+    if paper.image:
+        return []
+    # Two languages share a card when the font cannot write one of them (card_language).
+    wanted = dict(_card(paper, code) for code, _name in settings.LANGUAGES)
+    drawn = []
+    for name, text in sorted(wanted.items()):
+        if default_storage.exists(name):
+            continue
+        drawn.append(name)
+        if not dry_run:
+            default_storage.save(name, ContentFile(draw_card(text)))
+    if drawn and not dry_run:
+        _delete_other_cards(paper, wanted)
+    return drawn
+
+
+def _delete_other_cards(paper, wanted):
+    try:
+        _folders, files = default_storage.listdir(DIRECTORY)
+    except FileNotFoundError:
+        return
+    prefix, languages = f"{paper.slug}-", dict(settings.LANGUAGES)
+    for file in files:
+        name = f"{DIRECTORY}/{file}"
+        # The slug, a language code, a digest: "a-paper-zh-hans-0123abcd4567.png" is
+        # this paper's only when what follows the slug is a language and a digest (not
+        # the card of a paper "a-paper-zh").
+        rest = file.removeprefix(prefix)
+        if file.startswith(prefix) and name not in wanted and rest.rsplit("-", 1)[0] in languages:
+            default_storage.delete(name)
+
+
+def _font(size):
+    path = _font_file()
+    if path is None:
+        return ImageFont.load_default(size)
+    return ImageFont.truetype(str(path), size)
+
+
+def _wrap(draw, text, font, width, max_lines):
+    """``text`` in lines at most ``width`` pixels wide, breaking between words (or
+    between characters in a word too wide, as Chinese is), at most ``max_lines``
+    lines, the last cut with an ellipsis."""
+    lines, line = [], ""
+    for word in re.findall(r"\S+\s*", text):
+        candidate = line + word
+        if draw.textlength(candidate.rstrip(), font=font) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line.rstrip())
+            line = ""
+        for character in word:
+            if draw.textlength((line + character).rstrip(), font=font) > width and line:
+                lines.append(line.rstrip())
+                line = ""
+            line += character
+    if line.strip():
+        lines.append(line.rstrip())
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and draw.textlength(last + "…", font=font) > width:
+            last = last[:-1]
+        lines = [*lines[: max_lines - 1], last.rstrip() + "…"]
+    return lines
+
+
+def draw_card(text):
+    """The PNG bytes of a card showing ``text`` (a ``card_text`` dict)."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    inner = WIDTH - 2 * MARGIN
+    draw.rectangle((0, 0, WIDTH, 12), fill=GOLD)
+    draw.text((MARGIN, MARGIN - 8), text["site"], font=_font(34), fill=MUTED)
+    title_font = _font(TITLE_SIZE)
+    y = MARGIN + 70
+    for line in _wrap(draw, text["title"], title_font, inner, TITLE_LINES):
+        draw.text((MARGIN, y), line, font=title_font, fill=INK)
+        y += int(TITLE_SIZE * 1.25)
+    bottom = HEIGHT - MARGIN
+    conference_font = _font(34)
+    draw.text(
+        (MARGIN, bottom - 34),
+        (_wrap(draw, text["conference"], conference_font, inner, 1) or [""])[0],
+        font=conference_font,
+        fill=MUTED,
+    )
+    if text["award"]:
+        award_font, top = _font(40), bottom - 34 - 64
+        draw.ellipse((MARGIN, top + 12, MARGIN + 24, top + 36), fill=GOLD)
+        draw.text(
+            (MARGIN + 40, top),
+            _wrap(draw, text["award"], award_font, inner - 40, 1)[0],
+            font=award_font,
+            fill=GOLD,
+        )
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
+
+
+def refresh_cards(paper_ids):
+    """Draw the missing cards of the papers ``paper_ids`` (after an editor's change) and,
+    when any was drawn, retire the cached pages, which named no card or an old one."""
+    from catalogue.models import Paper  # noqa: PLC0415  # models import this module's users
+    from pagecache.caching import bump_content_generation  # noqa: PLC0415  # caching imports models
+
+    drawn = []
+    for paper in Paper.objects.filter(pk__in=paper_ids, image="").for_detail():
+        drawn += make_cards(paper)
+    if drawn:
+        bump_content_generation()
+    return drawn
+
+
+def cards_after_change(sender, instance, raw=False, **kwargs):
+    """Receiver of a change to a paper, a conference, an award, an award level or an
+    award entry (each names what a card says): once the change is
+    committed, draw the cards it outdated (``refresh_cards``). Fixture loading
+    (``raw``) draws none; ``make_share_cards`` does. Off when
+    ``settings.SHARE_CARDS_ON_SAVE`` is false (the tests, which make thousands of papers)."""
+    if raw or not settings.SHARE_CARDS_ON_SAVE:
+        return
+    from catalogue.models import Award, AwardEntry, AwardLevel, Conference, Paper  # noqa: PLC0415
+
+    if isinstance(instance, AwardEntry):
+        paper_ids = [instance.paper_id]
+    elif isinstance(instance, Award):
+        paper_ids = list(instance.entries.values_list("paper_id", flat=True))
+    elif isinstance(instance, AwardLevel):
+        paper_ids = list(instance.entries.values_list("paper_id", flat=True))
+    elif isinstance(instance, Conference):
+        # A card names the paper's conference and the conference of its award.
+        paper_ids = list(
+            Paper.objects.filter(
+                Q(conference=instance) | Q(award_entries__award__conference=instance)
+            )
+            .values_list("pk", flat=True)
+            .distinct()
+        )
+    else:
+        paper_ids = [instance.pk]
+    transaction.on_commit(lambda: refresh_cards(paper_ids))

@@ -1,0 +1,400 @@
+"""Citation export in BibTeX, RIS and CSL-JSON, for one paper or a list of papers.
+
+Every formatter takes papers with their conference, venue, ordered authors and
+links prefetched (``Paper.objects.for_citation()``) and returns text. Citations
+describe the paper as published: English titles and abstracts.
+
+Libraries: bibtexparser 2 writes BibTeX entries and pylatexenc turns Unicode and
+TeX's special characters (& % $ # _ { } ~ ^ \\) into LaTeX; rispy writes RIS.
+CSL-JSON is plain JSON (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html).
+TeX maths in a title or abstract (``\\(k\\)``, ``$O(n)$``) is kept as maths in
+BibTeX and left as written elsewhere.
+
+Safety. Titles, names and abstracts come from imports and the admin, so no value may
+break out of its field. BibTeX: every value is one line (bibtexparser starts a new
+entry at an ``@`` that opens a line) and its braces balance, counted as BibTeX and
+biber count them, escaped or not; maths is kept only when it is safe (see
+``maths_is_safe``), else written as escaped text; identifiers and URLs have their
+braces, backslashes and spaces percent-encoded. RIS: every value is one line, so no
+value can start a tag line (a tag is only read at the start of a line). CSL-JSON is
+written by ``json.dumps``, which escapes quotes, backslashes and control characters.
+"""
+
+import functools
+import json
+import re
+import textwrap
+import unicodedata
+from dataclasses import dataclass
+
+import bibtexparser
+import rispy
+from bibtexparser.model import Entry, Field
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from catalogue.mathtext import math_matches, math_segments
+from pages.metadata import first_page_and_last, paper_identifiers
+
+# Lower-case particles that belong to the family name ("Ludwig van Beethoven").
+# Generational suffixes, written after the family name ("Martin Luther King Jr.",
+# "Henry Ford II"): citation formats keep them apart from the family name, which
+# sorts and abbreviates differently (BibTeX "von Last, Jr, First"; RIS "Last, First,
+# Suffix"; CSL-JSON's ``suffix``).
+SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos"}
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_latex = UnicodeToLatexEncoder(
+    non_ascii_only=False, unknown_char_policy="keep", unknown_char_warning=False
+)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A person's name split for citation formats: ``literal`` when it cannot be split."""
+
+    given: str = ""
+    family: str = ""
+    literal: str = ""
+    suffix: str = ""
+
+
+def split_name(name):
+    """Split a name as published ("Michael I. Jordan") into given and family names.
+
+    The family name is the last word with any lower-case particles before it
+    ("Jan van Rossem" -> given "Jan", family "van Rossem"), the rule BibTeX
+    itself applies to "First von Last". A generational suffix after it ("Jr.", "III",
+    optionally after a comma: "King, Jr.") is kept apart as ``suffix``. A one-word
+    name, or one written in Chinese, Japanese or Korean script, is kept whole as
+    ``literal``.
+    """
+    words = name.split()
+    if len(words) < 2 or CJK.search(name):
+        return Name(literal=" ".join(words))
+    suffix = ""
+    if len(words) > 2 and words[-1].lower() in SUFFIXES:
+        suffix = words.pop()
+        words[-1] = words[-1].removesuffix(",")
+    start = len(words) - 1
+    while start > 1 and words[start - 1] in PARTICLES:
+        start -= 1
+    return Name(given=" ".join(words[:start]), family=" ".join(words[start:]), suffix=suffix)
+
+
+# TeX control words that read or write files, run programs (``\\write18``) or change
+# what later input means. A denylist rather than an allowlist of maths commands: the
+# maths people write uses hundreds of commands (and packages add more), while what
+# can harm the reader's machine or document is this short list of primitives and
+# kernel commands (with every ``\\every...`` token list and the engines' ``\\pdf...``
+# and Lua primitives). Characters that work around any list are refused too: ``^^``
+# (``^^5c`` spells a backslash), ``%`` (comments out the rest of the line, closing
+# braces included), ``#`` and ``$`` (end or confuse the maths), a lone final ``\\``.
+UNSAFE_TEX_COMMANDS = frozenset(
+    """input include includeonly InputIfFileExists IfFileExists endinput openin openout
+    closein closeout read readline write immediate special directlua latelua luaexec
+    shellescape ShellEscape def edef gdef xdef let futurelet global long outer protected
+    newcommand renewcommand providecommand DeclareRobustCommand newenvironment
+    renewenvironment catcode lccode uccode mathcode sfcode csname endcsname expandafter
+    noexpand afterassignment aftergroup scantokens usepackage RequirePackage
+    documentclass makeatletter batchmode nonstopmode scrollmode errorstopmode""".split()
+)
+UNSAFE_TEX_PREFIXES = ("every", "pdf", "lua")
+_TEX_TOKEN = re.compile(r"\\([A-Za-z]+|.?)|\^\^|[{}%#$]", re.DOTALL)
+
+
+def maths_is_safe(formula):
+    """Whether ``formula`` (TeX maths without its delimiters) may be written into a
+    BibTeX field as it is: its braces balance (no prefix closes more than it opened,
+    and all are closed; ``\\{`` and ``\\}`` count, as BibTeX counts them) and it holds
+    none of ``UNSAFE_TEX_COMMANDS`` nor the characters refused above."""
+    depth = 0
+    for match in _TEX_TOKEN.finditer(formula):
+        token, name = match.group(), match.group(1)
+        if name is not None:
+            if name == "" or name in UNSAFE_TEX_COMMANDS:
+                return False
+            if name.startswith(UNSAFE_TEX_PREFIXES):
+                return False
+            token = name
+        elif token in ("^^", "%", "#", "$"):
+            return False
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _balanced(text):
+    """Whether every brace in ``text`` is matched, escaped or not (BibTeX's rule)."""
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+# tex() of this many recent texts is kept (an abstract and its LaTeX: a few kB each):
+# pylatexenc reads a text a character at a time in Python, and the same texts are
+# written again and again (a paper's in its own download and in its conference's and
+# awards' downloads, each in two languages: half the time of publish_site's BibTeX
+# files; issue 12). At most about 30 MB; tex() depends on nothing but its text.
+TEX_CACHE_SIZE = 8192
+
+
+@functools.lru_cache(maxsize=TEX_CACHE_SIZE)
+def tex(text):
+    """``text`` as one line of LaTeX for a BibTeX field: specials and accents escaped,
+    TeX maths kept as ``$...$`` when ``maths_is_safe``, otherwise escaped as text,
+    delimiters included.
+
+    Text braces are written ``\\{`` and ``\\}``; when those would not balance (BibTeX
+    counts escaped braces too, so ``\\}`` alone could close the field) they are written
+    ``{\\textbraceleft}`` and ``{\\textbraceright}`` instead. The result's braces
+    always balance, so it can never close its field or entry.
+    """
+    text = one_line(text)
+    parts, position = [], 0
+    for match in math_matches(text):
+        formula = next(group for group in match.groups() if group is not None)
+        parts.append((False, text[position : match.start()]))
+        parts.append((True, formula) if maths_is_safe(formula) else (False, match.group()))
+        position = match.end()
+    parts.append((False, text[position:]))
+    written = "".join(
+        f"${chunk}$" if is_math else _latex.unicode_to_latex(chunk) for is_math, chunk in parts
+    )
+    if _balanced(written):
+        return written
+    return "".join(
+        f"${chunk}$"
+        if is_math
+        else "".join(
+            _TEXT_BRACES.get(piece) or _latex.unicode_to_latex(piece)
+            for piece in re.split(r"([{}])", chunk)
+        )
+        for is_math, chunk in parts
+    )
+
+
+_TEXT_BRACES = {"{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
+
+
+def _verbatim(value):
+    """An identifier or URL for BibTeX: braces, backslashes and white space
+    percent-encoded (as a URL may write them), so it cannot close its field."""
+    return re.sub(r"[{}\\\s]", lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), value)
+
+
+def one_line(text):
+    """``text`` with runs of white space (newlines included) made single spaces."""
+    return " ".join(text.split())
+
+
+def citation_key(paper, taken):
+    """An ASCII key like ``snell2025conformal``: first author's family name, year,
+    first title word of four letters or more; a letter is added while ``taken``
+    (a set, updated) has it already."""
+    authorships = paper.ordered_authorships
+    name = split_name(authorships[0].author.name) if authorships else Name()
+    # The title's words outside its maths, found by the one maths finder (linear time).
+    prose = " ".join(chunk for is_math, chunk in math_segments(paper.title_en) if not is_math)
+    words = re.findall(r"[A-Za-z]{4,}", _ascii(prose))
+    base = _ascii(name.family or name.literal).lower() + str(paper.conference.year)
+    base += words[0].lower() if words else ""
+    base = re.sub(r"[^a-z0-9]", "", base) or paper.slug
+    key, suffix = base, ord("a")
+    while key in taken:
+        key, suffix = f"{base}{chr(suffix)}", suffix + 1
+    taken.add(key)
+    return key
+
+
+def _ascii(text):
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+def _keys(papers, taken=None):
+    taken = set() if taken is None else taken
+    return [(citation_key(paper, taken), paper) for paper in papers]
+
+
+def _bibtex_name(name):
+    if name.literal:
+        return "{" + tex(name.literal) + "}"
+    if name.suffix:
+        return f"{tex(name.family)}, {tex(name.suffix)}, {tex(name.given)}"
+    return f"{tex(name.family)}, {tex(name.given)}"
+
+
+def _place(conference):
+    return ", ".join(value for value in (conference.city_en, conference.country_en) if value)
+
+
+def to_bibtex(papers, urls, taken=None):
+    """BibTeX ``@inproceedings`` entries for ``papers``.
+
+    ``urls`` maps a paper's pk to its absolute page URL on this site, used when
+    no proceedings or OpenReview page is known. ``taken`` is a set of citation keys
+    already used (updated), for text written in parts (see ``stream``).
+    """
+    entries = []
+    for key, paper in _keys(papers, taken):
+        ids = paper_identifiers(paper)
+        conference = paper.conference
+        fields = [
+            ("title", "{" + tex(paper.title_en) + "}"),
+            (
+                "author",
+                " and ".join(
+                    _bibtex_name(split_name(a.author.name)) for a in paper.ordered_authorships
+                ),
+            ),
+            ("booktitle", tex(conference.venue.name_en)),
+            ("year", str(conference.year)),
+        ]
+        first, last = first_page_and_last(paper.pages)
+        if first:
+            fields.append(("pages", f"{tex(first)}--{tex(last)}" if last else tex(first)))
+        if _place(conference):
+            fields.append(("address", tex(_place(conference))))
+        if conference.proceedings_en:
+            fields.append(("note", tex(conference.proceedings_en)))
+        if ids["doi"]:
+            fields.append(("doi", _verbatim(ids["doi"])))
+        if ids["arxiv"]:
+            fields += [("eprint", _verbatim(ids["arxiv"])), ("archiveprefix", "arXiv")]
+        fields.append(("url", _verbatim(ids["landing"] or urls[paper.pk])))
+        if paper.abstract_en:
+            fields.append(("abstract", tex(paper.abstract_en)))
+        entries.append(
+            Entry("inproceedings", key, [Field(name, value) for name, value in fields if value])
+        )
+    return bibtexparser.write_string(bibtexparser.Library(entries))
+
+
+class _RisWriter(rispy.RisWriter):
+    """rispy's writer without its "1." line before each record, which RIS does not define."""
+
+    def set_header(self, count):
+        return ""
+
+
+def _ris_name(name):
+    if name.literal:
+        return name.literal
+    return ", ".join(part for part in (name.family, name.given, name.suffix) if part)
+
+
+def _ris_value(value):
+    """A RIS value (a string or a list of them) with each string made one line: a tag
+    is read only at the start of a line, so a value cannot start another tag."""
+    return [one_line(item) for item in value] if isinstance(value, list) else one_line(value)
+
+
+def to_ris(papers, urls, taken=None):
+    """RIS records (type ``CPAPER``: conference paper) for ``papers``; ``urls`` and
+    ``taken`` as in to_bibtex."""
+    records = []
+    for _key, paper in _keys(papers, taken):
+        ids = paper_identifiers(paper)
+        conference = paper.conference
+        record = {
+            "type_of_reference": "CPAPER",
+            "title": paper.title_en,
+            "authors": [_ris_name(split_name(a.author.name)) for a in paper.ordered_authorships],
+            "year": str(conference.year),
+            "secondary_title": conference.venue.name_en,
+            "urls": [url for url in (ids["landing"], urls[paper.pk]) if url],
+            "language": "en",
+        }
+        first, last = first_page_and_last(paper.pages)
+        if first:
+            record["start_page"] = first
+        if last:
+            record["end_page"] = last
+        if _place(conference):
+            record["place_published"] = _place(conference)
+        if ids["doi"]:
+            record["doi"] = ids["doi"]
+        if paper.abstract_en:
+            record["abstract"] = paper.abstract_en
+        records.append({tag: _ris_value(value) for tag, value in record.items()})
+    return rispy.dumps(records, implementation=_RisWriter)
+
+
+def to_csl_json(papers, urls):
+    """CSL-JSON items (type ``paper-conference``) for ``papers`` as indented JSON text."""
+    return json.dumps(csl_items(papers, urls), ensure_ascii=False, indent=2) + "\n"
+
+
+def csl_items(papers, urls, taken=None):
+    """The CSL-JSON items of ``papers`` as dicts; ``urls`` and ``taken`` as in to_bibtex."""
+    items = []
+    for key, paper in _keys(papers, taken):
+        ids = paper_identifiers(paper)
+        conference = paper.conference
+        item = {
+            "id": key,
+            "type": "paper-conference",
+            "title": one_line(paper.title_en),
+            "author": [_csl_name(split_name(a.author.name)) for a in paper.ordered_authorships],
+            "issued": {"date-parts": [[conference.year]]},
+            "container-title": conference.venue.name_en,
+            "event-title": conference.name_en,
+            "URL": ids["landing"] or urls[paper.pk],
+            "language": "en",
+        }
+        if _place(conference):
+            item["event-place"] = _place(conference)
+        if paper.pages:
+            item["page"] = paper.pages
+        if ids["doi"]:
+            item["DOI"] = ids["doi"]
+        if paper.abstract_en:
+            item["abstract"] = one_line(paper.abstract_en)
+        items.append(item)
+    return items
+
+
+def _csl_name(name):
+    if name.literal:
+        return {"literal": name.literal}
+    if name.suffix:
+        return {"family": name.family, "given": name.given, "suffix": name.suffix}
+    return {"family": name.family, "given": name.given}
+
+
+def stream(fmt, batches):
+    """Citations in format ``fmt`` (a key of ``FORMATS``), one piece of text per batch.
+
+    ``batches`` yields ``(papers, urls)`` pairs as the formatters take them. Joined,
+    the pieces are the text the formatter gives for all the papers at once (citation
+    keys stay unique across batches), so a download of any size is written without
+    holding every paper in memory.
+    """
+    taken = set()
+    if fmt == "json":
+        opened = False
+        for papers, urls in batches:
+            for item in csl_items(papers, urls, taken):
+                text = textwrap.indent(json.dumps(item, ensure_ascii=False, indent=2), "  ")
+                yield (",\n" if opened else "[\n") + text
+                opened = True
+        yield "\n]\n" if opened else "[]\n"
+        return
+    formatter, separator = {"bib": (to_bibtex, "\n\n"), "ris": (to_ris, "\n")}[fmt]
+    written = False
+    for papers, urls in batches:
+        if papers:
+            text = formatter(papers, urls, taken)
+            yield separator + text if written else text
+            written = True
+
+
+# The formats a URL may ask for: extension -> (formatter, content type).
+FORMATS = {
+    "bib": (to_bibtex, "application/x-bibtex; charset=utf-8"),
+    "ris": (to_ris, "application/x-research-info-systems; charset=utf-8"),
+    "json": (to_csl_json, "application/vnd.citationstyles.csl+json; charset=utf-8"),
+}

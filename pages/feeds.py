@@ -1,0 +1,110 @@
+"""Atom feeds of newly published awards, one per language (/en/feeds/awards.atom,
+/zh-hans/feeds/awards.atom), built with django.contrib.syndication."""
+
+import datetime
+
+from django.contrib.syndication.views import Feed
+from django.db.models import Prefetch
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.translation import gettext, gettext_lazy
+
+from catalogue.models import Award, AwardEntry, unlisted_paper_fields
+from pages.metadata import absolute_url
+from pages.templatetags.awards import localized_value
+
+FEED_LENGTH = 50
+
+
+class LatestAwardsFeed(Feed):
+    """The newest published awards in the request's language: each entry is one award
+    of one conference, linking to its page and listing its papers.
+
+    An entry is dated by the award's announcement date (``Award.announced_on``) when
+    an editor or a fixture gave one. Otherwise it falls back to its conference's start
+    date (the day the conference, where awards are usually announced, opens; the end
+    date when only that is known), and for a conference without dates to the 1st of
+    January of its year: Atom requires an ``updated`` date, and a fixed one keeps the
+    entry's date from changing on every request (the feed's build time did, and sorted
+    the entry last). Never the time of the request.
+    """
+
+    feed_type = Atom1Feed
+    title = gettext_lazy("Newly published conference awards")
+    subtitle = gettext_lazy("Award-winning machine-learning papers, newest awards first.")
+    # Atom (RFC 4287, 4.1.1) requires an author for the feed or every entry: the site's
+    # own name, since the awards are announced by the conference team that runs it.
+    author_name = gettext_lazy("Conference Awards")
+    description_template = "papers/feeds/award_description.html"
+
+    def __call__(self, request, *args, **kwargs):
+        # The feed's language (its xml:lang) is the active one, which the /en/ or
+        # /zh-hans/ prefix selects: Feed uses get_language() when ``language`` is unset.
+        self.request = request
+        return super().__call__(request, *args, **kwargs)
+
+    def link(self):
+        return absolute_url(reverse("papers:home"), self.request)
+
+    def feed_url(self):
+        return absolute_url(reverse("papers:awards-feed"), self.request)
+
+    def feed_guid(self):
+        return self.feed_url()
+
+    def items(self):
+        # Each entry lists its papers' titles by level, nothing more: not for_detail()'s
+        # authors and links, which built 3,400 model instances for the 50 awards at the
+        # benchmark's size (benchmarks/pages.py) and took most of the feed's time.
+        entries = (
+            AwardEntry.objects.published()
+            .in_level_order()
+            .select_related("paper")
+            .defer(*unlisted_paper_fields("paper__"))
+        )
+        return (
+            Award.objects.published()
+            .with_conference()
+            .prefetch_related(Prefetch("entries", queryset=entries))
+            # The order of ``entry_day``: by year, then by the day (a conference with
+            # no day is dated 1 January, so it comes after the year's dated ones).
+            .order_by(
+                "-conference__year",
+                Coalesce("announced_on", "conference__start_date", "conference__end_date").desc(
+                    nulls_last=True
+                ),
+                "conference__slug",
+                "position",
+                "slug",
+            )[:FEED_LENGTH]
+        )
+
+    def item_title(self, award):
+        return gettext("%(conference)s: %(award)s") % {
+            "conference": localized_value(award.conference, "name")[0],
+            "award": localized_value(award, "name")[0],
+        }
+
+    def item_link(self, award):
+        return absolute_url(award.get_absolute_url(), self.request)
+
+    def item_updateddate(self, award):
+        """The entry's date, midnight UTC of ``entry_day(award)`` (see the class docstring)."""
+        return datetime.datetime.combine(entry_day(award), datetime.time(), tzinfo=datetime.UTC)
+
+    def item_pubdate(self, award):
+        return self.item_updateddate(award)
+
+
+def entry_day(award):
+    """The day an award's feed entry is dated by: its announcement date, else its
+    conference's start or end date, else 1 January of the conference's year (a date
+    that never changes; Atom requires one). Needs ``award.conference`` loaded."""
+    conference = award.conference
+    return (
+        award.announced_on
+        or conference.start_date
+        or conference.end_date
+        or datetime.date(conference.year, 1, 1)
+    )

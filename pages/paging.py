@@ -1,0 +1,119 @@
+"""Pages of a long list at paths of their own: ``.../page/2/``, not ``...?page=2``.
+
+A static host (issue 12: the site published as files) serves a path and ignores the
+query string, so each page of a public list needs its own path to be published. Page 1
+is the list's own address; page N > 1 is that address followed by ``page/<N>/``, under
+the URL name of the list followed by :data:`PAGE_SUFFIX` (``papers:conference-detail``
+and ``papers:conference-detail-page``, whose ``page`` keyword is the number).
+
+- :func:`paged` makes the two URL patterns of a paginated page.
+- :class:`PagePathMixin` gives a view the page number of its path, and answers ``301``
+  to the canonical address: ``page/1/`` to the list's own address, and an old link's
+  ``?page=N`` to the path form, keeping the other query parameters.
+- :func:`page_url` is the address of another page of the list being shown (the
+  ``{% page_url %}`` tag of templates/papers/includes/pagination.html).
+
+The search results keep ``?page=``: a search is its query string, and is not published
+as files.
+"""
+
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.urls import path, register_converter, reverse
+
+# The URL name of page N of a list: the list's URL name followed by this.
+PAGE_SUFFIX = "-page"
+# The keyword argument (and, in old links, the query parameter) of the page number.
+PAGE_KWARG = "page"
+
+
+class PageNumberConverter:
+    """A page number as a path segment: a whole number from 1, written without leading
+    zeros, so each page has a single address (``page/02/`` and ``page/0/`` match no
+    route and are 404s, as ``?page=0`` was)."""
+
+    regex = "[1-9][0-9]*"
+
+    def to_python(self, value):
+        return int(value)
+
+    def to_url(self, value):
+        return str(value)
+
+
+# Registered here, where it is defined, so that every URLconf that imports this module
+# can use it (pages/urls.py's lists, awardsite/urls.py's sitemap parts): Django warns
+# when a converter's name is registered twice.
+register_converter(PageNumberConverter, "page_number")
+
+
+def paged(route, view, name):
+    """The URL patterns of a paginated page: ``route`` (page 1) named ``name``, and
+    ``route + "page/<page_number:page>/"`` (page N) named ``name + PAGE_SUFFIX``.
+    ``route`` ends with a slash; the ``page_number`` converter is registered above."""
+    return [
+        path(route, view, name=name),
+        path(f"{route}page/<page_number:{PAGE_KWARG}>/", view, name=name + PAGE_SUFFIX),
+    ]
+
+
+def page_path(view_name, kwargs, number):
+    """The path of page ``number`` (an int from 1) of the list whose route is
+    ``view_name`` (``namespace:name``, of either of the two patterns :func:`paged`
+    makes) with the URL keyword arguments ``kwargs`` (any ``page`` among them is
+    replaced). In the active language."""
+    base = view_name.removesuffix(PAGE_SUFFIX)
+    kwargs = {key: value for key, value in kwargs.items() if key != PAGE_KWARG}
+    if number == 1:
+        return reverse(base, kwargs=kwargs)
+    return reverse(base + PAGE_SUFFIX, kwargs={**kwargs, PAGE_KWARG: number})
+
+
+def page_url(request, number, view_name=None, kwargs=None, moved=(PAGE_KWARG,)):
+    """The address of page ``number`` of the list ``request`` shows (resolved to one of
+    the two routes of :func:`paged`), or of the list of route ``view_name`` with URL
+    keyword arguments ``kwargs`` when given, with the request's query string, if any
+    (such as a preview's ``?preview=1``), less the parameters ``moved`` into the path
+    (the page number's)."""
+    if view_name is None:
+        match = request.resolver_match
+        view_name, kwargs = match.view_name, match.kwargs
+    query = request.GET.copy()
+    for name in moved:
+        query.pop(name, None)
+    location = page_path(view_name, kwargs or {}, number)
+    return f"{location}?{query.urlencode()}" if query else location
+
+
+def page_number(value):
+    """The page number an old link's ``?page=`` gives (``value``, a string): an int
+    from 1, or 1 for an empty value (as the list then showed its first page). Http404
+    for anything else, as Django's paginator answered it: "0", "-1", "1.5", "last"."""
+    if value == "":
+        return 1
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise Http404("That page number is not a whole number from 1.")
+    return int(value)
+
+
+class PagePathMixin:
+    """For a view served at the two routes of :func:`paged`: ``page_number`` is the
+    number of the page asked for (1 at the list's own address).
+
+    Before anything else (and without a query), two kinds of address are sent to the
+    canonical one with a ``301``: ``page/1/``, to the list's own address, and an old
+    link's ``?page=N`` (N a whole number from 1), to page N's path, keeping the other
+    query parameters. A ``?page=`` that is not a whole number from 1 is a 404. Whether
+    page N exists is for the view's paginator to say (a 404 when it does not).
+    """
+
+    page_kwarg = PAGE_KWARG
+
+    def dispatch(self, request, *args, **kwargs):
+        number = kwargs.get(self.page_kwarg)
+        if self.page_kwarg in request.GET:
+            asked = page_number(request.GET[self.page_kwarg])
+            return HttpResponsePermanentRedirect(page_url(request, asked))
+        if number == 1:
+            return HttpResponsePermanentRedirect(page_url(request, 1))
+        self.page_number = number or 1
+        return super().dispatch(request, *args, **kwargs)

@@ -1,0 +1,63 @@
+"""Data migrations carry existing content over."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from catalogue.models import AwardEntry, AwardLevel, Paper
+
+# The last migration before award levels and ordered affiliations.
+BEFORE_LEVELS = [("papers", "0006_content_generation")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_levels_and_affiliation_order_are_carried_over():
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE_LEVELS)
+    old = executor.loader.project_state(BEFORE_LEVELS).apps
+    venue = old.get_model("papers", "Venue").objects.create(
+        slug="cil", acronym="CIL", name="Conference on Imaginary Learning"
+    )
+    conference = old.get_model("papers", "Conference").objects.create(
+        venue=venue, slug="cil-2031", year=2031, name="CIL 2031", name_en="CIL 2031"
+    )
+    award = old.get_model("papers", "Award").objects.create(
+        conference=conference, slug="best", name="Best Paper", name_en="Best Paper"
+    )
+    old.get_model("papers", "Award").objects.create(
+        conference=conference, slug="quiet", name="Quiet", name_en="Quiet"
+    )
+    Paper_ = old.get_model("papers", "Paper")
+    winner = Paper_.objects.create(slug="w", title="W", title_en="W", conference=conference)
+    mention = Paper_.objects.create(slug="m", title="M", title_en="M", conference=conference)
+    Entry = old.get_model("papers", "AwardEntry")
+    Entry.objects.create(award=award, paper=winner, level="winner")
+    Entry.objects.create(award=award, paper=mention, level="honourable-mention")
+    Institution = old.get_model("papers", "Institution")
+    zeta = Institution.objects.create(slug="zeta", name="Zeta", name_en="Zeta")
+    alpha = Institution.objects.create(slug="alpha", name="Alpha", name_en="Alpha")
+    author = old.get_model("papers", "Author").objects.create(slug="ada", name="Ada")
+    authorship = old.get_model("papers", "Authorship").objects.create(
+        paper=winner, author=author, position=1
+    )
+    authorship.affiliations.set([zeta, alpha])
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes("papers"))
+
+    levels = AwardLevel.objects.order_by("award__slug", "position")
+    assert [
+        (level.award.slug, level.slug, level.position, level.name_en, level.name_plural_zh_hans)
+        for level in levels
+    ] == [
+        ("best", "winner", 1, "Winner", "获奖论文"),
+        ("best", "honourable-mention", 2, "Honourable mention", "荣誉提及"),
+        ("quiet", "winner", 1, "Winner", "获奖论文"),
+    ]
+    assert sorted(AwardEntry.objects.values_list("paper__slug", "level__slug")) == [
+        ("m", "honourable-mention"),
+        ("w", "winner"),
+    ]
+    # As the pages showed them before: by slug.
+    ordered = Paper.objects.for_detail().get(slug="w").ordered_authorships[0]
+    assert [institution.slug for institution in ordered.affiliations.all()] == ["alpha", "zeta"]

@@ -1,0 +1,205 @@
+"""Share cards of papers without a teaser (pages/cards.py, make_share_cards)."""
+
+import io
+import re
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from PIL import Image
+
+from catalogue.models import Paper
+from pages import cards
+from tests import factories
+from tests.pages.test_metadata import _head, _property
+
+
+def _make_cards(*args):
+    out = io.StringIO()
+    call_command("make_share_cards", *args, stdout=out)
+    return out.getvalue()
+
+
+def _awarded_paper(**fields):
+    award = factories.award(name_en="Best Imaginary Paper Award", name_zh_hans="最佳虚构论文奖")
+    paper = factories.paper(
+        conference=award.conference,
+        title_en="Learning to \\(k\\)-share",
+        title_zh_hans="学习分享",
+        **fields,
+    )
+    factories.award_entry(award, paper, level="runner-up")
+    factories.award_level(award, "winner")
+    return Paper.objects.for_detail().get(pk=paper.pk)
+
+
+def test_card_says_title_award_conference_and_site_in_each_language(db):
+    paper = _awarded_paper()
+    conference = paper.conference
+
+    english, chinese = (cards.card_text(paper, code) for code in ("en", "zh-hans"))
+
+    assert english == {
+        "site": "Conference Awards",
+        "title": "Learning to k-share",
+        "award": f"{conference.name_en}: Best Imaginary Paper Award · Runner-up",
+        "conference": f"Published at {conference.name_en}",
+    }
+    assert chinese["site"] == "会议奖项"
+    assert chinese["title"] == "学习分享"
+    assert chinese["award"].startswith(f"{conference.name_zh_hans}：最佳虚构论文奖 · ")
+
+
+def test_command_draws_a_1200_by_630_png_per_language_once(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+    factories.paper(image="papers/teaser.png")  # a teaser is its own share image
+
+    first = _make_cards()
+    second = _make_cards()
+
+    drawn = sorted(path.name for path in (tmp_path / "cards").iterdir())
+    assert [re.sub(r"-[0-9a-f]{12}\.png$", "", name) for name in drawn] == [
+        f"{paper.slug}-en",
+        f"{paper.slug}-zh-hans",
+    ]
+    for name in drawn:
+        with Image.open(tmp_path / "cards" / name) as image:
+            assert (image.format, image.size) == ("PNG", (1200, 630))
+    assert first.splitlines()[-1] == "Drew 2 share cards."
+    assert second.splitlines()[-1] == "Drew 0 share cards."
+
+
+def test_dry_run_draws_nothing(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    _awarded_paper()
+
+    output = _make_cards("--dry-run")
+
+    assert output.splitlines()[-1] == "Would draw 2 share cards."
+    assert not (tmp_path / "cards").exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "alt_start"), [("en", "Learning to k-share · "), ("zh-hans", "学习分享 · ")]
+)
+def test_paper_page_names_its_card_as_share_image(
+    db, client, settings, tmp_path, language, alt_start
+):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+    _make_cards()
+
+    head = _head(client, f"/{language}/papers/{paper.slug}/")
+
+    name = cards.card_name(paper, language)
+    assert _property(head, "og:image") == [f"http://testserver/media/{name}"]
+    assert _property(head, "og:image:width") == ["1200"]
+    assert _property(head, "og:image:height") == ["630"]
+    [alt] = _property(head, "og:image:alt")
+    assert alt.startswith(alt_start)
+    # The page's own address is kept (the card's URL once took its place).
+    assert _property(head, "og:url") == [f"http://testserver/{language}/papers/{paper.slug}/"]
+
+
+def test_page_without_a_drawn_card_has_no_share_image_and_draws_none(
+    db, client, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+
+    head = _head(client, paper.get_absolute_url())
+
+    assert _property(head, "og:image") == []
+    assert not (tmp_path / "cards").exists()
+
+
+def test_changed_title_names_a_new_card_and_the_old_one_goes(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+    _make_cards()
+    old = cards.card_name(paper, "en")
+
+    Paper.objects.filter(pk=paper.pk).update(title_en="A new title")
+    _make_cards()
+
+    new = cards.card_name(Paper.objects.for_detail().get(pk=paper.pk), "en")
+    assert new != old
+    assert (tmp_path / new).is_file()
+    assert not (tmp_path / old).exists()
+    assert len(list((tmp_path / "cards").iterdir())) == 2
+
+
+def test_editors_change_draws_the_new_card_after_commit(transactional_db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    settings.SHARE_CARDS_ON_SAVE = True
+    paper = _awarded_paper()
+    award = paper.award_entries.get().award
+
+    award.name_en = "Renamed Award"
+    award.save()
+
+    paper = Paper.objects.for_detail().get(pk=paper.pk)
+    assert cards.card_text(paper, "en")["award"].endswith("Renamed Award · Runner-up")
+    assert (tmp_path / cards.card_name(paper, "en")).is_file()
+    assert (tmp_path / cards.card_name(paper, "zh-hans")).is_file()
+
+
+def test_without_the_font_file_every_language_gets_the_english_card(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    settings.SHARE_CARD_FONT = str(tmp_path / "no-such-font.ttf")
+    cards._font_file.cache_clear()
+    try:
+        paper = _awarded_paper()
+        _make_cards()
+        names = {cards.card_name(paper, code) for code in ("en", "zh-hans")}
+    finally:
+        cards._font_file.cache_clear()
+
+    assert len(names) == 1
+    assert [path.name for path in (tmp_path / "cards").iterdir()] == [
+        names.pop().removeprefix("cards/")
+    ]
+
+
+def test_share_card_costs_the_paper_page_no_query(db, client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+    url = paper.get_absolute_url()
+    with CaptureQueriesContext(connection) as without:
+        client.get(url)
+    _make_cards()
+
+    with CaptureQueriesContext(connection) as with_card:
+        html = client.get(url).content.decode()
+
+    assert 'property="og:image"' in html
+    assert len(with_card) == len(without)
+
+
+@pytest.mark.parametrize("renamed", ["conference", "level"])
+def test_renaming_a_conference_or_award_level_draws_the_new_card(
+    transactional_db, settings, tmp_path, renamed
+):
+    """The card names the paper's conference and its award's level: renaming either in
+    the admin draws the cards that say the new name (they named no card before)."""
+    settings.MEDIA_ROOT = tmp_path
+    settings.SHARE_CARDS_ON_SAVE = True
+    paper = _awarded_paper()
+    if renamed == "conference":
+        conference = paper.conference
+        conference.name_en = "Renamed Conference 2031"
+        conference.save()
+        expected = ("conference", "Published at Renamed Conference 2031")
+    else:
+        level = paper.award_entries.get().level
+        level.name_en = "Renamed level"
+        level.save()
+        expected = ("award", "Best Imaginary Paper Award · Renamed level")
+
+    paper = Paper.objects.for_detail().get(pk=paper.pk)
+    key, text = expected
+    assert cards.card_text(paper, "en")[key].endswith(text)
+    assert (tmp_path / cards.card_name(paper, "en")).is_file()
+    assert (tmp_path / cards.card_name(paper, "zh-hans")).is_file()

@@ -1,0 +1,557 @@
+"""publish_site's render loop (publishing/render.py): pages rendered by worker
+processes, what they wrote recorded by the parent, errors and Ctrl-C; and the citation
+files rendered in batches (publishing/site.py's ``paper_citations``)."""
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.management import CommandError, call_command
+from django.utils import translation
+
+from catalogue.models import Author, Paper, Status
+from publishing import render as publish_render
+from publishing import site as publishing
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE_URL = "https://awards.example.org"
+LANGUAGES = ("en", "zh-hans")
+
+
+class FakeRoute:
+    name = "page"
+    namespace = None
+    batch = None
+
+
+class FakeSite:
+    """A site of pages ``/<language>/<n>/`` whose body names ``n``; each chunk it renders
+    appends the rendering process's id to ``log``; page ``fail`` answers 404."""
+
+    def __init__(self, log, fail=None):
+        self.log, self.fail = log, fail
+
+    def target(self, route, kwargs, language):
+        return f"/{language}/{kwargs['n']}/", f"{language}/{kwargs['n']}/index.html"
+
+    def render_many(self, route, items):
+        with open(self.log, "a") as log:
+            log.write(f"{os.getpid()}\n")
+        for kwargs, language in items:
+            uri, path = self.target(route, kwargs, language)
+            if kwargs["n"] == self.fail:
+                raise publishing.PublishError(f"{uri} answered 404, not 200.")
+            media = (
+                f' <img src="{settings.MEDIA_URL}p{kwargs["n"]}.png">' if kwargs["n"] < 3 else ""
+            )
+            yield uri, path, f"<p>{language} {kwargs['n']}{media}</p>".encode()
+
+
+def fake_pages(count):
+    route = FakeRoute()
+    return [(route, {"n": n}, language) for n in range(count) for language in ("en", "zh-hans")]
+
+
+def files_in(folder):
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in folder.rglob("*")
+        if path.is_file() and not path.name.startswith(".publish-")
+    }
+
+
+@pytest.fixture
+def out(tmp_path):
+    return tmp_path / "out"
+
+
+def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
+    pages = fake_pages(500)
+    publisher = publishing.Publisher(out)
+    log = tmp_path / "pids"
+    done = []
+
+    rendered = publish_render.render(
+        FakeSite(log), publisher, pages, range(len(pages)), jobs=2, progress=done.append
+    )
+
+    assert rendered == sum(done) == len(pages) == publisher.counts.written
+    assert publisher.produced == {
+        f"{lang}/{n}/index.html" for n in range(500) for lang in ("en", "zh-hans")
+    }
+    assert publisher.media["en/1/index.html"] == {"p1.png"}
+    assert publisher.media["en/7/index.html"] == set()
+    assert (out / "zh-hans/499/index.html").read_bytes() == b"<p>zh-hans 499</p>"
+    renderers = set(log.read_text().split())
+    assert len(renderers) == 2 and str(os.getpid()) not in renderers
+    assert multiprocessing.active_children() == []
+
+
+def test_workers_write_what_one_process_writes(tmp_path, out):
+    pages = fake_pages(300)
+    here, forked = publishing.Publisher(tmp_path / "here"), publishing.Publisher(out)
+
+    publish_render.render(FakeSite(tmp_path / "log"), here, pages, range(len(pages)), jobs=1)
+    publish_render.render(FakeSite(tmp_path / "log"), forked, pages, range(len(pages)), jobs=2)
+
+    assert files_in(tmp_path / "here") == files_in(out)
+    assert (here.produced, here.media, here.counts) == (
+        forked.produced,
+        forked.media,
+        forked.counts,
+    )
+
+
+def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
+    pages = fake_pages(300)
+    publish_render.render(
+        FakeSite(tmp_path / "log"), publishing.Publisher(out), pages, range(600), jobs=2
+    )
+    again = publishing.Publisher(out)
+
+    publish_render.render(FakeSite(tmp_path / "log"), again, pages, range(600), jobs=2)
+
+    assert (again.counts.written, again.counts.kept) == (0, 600)
+
+
+def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_path, out):
+    pages = fake_pages(1000)
+    publisher = publishing.Publisher(out)
+
+    with pytest.raises(publishing.PublishError, match="/en/700/ answered 404"):
+        publish_render.render(
+            FakeSite(tmp_path / "log", fail=700), publisher, pages, range(2000), jobs=2
+        )
+
+    # Every file the workers wrote is one the manifest will name; none half-written.
+    assert set(files_in(out)) == publisher.produced
+    assert "en/700/index.html" not in publisher.produced
+    assert not list(out.rglob(".publish-*"))
+    assert multiprocessing.active_children() == []
+
+
+def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out):
+    pages = fake_pages(1000)
+    publisher = publishing.Publisher(out)
+    before = signal.getsignal(signal.SIGINT)
+
+    sent = []
+
+    def interrupt(_count):
+        if not sent:  # Ctrl-C once, when the first chunk is back
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        publish_render.render(
+            FakeSite(tmp_path / "log"), publisher, pages, range(2000), jobs=2, progress=interrupt
+        )
+
+    assert set(files_in(out)) == publisher.produced
+    assert 0 < len(publisher.produced) < len(pages)
+    assert multiprocessing.active_children() == []
+    assert signal.getsignal(signal.SIGINT) == before  # Ctrl-C raises again as it did
+
+
+class SlowSite(FakeSite):
+    def render_many(self, route, items):
+        for page in super().render_many(route, items):
+            time.sleep(0.01)
+            yield page
+
+
+def test_second_ctrl_c_stops_at_once(tmp_path, out):
+    pages = fake_pages(1000)
+    publisher = publishing.Publisher(out)
+    before = signal.getsignal(signal.SIGINT)
+
+    def interrupt(_count):
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        publish_render.render(
+            SlowSite(tmp_path / "log"), publisher, pages, range(2000), jobs=2, progress=interrupt
+        )
+
+    # The workers' chunks of 100 pages take a second each: not waited for.
+    assert time.monotonic() - started < 1.9
+    assert multiprocessing.active_children() == []
+    assert signal.getsignal(signal.SIGINT) == before
+
+
+class LaterRoute(FakeRoute):
+    name = "later"
+    after = True
+
+
+def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_path, out):
+    pages = [(LaterRoute(), {"n": 1000}, "en"), *fake_pages(300)]
+    log = tmp_path / "pids"
+    publisher = publishing.Publisher(out)
+
+    rendered = publish_render.render(FakeSite(log), publisher, pages, range(len(pages)), jobs=2)
+
+    # The workers rendered every other page; this process the later one, last.
+    renderers = log.read_text().split()
+    assert renderers[-1] == str(os.getpid()) not in renderers[:-1]
+    assert rendered == len(pages) and "en/1000/index.html" in publisher.produced
+
+
+class SixPagesRoute(FakeRoute):
+    name = "six"
+    chunk = 6
+
+
+def test_a_route_says_how_many_of_its_pages_a_worker_renders_at_a_time():
+    six = [(SixPagesRoute(), {"n": n}, "en") for n in range(20)]
+    pages = [*six, *fake_pages(150)]
+
+    chunks = publish_render._chunks(pages, range(len(pages)))
+
+    # A route of fewer pages than CHUNK: its own size, else one page a chunk; started first.
+    assert [len(chunk) for chunk in chunks] == [6, 6, 6, 2, 100, 100, 100]
+
+
+class FewerPagesRoute(FakeRoute):
+    name = "fewer"
+
+
+def test_routes_with_fewer_pages_are_started_first():
+    fewer = [(FewerPagesRoute(), {"n": n}, "en") for n in range(150)]
+    pages = [*fake_pages(200), *fewer]
+
+    chunks = publish_render._chunks(pages, range(len(pages)))
+
+    # Their pages take longer (lists of everything); the last chunks are the shortest.
+    assert [pages[chunk[0]][0].name for chunk in chunks] == ["fewer"] * 2 + ["page"] * 4
+
+
+def test_inside_a_transaction_pages_are_rendered_here_and_it_says_so(icml, settings, tmp_path):
+    settings.STATIC_ROOT = tmp_path / "collected"
+    settings.MEDIA_ROOT = tmp_path / "media"
+    err = StringIO()
+
+    call_command(
+        "publish_site",
+        str(tmp_path / "site"),
+        site_url=SITE_URL,
+        jobs=2,
+        stdout=StringIO(),
+        stderr=err,
+    )
+
+    assert (
+        "Rendering in this process, not in workers: inside a database transaction" in err.getvalue()
+    )
+    assert (tmp_path / "site/en/index.html").is_file()
+
+
+def test_jobs_below_one_is_an_error(tmp_path):
+    with pytest.raises(CommandError, match="--jobs must be 1 or more, not 0"):
+        call_command("publish_site", str(tmp_path / "site"), site_url=SITE_URL, jobs=0)
+
+
+def run(args, env):
+    result = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_parallel_publish_of_the_shipped_content_is_the_serial_ones_byte_for_byte(tmp_path):
+    """The shipped ICML content in a database file (workers open their own connection),
+    published by one process and by two workers: the same files, byte for byte."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "awardsite.settings",
+        "DJANGO_INSECURE_DEV": "true",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "DJANGO_STATIC_ROOT": str(tmp_path / "collected"),
+        "DJANGO_MEDIA_ROOT": str(tmp_path / "media"),
+    }
+    run(["migrate", "--noinput", "--verbosity", "0"], env)
+    run(["import_conference", "fixtures/icml.json", "--verbosity", "0"], env)
+    run(["publish_site", str(tmp_path / "serial"), "--site-url", SITE_URL, "--jobs", "1"], env)
+
+    parallel = run(
+        [
+            "publish_site",
+            str(tmp_path / "parallel"),
+            "--site-url",
+            SITE_URL,
+            "--jobs",
+            "2",
+        ],
+        env,
+    )
+
+    assert "Rendering in this process" not in parallel.stderr
+    serial, parallel = files_in(tmp_path / "serial"), files_in(tmp_path / "parallel")
+    assert len(serial) > 1000
+    assert serial == parallel
+    for name in (publishing.MANIFEST, ".publish-snapshot.json"):
+        assert (tmp_path / "serial" / name).read_bytes() == (
+            tmp_path / "parallel" / name
+        ).read_bytes()
+
+
+# --- Papers' citation files, rendered in batches. ----------------------------------------
+
+
+def citation_pages():
+    return [
+        ({"slug": slug, "fmt": fmt}, language)
+        for slug in Paper.objects.published().values_list("slug", flat=True).order_by("slug")
+        for fmt in ("bib", "ris", "json")
+        for language in ("en", "zh-hans")
+    ]
+
+
+def test_batched_citation_files_are_the_views_bytes(icml, client, settings):
+    settings.SITE_URL = SITE_URL
+    items = citation_pages()
+    assert len(items) == 6 * Paper.objects.published().count() > 0
+
+    bodies = publishing.paper_citations(items)
+
+    for (kwargs, language), body in zip(items, bodies, strict=True):
+        with translation.override(language):
+            url = (
+                Paper.objects.get(slug=kwargs["slug"]).get_absolute_url() + f"cite.{kwargs['fmt']}"
+            )
+        response = client.get(url)
+        assert response.status_code == 200
+        assert body == response.content, url
+
+
+def test_batched_citations_of_a_paper_not_published_are_none(icml):
+    paper = Paper.objects.published().first()
+    Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
+
+    assert publishing.paper_citations([({"slug": paper.slug, "fmt": "bib"}, "en")]) == [None]
+
+
+def test_batched_citations_cost_the_same_queries_for_one_paper_or_all(
+    icml, settings, django_assert_num_queries
+):
+    settings.SITE_URL = SITE_URL
+    items = citation_pages()
+    with django_assert_num_queries(3) as one:
+        publishing.paper_citations(items[:1])
+    with django_assert_num_queries(len(one.captured_queries)):
+        publishing.paper_citations(items)
+
+
+def collection_pages(name):
+    route = next(route for route in publishing.ROUTES if route.name == name)
+    return route, [(kwargs, language) for r, kwargs, language in publishing.pages() if r is route]
+
+
+@pytest.mark.parametrize("name", ["conference-citation", "award-citation"])
+def test_batched_collection_citation_files_are_the_views_bytes(icml, client, settings, name):
+    settings.SITE_URL = SITE_URL
+    route, items = collection_pages(name)
+    assert len(items) >= 6 and {fmt for fmt in ("bib", "ris", "json")} == {
+        kwargs["fmt"] for kwargs, _language in items
+    }
+
+    bodies = route.batch(items)
+
+    site = publishing.Site(SITE_URL)
+    for (kwargs, language), body in zip(items, bodies, strict=True):
+        uri, _path = site.target(route, kwargs, language)
+        response = client.get(uri)
+        assert response.status_code == 200
+        assert body == b"".join(response.streaming_content), uri
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [
+        ("conference-citation", {"slug": "no-such-conference"}),
+        ("award-citation", {"conference_slug": "icml-2025", "slug": "no-such-award"}),
+    ],
+)
+def test_batched_citations_of_a_collection_not_published_are_none(icml, name, kwargs):
+    route, _items = collection_pages(name)
+
+    assert route.batch([({**kwargs, "fmt": "bib"}, "en")]) == [None]
+
+
+@pytest.mark.parametrize("name", ["conference-citation", "award-citation"])
+def test_batched_collection_citations_fetch_the_papers_once_for_all_files(
+    icml, settings, django_assert_num_queries, django_assert_max_num_queries, name
+):
+    """A conference's (an award's) six files cost the queries of one."""
+    settings.SITE_URL = SITE_URL
+    route, items = collection_pages(name)
+    first = [item for item in items if item[0]["slug"] == items[0][0]["slug"]]
+    assert len(first) == 6
+
+    with django_assert_max_num_queries(6) as one:
+        route.batch(first[:1])
+    with django_assert_num_queries(len(one.captured_queries)):
+        route.batch(first)
+
+
+def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, settings):
+    settings.SITE_URL = SITE_URL
+    route = next(route for route in publishing.ROUTES if route.name == "paper-citation")
+
+    rendered = publishing.Site(SITE_URL).render_many(
+        route, [({"slug": "no-such-paper", "fmt": "ris"}, "zh-hans")]
+    )
+
+    with pytest.raises(
+        publishing.PublishError, match="/zh-hans/papers/no-such-paper/cite.ris answered 404"
+    ):
+        list(rendered)
+
+
+# --- The middleware a publish run leaves out. ------------------------------------------
+
+
+def test_every_shipped_page_is_the_same_without_the_middleware_publishing_leaves_out(
+    icml, settings
+):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    site = publishing.Site(SITE_URL)
+    everything = publishing.Site(SITE_URL)
+    everything.handler = WSGIHandler()  # settings.MIDDLEWARE, all of it
+    left_out = set(settings.MIDDLEWARE) - set(publishing.publish_middleware())
+    assert left_out == publishing.NOT_PUBLISHING_MIDDLEWARE & set(settings.MIDDLEWARE)
+    assert "django.middleware.locale.LocaleMiddleware" not in left_out
+
+    pages = list(publishing.pages())
+    assert {route.name for route, _kwargs, _language in pages} >= {
+        "paper-detail",
+        "author-detail",
+        "home",
+    }
+    for route, kwargs, language in pages:
+        uri, _path, body = site.render(route, kwargs, language)
+        assert everything.render(route, kwargs, language)[2] == body, uri
+
+
+def test_pages_are_every_url_once_in_each_language_it_has(icml):
+    """pages() decides a route's languages from its first page: the same list as
+    reversing every page in every language and keeping each URL once."""
+    expected = []
+    for route in publishing.published_routes():
+        for kwargs in route.func() if route.func else [()]:
+            seen = set()
+            for code in LANGUAGES:
+                with translation.override(code):
+                    uri = publishing._reverse(route, kwargs)
+                if uri not in seen:
+                    seen.add(uri)
+                    expected.append((route.name, kwargs, code))
+
+    listed = [(route.name, kwargs, code) for route, kwargs, code in publishing.pages()]
+
+    assert listed == expected
+    assert ("robots-txt", (), "en") in listed and ("robots-txt", (), "zh-hans") not in listed
+    assert ("home", (), "zh-hans") in listed
+
+
+# --- Author and paper pages rendered in batches (Route.prepare). ------------------------
+
+PREPARED_ROUTES = ("author-detail", "author-detail-page", "paper-detail")
+
+
+def prepared_pages(name):
+    route = next(route for route in publishing.ROUTES if route.name == name)
+    return route, [
+        (kwargs, language)
+        for page_route, kwargs, language in publishing.pages()
+        if page_route.name == name
+    ]
+
+
+def test_every_shipped_author_and_paper_page_in_batches_is_the_views_bytes(icml, settings):
+    """Each author and paper page as publish_site renders it (many at once, their view
+    called with what ``prepare`` read for them all, without the middleware) is the
+    page the live site answers at its URL, through every middleware: in one batch of
+    them all, and in batches of one."""
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    site = publishing.Site(SITE_URL)
+    assert site.can_prepare
+    live = publishing.Site(SITE_URL)
+    live.handler = WSGIHandler()  # settings.MIDDLEWARE, all of it
+    counted = 0
+    for name in PREPARED_ROUTES:
+        route, items = prepared_pages(name)
+        together = list(site.render_many(route, items))
+        alone = [page for item in items for page in site.render_many(route, [item])]
+        assert together == alone
+        for (kwargs, language), (uri, path, body) in zip(items, together, strict=True):
+            assert live.render(route, kwargs, language) == (uri, path, body), uri
+            counted += 1
+    assert counted >= 2 * (Paper.objects.published().count() + Author.objects.published().count())
+
+
+def test_batched_author_and_paper_pages_cost_the_same_queries_for_one_or_all(
+    icml, settings, django_assert_max_num_queries
+):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    site = publishing.Site(SITE_URL)
+    for name, most in (("author-detail", 7), ("paper-detail", 4)):
+        route, items = prepared_pages(name)
+        assert len(items) > 10
+        with django_assert_max_num_queries(most) as one:
+            list(site.render_many(route, items[:1]))
+        with django_assert_max_num_queries(len(one.captured_queries)):
+            list(site.render_many(route, items))
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "uri"),
+    [
+        ("author-detail", {"slug": "no-such-author"}, "/zh-hans/authors/no-such-author/"),
+        ("paper-detail", {"slug": "no-such-paper"}, "/zh-hans/papers/no-such-paper/"),
+        # Past the author's last page: the batch's Http404 sends each page through
+        # the handler, which names the one.
+        ("author-detail-page", None, "/page/9/"),
+    ],
+)
+def test_a_missing_page_in_a_batch_is_an_error_naming_it(icml, settings, name, kwargs, uri):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    route = next(route for route in publishing.ROUTES if route.name == name)
+    _route, authors = prepared_pages("author-detail")
+    if kwargs is None:
+        kwargs = {"slug": authors[0][0]["slug"], "page": 9}
+    items = (
+        [*authors[:4], (kwargs, "zh-hans")] if name == "author-detail" else [(kwargs, "zh-hans")]
+    )
+
+    rendered = publishing.Site(SITE_URL).render_many(route, items)
+
+    with pytest.raises(publishing.PublishError, match=f"{uri} answered 404"):
+        list(rendered)
+
+
+def test_pages_go_through_the_handler_when_another_middleware_may_change_them(settings):
+    """``render_prepared`` stands in for the middleware of PREPARED_MIDDLEWARE only."""
+    assert publishing.Site(SITE_URL).can_prepare
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.gzip.GZipMiddleware"]
+    assert not publishing.Site(SITE_URL).can_prepare
