@@ -8,6 +8,7 @@ from django.utils import translation
 
 from catalogue import derived, published_authors, search
 from catalogue.models import Author, Authorship, Conference, ImportRecord, Institution, Paper
+from catalogue.signals import content_changed
 from editorial.history import record_versions
 from importing.fields import (
     BATCH_SIZE,
@@ -20,7 +21,6 @@ from importing.fields import (
 )
 from importing.images import store_image
 from importing.planning import DELETED
-from pagecache.caching import bump_content_generation
 
 
 def apply_plan(plan, *, source=""):
@@ -29,8 +29,8 @@ def apply_plan(plan, *, source=""):
     Creates and updates objects with bulk queries in dependency order, stores new
     images in the media storage, sets affiliations, records what was imported
     (:class:`~catalogue.models.ImportRecord`) and writes the history (:func:`record_history`).
-    Bulk queries send no model signals, so it raises the content generation itself,
-    retiring every cached page (:mod:`pagecache.caching`) when the transaction commits.
+    Bulk queries send no model signals, so it sends ``content_changed``
+    (:mod:`catalogue.signals`; the page cache retires every cached page on it).
     On PostgreSQL the tables it wrote are analysed (:func:`refresh_statistics`).
     Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
     """
@@ -60,7 +60,7 @@ def apply_plan(plan, *, source=""):
         _write_records(plan.changes, source)
         record_history(plan.changes, source, primary_keys)
         if plan.writes_anything:
-            bump_content_generation()
+            content_changed.send(sender=apply_plan)
         refresh_statistics(
             model
             for model in FIXTURE_MODELS

@@ -12,6 +12,7 @@ class PageCacheConfig(AppConfig):
     verbose_name = "Page cache"
 
     def ready(self):
+        from catalogue.signals import content_changed
         from pagecache.caching import bump_content_generation
 
         # Any change to what the public pages show retires every cached page
@@ -26,3 +27,5 @@ class PageCacheConfig(AppConfig):
                     sender=model,
                     dispatch_uid=f"papers-generation-{name}-{model._meta.label}",
                 )
+        # Changes no model signal announces: the importer's bulk writes, share cards.
+        content_changed.connect(bump_content_generation, dispatch_uid="papers-generation")

@@ -32,6 +32,8 @@ from django.utils import translation
 from django.utils.translation import gettext
 from PIL import Image, ImageDraw, ImageFont
 
+from catalogue.signals import content_changed
+
 WIDTH, HEIGHT = 1200, 630
 MARGIN = 72
 DIRECTORY = "cards"
@@ -227,15 +229,15 @@ def draw_card(text):
 
 def refresh_cards(paper_ids):
     """Draw the missing cards of the papers ``paper_ids`` (after an editor's change) and,
-    when any was drawn, retire the cached pages, which named no card or an old one."""
+    when any was drawn, send ``content_changed``: the cached pages named no card or an
+    old one."""
     from catalogue.models import Paper  # noqa: PLC0415  # models import this module's users
-    from pagecache.caching import bump_content_generation  # noqa: PLC0415  # caching imports models
 
     drawn = []
     for paper in Paper.objects.filter(pk__in=paper_ids, image="").for_detail():
         drawn += make_cards(paper)
     if drawn:
-        bump_content_generation()
+        content_changed.send(sender=refresh_cards)
     return drawn
 
 
