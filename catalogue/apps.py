@@ -21,19 +21,19 @@ class CatalogueConfig(AppConfig):
 
         from catalogue.derived import keep_derived_columns
         from catalogue.images import make_thumbnails_of_saved_file
-        from catalogue.models import Paper
-        from catalogue.published_authors import published_authors_follow, remember_sources
-        from catalogue.search import (
+        from catalogue.matching import (
             MATCH_SOURCES,
             match_texts_follow,
             match_texts_follow_affiliations,
         )
+        from catalogue.models import Paper
+        from catalogue.published_authors import published_authors_follow, remember_sources
 
         # Thumbnails are made when an image is saved, never in a visitor's request.
         saved_file.connect(
             make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
         )
-        # A paper's matched text (catalogue/search.py) follows its sources' saves and deletions.
+        # A paper's matched text (catalogue/matching.py) follows its sources' saves and deletions.
         for name in MATCH_SOURCES:
             model = self.get_model(name)
             for kind, signal in {"save": post_save, "delete": post_delete}.items():

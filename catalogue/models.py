@@ -11,14 +11,14 @@ import functools
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
-from catalogue import leads, published_authors, search, text
-from catalogue.derived import DerivedColumnsMixin
+from catalogue import leads, search, text
+from catalogue.derived import DerivedColumn, DerivedColumnsMixin
 from catalogue.mathtext import MathLimitsValidator
 from catalogue.orcid import validate_orcid
 from catalogue.reversing import reverse_slugs
@@ -309,11 +309,40 @@ class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, mode
         return self.name_en or self.slug
 
 
+HAS_PUBLISHED_PAPER_COLUMN = "has_published_paper"
+
+
+def has_published_paper_rule():
+    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py), as
+    an ``Exists`` on Author (``OuterRef("pk")``): the author has an authorship of a paper
+    published at a published conference."""
+    return Exists(Authorship.objects.filter(published_q("paper__"), author=OuterRef("pk")))
+
+
+def _refresh_has_published_paper(author):
+    """``HAS_PUBLISHED_PAPER``'s refresh: the column of ``author`` (an Author) from the
+    rows stored now (one query; none for an author not saved yet, who has no paper)."""
+    value = False
+    if author.pk is not None:
+        value = Author.objects.filter(has_published_paper_rule(), pk=author.pk).exists()
+    setattr(author, HAS_PUBLISHED_PAPER_COLUMN, value)
+
+
+# A derived column of Author with no source among its own fields: a save limited by
+# ``update_fields`` leaves it alone; any other save (raw ones included) works it out.
+HAS_PUBLISHED_PAPER = DerivedColumn(
+    HAS_PUBLISHED_PAPER_COLUMN,
+    sources=lambda model: (),
+    columns=lambda model: (HAS_PUBLISHED_PAPER_COLUMN,),
+    refresh=_refresh_has_published_paper,
+)
+
+
 class AuthorQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Authors of at least one published paper: those whose kept column
         ``has_published_paper`` says so (catalogue/published_authors.py keeps it by
-        ``published_authors.has_published_paper_rule()``).
+        :func:`has_published_paper_rule`).
 
         Read from the column, with no join: joining the 20,000 authorships of the
         benchmark's 5,000 papers to their papers and conferences for DISTINCT authors
@@ -366,7 +395,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
 
     objects = AuthorQuerySet.as_manager()
     search_sources = ("name", "other_names")
-    derived_columns = (search.SEARCH_TEXT, published_authors.HAS_PUBLISHED_PAPER)
+    derived_columns = (search.SEARCH_TEXT, HAS_PUBLISHED_PAPER)
 
     class Meta:
         verbose_name = _("author")
@@ -1216,6 +1245,32 @@ class ImportRecord(models.Model):
         return f"{self.model} {self.key}"
 
 
+# The one row of ContentGeneration.
+GENERATION_ID = 1
+
+
+class ContentGenerationQuerySet(models.QuerySet):
+    def wait_for_other_writers(self):
+        """Inside a transaction on a database with ``SELECT ... FOR UPDATE`` (PostgreSQL),
+        lock the content generation's row until this transaction ends, after any other
+        transaction holding it (one that raised the generation, or called this) has
+        ended. Elsewhere (autocommit, SQLite, whose settings start every transaction with
+        ``BEGIN IMMEDIATE`` and so serialise writers already) nothing, and no query.
+        Returns None. The database is the QuerySet's (``using()``).
+
+        For work that reads rows other transactions may be changing and writes what it
+        concludes (catalogue/published_authors.py): after this, on READ COMMITTED, each of
+        its statements sees every such transaction that committed before, so two of them
+        cannot each conclude from the other's old rows. A content change raises the
+        generation (pagecache/caching.py, whose ``UPDATE`` holds the same lock) anyway,
+        so this orders only what was ordered loosely, never a reader.
+        """
+        database = transaction.get_connection(self.db)
+        if not (database.in_atomic_block and database.features.has_select_for_update):
+            return
+        self.select_for_update().filter(pk=GENERATION_ID).exists()
+
+
 class ContentGeneration(models.Model):
     """A counter raised by every change to what the public pages show (pagecache/caching.py).
 
@@ -1227,6 +1282,8 @@ class ContentGeneration(models.Model):
     """
 
     number = models.PositiveBigIntegerField(_("number"), default=0)
+
+    objects = ContentGenerationQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("content generation")

@@ -30,6 +30,7 @@ from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 from reversion_compare.admin import CompareVersionAdmin
 
+from catalogue.languages import localized_value
 from catalogue.models import (
     Author,
     Authorship,
@@ -55,7 +56,6 @@ from editorial.forms import (
     levels_by_award,
 )
 from editorial.history import register_models
-from pages.templatetags.awards import localized_value
 
 # Explicitly, with what belongs to each model, before the ModelAdmins below would
 # register them implicitly (see editorial.history).

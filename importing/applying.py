@@ -6,7 +6,7 @@ from collections import defaultdict
 from django.db import connection, transaction
 from django.utils import translation
 
-from catalogue import derived, published_authors, search
+from catalogue import derived, matching, published_authors
 from catalogue.models import Author, Authorship, Conference, ImportRecord, Institution, Paper
 from catalogue.signals import content_changed
 from editorial.history import record_versions
@@ -53,7 +53,7 @@ def apply_plan(plan, *, source=""):
             _apply_model(model, by_model.get(model, []), primary_keys)
         # Bulk queries send no signal: the matched text of every paper a change reaches,
         # and whether each author it reaches has a published paper.
-        search.refresh_match_texts(_papers_reached(plan.changes, primary_keys))
+        matching.refresh_match_texts(_papers_reached(plan.changes, primary_keys))
         published_authors.refresh_published_authors(
             _authors_reached(plan.changes, primary_keys) | former_authors
         )
@@ -132,7 +132,7 @@ def record_history(changes, source, primary_keys=None):
 
 
 def _papers_reached(changes, primary_keys):
-    """The primary keys of the papers whose matched text (catalogue/search.py) ``changes``
+    """The primary keys of the papers whose matched text (catalogue/matching.py) ``changes``
     may have changed: papers created or updated, the papers of authorships created or
     updated (their affiliations included), of authors and of institutions updated.
     ``primary_keys`` ({model: {natural key: pk}}) names papers created without their

@@ -207,3 +207,14 @@ def existing_keys(model, keys):
             if tuple(key) in keys:
                 found[tuple(key)] = pk
     return found
+
+
+def default_value(spec):
+    """What a new object gets for a field the fixture leaves out."""
+    if spec.kind == "references":
+        return []
+    if spec.field.has_default():
+        return spec.field.get_default()
+    if spec.kind == "date":
+        return None
+    return "" if spec.kind in ("text", "image") else None

@@ -98,7 +98,7 @@ from django.utils.datastructures import CaseInsensitiveMapping
 from django.utils.translation import get_language_from_request
 
 from awardsite.release import fingerprint
-from catalogue.models import ContentGeneration
+from catalogue.models import GENERATION_ID, ContentGeneration
 from opendata.api.answers import NAMESPACE as API_NAMESPACE
 from pages.views import PreviewMixin
 
@@ -126,7 +126,6 @@ OWN_POLICY_URL_NAMES = {"openapi-view"}
 SITEMAP_VIEWS_MODULE = "django.contrib.sitemaps.views"
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 UNCACHEABLE_DIRECTIVES = re.compile(r"\b(private|no-store|no-cache)\b", re.IGNORECASE)
-GENERATION_ID = 1
 # The cache key of the content generation in a shared cache (see the module docstring).
 GENERATION_KEY = "page-generation"
 
@@ -218,29 +217,6 @@ def bump_content_generation(**kwargs):
             generations.update(number=F("number") + 1)
     if is_shared_cache():
         transaction.on_commit(publish_content_generation)
-
-
-def wait_for_other_writers(using=None):
-    """Inside a transaction on a database with ``SELECT ... FOR UPDATE`` (PostgreSQL),
-    lock the content generation's row until this transaction ends, after any other
-    transaction holding it (one that raised the generation, or called this) has ended.
-    Elsewhere (autocommit, SQLite, whose settings start every transaction with
-    ``BEGIN IMMEDIATE`` and so serialise writers already) nothing, and no query.
-    Returns None.
-
-    For work that reads rows other transactions may be changing and writes what it
-    concludes (catalogue/published_authors.py): after this, on READ COMMITTED, each of
-    its statements sees every such transaction that committed before, so two of them
-    cannot each conclude from the other's old rows. A content change raises the
-    generation (:func:`bump_content_generation`, whose ``UPDATE`` holds the same
-    lock) anyway, so this orders only what was ordered loosely, never a reader.
-    """
-    database = transaction.get_connection(using)
-    if not (database.in_atomic_block and database.features.has_select_for_update):
-        return
-    ContentGeneration.objects.using(database.alias).select_for_update().filter(
-        pk=GENERATION_ID
-    ).exists()
 
 
 def is_shared_cache():

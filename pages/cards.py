@@ -32,6 +32,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 from PIL import Image, ImageDraw, ImageFont
 
+from catalogue.languages import localized_value
 from catalogue.signals import content_changed
 
 WIDTH, HEIGHT = 1200, 630
@@ -67,7 +68,6 @@ def card_text(paper, language):
     ``paper`` needs its conference and its published award entries in
     ``AwardEntryQuerySet.for_paper()`` order (``Paper.objects.for_detail()``).
     """
-    from pages.templatetags.awards import localized_value  # noqa: PLC0415  # tags import models
 
     with translation.override(language):
         award = ""

@@ -30,6 +30,7 @@ from django.utils.translation import ngettext
 from django.views import generic
 from modeltranslation.utils import build_localized_fieldname
 
+from awardsite.addresses import absolute_url
 from catalogue import search
 from catalogue.models import (
     SEARCH_MAX_WORDS,
@@ -46,7 +47,6 @@ from catalogue.models import (
 from catalogue.reversing import slug_url, slugs_url
 from editorial.forms import SearchForm
 from pages import author_page, citations, listing, paging, paper_page
-from pages.metadata import absolute_url
 from pages.paging import PagePathMixin
 from pages.prepared import PreparedQuery
 

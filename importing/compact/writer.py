@@ -21,7 +21,7 @@ from catalogue.models import (
 )
 from catalogue.slugs import slug_from
 from importing.compact.reader import compact_name, slug_length
-from importing.fields import field_specs
+from importing.fields import default_value, field_specs
 
 
 def from_objects(objects, conference_slug):
@@ -163,7 +163,6 @@ def from_objects(objects, conference_slug):
 def _compact_values(model, row, source, skip=()):
     """``row``'s non-default values under their compact names; the slug left out when
     it is the one derived from ``source`` (None: always written)."""
-    from importing.planning import default_value  # noqa: PLC0415  # planning imports reading
 
     out = {}
     for name, spec in field_specs(model).items():
