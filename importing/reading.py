@@ -7,6 +7,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import yaml
 from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
@@ -149,8 +150,6 @@ def parse(path):
     if suffix in (".yaml", ".yml") or (
         suffix != ".json" and not text.lstrip().startswith(("[", "{"))
     ):
-        import yaml
-
         try:
             loader = _yaml_loader(yaml)
             data = yaml.load(text, Loader=loader)  # nosec B506  # loader is a SafeLoader

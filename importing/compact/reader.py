@@ -24,6 +24,7 @@ from catalogue.models import (
 from catalogue.orcid import is_orcid
 from catalogue.search import fold
 from catalogue.slugs import slug_from
+from importing import bibtex
 from importing.fields import LANGUAGE_SUFFIXES, FixtureInvalid, Problem, field_specs
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
@@ -653,10 +654,8 @@ class _Translator:
         except (OSError, UnicodeDecodeError) as error:
             self.problem("bibtex", f"cannot read {value}: {getattr(error, 'strerror', error)}")
             return None
-        from importing.bibtex import parse_bibtex  # noqa: PLC0415  # only files naming BibTeX need it
-
         try:
-            parsed = parse_bibtex(text, source=str(self.path.parent / value))
+            parsed = bibtex.parse_bibtex(text, source=str(self.path.parent / value))
         except FixtureInvalid as error:
             self.problems.extend(error.problems)
             return None

@@ -7,6 +7,8 @@
 import datetime
 import json
 
+import yaml
+
 from catalogue.models import (
     Author,
     Authorship,
@@ -233,7 +235,6 @@ def render(document, *, as_json=False):
     """
     if as_json:
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    import yaml  # noqa: PLC0415
 
     class Dumper(yaml.SafeDumper):
         pass
