@@ -337,6 +337,37 @@ def test_tests_are_not_throttled_by_default(client):
 
 
 @pytest.mark.django_db
+def test_operation_ids_are_those_version_1_published(client):
+    """Clients generated from the schema name their methods by operationId: moving the
+    endpoints' module (papers.api -> opendata.api) must not rename them."""
+    _response, schema = get(client, f"{API}/openapi.json")
+
+    operation_ids = sorted(
+        operation["operationId"] for path in schema["paths"].values() for operation in path.values()
+    )
+    assert operation_ids == sorted(
+        f"papers_api_endpoints_{name}"
+        for name in (
+            "index",
+            "venues",
+            "venue",
+            "conferences",
+            "conference",
+            "awards",
+            "award",
+            "award_series_list",
+            "award_series",
+            "papers",
+            "paper",
+            "authors",
+            "author",
+            "institutions",
+            "institution",
+        )
+    )
+
+
+@pytest.mark.django_db
 def test_schema_documents_every_endpoint(client):
     _response, schema = get(client, f"{API}/openapi.json")
 

@@ -266,8 +266,8 @@ def test_pages_stored_by_another_release_are_not_served(visitor, monkeypatch):
     assert queries > 1
 
 
-def test_the_release_is_the_publishers_fingerprint_and_read_once():
-    from publishing.changes import fingerprint
+def test_the_release_is_the_fingerprint_and_read_once():
+    from awardsite.release import fingerprint
 
     assert caching.release() == fingerprint()[:12]
     assert caching.release.cache_info().currsize == 1
