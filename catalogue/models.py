@@ -12,7 +12,7 @@ import functools
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models, transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
@@ -164,12 +164,20 @@ class Venue(NaturalKeyMixin, models.Model):
         return reverse_slugs("papers:venue-detail", slug=self.slug)
 
 
+# The one order of conferences, newest first, wherever they are listed: the pages, the
+# API, the sitemap, the publisher and the admin (Conference.Meta.ordering). Within a year
+# the later start first, a conference without a start date last on every database
+# (PostgreSQL sorts NULL first in a descending order, SQLite last), then by slug.
+NEWEST_FIRST = ("-year", F("start_date").desc(nulls_last=True), "slug")
+
+
 class ConferenceQuerySet(NaturalKeyQuerySet):
     def published(self):
         return self.filter(status=Status.PUBLISHED)
 
     def newest_first(self):
-        return self.order_by("-year", "-start_date", "slug")
+        """The conferences in :data:`NEWEST_FIRST` order."""
+        return self.order_by(*NEWEST_FIRST)
 
     def with_awards(self):
         """Conferences that give at least one published award of their own.
@@ -236,7 +244,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     class Meta:
         verbose_name = _("conference")
         verbose_name_plural = _("conferences")
-        ordering = ["-year", "slug"]
+        ordering = NEWEST_FIRST
         constraints = [
             models.UniqueConstraint(
                 fields=["venue", "year"],

@@ -33,6 +33,7 @@ from modeltranslation.utils import build_localized_fieldname
 from awardsite.addresses import absolute_url
 from catalogue import search
 from catalogue.models import (
+    NEWEST_FIRST,
     SEARCH_MAX_WORDS,
     Author,
     Award,
@@ -409,7 +410,7 @@ class ConferenceListView(ListView):
             Conference.objects.published()
             .select_related("venue")
             .for_venue()
-            .order_by("venue__acronym", "venue__slug", "-year", "-start_date", "slug")
+            .order_by("venue__acronym", "venue__slug", *NEWEST_FIRST)
         )
 
 
