@@ -10,6 +10,26 @@ from django.utils.translation import get_language
 from modeltranslation.utils import build_localized_fieldname
 
 
+def codes():
+    """The codes of ``settings.LANGUAGES`` (``["en", "zh-hans"]``), the default
+    language (``MODELTRANSLATION_DEFAULT_LANGUAGE``) first."""
+    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    return [default, *(code for code, _name in settings.LANGUAGES if code != default)]
+
+
+def suffixes():
+    """The column suffix of each language of :func:`codes` (``("en", "zh_hans")``), as
+    django-modeltranslation writes it."""
+    return tuple(build_localized_fieldname("", code).removeprefix("_") for code in codes())
+
+
+def columns(field, prefix=""):
+    """The per-language columns of the translated ``field``, in :func:`codes` order, each
+    after ``prefix`` (a lookup path such as ``"paper__"``): ``["title_en",
+    "title_zh_hans"]``."""
+    return [prefix + build_localized_fieldname(field, code) for code in codes()]
+
+
 def localized_value(obj, field, language=None):
     """Return ``(text, language)`` for ``obj.field`` in the active language (or in
     ``language``, a code of settings.LANGUAGES, for callers that already know it).

@@ -17,7 +17,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
-from catalogue import leads, search, text
+from catalogue import languages, leads, search, text
 from catalogue.derived import DerivedColumn, DerivedColumnsMixin
 from catalogue.mathtext import MathLimitsValidator
 from catalogue.orcid import validate_orcid
@@ -636,14 +636,14 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         return reverse_slugs("papers:paper-detail", slug=self.slug)
 
     def clean(self):
-        """An image needs a description in both languages (screen readers read it)."""
+        """An image needs a description in every language (screen readers read it)."""
         super().clean()
         if self.image:
             missing = {
                 field: ValidationError(
                     _("Describe the image for readers who cannot see it."), code="alt_text_missing"
                 )
-                for field in ("image_alt_en", "image_alt_zh_hans")
+                for field in languages.columns("image_alt")
                 if not (getattr(self, field) or "").strip()
             }
             if missing:

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 
+from catalogue import languages
 from catalogue.models import natural_key_lookups
 from importing import compact
 from importing.fields import (
@@ -538,7 +539,7 @@ def _hashable(value):
 def _unknown_field_message(model, name):
     translated = translated_fields(model)
     if name in translated:
-        return f"{name!r} is translated: write {name}_en and {name}_zh_hans"
+        return f"{name!r} is translated: write {' and '.join(languages.columns(name))}"
     for base in sorted(translated, key=len, reverse=True):  # image_alt before image
         if name.startswith(base + "_"):
             suffixes = " or ".join(f"{base}_{suffix}" for suffix in LANGUAGE_SUFFIXES)
