@@ -117,3 +117,8 @@ def match_texts_follow_affiliations(sender, instance, action, reverse, pk_set, *
     else:  # some of an institution's authorships changed
         papers = Authorship.objects.filter(pk__in=pk_set).values_list("paper_id", flat=True)
         refresh_match_texts(papers)
+
+
+def match_texts_follow_content(sender, papers=(), **kwargs):
+    """``content_changed`` receiver: refresh the matched text of ``papers``."""
+    refresh_match_texts(papers)

@@ -139,3 +139,10 @@ def published_authors_follow(sender, instance, update_fields=None, **kwargs):
         refresh_published_authors(
             Authorship.objects.filter(paper__conference=instance.pk).values("author_id")
         )
+
+
+def published_authors_follow_content(sender, authors=(), **kwargs):
+    """``content_changed`` receiver: refresh the column of ``authors`` (when any)."""
+    authors = list(authors)
+    if authors:
+        refresh_published_authors(authors)
