@@ -34,7 +34,7 @@ TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards
 # with its suffix for the others (``title_zh_hans``), as the fixture writes them.
 DEFAULT_SUFFIX = LANGUAGE_SUFFIXES[0]
 SLUG = re.compile(r"[-a-z0-9_]+")
-# What a bare BibTeX file given to import_conference is told (see reading.parse).
+# What a bare BibTeX file given to import_conference is told (see parsing.parse).
 BIBTEX_ALONE = (
     "this is a BibTeX file: it holds papers, but not their conference or awards. "
     "Name it from a compact conference file (docs/compact-format.md) and import that, e.g.\n"
