@@ -22,7 +22,8 @@ from catalogue.models import (
     Venue,
 )
 from catalogue.slugs import slug_from
-from importing.compact.reader import compact_name, slug_length
+from importing.compact.common import slug_length
+from importing.compact.reader import compact_name
 from importing.fields import default_value, field_specs
 
 
