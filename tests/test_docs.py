@@ -1,5 +1,5 @@
-"""Commands the README gives, run exactly as written (the restore drill, the open data
-examples)."""
+"""Commands the README and docs/ give, run exactly as written (the restore drill, the
+open data examples, the nginx configuration)."""
 
 import contextlib
 import http.client
@@ -18,13 +18,17 @@ import pytest
 from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = ["README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md"))]
 
 
-def readme_block(marker):
-    """The ``sh`` code block that follows ``<!-- marker -->`` in README.md."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.search(rf"<!-- {marker} -->\n```sh\n(.*?)```", text, re.DOTALL)
-    assert found, f"README.md has no sh block after <!-- {marker} -->"
+def doc_block(document, marker, language="sh"):
+    """The ``language`` code block that follows ``<!-- marker -->`` in ``document`` (a
+    path from the repository's root, e.g. ``docs/operations.md``), without its fences."""
+    text = (ROOT / document).read_text(encoding="utf-8")
+    found = re.search(
+        rf"^<!-- {re.escape(marker)} -->\n```{language}\n(.*?)^```$", text, re.DOTALL | re.M
+    )
+    assert found, f"{document} has no {language} block after <!-- {marker} -->"
     return found.group(1)
 
 
@@ -78,7 +82,7 @@ def test_restore_drill_runs_as_written_and_passes(tmp_path):
     assert list((tmp_path / "live-media").rglob("*.png")), "the drill should cover images"
 
     drill = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", readme_block("restore-drill")],
+        ["bash", "-euo", "pipefail", "-c", doc_block("docs/operations.md", "restore-drill")],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -132,15 +136,15 @@ def test_manage_py_line_checker_finds_a_command_without_a_key():
 def test_every_documented_manage_py_command_sets_a_secret_key():
     """Without DJANGO_INSECURE_DEV or DJANGO_SECRET_KEY, settings refuse to load, so a
     README or docs command written without one fails exactly as written."""
-    documents = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     missing, seen = [], 0
-    for document in documents:
-        lines, count = manage_py_lines_without_key(document.read_text(encoding="utf-8"))
-        missing += [f"{document.name}: {line}" for line in lines]
+    for document in DOCUMENTS:
+        text = (ROOT / document).read_text(encoding="utf-8")
+        lines, count = manage_py_lines_without_key(text)
+        missing += [f"{document}: {line}" for line in lines]
         seen += count
 
     assert missing == []
-    assert seen >= 15  # the README alone documents more; the blocks were found
+    assert seen >= 15  # the docs hold more; the blocks were found
 
 
 # The address `make run` serves, which the open data examples name.
@@ -149,10 +153,11 @@ RUN_ADDRESS = "http://127.0.0.1:8000"
 
 @pytest.mark.django_db(transaction=True)
 def test_open_data_examples_run_as_written(live_server, tmp_path):
-    """The README's curl examples, against a test server with the shipped content in
-    place of `make run`'s address: each succeeds (curl -f fails on an HTTP error)."""
+    """docs/architecture.md's curl examples, against a test server with the shipped
+    content in place of `make run`'s address: each succeeds (curl -f fails on an HTTP
+    error)."""
     call_command("loaddata", "icml", verbosity=0)
-    block = readme_block("open-data")
+    block = doc_block("docs/architecture.md", "open-data")
     assert RUN_ADDRESS in block
 
     result = subprocess.run(
@@ -172,7 +177,7 @@ def test_open_data_examples_run_as_written(live_server, tmp_path):
 
 
 NGINX = Path("/usr/sbin/nginx")
-# Around the README's server block: what nginx.conf's main and http blocks hold.
+# Around docs/operations.md's server block: what nginx.conf's main and http blocks hold.
 NGINX_MAIN = """daemon off;
 pid {workdir}/nginx.pid;
 error_log {workdir}/error.log warn;
@@ -190,17 +195,10 @@ http {{
 """
 
 
-def readme_nginx_snippet():
-    """The ``nginx`` code block of README.md's "Publishing to a static host"."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    (block,) = re.findall(r"^```nginx\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
-    return block
-
-
 @contextlib.contextmanager
 def nginx_serving(snippet, root):
-    """Debian's nginx running the README's ``snippet`` for ``root`` on a free local
-    port (for ``listen 80`` and ``/srv/awardsite``); yields the port."""
+    """Debian's nginx running the docs' ``snippet`` (docs/operations.md) for ``root`` on
+    a free local port (for ``listen 80`` and ``/srv/awardsite``); yields the port."""
     if not NGINX.exists():
         pytest.skip("Debian's nginx is not installed (apt-get install nginx)")
     with socket.socket() as probe:
@@ -241,7 +239,7 @@ def nginx_get(port, path, **headers):
         connection.close()
 
 
-def test_readme_nginx_snippet_serves_a_published_site():
+def test_nginx_block_serves_a_published_site():
     """The snippet as written, around a folder laid out as publish_site writes one: the
     language redirects, the pages, and each missing address's 404 page."""
     with tempfile.TemporaryDirectory() as root:
@@ -261,7 +259,8 @@ def test_readme_nginx_snippet_serves_a_published_site():
         for path in [site, *site.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
 
-        with nginx_serving(readme_nginx_snippet(), site) as port:
+        snippet = doc_block("docs/operations.md", "nginx", "nginx")
+        with nginx_serving(snippet, site) as port:
             assert nginx_get(port, "/en/") == (200, None, "home")
             assert nginx_get(port, "/en/papers/x/")[::2] == (200, "a paper")
             assert nginx_get(port, "/", **{"Accept-Language": "zh-CN,zh;q=0.9"})[:2] == (
