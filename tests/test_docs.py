@@ -1,10 +1,17 @@
-"""Commands the README and docs/ give, run exactly as written (the restore drill, the
-open data examples, the nginx configuration)."""
+"""Every command and configuration block of the README and of docs/, run exactly as
+written: each ``sh`` or ``nginx`` block is marked ``<!-- marker -->`` and named in
+``RUN_BY`` with the test that runs it, and ``test_every_block_is_run_by_a_test`` fails
+on a block that no test runs. The data blocks (``yaml``, ``json``, ``bibtex``, ``text``)
+are examples, compared with their files by the tests of their formats."""
 
+import ast
 import contextlib
 import http.client
+import json
 import os
+import pty
 import re
+import select
 import socket
 import subprocess
 import sys
@@ -15,10 +22,53 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ["README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md"))]
+
+# Every command block and who runs it: (document, marker) -> ["file::function", ...]. Each
+# function named must hold the marker as a string (it reads the block by it).
+RUN_BY = {
+    ("README.md", "set-up"): ["tests/test_docs.py::test_set_up_commands_are_make_targets"],
+    ("docs/architecture.md", "open-data"): [
+        "tests/test_docs.py::test_open_data_examples_run_as_written"
+    ],
+    ("docs/architecture.md", "translation"): [
+        "tests/pages/test_views.py::test_chinese_catalogue_holds_every_message_of_the_code"
+    ],
+    ("docs/editors.md", "create-editor"): [
+        "tests/test_docs.py::test_create_editor_runs_as_written"
+    ],
+    ("docs/editors.md", "conference-commands"): [
+        "tests/test_docs.py::test_conference_commands_run_as_written"
+    ],
+    ("docs/operations.md", "unlock-logins"): [
+        "tests/test_docs.py::test_unlock_commands_run_as_written"
+    ],
+    ("docs/operations.md", "publish-site"): [
+        "tests/test_docs.py::test_publish_site_commands_run_as_written"
+    ],
+    ("docs/operations.md", "nginx"): [
+        "tests/test_docs.py::test_nginx_block_serves_a_published_site",
+        "tests/publishing/test_publish_nginx.py::nginx_site",
+    ],
+    ("docs/operations.md", "restore-drill"): [
+        "tests/test_docs.py::test_restore_drill_runs_as_written_and_passes"
+    ],
+    ("docs/fixture-format.md", "fixture-commands"): [
+        "tests/test_docs.py::test_fixture_format_commands_run_as_written"
+    ],
+    ("docs/compact-format.md", "compact-commands"): [
+        "tests/importing/test_compact.py::test_docs_commands_run_as_written"
+    ],
+    ("docs/compact-format.md", "compact-bibtex-commands"): [
+        "tests/importing/test_compact.py::test_docs_bibtex_commands_run_as_written"
+    ],
+}
+# The blocks that are commands or configuration, run by the tests above.
+COMMAND_LANGUAGES = ("sh", "nginx")
 
 
 def doc_block(document, marker, language="sh"):
@@ -30,6 +80,148 @@ def doc_block(document, marker, language="sh"):
     )
     assert found, f"{document} has no {language} block after <!-- {marker} -->"
     return found.group(1)
+
+
+def command_blocks(markdown):
+    """(marker or None, language) of every ``sh`` and ``nginx`` block of ``markdown``, in
+    order; the marker is the ``<!-- marker -->`` line right above the block."""
+    found = []
+    previous = ""
+    for line in markdown.splitlines():
+        opening = re.fullmatch(r"```(\w+)", line)
+        if opening and opening.group(1) in COMMAND_LANGUAGES:
+            marker = re.fullmatch(r"<!-- ([\w-]+) -->", previous)
+            found.append((marker and marker.group(1), opening.group(1)))
+        previous = line
+    return found
+
+
+def test_command_blocks_finds_marked_and_unmarked_blocks():
+    markdown = (
+        "<!-- one -->\n```sh\nls\n```\n\n```sh\npwd\n```\n"
+        "```yaml\na: 1\n```\n<!-- two -->\n```nginx\nserver {}\n```\n"
+    )
+
+    assert command_blocks(markdown) == [("one", "sh"), (None, "sh"), ("two", "nginx")]
+
+
+def function_source(test_id):
+    """The source of the module-level function ``file::name`` (a path from the root)."""
+    path, name = test_id.split("::")
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise AssertionError(f"{path} has no function {name}")
+
+
+def test_every_block_is_run_by_a_test():
+    """Each command block of the README and docs/ is marked, and named in ``RUN_BY``
+    with functions that read it by its marker: a block added, renamed or left unmarked
+    fails here until a test runs it."""
+    seen = {}
+    for document in DOCUMENTS:
+        for marker, _language in command_blocks((ROOT / document).read_text(encoding="utf-8")):
+            assert marker, f"{document}: a command block without <!-- marker --> above it"
+            seen.setdefault((document, marker), 0)
+            seen[(document, marker)] += 1
+
+    assert {key: count for key, count in seen.items() if count > 1} == {}
+    assert sorted(seen) == sorted(RUN_BY)
+    for (_document, marker), tests in RUN_BY.items():
+        for test_id in tests:
+            strings = {
+                node.value
+                for node in ast.walk(function_source(test_id))
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            }
+            assert marker in strings, f"{test_id} does not read <!-- {marker} -->"
+
+
+def clone_like(tmp_path):
+    """A stand-in for a fresh clone, and the environment to run a block in it.
+
+    Returns (folder, environment): the folder holds a symbolic link to each of the
+    repository's top-level entries but what a run leaves behind (the database, media,
+    collected static files), so a block's relative paths resolve as in a clone and the
+    files it writes land in ``tmp_path``. The environment has no ``DJANGO_*``,
+    ``DATABASE_URL`` or ``REDIS_URL`` of the test run (a block sets its own key), a
+    database and media and static folders of its own in ``tmp_path``."""
+    folder = tmp_path / "clone"
+    folder.mkdir()
+    left_behind = {"db.sqlite3", "media", "staticfiles", ".pytest_cache", ".hypothesis"}
+    for entry in ROOT.iterdir():
+        if entry.name not in left_behind:
+            (folder / entry.name).symlink_to(entry)
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))
+    }
+    environment.update(
+        DATABASE_URL=f"sqlite:///{tmp_path}/site.sqlite3",
+        DJANGO_MEDIA_ROOT=str(tmp_path / "media"),
+        DJANGO_STATIC_ROOT=str(tmp_path / "static"),
+        TMPDIR=str(tmp_path),
+    )
+    return folder, environment
+
+
+def manage(folder, environment, *command):
+    """Run ``manage.py command`` in ``folder`` with a development key; its stdout."""
+    return subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), "manage.py", *command],
+        cwd=folder,
+        env={**environment, "DJANGO_INSECURE_DEV": "true"},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def as_make_run_leaves_it(folder, environment, *, collectstatic=False):
+    """The database ``make run`` prepares: migrated, with the shipped content imported;
+    with ``collectstatic``, the static files it collects too."""
+    manage(folder, environment, "migrate", "--noinput", "--verbosity", "0")
+    manage(folder, environment, "import_conference", "fixtures/icml.json", "--verbosity", "0")
+    if collectstatic:
+        manage(folder, environment, "collectstatic", "--noinput", "--verbosity", "0")
+
+
+def run_block(block, folder, environment):
+    """Run ``block`` with bash (``-euo pipefail``: any failing line fails it) in
+    ``folder``; the completed process, its output as text."""
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_set_up_commands_are_make_targets():
+    """The README's two set-up commands. They cannot run inside the suite: ``make test``
+    is the suite itself (CI runs it as written: .ci/run), and ``make run`` installs into
+    .venv/ and serves until stopped. So each is asked of make with ``--dry-run``, which
+    plans the whole recipe and runs none of it: the target must exist and do what the
+    README says of it."""
+    block = doc_block("README.md", "set-up")
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    assert commands == ["make run", "make test"]
+
+    planned = {}
+    for command in commands:
+        result = subprocess.run(
+            [*command.split(), "--dry-run"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        planned[command] = result.stdout
+
+    assert "manage.py migrate" in planned["make run"]
+    assert "manage.py import_conference fixtures/icml.json" in planned["make run"]
+    assert "manage.py runserver 127.0.0.1:8000" in planned["make run"]
+    assert "pytest" in planned["make test"]
 
 
 # The shipped content has no image; the drill must show that media files come back.
@@ -278,3 +470,155 @@ def test_nginx_block_serves_a_published_site():
                 404,
                 "not found in every language",
             )
+
+
+def test_conference_commands_run_as_written(tmp_path):
+    """docs/editors.md's import and export, on the database `make run` leaves."""
+    folder, environment = clone_like(tmp_path)
+    as_make_run_leaves_it(folder, environment)
+
+    result = run_block(doc_block("docs/editors.md", "conference-commands"), folder, environment)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "icml-2015\nicml-2025\n" in result.stdout
+    exported = yaml.safe_load((folder / "icml-2025.yaml").read_text(encoding="utf-8"))
+    assert (exported["conference"]["name"], exported["conference"]["year"]) == ("ICML 2025", 2025)
+
+
+def test_fixture_format_commands_run_as_written(tmp_path):
+    """docs/fixture-format.md's commands import its complete example (tests/data/) on a
+    new database and write it back out: every object of the example, and the objects it
+    refers to that were already in the database."""
+    folder, environment = clone_like(tmp_path)
+    manage(folder, environment, "migrate", "--noinput", "--verbosity", "0")
+
+    block = doc_block("docs/fixture-format.md", "fixture-commands")
+    result = run_block(block, folder, environment)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Dry run: nothing was written." in result.stdout
+    written = json.loads((folder / "example-2026.json").read_text(encoding="utf-8"))
+    example = json.loads((ROOT / "tests/data/example-2026.json").read_text(encoding="utf-8"))
+    missing = [
+        item
+        for item in example
+        if not any(
+            other["model"] == item["model"] and item["fields"].items() <= other["fields"].items()
+            for other in written
+        )
+    ]
+    assert missing == []
+
+
+AXES_ATTEMPT = """
+from axes.models import AccessAttempt
+AccessAttempt.objects.create(
+    username="mei", ip_address="192.0.2.1", user_agent="test", http_accept="*/*",
+    path_info="/admin/login/", get_data="", post_data="", failures_since_start=5,
+)
+"""
+
+
+def test_unlock_commands_run_as_written(tmp_path):
+    """docs/operations.md's axes commands list a locked-out login and clear it."""
+    folder, environment = clone_like(tmp_path)
+    manage(folder, environment, "migrate", "--noinput", "--verbosity", "0")
+    manage(folder, environment, "shell", "--no-imports", "--command", AXES_ATTEMPT)
+
+    result = run_block(doc_block("docs/operations.md", "unlock-logins"), folder, environment)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mei" in result.stdout
+    count = "from axes.models import AccessAttempt; print(AccessAttempt.objects.count())"
+    assert manage(folder, environment, "shell", "--no-imports", "--command", count) == "0\n"
+
+
+# Where docs/operations.md publishes the site (and nginx's root in its block).
+PUBLISHED = "/srv/awardsite"
+
+
+def test_publish_site_commands_run_as_written(tmp_path):
+    """docs/operations.md's publish_site lines, as written but for the folder, which is
+    made a temporary one: the dry run writes nothing, the second line the whole site."""
+    folder, environment = clone_like(tmp_path)
+    as_make_run_leaves_it(folder, environment, collectstatic=True)
+    block = doc_block("docs/operations.md", "publish-site")
+    assert block.count(f" {PUBLISHED} ") == 2
+    site = tmp_path / "published"
+
+    result = run_block(block.replace(PUBLISHED, str(site)), folder, environment)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Would publish" in result.stdout + result.stderr
+    assert (site / "en" / "index.html").is_file()
+    assert (site / "zh-hans" / "conferences" / "icml-2025" / "index.html").is_file()
+    assert 'href="https://awards.example.org/en/"' in (site / "en" / "index.html").read_text(
+        encoding="utf-8"
+    )
+
+
+# The password typed at create_editor's prompts: one Django's validators accept.
+EDITOR_PASSWORD = "a-long-and-unusual-passphrase-4711"
+EDITOR_CHECK = f"""
+from django.contrib.auth import get_user_model
+user = get_user_model().objects.get(username="mei")
+groups = list(user.groups.values_list("name", flat=True))
+password_kept = user.check_password("{EDITOR_PASSWORD}")
+print(user.email, user.is_staff, user.is_superuser, groups, password_kept)
+"""
+
+
+def answered_at_a_terminal(argv, folder, environment, answers, timeout=120):
+    """Run ``argv`` in ``folder`` at a pseudo-terminal (so ``getpass`` reads from it),
+    typing ``answers`` (prompt -> reply) as each prompt appears. Returns (exit status,
+    everything shown on the terminal)."""
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: becomes the command, at the terminal
+        try:
+            os.chdir(folder)
+            os.execve(argv[0], argv, environment)
+        finally:
+            os._exit(127)
+    shown = ""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([terminal], [], [], 1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(terminal, 4096)
+            except OSError:  # the command ended: Linux reports EIO at the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk.decode(errors="replace")
+            for prompt, reply in answers.items():
+                if shown.endswith(prompt):
+                    os.write(terminal, f"{reply}\n".encode())
+    finally:
+        os.close(terminal)
+        _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), shown
+
+
+def test_create_editor_runs_as_written(tmp_path):
+    """docs/editors.md's create_editor at a terminal: it asks for the password twice
+    and creates a staff account in the Editors group, not a superuser."""
+    folder, environment = clone_like(tmp_path)
+    manage(folder, environment, "migrate", "--noinput", "--verbosity", "0")
+    block = doc_block("docs/editors.md", "create-editor")
+
+    status, shown = answered_at_a_terminal(
+        ["/bin/bash", "-euo", "pipefail", "-c", block],
+        folder,
+        environment,
+        {"Password: ": EDITOR_PASSWORD, "Password (again): ": EDITOR_PASSWORD},
+    )
+
+    assert status == 0, shown
+    assert "Created editor mei in the Editors group." in shown
+    assert EDITOR_PASSWORD not in shown  # never echoed
+    assert manage(folder, environment, "shell", "--no-imports", "--command", EDITOR_CHECK) == (
+        "mei@example.org True False ['Editors'] True\n"
+    )
