@@ -622,3 +622,39 @@ def test_create_editor_runs_as_written(tmp_path):
     assert manage(folder, environment, "shell", "--no-imports", "--command", EDITOR_CHECK) == (
         "mei@example.org True False ['Editors'] True\n"
     )
+
+
+def heading_anchors(markdown):
+    """The anchors GitHub gives the headings of ``markdown``: lower case, punctuation
+    but hyphens dropped, spaces turned into hyphens (code blocks' lines are no
+    headings)."""
+    anchors = set()
+    outside_code = re.sub(r"^```.*?^```$", "", markdown, flags=re.DOTALL | re.M)
+    for heading in re.findall(r"^#+ (.+)$", outside_code, re.M):
+        anchors.add(re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-"))
+    return anchors
+
+
+def test_heading_anchors_are_githubs():
+    markdown = "# Running awardsite\n```sh\n# a comment\n```\n## Safe in public: headers\n"
+
+    assert heading_anchors(markdown) == {"running-awardsite", "safe-in-public-headers"}
+
+
+def test_every_link_between_the_docs_leads_somewhere():
+    """Each relative link of the README and docs/ names a file that exists and, after
+    ``#``, a heading of that file."""
+    broken = []
+    for document in DOCUMENTS:
+        path = ROOT / document
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue  # another site's address
+            name, _, anchor = target.partition("#")
+            linked = (path.parent / name).resolve() if name else path
+            if not linked.exists():
+                broken.append(f"{document}: {target}")
+            elif anchor and anchor not in heading_anchors(linked.read_text(encoding="utf-8")):
+                broken.append(f"{document}: {target}")
+
+    assert broken == []
