@@ -62,7 +62,7 @@ redis:
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || { \
 		echo "the Redis cache tests need Debian's redis-server"; exit 1; }
 
-# The README's nginx block is tried on publish_site's output (tests/publishing/test_publish_nginx.py).
+# docs/operations.md's nginx block is tried on publish_site's output (tests/publishing/test_publish_nginx.py).
 nginx:
 	@test -x /usr/sbin/nginx || { apt-get update -qq && apt-get install -y -qq nginx; } || { \
 		echo "the published site's tests need Debian's nginx"; exit 1; }

@@ -1,7 +1,7 @@
-"""The README's nginx configuration ("Publishing to a static host") serving what
+"""docs/operations.md's nginx configuration ("Static hosting") serving what
 ``publish_site`` wrote of the shipped content, as a static host would: Debian's nginx
-(``make test`` installs it) on a free loopback port, with the README's block as written
-but for its ``listen`` and ``root`` (tests/test_readme.py's ``nginx_serving``). Each kind
+(``make test`` installs it) on a free loopback port, with the docs' block as written
+but for its ``listen`` and ``root`` (tests/test_docs.py's ``nginx_serving``). Each kind
 of file must come with the type and bytes the live site gives it, pages with the live
 site's security headers, ``/`` must choose the language by ``Accept-Language`` as the
 live site does, and an unknown page is the live site's 404 page."""
@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 
 from publishing import site as publishing
-from tests.test_readme import nginx_serving, readme_nginx_snippet
+from tests.test_docs import doc_block, nginx_serving
 
 SITE_URL = "https://awards.example.org"
 # The headers awardsite/settings.py sends with every page (SecurityMiddleware, django-csp,
@@ -36,7 +36,7 @@ PAPER = "/papers/conformal-prediction-as-bayesian-quadrature/"
 
 @pytest.fixture(scope="module")
 def nginx_site():
-    """Debian's nginx serving a folder with the README's block (tests/test_readme.py's
+    """Debian's nginx serving a folder with docs/operations.md's block (tests/test_docs.py's
     ``nginx_serving``), for this module; ``published_by_nginx`` publishes into it once.
     Yields a dict: ``site`` (the folder), ``port``, ``published`` (False until then)."""
     # nginx's workers run as www-data when started by root: the folder must be readable
@@ -46,7 +46,8 @@ def nginx_site():
         workdir.chmod(0o755)
         site = workdir / "site"
         site.mkdir()
-        with nginx_serving(readme_nginx_snippet(), site) as port:
+        snippet = doc_block("docs/operations.md", "nginx", "nginx")
+        with nginx_serving(snippet, site) as port:
             yield {"workdir": workdir, "site": site, "port": port, "published": False}
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -211,7 +212,7 @@ def test_static_files_are_served_for_good(published_by_nginx):
     ],
 )
 def test_odd_addresses_of_a_list_redirect_as_on_the_live_site(published_by_nginx, client, path):
-    """``page/1/`` and an old link's ``?page=N`` answer the live site's 301 (the README's
+    """``page/1/`` and an old link's ``?page=N`` answer the live site's 301 (the docs'
     nginx rules: the other query parameters are dropped, none is used on a static copy)."""
     live = client.get(path)
     served = published_by_nginx(path)
