@@ -386,3 +386,31 @@ def test_export_keeps_unpublished_content_unless_published_only():
     assert f"slug: {draft.slug}\n" in everything
     assert f"slug: {draft.slug}\n" not in published
     assert f"slug: {own.slug}\n" in published
+
+
+# A comma ends a cell, a quote opens one and a line break ends a row, unless the writer
+# quotes the cell (doubling the quote); a reader then gives back the same text. (Stored
+# text has "\n" line breaks only: the catalogue's text fields normalise "\r\n".)
+AWKWARD = 'Commas, "quotes" and ""two""\nnext line\n\nlast line, "done"'
+
+
+@pytest.mark.django_db
+def test_download_cell_with_comma_quote_and_newline_reads_back_unchanged(client):
+    conference, award, own, *_ = _awarded_conference()
+    Paper.objects.filter(pk=own.pk).update(title_en=AWKWARD, abstract_zh_hans=f"摘要，{AWKWARD}")
+    author = own.authorships.first().author
+    Author.objects.filter(pk=author.pk).update(name=AWKWARD)
+    Award.objects.filter(pk=award.pk).update(description_en=AWKWARD)
+
+    files = unzip(client.get(f"/data/conferences/{conference.slug}-csv.zip"))
+
+    (paper,) = [r for r in rows(files, "papers") if r["slug"] == own.slug]
+    assert (paper["title_en"], paper["abstract_zh_hans"]) == (AWKWARD, f"摘要，{AWKWARD}")
+    (author_row,) = [r for r in rows(files, "authors") if r["slug"] == author.slug]
+    assert author_row["name"] == AWKWARD
+    (award_row,) = rows(files, "awards")
+    assert award_row["description_en"] == AWKWARD
+    # The awkward cells end no row early: every row has exactly the header's columns.
+    for table in TABLES:
+        header, *records = csv.reader(io.StringIO(files[f"{table}.csv"], newline=""))
+        assert records and all(len(record) == len(header) for record in records), table
