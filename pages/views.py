@@ -51,28 +51,6 @@ from pages import author_page, citations, listing, paging, paper_page
 from pages.paging import PagePathMixin
 from pages.prepared import PreparedQuery
 
-
-class HeadIsGetMixin:
-    """A HEAD request answered by the view's ``get()``, as Django's View does, but
-    from a method of the class: Django's ``View.setup()`` stores ``self.head = self.get``
-    on each view instance, a bound method of the view held by the view itself, so the
-    view and what it held (the request, its object, a list's rows) outlived the
-    request until the cyclic garbage collector found them (e.g. 610 objects of the
-    awards list's 870 left to the collector a request; see awardsite/templates.py for
-    the rest, and awardsite/wsgi.py for the collector's thresholds)."""
-
-    def head(self, request, *args, **kwargs):
-        return self.get(request, *args, **kwargs)
-
-
-class DetailView(HeadIsGetMixin, generic.DetailView):
-    """Django's DetailView, freed by reference counting (see :class:`HeadIsGetMixin`)."""
-
-
-class ListView(HeadIsGetMixin, generic.ListView):
-    """Django's ListView, freed by reference counting (see :class:`HeadIsGetMixin`)."""
-
-
 # Items per page of the lists that grow with the data: a conference's papers without
 # an award and an author's papers. Chosen so that the largest conference page stays
 # far below 200 KB of HTML (see benchmarks/page_sizes.py for the figures).
@@ -152,7 +130,7 @@ def shown_entries(preview):
 HOME_CONFERENCES = 5
 
 
-class HomeView(ListView):
+class HomeView(generic.ListView):
     """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
     each with its awards; ``more_conferences`` is true when there are others (the page
     then links to the conference index, which lists them all). Two queries (one when
@@ -177,7 +155,7 @@ class HomeView(ListView):
         )
 
 
-class VenueDetailView(DetailView):
+class VenueDetailView(generic.DetailView):
     """A venue (a conference series) and its published editions, newest first, with
     how many awards and papers each has here. 404 when it has none."""
 
@@ -192,7 +170,7 @@ class VenueDetailView(DetailView):
         return context
 
 
-class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
+class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
     """A conference's awards in full, each level under its own heading, the top level
     first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (page N at
     ``page/<N>/``, see pages/paging.py and ``paginate``). 404 for an unknown slug."""
@@ -243,7 +221,7 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, DetailView):
         return context
 
 
-class AwardDetailView(PreviewMixin, DetailView):
+class AwardDetailView(PreviewMixin, generic.DetailView):
     """One award at one conference: its description and its papers. 404 when unknown."""
 
     model = Award
@@ -272,7 +250,7 @@ class AwardDetailView(PreviewMixin, DetailView):
         return context
 
 
-class AwardSeriesView(ListView):
+class AwardSeriesView(generic.ListView):
     """Every edition of one award at one venue (the same award slug), newest first,
     each with its winners and honourable mentions. 404 when no edition is published."""
 
@@ -298,7 +276,7 @@ class AwardSeriesView(ListView):
         return context
 
 
-class PaperDetailView(PreviewMixin, DetailView):
+class PaperDetailView(PreviewMixin, generic.DetailView):
     """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown.
 
     ``prepared`` (given to ``as_view()``; None for visitors): ``{slug: paper}`` of papers
@@ -324,7 +302,7 @@ class PaperDetailView(PreviewMixin, DetailView):
 COAUTHORS_SHOWN = 24
 
 
-class AuthorDetailView(PagePathMixin, DetailView):
+class AuthorDetailView(PagePathMixin, generic.DetailView):
     """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
     a page (page N at ``page/<N>/``, see pages/paging.py and ``paginate``); the
     institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
@@ -398,7 +376,7 @@ def author_page_contexts(pages):
 # Index pages (issue 10): every conference, venue, award and author, each a bounded list.
 
 
-class ConferenceListView(ListView):
+class ConferenceListView(generic.ListView):
     """Every published conference, grouped by venue (by acronym), the newest edition
     first, each with its counts of awards and papers (one query)."""
 
@@ -414,7 +392,7 @@ class ConferenceListView(ListView):
         )
 
 
-class VenueListView(ListView):
+class VenueListView(generic.ListView):
     """Every venue with a published edition: how many editions, from which year to
     which (one query)."""
 
@@ -434,7 +412,7 @@ class VenueListView(ListView):
         )
 
 
-class AwardListView(ListView):
+class AwardListView(generic.ListView):
     """Every published award, as award series (the same award slug at a venue), grouped
     by venue: each series by its newest edition's name, with every edition, newest
     first, and its number of papers (one query). Series follow the newest edition's
@@ -619,7 +597,7 @@ def _letters_in_use():
 LETTERS_IN_USE = PreparedQuery(_letters_in_use)
 
 
-class AuthorListView(PagePathMixin, ListView):
+class AuthorListView(PagePathMixin, generic.ListView):
     """Every author of a published paper, A to Z, ``AUTHOR_PAGE_SIZE`` a page (page N
     at ``page/<N>/``, see pages/paging.py).
 
@@ -815,7 +793,7 @@ class MatchKeys:
         return list(self.matches.queryset.values_list("pk", flat=True)[index])
 
 
-class SearchView(ListView):
+class SearchView(generic.ListView):
     """Search published papers: ``?q=`` text (see ``PaperQuerySet.search``), filtered by
     ``conference`` (slug), ``year`` and ``award`` (series slug); ``page`` of 20 results.
 

@@ -1105,3 +1105,12 @@ def test_conference_page_without_awards_says_so(client, db):
         'class="award" aria-labelledby="award-'
         not in client.get(conference.get_absolute_url()).content.decode()
     )
+
+
+@pytest.mark.django_db
+def test_head_of_a_public_page_answers_as_get_without_a_body(client):
+    head, get = client.head("/en/venues/"), client.get("/en/venues/")
+
+    assert head.status_code == get.status_code == 200
+    assert head.content == b""
+    assert head["Content-Type"] == get["Content-Type"]
