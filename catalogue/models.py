@@ -14,6 +14,7 @@ from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
@@ -21,7 +22,6 @@ from catalogue import languages, leads, search, text
 from catalogue.derived import DerivedColumn, DerivedColumnsMixin
 from catalogue.mathtext import MathLimitsValidator
 from catalogue.orcid import validate_orcid
-from catalogue.reversing import reverse_slugs
 from catalogue.slugs import AsciiSlugField, SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
@@ -161,7 +161,7 @@ class Venue(NaturalKeyMixin, models.Model):
         return self.acronym
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:venue-detail", slug=self.slug)
+        return reverse("papers:venue-detail", kwargs={"slug": self.slug})
 
 
 # The one order of conferences, newest first, wherever they are listed: the pages, the
@@ -186,6 +186,15 @@ class ConferenceQuerySet(NaturalKeyQuerySet):
         papers a later conference honoured): the venue page lists those.
         """
         return self.filter(Exists(Award.objects.published().filter(conference=OuterRef("pk"))))
+
+    def with_listed_awards(self):
+        """Conferences with their venue and ``listed_awards``: their published awards in
+        their order on the conference page, each with ``entry_count`` (its published
+        papers). Two queries however many conferences."""
+        awards = Award.objects.published().with_entry_count().order_by("position", "slug")
+        return self.select_related("venue").prefetch_related(
+            Prefetch("awards", queryset=awards, to_attr="listed_awards")
+        )
 
     def for_venue(self):
         """Conferences with ``award_count`` (published awards) and ``paper_count``
@@ -264,7 +273,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return self.name_en or self.slug
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:conference-detail", slug=self.slug)
+        return reverse("papers:conference-detail", kwargs={"slug": self.slug})
 
 
 class InstitutionQuerySet(NaturalKeyQuerySet):
@@ -425,7 +434,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
         return self.name
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:author-detail", slug=self.slug)
+        return reverse("papers:author-detail", kwargs={"slug": self.slug})
 
     @property
     def other_name_list(self):
@@ -633,7 +642,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         return self.title_en or self.slug
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:paper-detail", slug=self.slug)
+        return reverse("papers:paper-detail", kwargs={"slug": self.slug})
 
     def clean(self):
         """An image needs a description in every language (screen readers read it)."""
@@ -1017,8 +1026,9 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return f"{self.conference}: {self.name_en}"
 
     def get_absolute_url(self):
-        return reverse_slugs(
-            "papers:award-detail", conference_slug=self.conference.slug, slug=self.slug
+        return reverse(
+            "papers:award-detail",
+            kwargs={"conference_slug": self.conference.slug, "slug": self.slug},
         )
 
     def slug_scope(self):
@@ -1026,8 +1036,9 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
 
     def get_series_url(self):
         """The page of every edition of this award at the venue (see the class docstring)."""
-        return reverse_slugs(
-            "papers:award-series", venue_slug=self.conference.venue.slug, slug=self.slug
+        return reverse(
+            "papers:award-series",
+            kwargs={"venue_slug": self.conference.venue.slug, "slug": self.slug},
         )
 
 

@@ -132,9 +132,10 @@ HOME_CONFERENCES = 5
 
 class HomeView(generic.ListView):
     """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
-    each with its awards; ``more_conferences`` is true when there are others (the page
-    then links to the conference index, which lists them all). Two queries (one when
-    there is no conference).
+    each with its awards (``ConferenceQuerySet.with_listed_awards()``);
+    ``more_conferences`` is true when there are others (the page then links to the
+    conference index, which lists them all). Two queries (one when there is no
+    conference).
 
     Editions without awards of their own (kept for the papers a later edition honoured)
     are left out here; their papers and their venue's page link to them.
@@ -145,13 +146,15 @@ class HomeView(generic.ListView):
 
     def get_queryset(self):
         # One more than shown: whether there are others, without counting them all.
-        return listing.newest_conferences(HOME_CONFERENCES + 1)
+        conferences = Conference.objects.published().with_awards().newest_first()
+        return conferences.with_listed_awards()[: HOME_CONFERENCES + 1]
 
     def get_context_data(self, **kwargs):
-        conferences = self.object_list
-        shown = listing.conference_awards(conferences[:HOME_CONFERENCES])
+        conferences = list(self.object_list)
         return super().get_context_data(
-            object_list=shown, more_conferences=len(conferences) > HOME_CONFERENCES, **kwargs
+            object_list=conferences[:HOME_CONFERENCES],
+            more_conferences=len(conferences) > HOME_CONFERENCES,
+            **kwargs,
         )
 
 
