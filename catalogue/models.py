@@ -300,6 +300,24 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
             .order_by("-last_year", "-first_year", "slug")
         )
 
+    def of_authors(self, authors):
+        """``of_author()`` of each of ``authors`` (ids) at once, each institution with
+        ``of_author`` (the author's id): the rows of one author together, in
+        ``of_author()``'s order. One query. (The authors' published authorships are
+        named by a subquery: without it SQLite's planner started from every published
+        paper, 0.5 to 1.6 s for 200 authors at 5,000 papers instead of 1 to 20 ms.)"""
+        years = "affiliation_rows__authorship__paper__conference__year"
+        authorships = Authorship.objects.published().filter(author__in=authors).values("pk")
+        return (
+            self.filter(affiliation_rows__authorship__in=authorships)
+            .annotate(
+                of_author=F("affiliation_rows__authorship__author"),
+                first_year=Min(years),
+                last_year=Max(years),
+            )
+            .order_by("of_author", "-last_year", "-first_year", "slug")
+        )
+
 
 class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
     """A university, laboratory or company that authors are affiliated with."""
@@ -381,6 +399,27 @@ class AuthorQuerySet(NaturalKeyQuerySet):
             .order_by("-shared", "slug")
         )
         return people[:limit] if limit else people
+
+    def coauthors_of_authors(self, authors):
+        """``coauthors_of()`` of each of ``authors`` (ids) at once, each person with
+        ``of_author`` (whose co-author they are) and ``shared``: the rows of one author
+        together, in ``coauthors_of()``'s order. One query. (The authors' papers are
+        named by a subquery, as in ``InstitutionQuerySet.of_authors()``.)"""
+        papers = Paper.objects.published().filter(authorships__author__in=authors).values("pk")
+        return (
+            self.filter(
+                authorships__paper__in=papers, authorships__paper__authorships__author__in=authors
+            )
+            .annotate(of_author=F("authorships__paper__authorships__author"))
+            .exclude(pk=F("of_author"))
+            .annotate(shared=Count("authorships__paper", distinct=True))
+            .order_by("of_author", "-shared", "slug")
+        )
+
+    def with_published_papers(self):
+        """Authors with ``published_papers``: how many published papers they wrote
+        (a subquery per author)."""
+        return self.annotate(published_papers=count_of(Authorship.objects.published(), "author"))
 
 
 class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
@@ -686,6 +725,10 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
     def moved_aside(self):
         """Those of these authorships that are still moved aside (see ``move_aside``)."""
         return self.filter(position__gte=self.POSITION_OFFSET)
+
+    def published(self):
+        """Authorships of published papers (at published conferences)."""
+        return self.filter(published_q("paper__"))
 
     def for_author_page(self, author):
         """``author``'s authorships of published papers, newest first: the author

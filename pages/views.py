@@ -39,6 +39,7 @@ from catalogue.models import (
     Award,
     AwardEntry,
     Conference,
+    Institution,
     Paper,
     Status,
     Venue,
@@ -47,7 +48,7 @@ from catalogue.models import (
 )
 from catalogue.reversing import slug_url, slugs_url
 from editorial.forms import SearchForm
-from pages import author_page, citations, listing, paging, paper_page
+from pages import citations, listing, paging
 from pages.paging import PagePathMixin
 from pages.prepared import PreparedQuery
 
@@ -283,22 +284,26 @@ class PaperDetailView(PreviewMixin, generic.DetailView):
     """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown.
 
     ``prepared`` (given to ``as_view()``; None for visitors): ``{slug: paper}`` of papers
-    already read for their pages, as ``paper_page.papers_for_pages()`` reads many at
-    once for publish_site (publishing/site.py); a slug missing there is a 404."""
+    already read for their pages with ``Paper.objects.published().for_detail()``, as
+    publish_site reads many at once (publishing/site.py); a slug missing there is a 404."""
 
     model = Paper
     prepared = None
 
+    def get_queryset(self):
+        """Published papers (any paper in a preview) with everything the page shows:
+        ``Paper.objects.for_detail()``, five queries."""
+        papers = Paper.objects.all() if self.preview else Paper.objects.published()
+        return papers.for_detail()
+
     def get_object(self, queryset=None):
-        """The paper of the URL's slug, as ``Paper.objects.for_detail()`` gives it, in
-        four prepared queries (pages/paper_page.py), or from ``prepared``; Http404 when
-        unknown."""
+        """The paper of the URL's slug, from ``prepared`` when given; Http404 when unknown."""
         if self.prepared is not None and not self.preview:
             paper = self.prepared.get(self.kwargs["slug"])
             if paper is None:
                 raise Http404("No such published paper.")
             return paper
-        return paper_page.paper_for_page(self.kwargs["slug"], preview=self.preview)
+        return super().get_object(queryset)
 
 
 # Co-authors an author page names, the most frequent first.
@@ -319,13 +324,17 @@ class AuthorDetailView(PagePathMixin, generic.DetailView):
     model = Author
     prepared = None
 
+    def get_queryset(self):
+        """Authors of a published paper, with ``published_papers``, how many (the
+        page's paginator needs it)."""
+        return Author.objects.published().with_published_papers()
+
     def get_object(self, queryset=None):
-        """The published author of the URL's slug, with the number of their published
-        papers, in one prepared query (pages/author_page.py), or from ``prepared``;
+        """The published author of the URL's slug (one query), or from ``prepared``;
         Http404 when unknown."""
         if self.prepared is not None:
             return self._prepared()[0]
-        return author_page.author_for_page(self.kwargs["slug"])
+        return super().get_object(queryset)
 
     def _prepared(self):
         page = self.prepared.get((self.kwargs["slug"], self.page_number))
@@ -345,7 +354,7 @@ class AuthorDetailView(PagePathMixin, generic.DetailView):
 def author_page_contexts(pages):
     """The author page's own context (``page_obj``, ``papers``, ``institutions``,
     ``coauthors``) of each (author, page number) of ``pages``, in their order; each
-    author as ``author_page.author_for_page()`` gives it (with ``published_papers``).
+    author as ``AuthorDetailView.get_queryset()`` gives it (with ``published_papers``).
     ``AuthorDetailView`` builds its one page with it, and publish_site (papers/
     publishing.py) many at once: the papers of all the pages are listed together
     (``listing.PageLists``: three queries for them all, not three a page), and the
@@ -354,8 +363,12 @@ def author_page_contexts(pages):
     Raises Http404 for a page number past an author's last page."""
     lists = listing.PageLists()
     authors = [author for author, _number in pages]
-    institutions = author_page.institutions_of_many(authors)
-    coauthors = author_page.coauthors_of_many(authors, limit=COAUTHORS_SHOWN)
+    pks = [author.pk for author in authors]
+    institutions = _by_author(Institution.objects.of_authors(pks), pks)
+    coauthors = Author.objects.coauthors_of_authors(pks)
+    if len(set(pks)) == 1:
+        coauthors = coauthors[:COAUTHORS_SHOWN]  # one author: the limit in the query
+    coauthors = _by_author(coauthors, pks, limit=COAUTHORS_SHOWN)
     # One page: its papers only (an author may have hundreds); many: every paper of them
     # all, in two queries.
     many = listing.AuthorsPapers(authors) if len(pages) > 1 else None
@@ -374,6 +387,17 @@ def author_page_contexts(pages):
         many.fetch()
     lists.fetch()
     return contexts
+
+
+def _by_author(rows, authors, limit=None):
+    """``{author's pk: [row, ...]}`` of ``rows`` (objects with ``of_author``), at most
+    ``limit`` each, in their order; an empty list for each of ``authors`` (pks) without any."""
+    grouped = {pk: [] for pk in authors}
+    for row in rows:
+        group = grouped[row.of_author]
+        if limit is None or len(group) < limit:
+            group.append(row)
+    return grouped
 
 
 # Index pages (issue 10): every conference, venue, award and author, each a bounded list.
