@@ -5,10 +5,12 @@ shows only published items (an unpublished or unknown slug is a 404).
 Editors preview a draft by adding ``?preview=1`` to its address (the admin's "View on
 site" does): see ``PreviewMixin``."""
 
+import contextlib
 import types
 
 from django.conf import settings
 from django.core.paginator import InvalidPage, Paginator
+from django.db import connection
 from django.db.models import Count, Exists, Max, Min, Q, Window
 from django.http import (
     Http404,
@@ -50,7 +52,6 @@ from catalogue.reversing import slug_url, slugs_url
 from editorial.forms import SearchForm
 from pages import citations, listing, paging
 from pages.paging import PagePathMixin
-from pages.prepared import PreparedQuery
 
 # Items per page of the lists that grow with the data: a conference's papers without
 # an award and an author's papers. Chosen so that the largest conference page stays
@@ -184,14 +185,6 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
     def get_queryset(self):
         conferences = Conference.objects.select_related("venue")
         return conferences if self.preview else conferences.published()
-
-    def get_object(self, queryset=None):
-        """The conference of the URL's slug with its venue; outside a preview, a
-        published one, from a prepared query (``listing.conference_for_page``). Http404
-        when unknown."""
-        if self.preview or queryset is not None:
-            return super().get_object(queryset)
-        return listing.conference_for_page(self.kwargs[self.slug_url_kwarg])
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -601,11 +594,13 @@ def initial_range(code):
     return code, chr(ord(code) + 1)
 
 
-def _letters_in_use():
-    """The query of ``LETTERS_IN_USE``: one row (none when no author has a published
-    paper) saying for each letter (and ``digits``) whether a published author's slug
-    starts with it, each an EXISTS that seeks one entry of the index of published
-    authors by slug (catalogue/migrations/0021_author_has_published_paper.py)."""
+def letters_in_use():
+    """One row (``{}`` when no author has a published paper) saying for each letter
+    (and ``digits``) whether a published author's slug starts with it, each an EXISTS
+    that seeks one entry of the index of published authors by slug
+    (catalogue/migrations/0021_author_has_published_paper.py). One query. Reading
+    every published author's first letter (SELECT DISTINCT) took 2.4 ms of SQLite's
+    CPU at 15,000 authors; these 27 seeks take 0.04 ms."""
     published = Author.objects.published().order_by()
     probes = {
         ("digits" if code == DIGITS else code): Exists(
@@ -614,14 +609,7 @@ def _letters_in_use():
         for code in AUTHOR_INITIALS + DIGITS
         for first, stop in [initial_range(code)]
     }
-    return published.annotate(**probes).values(*probes)[:1]
-
-
-# The letters of the A-Z index that have authors. Reading every published author's
-# first letter (SELECT DISTINCT) took 2.4 ms of SQLite's CPU at 15,000 authors; these 27
-# seeks take 0.04 ms. Building the query's 27 subqueries took longer than both: it is
-# built once per process (pages/prepared.py).
-LETTERS_IN_USE = PreparedQuery(_letters_in_use)
+    return next(iter(published.annotate(**probes).values(*probes)[:1]), {})
 
 
 class AuthorListView(PagePathMixin, generic.ListView):
@@ -670,7 +658,7 @@ class AuthorListView(PagePathMixin, generic.ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        used = next(iter(LETTERS_IN_USE()), {})
+        used = letters_in_use()
         context["letters"] = [
             {"code": code, "label": code.upper(), "used": bool(used.get(code))}
             for code in AUTHOR_INITIALS
@@ -686,10 +674,7 @@ class SearchMatches:
 
     ``queryset`` is the published papers matching, in the search page's order;
     ``rows(start, stop)`` the same matches' ``(key, number of matches)`` pairs from
-    ``start`` to ``stop`` (see :class:`MatchKeys`), by a query built once per process
-    for each shape of search (``SEARCH_KEYS``, a pages/prepared.py PreparedQuery): building the
-    queryset of a search (a union per word, the filters' subqueries) and compiling it
-    took as long as SQLite took to answer (about 5 ms at the benchmark's 5,000 papers).
+    ``start`` to ``stop`` (see :class:`MatchKeys`).
     """
 
     def __init__(self, words=(), conference=None, year=None, award=None, *, criteria=True):
@@ -710,15 +695,13 @@ class SearchMatches:
         return _search_matches(self.words, self.conference, self.year, self.award)
 
     def rows(self, start, stop):
-        """``(key, number of matches)`` of the matches ``start`` to ``stop`` (a list)."""
+        """``(key, number of matches)`` of the matches ``start`` to ``stop`` (a list; one
+        query, planned for its words: see ``planned_for_its_values``)."""
         if not self.criteria:
             return []
-        values = {f"word{number}": word for number, word in enumerate(self.words)}
-        for name in ("conference", "award"):
-            if getattr(self, name) is not None:
-                values[name] = getattr(self, name)
-        shape = (len(self.words), self.conference is not None, self.award is not None)
-        return SEARCH_KEYS(shape=shape, year=self.year, start=start, stop=stop, **values)
+        keys = self.queryset.annotate(match_count=Window(Count("pk")))
+        with planned_for_its_values(connection):
+            return list(keys.values_list("pk", "match_count")[start:stop])
 
 
 def _search_matches(words, conference, year, award):
@@ -731,37 +714,31 @@ def _search_matches(words, conference, year, award):
     return papers.in_search_order()
 
 
-def _search_keys(shape, year, start, stop, **values):
-    """The query of ``SearchMatches.rows()`` for a search of ``shape`` (how many words,
-    and which of the filters by slug are asked) and ``year``: each key beside the
-    number of matches. The year is part of the SQL (one variant per year asked): as a
-    parameter, the value standing for it while the query is built would be out of the
-    column's range on PostgreSQL, where Django then refuses to compile the query."""
-    words = [values[f"word{number}"] for number in range(shape[0])]
-    papers = _search_matches(words, values.get("conference"), year, values.get("award"))
-    return (
-        papers.annotate(match_count=Window(Count("pk")))
-        .rewrite(False)
-        .values_list("pk", "match_count")[start:stop]
-    )
+@contextlib.contextmanager
+def planned_for_its_values(connection):
+    """A block whose queries on ``connection`` (a Django connection) are planned for
+    their values on every run: on a psycopg 3 connection that prepares statements
+    (server-side binding, awardsite/settings.py), preparing is turned off for the block
+    (psycopg's public ``prepare_threshold``: None), then restored; elsewhere no change.
 
-
-# A search is planned for its words on every run (generic_plan=False): on PostgreSQL a
-# generic plan guesses a handful of matches for any ``LIKE`` pattern, which is far off
-# for a common word. Psycopg prepares a query after 5 runs on a connection and
-# PostgreSQL switches to the generic plan 5 runs later. EXPLAIN ANALYZE of the key
-# query on make bench's data (planning and execution, the plan made for the words
-# against the generic plan): "prediction" (1,063 of 5,000 papers) 2.6 against 2.3 ms,
-# "synthetic" (all of them) 16 against 36 ms, "prediction learning" 0.8 against 1.3 ms,
-# "synthetic abstract" 19 against 61 ms. (Before papers had a matched text, when a
-# search joined three tables, a generic plan was as quick with two words, and those
-# stayed prepared.)
-SEARCH_KEYS = PreparedQuery(
-    _search_keys,
-    keys=["shape", "year", "start", "stop"],
-    texts=[*(f"word{number}" for number in range(SEARCH_MAX_WORDS)), "conference", "award"],
-    generic_plan=False,
-)
+    Kept for a search's key query (``SearchMatches.rows``). Psycopg prepares a query
+    after 5 runs on a connection and PostgreSQL switches to a generic plan 5 runs later,
+    which guesses a handful of matches for any ``LIKE`` pattern, far off for a common
+    word. EXPLAIN ANALYZE of the key query on make bench's data (5,000 papers; planning
+    and execution, the plan made for the words against the generic plan): "prediction"
+    (1,063 matches) 2.6 against 2.3 ms, "synthetic" (all of them) 16 against 36 ms,
+    "prediction learning" 0.8 against 1.3 ms, "synthetic abstract" 19 against 61 ms."""
+    connection.ensure_connection()
+    database = connection.connection
+    threshold = getattr(database, "prepare_threshold", None)
+    if threshold is None:
+        yield
+        return
+    database.prepare_threshold = None
+    try:
+        yield
+    finally:
+        database.prepare_threshold = threshold
 
 
 class MatchKeys:
