@@ -260,9 +260,9 @@ def paper_count(number):
 
     The text of ``{% blocktranslate count counter=number %}{{ counter }} paper{% plural
     %}{{ counter }} papers{% endblocktranslate %}`` (the same message), at a fifth of its
-    cost: the home page and the award index show one per award (100 and 200 at make
-    bench's size), where the block tag was a quarter of the pages' time (cProfile of
-    benchmarks/server_time.py's data: 0.67 of 2.47 s on the home page)."""
+    cost: the home page shows one per award (100 at make bench's size), where the block
+    tag was a quarter of the page's time (cProfile of benchmarks/server_time.py's data:
+    0.67 of 2.47 s)."""
     return ngettext("%(counter)s paper", "%(counter)s papers", number) % {"counter": number}
 
 
