@@ -141,10 +141,7 @@ ROOT_URLCONF = "awardsite.urls"
 
 TEMPLATES = [
     {
-        # Django's engine, which frees a page's context when it is rendered (see
-        # awardsite/templates.py), under Django's own name for it.
-        "BACKEND": "awardsite.templates.DjangoTemplates",
-        "NAME": "django",
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {

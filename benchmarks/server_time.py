@@ -37,6 +37,7 @@ the pages whose name contains one of the parts.
 import argparse
 import cProfile
 import gzip
+import importlib.util
 import io
 import json
 import os
@@ -111,7 +112,7 @@ def setup(options):
 
     caches["default"].clear()
     if not Paper.objects.exists():
-        from pages import build_data
+        build_data = site_pages().build_data
 
         print(f"building {options.papers} papers at {options.conferences} conference(s)...")
         started = time.perf_counter()
@@ -129,9 +130,7 @@ class _BuildOptions:
 
 def page_paths(options):
     """The pages measured: benchmarks/pages.py's (the largest of each kind) and more."""
-    from pages import page_urls
-
-    pages = page_urls()
+    pages = site_pages().page_urls()
     pages["conference p.2"] = pages["conference"] + "page/2/"
     pages["zh conference"] = pages["conference"].replace("/en/", "/zh-hans/", 1)
     pages["search 2 words"] = "/en/search/?q=prediction+learning"
@@ -144,6 +143,15 @@ def page_paths(options):
         for name, path in pages.items()
         if not wanted or any(part in name for part in wanted)
     }
+
+
+def site_pages():
+    """benchmarks/pages.py as a module: not importable as ``pages``, the site's app of
+    that name, which comes first on the path."""
+    spec = importlib.util.spec_from_file_location("benchmark_pages", BENCHMARKS / "pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def environ(path):

@@ -14,6 +14,7 @@ from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
@@ -21,7 +22,6 @@ from catalogue import languages, leads, search, text
 from catalogue.derived import DerivedColumn, DerivedColumnsMixin
 from catalogue.mathtext import MathLimitsValidator
 from catalogue.orcid import validate_orcid
-from catalogue.reversing import reverse_slugs
 from catalogue.slugs import AsciiSlugField, SlugFromTitleMixin
 
 SLUG_HELP = _("Leave blank to make one from the English title or name.")
@@ -161,7 +161,7 @@ class Venue(NaturalKeyMixin, models.Model):
         return self.acronym
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:venue-detail", slug=self.slug)
+        return reverse("papers:venue-detail", kwargs={"slug": self.slug})
 
 
 # The one order of conferences, newest first, wherever they are listed: the pages, the
@@ -186,6 +186,15 @@ class ConferenceQuerySet(NaturalKeyQuerySet):
         papers a later conference honoured): the venue page lists those.
         """
         return self.filter(Exists(Award.objects.published().filter(conference=OuterRef("pk"))))
+
+    def with_listed_awards(self):
+        """Conferences with their venue and ``listed_awards``: their published awards in
+        their order on the conference page, each with ``entry_count`` (its published
+        papers). Two queries however many conferences."""
+        awards = Award.objects.published().with_entry_count().order_by("position", "slug")
+        return self.select_related("venue").prefetch_related(
+            Prefetch("awards", queryset=awards, to_attr="listed_awards")
+        )
 
     def for_venue(self):
         """Conferences with ``award_count`` (published awards) and ``paper_count``
@@ -264,7 +273,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return self.name_en or self.slug
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:conference-detail", slug=self.slug)
+        return reverse("papers:conference-detail", kwargs={"slug": self.slug})
 
 
 class InstitutionQuerySet(NaturalKeyQuerySet):
@@ -289,6 +298,24 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
             )
             .annotate(first_year=Min(years), last_year=Max(years))
             .order_by("-last_year", "-first_year", "slug")
+        )
+
+    def of_authors(self, authors):
+        """``of_author()`` of each of ``authors`` (ids) at once, each institution with
+        ``of_author`` (the author's id): the rows of one author together, in
+        ``of_author()``'s order. One query. (The authors' published authorships are
+        named by a subquery: without it SQLite's planner started from every published
+        paper, 0.5 to 1.6 s for 200 authors at 5,000 papers instead of 1 to 20 ms.)"""
+        years = "affiliation_rows__authorship__paper__conference__year"
+        authorships = Authorship.objects.published().filter(author__in=authors).values("pk")
+        return (
+            self.filter(affiliation_rows__authorship__in=authorships)
+            .annotate(
+                of_author=F("affiliation_rows__authorship__author"),
+                first_year=Min(years),
+                last_year=Max(years),
+            )
+            .order_by("of_author", "-last_year", "-first_year", "slug")
         )
 
 
@@ -373,6 +400,27 @@ class AuthorQuerySet(NaturalKeyQuerySet):
         )
         return people[:limit] if limit else people
 
+    def coauthors_of_authors(self, authors):
+        """``coauthors_of()`` of each of ``authors`` (ids) at once, each person with
+        ``of_author`` (whose co-author they are) and ``shared``: the rows of one author
+        together, in ``coauthors_of()``'s order. One query. (The authors' papers are
+        named by a subquery, as in ``InstitutionQuerySet.of_authors()``.)"""
+        papers = Paper.objects.published().filter(authorships__author__in=authors).values("pk")
+        return (
+            self.filter(
+                authorships__paper__in=papers, authorships__paper__authorships__author__in=authors
+            )
+            .annotate(of_author=F("authorships__paper__authorships__author"))
+            .exclude(pk=F("of_author"))
+            .annotate(shared=Count("authorships__paper", distinct=True))
+            .order_by("of_author", "-shared", "slug")
+        )
+
+    def with_published_papers(self):
+        """Authors with ``published_papers``: how many published papers they wrote
+        (a subquery per author)."""
+        return self.annotate(published_papers=count_of(Authorship.objects.published(), "author"))
+
 
 class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
     """One person, across every paper they wrote.
@@ -425,7 +473,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
         return self.name
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:author-detail", slug=self.slug)
+        return reverse("papers:author-detail", kwargs={"slug": self.slug})
 
     @property
     def other_name_list(self):
@@ -633,7 +681,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         return self.title_en or self.slug
 
     def get_absolute_url(self):
-        return reverse_slugs("papers:paper-detail", slug=self.slug)
+        return reverse("papers:paper-detail", kwargs={"slug": self.slug})
 
     def clean(self):
         """An image needs a description in every language (screen readers read it)."""
@@ -677,6 +725,10 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
     def moved_aside(self):
         """Those of these authorships that are still moved aside (see ``move_aside``)."""
         return self.filter(position__gte=self.POSITION_OFFSET)
+
+    def published(self):
+        """Authorships of published papers (at published conferences)."""
+        return self.filter(published_q("paper__"))
 
     def for_author_page(self, author):
         """``author``'s authorships of published papers, newest first: the author
@@ -1017,8 +1069,9 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return f"{self.conference}: {self.name_en}"
 
     def get_absolute_url(self):
-        return reverse_slugs(
-            "papers:award-detail", conference_slug=self.conference.slug, slug=self.slug
+        return reverse(
+            "papers:award-detail",
+            kwargs={"conference_slug": self.conference.slug, "slug": self.slug},
         )
 
     def slug_scope(self):
@@ -1026,8 +1079,9 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
 
     def get_series_url(self):
         """The page of every edition of this award at the venue (see the class docstring)."""
-        return reverse_slugs(
-            "papers:award-series", venue_slug=self.conference.venue.slug, slug=self.slug
+        return reverse(
+            "papers:award-series",
+            kwargs={"venue_slug": self.conference.venue.slug, "slug": self.slug},
         )
 
 

@@ -52,7 +52,7 @@ from django_distill.utils import iter_url_patterns
 from catalogue.models import Author, Award, Conference, Paper, Venue
 from opendata import downloads as opendata
 from opendata.api.answers import NAMESPACE as API_NAMESPACE
-from pages import author_page, citations, paper_page, views
+from pages import citations, views
 from pages.sitemaps import SITEMAPS, part_count
 from pages.views import (
     AUTHOR_INITIALS,
@@ -141,13 +141,14 @@ def prepare_author_pages(items):
     ``author-detail-page`` pages ``items`` ((URL kwargs, language)): ``{(slug, page
     number): (author, the page's own context)}``, each page once whatever its languages
     (the objects do not depend on the language; the template renders them in each).
-    The authors are read in one query, and their pages' contexts by
+    The authors are read in one query (as the view reads one), and their pages' contexts by
     ``views.author_page_contexts``, the function the view builds its one page with, for
     them all at once (issue 12: author pages were a third of a publish run's CPU, and
     their 7 queries a third of each). An author not found is left out (the view's 404).
     Raises Http404 for a page number past an author's last page."""
     keys = list(dict.fromkeys((kwargs["slug"], kwargs.get("page") or 1) for kwargs, _ in items))
-    authors = author_page.authors_for_pages({slug for slug, _number in keys})
+    found = Author.objects.published().with_published_papers()
+    authors = {author.slug: author for author in found.filter(slug__in={slug for slug, _ in keys})}
     pages = [(authors[slug], number) for slug, number in keys if slug in authors]
     return {
         (author.slug, number): (author, context)
@@ -157,9 +158,12 @@ def prepare_author_pages(items):
 
 def prepare_paper_pages(items):
     """The ``prepared`` papers of ``PaperDetailView`` for the ``paper-detail`` pages
-    ``items`` ((URL kwargs, language)): ``{slug: paper}`` as the view reads each
-    (``paper_page.papers_for_pages``), each paper once whatever its languages."""
-    return paper_page.papers_for_pages(list(dict.fromkeys(kwargs["slug"] for kwargs, _ in items)))
+    ``items`` ((kwargs, language) pairs): ``{slug: paper}`` as the view reads one
+    (``Paper.objects.published().for_detail()``), each paper once whatever its
+    languages, five queries for them all."""
+    slugs = list(dict.fromkeys(kwargs["slug"] for kwargs, _ in items))
+    papers = Paper.objects.published().for_detail().filter(slug__in=slugs)
+    return {paper.slug: paper for paper in papers}
 
 
 def conference_citations(items):

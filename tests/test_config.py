@@ -1,21 +1,17 @@
 """Settings read from the environment (awardsite/settings.py)."""
 
-import gc
 import subprocess
 import sys
 import threading
-import weakref
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import OperationalError, close_old_connections, connection
 from django.db.utils import ConnectionHandler
-from django.template import engines
 from django.test import Client
 
 from awardsite.settings import SQLITE_OPTIONS, env_bool, env_list
 from catalogue.models import Paper
-from pages.views import VenueListView
 from tests import factories
 
 
@@ -298,72 +294,6 @@ def test_whole_number_settings_refuse_anything_else(variable, setting, unit, raw
 
     assert result.returncode != 0
     assert f"{variable} must be a whole number of {unit}" in result.stderr
-
-
-# --- The WSGI entry point (awardsite/wsgi.py) ---
-
-
-def test_wsgi_application_leaves_the_loaded_site_out_of_full_collections(tmp_path):
-    code = (
-        "import gc, awardsite.wsgi; "
-        "print(gc.get_freeze_count(), len(gc.get_objects()), callable(awardsite.wsgi.application))"
-    )
-    env = {"PATH": "/usr/bin:/bin", "DJANGO_SECRET_KEY": "x", "DJANGO_STATIC_ROOT": str(tmp_path)}
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-
-    frozen, tracked, loaded = result.stdout.split()
-    assert loaded == "True"
-    # Most of what loading Django made is frozen: a full collection no longer walks it.
-    assert int(frozen) > 2 * int(tracked)
-
-
-def test_wsgi_application_collects_the_youngest_generation_rarely(tmp_path):
-    code = "import gc, awardsite.wsgi; print(gc.get_threshold()[0])"
-    env = {"PATH": "/usr/bin:/bin", "DJANGO_SECRET_KEY": "x", "DJANGO_STATIC_ROOT": str(tmp_path)}
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-
-    # Above Python's 700: a page's objects are freed by reference counting once sent.
-    assert int(result.stdout) >= 10_000
-
-
-def test_a_rendered_context_is_freed_without_the_cyclic_collector(rf):
-    shown = Shown()
-    freed = weakref.ref(shown)
-    template = engines["django"].from_string("{{ shown }}")
-    gc.disable()
-    try:
-        assert template.render({"shown": shown}, request=rf.get("/")) == "shown"
-        del shown
-
-        assert freed() is None  # reference counting freed it, not a collection
-    finally:
-        gc.enable()
-
-
-@pytest.mark.django_db
-def test_a_public_view_is_freed_without_the_cyclic_collector(client, rf):
-    view = VenueListView()
-    view.setup(rf.get("/en/venues/"))
-    freed = weakref.ref(view)
-    gc.disable()
-    try:
-        del view
-
-        assert freed() is None
-    finally:
-        gc.enable()
-    # HEAD is still answered by the view's get(), without a body.
-    head, get = client.head("/en/venues/"), client.get("/en/venues/")
-    assert head.status_code == get.status_code == 200
-    assert head.content == b""
-    assert head["Content-Type"] == get["Content-Type"]
-
-
-class Shown:
-    """An object a template shows, which a weak reference can follow."""
-
-    def __str__(self):
-        return "shown"
 
 
 def test_database_connections_are_kept_for_an_hour_unless_set():

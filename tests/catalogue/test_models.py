@@ -278,3 +278,44 @@ def test_for_venue_counts_each_editions_published_awards_and_papers_once():
     }
 
     assert counts == {busy.pk: (2, 3), quiet.pk: (0, 1)}
+
+
+@pytest.mark.django_db
+def test_querysets_of_many_authors_give_each_authors_own_rows():
+    """The author pages' institutions, co-authors and count of papers, read for many
+    authors at once (publish_site), are each author's own querysets' rows."""
+    person, other, third = factories.author(), factories.author(), factories.author()
+    first, second = factories.institution(), factories.institution()
+    for year, institution in ((2021, first), (2023, second), (2024, second)):
+        factories.paper(
+            authors=[person, other],
+            affiliations=[institution],
+            conference=factories.conference(year=year),
+        )
+    factories.paper(authors=[third, person], affiliations=[first])
+    factories.paper(authors=[person, factories.author()], status=Status.DRAFT)
+    authors = [person.pk, other.pk, third.pk]
+
+    institutions = {pk: [] for pk in authors}
+    for row in Institution.objects.of_authors(authors):
+        institutions[row.of_author].append((row.slug, row.first_year, row.last_year))
+    coauthors = {pk: [] for pk in authors}
+    for row in Author.objects.coauthors_of_authors(authors):
+        coauthors[row.of_author].append((row.slug, row.shared))
+    counts = dict(
+        Author.objects.with_published_papers()
+        .filter(pk__in=authors)
+        .values_list("pk", "published_papers")
+    )
+
+    for author in (person, other, third):
+        assert institutions[author.pk] == [
+            (row.slug, row.first_year, row.last_year)
+            for row in Institution.objects.of_author(author)
+        ]
+        assert coauthors[author.pk] == [
+            (row.slug, row.shared) for row in Author.objects.coauthors_of(author)
+        ]
+        assert counts[author.pk] == Authorship.objects.published().filter(author=author).count()
+    assert coauthors[person.pk] == [(other.slug, 3), (third.slug, 1)]
+    assert counts == {person.pk: 4, other.pk: 3, third.pk: 1}

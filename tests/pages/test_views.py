@@ -137,9 +137,9 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
         authors=[factories.author()], links=[("arxiv", "https://arxiv.org/abs/1")]
     )
     factories.award_entry(factories.award(), single)
-    # The paper with its conference; authorships with authors and affiliations (one
-    # join); links; award entries (pages/paper_page.py).
-    assert_queries(single.get_absolute_url(), 4)
+    # The paper with its conference and venue; authorships with authors; their
+    # affiliations; links; award entries (Paper.objects.for_detail()).
+    assert_queries(single.get_absolute_url(), 5)
 
     crowded = factories.paper(
         authors=[factories.author() for _ in range(12)],
@@ -151,7 +151,7 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
     for _ in range(3):
         factories.award_entry(factories.award(), crowded)
 
-    assert_queries(crowded.get_absolute_url(), 4)
+    assert_queries(crowded.get_absolute_url(), 5)
 
 
 @pytest.mark.django_db
@@ -170,7 +170,7 @@ def test_author_queries_do_not_grow_with_papers(assert_queries):
 
 @pytest.mark.django_db
 def test_author_page_counts_and_pages_only_published_papers(client):
-    # The count read with the author (pages/author_page.py) leaves out drafts and the
+    # The count read with the author (with_published_papers()) leaves out drafts and the
     # papers of unpublished conferences, as the list itself does.
     person = _author_with_papers(LIST_PAGE_SIZE + 1)
     draft_conference = factories.conference(status=Status.DRAFT)
@@ -1118,3 +1118,12 @@ def test_conference_page_without_awards_says_so(client, db):
         'class="award" aria-labelledby="award-'
         not in client.get(conference.get_absolute_url()).content.decode()
     )
+
+
+@pytest.mark.django_db
+def test_head_of_a_public_page_answers_as_get_without_a_body(client):
+    head, get = client.head("/en/venues/"), client.get("/en/venues/")
+
+    assert head.status_code == get.status_code == 200
+    assert head.content == b""
+    assert head["Content-Type"] == get["Content-Type"]

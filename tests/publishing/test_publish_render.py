@@ -514,7 +514,7 @@ def test_batched_author_and_paper_pages_cost_the_same_queries_for_one_or_all(
     settings.SITE_URL = SITE_URL
     settings.ALLOWED_HOSTS = ["awards.example.org"]
     site = publishing.Site(SITE_URL)
-    for name, most in (("author-detail", 7), ("paper-detail", 4)):
+    for name, most in (("author-detail", 7), ("paper-detail", 5)):
         route, items = prepared_pages(name)
         assert len(items) > 10
         with django_assert_max_num_queries(most) as one:
