@@ -16,10 +16,9 @@ from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
+from catalogue import languages
 from catalogue.images import clean_image
 from catalogue.models import Author, Authorship, Award, Conference, Institution
-from pages.listing import translation_columns
-from pages.prepared import PreparedQuery
 
 
 class TeaserImageField(forms.ImageField):
@@ -350,28 +349,33 @@ class QueryInput(forms.SearchInput):
 
 # The search form's choices, as plain rows of the columns they show (building every
 # conference and award as a model instance was most of the form's time, about 4 ms a
-# page), by queries built once per process (pages/prepared.py): building them took
-# longer than the database took to answer.
-CONFERENCE_CHOICES = PreparedQuery(
-    lambda: (
+# page).
+
+
+def conference_choices():
+    """The published conferences, newest first, as dicts of ``slug``, ``year`` and the
+    name's columns (``name_en``, ...): the search form's conferences and years."""
+    return (
         Conference.objects.published()
         .newest_first()
         .rewrite(False)
-        .values("slug", "year", *translation_columns("name"))
+        .values("slug", "year", *languages.columns("name"))
     )
-)
-AWARD_CHOICES = PreparedQuery(
-    lambda: (
+
+
+def award_choices():
+    """The published awards, newest conference first and then in their order on its
+    page, as dicts of ``slug`` and the name's columns: the search form's award series."""
+    return (
         Award.objects.published()
         .order_by("-conference__year", "position")
         .rewrite(False)
-        .values("slug", *translation_columns("name"))
+        .values("slug", *languages.columns("name"))
     )
-)
 
 
 def _localized_name():
-    """A function giving the name of a row of ``CONFERENCE_CHOICES`` or ``AWARD_CHOICES``
+    """A function giving the name of a row of ``conference_choices()`` or ``award_choices()``
     as ``localized_value()`` gives it: in the active language, else in the default one,
     else "". The columns are found once, for all the rows of a form (asking for the
     active language for each of the benchmark's 210 rows took about a millisecond)."""
@@ -429,14 +433,14 @@ class SearchForm(forms.Form):
         super().__init__(*args, **kwargs)
         any_choice = [("", _("Any"))]
         name = _localized_name()
-        conferences = CONFERENCE_CHOICES()
+        conferences = list(conference_choices())
         self.fields["conference"].choices = ListedChoices(
             any_choice + [(values["slug"], name(values)) for values in conferences]
         )
         years = sorted({values["year"] for values in conferences}, reverse=True)
         self.fields["year"].choices = ListedChoices(any_choice + [(year, year) for year in years])
         series = {}
-        for values in AWARD_CHOICES():
+        for values in award_choices():
             if values["slug"] not in series:
                 series[values["slug"]] = name(values)
         self.fields["award"].choices = ListedChoices(any_choice + list(series.items()))

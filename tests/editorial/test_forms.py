@@ -50,8 +50,8 @@ def test_search_form_selects_render_as_before(db):
 
 
 def test_search_form_choices_are_read_anew_for_each_form(db, django_assert_num_queries):
-    """The choices' queries are built once per process (editorial/forms.py
-    CONFERENCE_CHOICES, AWARD_CHOICES), their rows read for each form: a conference
+    """The choices' rows are read for each form (editorial/forms.py
+    conference_choices(), award_choices()): a conference
     or award published since the last form is offered, in the newest-first order."""
     from editorial.forms import SearchForm
 
