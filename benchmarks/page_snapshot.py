@@ -21,7 +21,8 @@ after its address; ``index.txt`` lists the addresses with their status codes.
 
 ``compare`` prints the pages whose HTML differs once runs of white space are made one
 space and the per-request random values (CSP nonces, CSRF tokens) are blanked, and
-those found in one folder only; its exit status is 1 if any differ, else 0.
+those found in one folder only, and any data set whose addresses or status codes
+(index.txt) differ; its exit status is 1 if any differ, else 0.
 
 Timestamps: both runs import at a different moment, so pages that show the time of an
 import could differ; the HTML pages compared here show none (feeds and sitemaps,
@@ -205,6 +206,11 @@ def compare(before, after, show):
                 n=1,
             )
             print("\n".join(list(lines)[:40]))
+    for index in sorted(before.glob("*/index.txt")):
+        other = after / index.relative_to(before)
+        if not other.exists() or index.read_text() != other.read_text():
+            print(f"status codes differ: {index.relative_to(before)}")
+            problems += 1
     print(f"{len(old & new)} pages in both, {problems} differing or missing")
     return 1 if problems else 0
 
