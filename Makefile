@@ -116,7 +116,7 @@ bench-import: install
 	$(DEV_ENV) $(PY) benchmarks/import_conference.py
 
 # Public pages under load against a trivial view, cached and uncached: prints one table
-# and whether issue 13's targets are met (see benchmarks/pages.py). BENCH_ARGS passes
+# and whether issue 13's targets are met (see benchmarks/page_load.py). BENCH_ARGS passes
 # options, e.g. BENCH_ARGS="--papers 50000" or BENCH_ARGS="--postgres postgres://...
 # --postgres-redis redis://127.0.0.1:6379/0" (PostgreSQL with a Redis page cache).
 bench: messages
@@ -124,7 +124,7 @@ bench: messages
 		apt-get install -y -qq wrk nginx; } || { \
 		echo "the benchmark needs Debian's wrk and nginx"; exit 1; }
 	$(VENV)/bin/pip install --quiet --editable ".[postgres]"
-	$(PY) benchmarks/pages.py $(BENCH_ARGS)
+	$(PY) benchmarks/page_load.py $(BENCH_ARGS)
 
 # Mutation testing of the security-critical code (issue 28) with Cosmic Ray: the sanitiser,
 # who gets a cached page, the import rules, edit tokens, the published filter and CSV

@@ -164,7 +164,7 @@ WSGI_APPLICATION = "awardsite.wsgi.application"
 # ten requests of each kind a worker's pages take twice as long (benchmarks' data,
 # author page: 58 ms, then 21-24 ms, then 10-12 ms from the 12th request). With the
 # former 60 seconds every worker went through that each minute; in make bench's
-# timeline (benchmarks/pages.py) the cold server's connections turned 60 s old during
+# timeline (benchmarks/page_load.py) the cold server's connections turned 60 s old during
 # the one-connection run of the paper page, so paper, author and search were measured
 # on new connections and their p95 on PostgreSQL was twice their p50.
 # A kept connection is checked (Django's CONN_HEALTH_CHECKS: one "SELECT 1" before the

@@ -121,7 +121,7 @@ def setup(options):
 
 
 class _BuildOptions:
-    """What benchmarks/pages.py's build_data reads of its options."""
+    """What benchmarks/page_load.py's build_data reads of its options."""
 
     def __init__(self, options):
         self.papers, self.authors = options.papers, options.authors
@@ -129,7 +129,7 @@ class _BuildOptions:
 
 
 def page_paths(options):
-    """The pages measured: benchmarks/pages.py's (the largest of each kind) and more."""
+    """The pages measured: benchmarks/page_load.py's (the largest of each kind) and more."""
     pages = site_pages().page_urls()
     pages["conference p.2"] = pages["conference"] + "page/2/"
     pages["zh conference"] = pages["conference"].replace("/en/", "/zh-hans/", 1)
@@ -146,12 +146,8 @@ def page_paths(options):
 
 
 def site_pages():
-    """benchmarks/pages.py as a module: not importable as ``pages``, the site's app of
-    that name, which comes first on the path."""
-    spec = importlib.util.spec_from_file_location("benchmark_pages", BENCHMARKS / "pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """benchmarks/page_load.py, the page benchmark, as a module."""
+    return importlib.import_module("page_load")
 
 
 def environ(path):

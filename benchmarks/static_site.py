@@ -1,7 +1,7 @@
 """The published site (issue 12) in ``make bench``: how long ``publish_site`` takes, and
 nginx serving its output against nginx serving one static file of the same size.
 
-Used by benchmarks/pages.py (its child process, on the SQLite data). Two figures from
+Used by benchmarks/page_load.py (its child process, on the SQLite data). Two figures from
 the issue's targets:
 
 - ``publish_site DIR`` on the benchmark's data from an empty directory (target: under
@@ -111,7 +111,7 @@ def measure_published(options, env, workdir, paper_path, wrk, wait_for, script):
     """Publish the data, edit one paper, publish again, then serve the output with nginx.
 
     ``paper_path`` is the live paper page measured (e.g. ``/en/papers/x/``); ``wrk``,
-    ``wait_for`` and ``script`` are benchmarks/pages.py's. Returns the rows for the
+    ``wait_for`` and ``script`` are benchmarks/page_load.py's. Returns the rows for the
     table (``page`` "published" and "file", ``mode`` "nginx") and the publish times in
     seconds, from scratch and after the edit.
     """

@@ -1,4 +1,4 @@
-"""Settings of the page benchmark's yardstick (benchmarks/pages.py): the site's settings
+"""Settings of the page benchmark's yardstick (benchmarks/page_load.py): the site's settings
 with one trivial view behind Django's stock middleware (``startproject``'s list).
 
 Used only by the benchmark, which serves it on its own port; the site never loads it.

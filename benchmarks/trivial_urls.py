@@ -6,7 +6,7 @@ from django.urls import path
 
 
 def trivial(request):
-    """Answer "ok": the least a Django view can do, the yardstick of benchmarks/pages.py."""
+    """Answer "ok": the least a Django view can do, the yardstick of benchmarks/page_load.py."""
     return HttpResponse("ok")
 
 

@@ -56,7 +56,7 @@ class LatestAwardsFeed(Feed):
     def items(self):
         # Each entry lists its papers' titles by level, nothing more: not for_detail()'s
         # authors and links, which built 3,400 model instances for the 50 awards at the
-        # benchmark's size (benchmarks/pages.py) and took most of the feed's time.
+        # benchmark's size (benchmarks/page_load.py) and took most of the feed's time.
         entries = (
             AwardEntry.objects.published()
             .in_level_order()

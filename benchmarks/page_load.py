@@ -1,6 +1,6 @@
 """Benchmark the public pages under load against a trivial Django view; print one table.
 
-Run with ``make bench`` (or ``.venv/bin/python benchmarks/pages.py``). A benchmark that
+Run with ``make bench`` (or ``.venv/bin/python benchmarks/page_load.py``). A benchmark that
 prints figures, not a test. For each database (SQLite; PostgreSQL too with
 ``--postgres URL`` or a ``postgres://`` ``DATABASE_URL``) it:
 
