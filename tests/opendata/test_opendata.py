@@ -414,3 +414,34 @@ def test_download_cell_with_comma_quote_and_newline_reads_back_unchanged(client)
     for table in TABLES:
         header, *records = csv.reader(io.StringIO(files[f"{table}.csv"], newline=""))
         assert records and all(len(record) == len(header) for record in records), table
+
+
+@pytest.mark.django_db
+def test_datapackage_types_each_column_and_the_files_are_dated_today(client):
+    conference, *_ = _awarded_conference()
+
+    response = client.get(f"/data/conferences/{conference.slug}-csv.zip")
+
+    files = unzip(response)
+    types = {
+        (resource["name"], field["name"]): field["type"]
+        for resource in json.loads(files["datapackage.json"])["resources"]
+        for field in resource["schema"]["fields"]
+    }
+    integers = {
+        ("papers", "year"),
+        ("authorships", "position"),
+        ("awards", "year"),
+        ("awards", "position"),
+        ("entries", "level_position"),
+        ("entries", "position"),
+    }
+    assert {column for column, kind in types.items() if kind == "integer"} == integers
+    assert {column for column, kind in types.items() if kind == "date"} == {
+        ("awards", "announced_on")
+    }
+    assert set(types.values()) == {"integer", "date", "string"}
+    today = datetime.date.today()
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        stamps = {info.date_time for info in archive.infolist()}
+    assert stamps == {(today.year, today.month, today.day, 0, 0, 0)}
