@@ -2,7 +2,6 @@
 folder, then crawled as a static host would serve it."""
 
 import json
-import math
 import re
 import shutil
 import subprocess
@@ -15,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Author, AwardEntry, Conference, Paper, Status
+from catalogue.models import Author, AwardEntry, Paper, Status
 from opendata import downloads as opendata
 from pages import listing, sitemaps
 from publishing import changes as publish_changes
@@ -375,7 +374,7 @@ def test_files_it_did_not_write_survive(icml, publish, tmp_path):
 
 def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, monkeypatch):
     route = publishing.Route("paper-detail", "papers", func=lambda: [{"slug": "no-such-paper"}])
-    monkeypatch.setattr(publishing, "ROUTES", [publishing.Route("home", "papers"), route])
+    monkeypatch.setattr(publishing, "routes", lambda: [publishing.Route("home", "papers"), route])
     site = tmp_path / "site"
 
     with pytest.raises(CommandError, match="/en/papers/no-such-paper/ answered 404"):
@@ -406,34 +405,6 @@ def test_without_a_public_address_it_refuses(icml, settings, tmp_path):
         call_command("publish_site", str(tmp_path / "site"))
 
     assert not Path(tmp_path / "site").exists()
-
-
-def papers_of(author):
-    return Paper.objects.published().filter(authorships__author=author).count()
-
-
-def test_pages_of_long_lists_are_listed_from_the_second(icml, monkeypatch):
-    monkeypatch.setattr(publishing, "AUTHOR_PAGE_SIZE", 10)
-    monkeypatch.setattr(publishing, "LIST_PAGE_SIZE", 1)
-    authors = Author.objects.published().count()
-    conference = Conference.objects.published().get(slug="icml-2025")
-    others = Paper.objects.published().published_without_award_at(conference).count()
-    busiest = max(Author.objects.published(), key=lambda author: papers_of(author))
-
-    assert list(publishing.author_list_pages()) == [
-        {"page": n} for n in range(2, math.ceil(authors / 10) + 1)
-    ]
-    assert {"slug": "icml-2025", "page": others} in publishing.conference_pages()
-    assert sum(publishing._author_initials().values()) == authors
-    assert list(publishing.author_letters()) == [
-        {"letter": letter} for letter in sorted({a.slug[0] for a in Author.objects.published()})
-    ]
-    assert list(publishing.author_pages()) == [
-        {"slug": author.slug, "page": page}
-        for author in Author.objects.published().order_by("slug")
-        for page in range(2, papers_of(author) + 1)
-    ]
-    assert papers_of(busiest) > 1  # so some author has a page 2
 
 
 def test_dry_run_counts_and_writes_nothing(icml, publish, tmp_path):
