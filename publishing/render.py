@@ -29,7 +29,7 @@ import traceback
 
 from django.db import connection, connections
 
-from publishing.site import PublishError
+from publishing.files import PublishError
 
 # Pages a worker renders per task: large enough that passing results costs little, small
 # enough that both workers finish together (a page takes about 2 to 15 ms).
@@ -64,7 +64,7 @@ def can_fork():
 def render(site, publisher, pages, indices, jobs=1, progress=None):
     """Render ``pages[i]`` (route, kwargs, language) for each ``i`` of ``indices`` with
     ``site`` (``publishing.Site``) and write each with ``publisher``
-    (``publishing.Publisher``): ``store()`` in the process that rendered it, then
+    (``publishing.files.Publisher``): ``store()`` in the process that rendered it, then
     ``record()`` here. ``jobs``: worker processes (1: this process; see the module's
     docstring); pages whose route says ``after`` are rendered here once the others are
     recorded. ``progress(n)`` is called as pages are done. Returns the number of pages

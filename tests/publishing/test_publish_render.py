@@ -18,6 +18,7 @@ from django.core.management import CommandError, call_command
 from django.utils import translation
 
 from catalogue.models import Author
+from publishing import files as publish_files
 from publishing import render as publish_render
 from publishing import site as publishing
 
@@ -47,7 +48,7 @@ class FakeSite:
         for kwargs, language in items:
             uri, path = self.target(route, kwargs, language)
             if kwargs["n"] == self.fail:
-                raise publishing.PublishError(f"{uri} answered 404, not 200.")
+                raise publish_files.PublishError(f"{uri} answered 404, not 200.")
             media = (
                 f' <img src="{settings.MEDIA_URL}p{kwargs["n"]}.png">' if kwargs["n"] < 3 else ""
             )
@@ -74,7 +75,7 @@ def out(tmp_path):
 
 def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
     pages = fake_pages(500)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
     log = tmp_path / "pids"
     done = []
 
@@ -96,7 +97,7 @@ def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
 
 def test_workers_write_what_one_process_writes(tmp_path, out):
     pages = fake_pages(300)
-    here, forked = publishing.Publisher(tmp_path / "here"), publishing.Publisher(out)
+    here, forked = publish_files.Publisher(tmp_path / "here"), publish_files.Publisher(out)
 
     publish_render.render(FakeSite(tmp_path / "log"), here, pages, range(len(pages)), jobs=1)
     publish_render.render(FakeSite(tmp_path / "log"), forked, pages, range(len(pages)), jobs=2)
@@ -112,9 +113,9 @@ def test_workers_write_what_one_process_writes(tmp_path, out):
 def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
     pages = fake_pages(300)
     publish_render.render(
-        FakeSite(tmp_path / "log"), publishing.Publisher(out), pages, range(600), jobs=2
+        FakeSite(tmp_path / "log"), publish_files.Publisher(out), pages, range(600), jobs=2
     )
-    again = publishing.Publisher(out)
+    again = publish_files.Publisher(out)
 
     publish_render.render(FakeSite(tmp_path / "log"), again, pages, range(600), jobs=2)
 
@@ -123,9 +124,9 @@ def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
 
 def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_path, out):
     pages = fake_pages(1000)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
 
-    with pytest.raises(publishing.PublishError, match="/en/700/ answered 404"):
+    with pytest.raises(publish_files.PublishError, match="/en/700/ answered 404"):
         publish_render.render(
             FakeSite(tmp_path / "log", fail=700), publisher, pages, range(2000), jobs=2
         )
@@ -139,7 +140,7 @@ def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_
 
 def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out):
     pages = fake_pages(1000)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
     before = signal.getsignal(signal.SIGINT)
 
     sent = []
@@ -169,7 +170,7 @@ class SlowSite(FakeSite):
 
 def test_second_ctrl_c_stops_at_once(tmp_path, out):
     pages = fake_pages(1000)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
     before = signal.getsignal(signal.SIGINT)
 
     def interrupt(_count):
@@ -196,7 +197,7 @@ class LaterRoute(FakeRoute):
 def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_path, out):
     pages = [(LaterRoute(), {"n": 1000}, "en"), *fake_pages(300)]
     log = tmp_path / "pids"
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
 
     rendered = publish_render.render(FakeSite(log), publisher, pages, range(len(pages)), jobs=2)
 
@@ -289,7 +290,7 @@ def test_parallel_publish_of_the_shipped_content_is_the_serial_ones_byte_for_byt
     serial, parallel = files_in(tmp_path / "serial"), files_in(tmp_path / "parallel")
     assert len(serial) > 1000
     assert serial == parallel
-    for name in (publishing.MANIFEST, ".publish-snapshot.json"):
+    for name in (publish_files.MANIFEST, ".publish-snapshot.json"):
         assert (tmp_path / "serial" / name).read_bytes() == (
             tmp_path / "parallel" / name
         ).read_bytes()
@@ -307,7 +308,7 @@ def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, sett
     )
 
     with pytest.raises(
-        publishing.PublishError, match="/zh-hans/papers/no-such-paper/cite.ris answered 404"
+        publish_files.PublishError, match="/zh-hans/papers/no-such-paper/cite.ris answered 404"
     ):
         list(rendered)
 
@@ -379,5 +380,5 @@ def test_a_missing_page_among_others_is_an_error_naming_it(icml, settings, name,
 
     if first:
         assert b"<html" in next(rendered)[2]
-    with pytest.raises(publishing.PublishError, match=f"{uri} answered 404"):
+    with pytest.raises(publish_files.PublishError, match=f"{uri} answered 404"):
         list(rendered)
