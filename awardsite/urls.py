@@ -12,36 +12,74 @@ from django.views.static import serve
 from opendata import api
 from opendata import downloads as opendata
 from pages import sitemaps
+from pages.distill import (
+    conferences,
+    distill,
+    distill_named,
+    sitemap_section_pages,
+    sitemap_sections,
+)
 from pages.views import robots_txt
+
+# The API documents the published pages link to (the Open data and conference pages). A
+# static host serves a file by its name's extension: the index and a conference are JSON
+# at extensionless URLs, given their type by the web server (docs: static hosting);
+# lists with query parameters cannot be files and are not published, nor are the other
+# objects (an award's document names its papers and authors, whose documents name
+# others: every paper and author would follow). The publisher nulls the links to them.
+api_patterns, api_name, api_namespace = api.urls()
+distill_named(
+    api_patterns,
+    {
+        "index": (None, "api/v1/index.json"),
+        "openapi-json": (None, None),
+        "openapi-view": (None, None),
+        "conference": (conferences, None),
+    },
+)
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
-    path("robots.txt", robots_txt, name="robots-txt"),
-    path("sitemap.xml", sitemaps.index, name="sitemap"),
+    distill(path("robots.txt", robots_txt, name="robots-txt")),
+    distill(path("sitemap.xml", sitemaps.index, name="sitemap")),
     # A section's parts after the first at paths of their own (pages/sitemaps.py);
     # before the section's route, whose slug would take "papers-2" as a section name.
-    path(
-        "sitemap-<slug:section>-<page_number:page>.xml",
-        sitemaps.section,
-        name="sitemap-section-page",
+    distill(
+        path(
+            "sitemap-<slug:section>-<page_number:page>.xml",
+            sitemaps.section,
+            name="sitemap-section-page",
+        ),
+        sitemap_section_pages,
     ),
-    path("sitemap-<slug:section>.xml", sitemaps.section, name="sitemap-section"),
+    distill(
+        path("sitemap-<slug:section>.xml", sitemaps.section, name="sitemap-section"),
+        sitemap_sections,
+    ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     # Open data (issue 11): the JSON API and the whole downloads, in both languages at once.
-    path("api/v1/", api.urls()),
-    path("data/awardsite-csv.zip", opendata.site_csv, name="opendata-site-csv"),
-    path("data/awardsite-compact.zip", opendata.site_compact, name="opendata-site-compact"),
-    path(
-        "data/conferences/<slug:slug>-compact.zip",
-        opendata.conference_compact,
-        name="opendata-conference-compact",
+    path("api/v1/", (api_patterns, api_name, api_namespace)),
+    distill(path("data/awardsite-csv.zip", opendata.site_csv, name="opendata-site-csv")),
+    distill(
+        path("data/awardsite-compact.zip", opendata.site_compact, name="opendata-site-compact")
     ),
-    path(
-        "data/conferences/<slug:slug>-csv.zip",
-        opendata.conference_csv,
-        name="opendata-conference-csv",
+    distill(
+        path(
+            "data/conferences/<slug:slug>-compact.zip",
+            opendata.conference_compact,
+            name="opendata-conference-compact",
+        ),
+        conferences,
+    ),
+    distill(
+        path(
+            "data/conferences/<slug:slug>-csv.zip",
+            opendata.conference_csv,
+            name="opendata-conference-csv",
+        ),
+        conferences,
     ),
 ]
 urlpatterns += i18n_patterns(

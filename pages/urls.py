@@ -2,6 +2,22 @@ from django.urls import path, register_converter
 
 from opendata import downloads as opendata
 from pages import feeds, views
+from pages.distill import (
+    author_letter_pages,
+    author_letters,
+    author_list_pages,
+    author_pages,
+    authors,
+    award_series,
+    awards,
+    citations_of,
+    conference_pages,
+    conferences,
+    distill,
+    distill_paged,
+    papers,
+    venues,
+)
 from pages.paging import paged
 
 
@@ -35,49 +51,86 @@ register_converter(AuthorInitialConverter, "author_initial")
 
 app_name = "papers"
 
+# Each route the static site publishes is wrapped in distill() with the function listing
+# its pages (pages/distill.py); the search and its results are not files.
 urlpatterns = [
-    path("", views.HomeView.as_view(), name="home"),
+    distill(path("", views.HomeView.as_view(), name="home")),
     path("search/", views.SearchView.as_view(), name="search"),
-    path("conferences/", views.ConferenceListView.as_view(), name="conference-list"),
-    path("venues/", views.VenueListView.as_view(), name="venue-list"),
-    path("awards/", views.AwardListView.as_view(), name="award-list"),
+    distill(path("conferences/", views.ConferenceListView.as_view(), name="conference-list")),
+    distill(path("venues/", views.VenueListView.as_view(), name="venue-list")),
+    distill(path("awards/", views.AwardListView.as_view(), name="award-list")),
     # Lists of more than one page: page N at "page/<N>/" after the list's own address,
     # named "<name>-page" (pages/paging.py).
-    *paged("authors/", views.AuthorListView.as_view(), "author-list"),
-    *paged(
-        "authors/letter/<author_initial:letter>/",
-        views.AuthorListView.as_view(),
-        "author-list-letter",
+    *distill_paged(
+        paged("authors/", views.AuthorListView.as_view(), "author-list"), None, author_list_pages
     ),
-    path("feeds/awards.atom", feeds.LatestAwardsFeed(), name="awards-feed"),
-    *paged("conferences/<slug:slug>/", views.ConferenceDetailView.as_view(), "conference-detail"),
-    path(
-        "conferences/<slug:slug>/cite.<citation_format:fmt>",
-        views.conference_citation,
-        name="conference-citation",
+    *distill_paged(
+        paged(
+            "authors/letter/<author_initial:letter>/",
+            views.AuthorListView.as_view(),
+            "author-list-letter",
+        ),
+        author_letters,
+        author_letter_pages,
     ),
-    path(
-        "conferences/<slug:conference_slug>/awards/<slug:slug>/",
-        views.AwardDetailView.as_view(),
-        name="award-detail",
+    distill(path("feeds/awards.atom", feeds.LatestAwardsFeed(), name="awards-feed")),
+    *distill_paged(
+        paged(
+            "conferences/<slug:slug>/", views.ConferenceDetailView.as_view(), "conference-detail"
+        ),
+        conferences,
+        conference_pages,
     ),
-    path(
-        "conferences/<slug:conference_slug>/awards/<slug:slug>/cite.<citation_format:fmt>",
-        views.award_citation,
-        name="award-citation",
+    distill(
+        path(
+            "conferences/<slug:slug>/cite.<citation_format:fmt>",
+            views.conference_citation,
+            name="conference-citation",
+        ),
+        citations_of(conferences),
     ),
-    path(
-        "venues/<slug:venue_slug>/awards/<slug:slug>/",
-        views.AwardSeriesView.as_view(),
-        name="award-series",
+    distill(
+        path(
+            "conferences/<slug:conference_slug>/awards/<slug:slug>/",
+            views.AwardDetailView.as_view(),
+            name="award-detail",
+        ),
+        awards,
     ),
-    path("venues/<slug:slug>/", views.VenueDetailView.as_view(), name="venue-detail"),
-    path("papers/<slug:slug>/", views.PaperDetailView.as_view(), name="paper-detail"),
-    path(
-        "papers/<slug:slug>/cite.<citation_format:fmt>",
-        views.paper_citation,
-        name="paper-citation",
+    distill(
+        path(
+            "conferences/<slug:conference_slug>/awards/<slug:slug>/cite.<citation_format:fmt>",
+            views.award_citation,
+            name="award-citation",
+        ),
+        citations_of(awards),
     ),
-    *paged("authors/<slug:slug>/", views.AuthorDetailView.as_view(), "author-detail"),
-    path("open-data/", opendata.OpenDataView.as_view(), name="open-data"),
+    distill(
+        path(
+            "venues/<slug:venue_slug>/awards/<slug:slug>/",
+            views.AwardSeriesView.as_view(),
+            name="award-series",
+        ),
+        award_series,
+    ),
+    distill(
+        path("venues/<slug:slug>/", views.VenueDetailView.as_view(), name="venue-detail"), venues
+    ),
+    distill(
+        path("papers/<slug:slug>/", views.PaperDetailView.as_view(), name="paper-detail"), papers
+    ),
+    distill(
+        path(
+            "papers/<slug:slug>/cite.<citation_format:fmt>",
+            views.paper_citation,
+            name="paper-citation",
+        ),
+        citations_of(papers),
+    ),
+    *distill_paged(
+        paged("authors/<slug:slug>/", views.AuthorDetailView.as_view(), "author-detail"),
+        authors,
+        author_pages,
+    ),
+    distill(path("open-data/", opendata.OpenDataView.as_view(), name="open-data")),
 ]

@@ -329,7 +329,8 @@ class Affected:
         if kind == "sitemap":
             return bool(self.sitemaps)
         if kind == "sitemaps":
-            return kwargs.get("section") in self.sitemaps
+            section = kwargs.get("section")
+            return section in self.sitemaps or (section not in SITEMAP_MODELS and self.site)
         if kind == "conference_archive":
             return kwargs.get("slug") in self.conferences or kwargs.get("slug") in self.archives
         if kind == "site_archive":
@@ -389,7 +390,7 @@ ROUTE_KINDS = {
 # The models whose published rows each section of the sitemap lists, by their keys (slugs
 # and the foreign keys that lead to the slugs in their URLs): a section changes only when
 # one of those rows is added, removed or given other keys (pages/sitemaps.py; no
-# section gives a lastmod). A section not named here changes with any content.
+# section gives a lastmod). A section not named here is rendered on any change.
 SITEMAP_MODELS = {
     "home": (),
     "venues": (Venue,),
@@ -402,10 +403,8 @@ SITEMAP_MODELS = {
 
 
 def _sitemaps(old, new, changes):
-    """The sections of the sitemap (``SITEMAPS``' names) whose URLs differ between the
-    snapshots ``old`` and ``new``, by ``SITEMAP_MODELS``; a section whose sitemap has
-    a ``lastmod`` changes with any change of content."""
-    from pages.sitemaps import SITEMAPS  # noqa: PLC0415  # sitemaps imports the URLconf's views
+    """The sections of the sitemap named in ``SITEMAP_MODELS`` whose URLs differ between
+    the snapshots ``old`` and ``new``."""
 
     def keys_changed(model):
         change = changes.get(_label(model))
@@ -416,14 +415,11 @@ def _sitemaps(old, new, changes):
         before, after = old["rows"][_label(model)], new["rows"][_label(model)]
         return any(before[pk][1:] != after[pk][1:] for pk in change.changed)
 
-    sections = set()
-    for section, sitemap in SITEMAPS.items():
-        models = SITEMAP_MODELS.get(section)
-        if models is None or getattr(sitemap, "lastmod", None) is not None:
-            sections.add(section)
-        elif any(keys_changed(model) for model in models):
-            sections.add(section)
-    return sections
+    return {
+        section
+        for section, models in SITEMAP_MODELS.items()
+        if any(keys_changed(model) for model in models)
+    }
 
 
 class _Index:

@@ -29,7 +29,7 @@ import traceback
 
 from django.db import connection, connections
 
-from publishing.site import PublishError
+from publishing.files import PublishError
 
 # Pages a worker renders per task: large enough that passing results costs little, small
 # enough that both workers finish together (a page takes about 2 to 15 ms).
@@ -64,7 +64,7 @@ def can_fork():
 def render(site, publisher, pages, indices, jobs=1, progress=None):
     """Render ``pages[i]`` (route, kwargs, language) for each ``i`` of ``indices`` with
     ``site`` (``publishing.Site``) and write each with ``publisher``
-    (``publishing.Publisher``): ``store()`` in the process that rendered it, then
+    (``publishing.files.Publisher``): ``store()`` in the process that rendered it, then
     ``record()`` here. ``jobs``: worker processes (1: this process; see the module's
     docstring); pages whose route says ``after`` are rendered here once the others are
     recorded. ``progress(n)`` is called as pages are done. Returns the number of pages
@@ -193,8 +193,8 @@ def _items(pages, chunk):
 
 
 def _chunks(pages, indices):
-    """``indices`` in chunks of up to CHUNK of one route each (a route's own ``chunk``
-    when it says), those of the routes with few pages first, one page a chunk: those
+    """``indices`` in chunks of up to CHUNK of one route each, those of the routes with
+    few pages first, one page a chunk: those
     are the slow ones (site-wide downloads, sitemaps, lists of everything), started
     early so that no worker is left with one at the end. Then the other routes', the
     routes with fewer pages first for the same reason: their pages are the longer ones
@@ -205,7 +205,7 @@ def _chunks(pages, indices):
         by_route.setdefault(pages[i][0].name, []).append(i)
     few, many = [], []
     for items in sorted(by_route.values(), key=len):
-        size = getattr(pages[items[0]][0], "chunk", None) or (CHUNK if len(items) >= CHUNK else 1)
+        size = CHUNK if len(items) >= CHUNK else 1
         chunks = [items[start : start + size] for start in range(0, len(items), size)]
         (few if len(items) < CHUNK else many).extend(chunks)
     return few + many

@@ -1,46 +1,34 @@
 """The public site as files for a plain static host (issue 12, ``manage.py publish_site``).
 
-Which URLs are published is said here, once: ``ROUTES`` names each public route of the
-URLconf with the function that lists its published objects (django-distill's
-"distill functions", written with the models' QuerySet vocabulary). Every page is
-rendered by django-distill's renderer, which calls the site's own views through an
-internal WSGI request (middleware, i18n_patterns and templates as for a visitor), with
-the page cache off. The files are written at the path a static host serves for the live
-URL (``/en/papers/x/`` -> ``en/papers/x/index.html``), only when their bytes changed;
-files an earlier run wrote that are no longer produced are removed, and no other file.
-
-The routes are declared by name here rather than with ``distill_path()`` in the URLconf:
-the URLconf stays Django's own (django-distill's app would otherwise replace
-``django.urls.path`` for the whole project in its ``ready()``), and the routes of
-paginated lists (``<name>-page``, another branch's) are published when they exist.
+Which URLs are published is said once, on the URL patterns (pages/distill.py marks
+them as django-distill's ``distill_path()`` does, each with the function that lists its
+published objects); :func:`routes` finds them by walking the URLconf, so this app
+imports no module of the pages. Every page is rendered by a request to the site's own
+views (middleware, i18n_patterns and templates as for a visitor), with the page cache
+off, the URL and file name coming from django-distill's functions. The files are written
+at the path a static host serves for the live URL (``/en/papers/x/`` ->
+``en/papers/x/index.html``), only when their bytes changed; files an earlier run wrote
+that are no longer produced are removed, and no other file.
 """
 
 import contextlib
 import io
 import json
 import logging
-import math
-import os
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
-from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
+from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
-from django.db.models import Count
-from django.db.models.functions import Substr
-from django.http import Http404
 from django.template.loader import render_to_string
 from django.test.utils import override_settings
-from django.urls import Resolver404, get_resolver, resolve, reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import translation
-from django.utils.html import escape
 from django_distill.request import (
     generate_filename,
     generate_uri,
@@ -49,284 +37,27 @@ from django_distill.request import (
 )
 from django_distill.utils import iter_url_patterns
 
-from catalogue.models import Author, Award, Conference, Paper, Venue
 from opendata import downloads as opendata
 from opendata.api.answers import NAMESPACE as API_NAMESPACE
-from pages import citations, views
-from pages.sitemaps import SITEMAPS, part_count
-from pages.views import (
-    AUTHOR_INITIALS,
-    AUTHOR_PAGE_SIZE,
-    DIGITS,
-    LIST_PAGE_SIZE,
-    author_page_contexts,
-    citation_text,
-)
+from publishing.files import PublishError
 
-# The manifest of what publish_site wrote, in the output folder: the files it may remove.
-MANIFEST = ".publish-manifest.json"
-
-
-class PublishError(Exception):
-    """Publishing cannot go on (a page answered other than 200, an unwritable folder);
-    the message names the URL or the path. Nothing is left half-written."""
-
-
-# --- What is published: one function per route, yielding the route's URL kwargs. -------
-
-
-def _slugs(queryset):
-    return ({"slug": slug} for slug in queryset.values_list("slug", flat=True).order_by("slug"))
-
-
-def venues():
-    """Published venues."""
-    return _slugs(Venue.objects.published())
-
-
-def conferences():
-    """Published conferences."""
-    return _slugs(Conference.objects.published())
-
-
-def papers():
-    """Published papers (their conference published too)."""
-    return _slugs(Paper.objects.published())
-
-
-def authors():
-    """Authors of a published paper."""
-    return _slugs(Author.objects.published())
-
-
-def awards():
-    """Published awards of published conferences."""
-    pairs = Award.objects.published().values_list("conference__slug", "slug").order_by("pk")
-    return ({"conference_slug": conference, "slug": slug} for conference, slug in pairs)
-
-
-def award_series():
-    """Each venue's award series with a published edition."""
-    pairs = (
-        Award.objects.published()
-        .values_list("conference__venue__slug", "slug")
-        .order_by("conference__venue__slug", "slug")
-        .distinct()
-    )
-    return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
-
-
-def paper_citations(items):
-    """The bodies of the ``paper-citation`` pages ``items`` ((URL kwargs, language)), as
-    the view ``paper_citation`` answers them (``views.citation_text``, the same papers
-    and the same text, encoded as its response is), None for a paper that is not
-    published (the view's 404). The papers are fetched in one query and its prefetches
-    for all the items instead of for each: a third of the published pages are papers'
-    citation files, and the queries were most of their cost (issue 12)."""
-    slugs = {kwargs["slug"] for kwargs, _language in items}
-    found = Paper.objects.published().for_citation().in_bulk(slugs, field_name="slug")
-    bodies = []
-    for kwargs, language in items:
-        paper = found.get(kwargs["slug"])
-        if paper is None:
-            bodies.append(None)
-            continue
-        with translation.override(language):
-            bodies.append(citation_text([paper], kwargs["fmt"]).encode())
-    return bodies
-
-
-def prepare_author_pages(items):
-    """The ``prepared`` pages of ``AuthorDetailView`` for the ``author-detail`` and
-    ``author-detail-page`` pages ``items`` ((URL kwargs, language)): ``{(slug, page
-    number): (author, the page's own context)}``, each page once whatever its languages
-    (the objects do not depend on the language; the template renders them in each).
-    The authors are read in one query (as the view reads one), and their pages' contexts by
-    ``views.author_page_contexts``, the function the view builds its one page with, for
-    them all at once (issue 12: author pages were a third of a publish run's CPU, and
-    their 7 queries a third of each). An author not found is left out (the view's 404).
-    Raises Http404 for a page number past an author's last page."""
-    keys = list(dict.fromkeys((kwargs["slug"], kwargs.get("page") or 1) for kwargs, _ in items))
-    found = Author.objects.published().with_published_papers()
-    authors = {author.slug: author for author in found.filter(slug__in={slug for slug, _ in keys})}
-    pages = [(authors[slug], number) for slug, number in keys if slug in authors]
-    return {
-        (author.slug, number): (author, context)
-        for (author, number), context in zip(pages, author_page_contexts(pages), strict=True)
-    }
-
-
-def prepare_paper_pages(items):
-    """The ``prepared`` papers of ``PaperDetailView`` for the ``paper-detail`` pages
-    ``items`` ((kwargs, language) pairs): ``{slug: paper}`` as the view reads one
-    (``Paper.objects.published().for_detail()``), each paper once whatever its
-    languages, five queries for them all."""
-    slugs = list(dict.fromkeys(kwargs["slug"] for kwargs, _ in items))
-    papers = Paper.objects.published().for_detail().filter(slug__in=slugs)
-    return {paper.slug: paper for paper in papers}
-
-
-def conference_citations(items):
-    """The bodies of the ``conference-citation`` pages ``items`` ((URL kwargs,
-    language)), as the view ``conference_citation`` answers them, None for a conference
-    that is not published (its 404): see ``collection_citations``."""
-    slugs = {kwargs["slug"] for kwargs, _language in items}
-    found = Conference.objects.published().in_bulk(slugs, field_name="slug")
-    return collection_citations(
-        items,
-        lambda kwargs: kwargs["slug"],
-        lambda slug: views.conference_citation_order(found[slug]) if slug in found else None,
-    )
-
-
-def award_citations(items):
-    """The bodies of the ``award-citation`` pages ``items``, as the view
-    ``award_citation`` answers them, None for an award that is not published: see
-    ``collection_citations``."""
-
-    def order(key):
-        conference_slug, slug = key
-        award = Award.objects.published().filter(conference__slug=conference_slug, slug=slug)
-        award = award.first()
-        return None if award is None else views.award_citation_order(award)
-
-    return collection_citations(
-        items, lambda kwargs: (kwargs["conference_slug"], kwargs["slug"]), order
-    )
-
-
-def collection_citations(items, key, order):
-    """The bodies of citation downloads of many papers (a conference's, an award's) for
-    ``items`` ((URL kwargs, language)): each the text its view streams, from the same
-    functions (``views.citation_batches``, ``citations.stream``), encoded as its response
-    is. ``key(kwargs)``: the collection a page is of (its formats and languages share
-    it); ``order(key)``: the primary keys of its papers in the view's order
-    (``views.conference_citation_order``), None when the view answers 404.
-
-    The papers of all the items are fetched once, with the query and prefetches the
-    view makes per batch of ``views.CITATION_BATCH``, instead of once per file: each
-    collection has three formats in two languages (about half of the cost of the
-    5,000-paper data set's 1,260 such files; issue 12)."""
-    orders = {}
-    for kwargs, _language in items:
-        if key(kwargs) not in orders:
-            found = order(key(kwargs))
-            orders[key(kwargs)] = None if found is None else list(found)
-    pks = {pk for found in orders.values() if found for pk in found}
-    papers = Paper.objects.published().for_citation().in_bulk(pks)
-    bodies = []
-    for kwargs, language in items:
-        found = orders[key(kwargs)]
-        if found is None:
-            bodies.append(None)
-            continue
-        with translation.override(language):
-            batches = views.citation_batches(found, papers=papers)
-            bodies.append("".join(citations.stream(kwargs["fmt"], batches)).encode())
-    return bodies
-
-
-def _with_formats(kwargs_list):
-    return ({**kwargs, "fmt": fmt} for kwargs in kwargs_list for fmt in ("bib", "ris", "json"))
-
-
-def sitemap_sections():
-    """The sections of the sitemap index (pages/sitemaps.py)."""
-    return ({"section": section} for section in SITEMAPS)
-
-
-def sitemap_section_pages():
-    """Parts 2 to N of each sitemap section longer than one part (``PART_URLS``)."""
-    for section in SITEMAPS:
-        for page in range(2, part_count(section) + 1):
-            yield {"section": section, "page": page}
-
-
-def conference_pages():
-    """Pages 2 to N of each published conference's list of other papers."""
-    for conference in Conference.objects.published().order_by("slug"):
-        count = Paper.objects.published().published_without_award_at(conference).count()
-        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
-            yield {"slug": conference.slug, "page": page}
-
-
-def author_pages():
-    """Pages 2 to N of the papers of each author with more than one page of them."""
-    counts = (
-        Paper.objects.published()
-        .values_list("authorships__author__slug")
-        .annotate(count=Count("pk"))
-        .filter(count__gt=LIST_PAGE_SIZE)
-        .order_by("authorships__author__slug")
-    )
-    for slug, count in counts:
-        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
-            yield {"slug": slug, "page": page}
-
-
-def author_list_pages():
-    """Pages 2 to N of the A-Z index of authors."""
-    count = Author.objects.published().count()
-    return ({"page": page} for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1))
-
-
-def _author_initials():
-    """{initial: number of authors} of the authors of a published paper, by the first
-    character of their slug (the A-Z index's order); every digit counts as ``DIGITS``."""
-    counts = {}
-    initials = (
-        Author.objects.published()
-        .annotate(initial=Substr("slug", 1, 1))
-        .values_list("initial")
-        .annotate(count=Count("pk"))
-        .order_by("initial")
-    )
-    for initial, count in initials:
-        code = DIGITS if initial.isdigit() else initial
-        if code in AUTHOR_INITIALS or code == DIGITS:
-            counts[code] = counts.get(code, 0) + count
-    return counts
-
-
-def author_letters():
-    """The letters of the A-Z index of authors that have authors."""
-    return ({"letter": code} for code in _author_initials())
-
-
-def author_letter_pages():
-    """Pages 2 to N of each letter of the A-Z index of authors."""
-    for code, count in _author_initials().items():
-        for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1):
-            yield {"letter": code, "page": page}
+# --- What is published: the routes the URLconf marks. ------------------------------
 
 
 @dataclass(frozen=True)
 class Route:
-    """A route of the URLconf to publish, in the shape django-distill's renderer reads
-    (the attributes its ``distill_path()`` gives a URL pattern). ``func`` yields the
-    URL kwargs of each page (None: the route has none); ``file`` names the output file
-    when the URL's own path would not be served with the right type (django-distill's
-    ``distill_file``, with ``{kwarg}`` placeholders). ``batch``, when given, renders
-    many of the route's pages at once, with the bytes its view answers
-    (``Site.render_many()``; e.g. ``paper_citations``). ``prepare``, when given, reads
-    what many of the route's pages show at once (e.g. ``prepare_author_pages``), for its view
-    (a class-based view with a ``prepared`` attribute) to render each of them from,
-    called without the middleware (``Site.render_prepared()``). ``chunk``: how many of its
-    pages, in ``pages()``'s order, a worker renders at a time (default:
-    ``publish_render.CHUNK``, one for a route of fewer pages than that), for a
-    ``batch`` that shares work between pages that come together. ``after``: its pages
-    are rendered once every other page is written, by the process that records them
-    (``publish_render.render``), for a page built from other pages' files. ``finish``,
-    when given, turns the view's answer (bytes) into the bytes published (e.g.
-    ``published_api_document``)."""
+    """A published route of the URLconf, in the shape django-distill's renderer reads:
+    ``func`` yields the URL kwargs of each page, ``file`` names the output file when the
+    URL's own path would not be served with the right type (its ``distill_func`` and
+    ``distill_file``, pages/distill.py). ``after``: its pages are rendered once every
+    other page is written, by the process that records them (publishing/render.py), for
+    a page built from other pages' files. ``finish``, when given, turns the view's
+    answer (bytes) into the bytes published (e.g. ``published_api_document``)."""
 
     name: str
     namespace: str | None = None
     func: object = None
     file: str | None = None
-    batch: object = None
-    prepare: object = None
-    chunk: int | None = None
     after: bool = False
     finish: object = None
 
@@ -342,85 +73,27 @@ class Route:
     def distill_file(self):
         return self.file
 
-    @property
-    def distill_status_codes(self):
-        return (200,)
-
 
 def _nothing():
     return None
 
 
-ROUTES = [
-    # Outside the language prefixes (awardsite/urls.py).
-    Route("robots-txt"),
-    Route("sitemap"),
-    Route("sitemap-section", func=sitemap_sections),
-    Route("sitemap-section-page", func=sitemap_section_pages),
-    Route("opendata-site-csv"),
-    Route("opendata-conference-csv", func=conferences),
-    Route("opendata-conference-compact", func=conferences),
-    # Built from the conferences' archives (Site.reuse_conference_archives): rendered
-    # after them, in the process that records what the workers wrote.
-    Route("opendata-site-compact", after=True),
-    # The API documents pages link to (the Open data and conference pages). A static host
-    # serves a file by its name's extension: the index and a conference are JSON at
-    # extensionless URLs, given their type by the web server (README: "Publishing to a
-    # static host"); lists with query parameters cannot be files and are not published,
-    # nor are the other objects (an award's document names its papers and authors, whose
-    # documents name others: every paper and author would follow). The files give null
-    # for links to them (published_api_document), and the docs page no "Try it out".
-    Route(
-        "index",
-        API_NAMESPACE,
-        file="api/v1/index.json",
-        finish=lambda body: published_api_document(body),
-    ),
-    Route("openapi-json", API_NAMESPACE),
-    Route("openapi-view", API_NAMESPACE, finish=lambda body: published_api_docs_page(body)),
-    Route(
-        "conference",
-        API_NAMESPACE,
-        func=conferences,
-        finish=lambda body: published_api_document(body),
-    ),
-    # Under /en/ and /zh-hans/ (pages/urls.py).
-    Route("home", "papers"),
-    Route("conference-list", "papers"),
-    Route("venue-list", "papers"),
-    Route("award-list", "papers"),
-    Route("author-list", "papers"),
-    Route("awards-feed", "papers"),
-    Route("open-data", "papers"),
-    Route("venue-detail", "papers", func=venues),
-    Route("conference-detail", "papers", func=conferences),
-    Route(
-        "conference-citation",
-        "papers",
-        func=lambda: _with_formats(conferences()),
-        batch=conference_citations,
-        chunk=6,  # a conference's three formats in two languages share its papers
-    ),
-    Route("award-detail", "papers", func=awards),
-    Route(
-        "award-citation",
-        "papers",
-        func=lambda: _with_formats(awards()),
-        batch=award_citations,
-        chunk=16 * 6,  # sixteen awards' three formats in two languages
-    ),
-    Route("award-series", "papers", func=award_series),
-    Route("paper-detail", "papers", func=papers, prepare=prepare_paper_pages),
-    Route("paper-citation", "papers", func=lambda: _with_formats(papers()), batch=paper_citations),
-    Route("author-detail", "papers", func=authors, prepare=prepare_author_pages),
-    # Pages 2..N of the paginated lists, at paths (branch pagepaths): published when the
-    # URLconf has them; until then a static host shows page 1 whatever ``?page=`` says.
-    Route("conference-detail-page", "papers", func=conference_pages),
-    Route("author-detail-page", "papers", func=author_pages, prepare=prepare_author_pages),
-    Route("author-list-page", "papers", func=author_list_pages),
-    Route("author-list-letter", "papers", func=author_letters),
-    Route("author-list-letter-page", "papers", func=author_letter_pages),
-]
+def routes():
+    """The routes of the URLconf marked as published (``distill_func``, as
+    django-distill's ``distill_path()`` and pages/distill.py mark them), in its order,
+    found by walking the URLconf: the publisher imports no module of the pages."""
+    return [
+        Route(
+            pattern.name,
+            namespace,
+            pattern.distill_func,
+            pattern.distill_file,
+            after=(namespace, pattern.name) in AFTER,
+            finish=FINISH.get((namespace, pattern.name)),
+        )
+        for pattern, namespace, _depth in iter_url_patterns()
+        if getattr(pattern, "distill_func", None) is not None
+    ]
 
 
 # --- The API's documents as a static host holds them. ----------------------------
@@ -455,11 +128,11 @@ def _nulled(value, api_root, published):
 def published_api_document(body):
     """The published bytes of an API answer ``body`` (JSON bytes, as django-ninja's
     renderer writes it: ``json.dumps`` with its defaults): every link to an API address
-    that ``ROUTES`` does not publish (the lists, an award, a paper, an author, ...;
+    that no published route gives (the lists, an award, a paper, an author, ...;
     anything with a query string) is null, so that the static host's documents name
     only files it has. The live API is not changed; other values keep their bytes."""
     api_root = settings.SITE_URL + reverse(f"{API_NAMESPACE}:index")
-    published = {(route.namespace, route.name) for route in published_routes() if route.namespace}
+    published = {(route.namespace, route.name) for route in routes() if route.namespace}
     return json.dumps(_nulled(json.loads(body), api_root, published)).encode()
 
 
@@ -483,15 +156,16 @@ def published_api_docs_page(body):
     return body[: found.start(1)] + b"\n" + text + b"\n" + body[found.end(1) :]
 
 
-def _route_names():
-    """(namespace, name) of every named route of the URLconf."""
-    return {(namespace, pattern.name) for pattern, namespace, _depth in iter_url_patterns()}
-
-
-def published_routes():
-    """``ROUTES`` that the URLconf has."""
-    names = _route_names()
-    return [route for route in ROUTES if (route.namespace, route.name) in names]
+# What a publish does to some routes' pages. The API's documents name only files the
+# static host has; its docs page has no "Try it out" (published_api_docs_page).
+FINISH = {
+    (API_NAMESPACE, "index"): lambda body: published_api_document(body),
+    (API_NAMESPACE, "conference"): lambda body: published_api_document(body),
+    (API_NAMESPACE, "openapi-view"): lambda body: published_api_docs_page(body),
+}
+# Built from the conferences' archives (Site.reuse_conference_archives): rendered after
+# them, in the process that records what the workers wrote.
+AFTER = {(None, "opendata-site-compact")}
 
 
 # --- Pages for the addresses that have none. ----------------------------------------
@@ -571,36 +245,7 @@ def _not_logged_as_not_found(path):
         logger.removeFilter(quiet)
 
 
-def render_language_choice(path):
-    """The language choice page at ``path`` (``/``, or a page's path without its
-    language prefix) as text: templates/publish_root.html, linking the page in each
-    language of ``settings.LANGUAGES`` with hreflang (see ``Publisher.language_choice``)."""
-    links = []
-    for code, _name in settings.LANGUAGES:
-        links.append(
-            {
-                "code": code,
-                "name_local": translation.get_language_info(code)["name_local"],
-                "url": f"/{code}{path}",
-            }
-        )
-    context = {"languages": links, "site_url": settings.SITE_URL, "path": path}
-    return render_to_string("publish_root.html", context)
-
-
-# A path no page has, which HTML escaping leaves as it is: rendered in its place, it
-# marks where each choice's own path goes (Publisher.language_choice_body).
-CHOICE_MARKER = "/publish-language-choice-path-marker/"
-
-
 # --- Rendering and writing. --------------------------------------------------------
-
-
-@dataclass
-class Counts:
-    written: int = 0
-    kept: int = 0
-    removed: int = 0
 
 
 def pages():
@@ -610,7 +255,7 @@ def pages():
     (``get_uri_values``); which languages a route has is found from its first page's
     URLs (a route is under i18n_patterns or not, whatever its kwargs), not by reversing
     every page in every language (5 s of the 5,000-paper data set's listing)."""
-    for route in published_routes():
+    for route in routes():
         languages = None
         for param_set in get_uri_values(route.distill_func, route.name):
             kwargs = (param_set,) if isinstance(param_set, str) else (param_set or ())
@@ -665,32 +310,9 @@ NOT_PUBLISHING_MIDDLEWARE = {
 }
 
 
-# The middleware of ``publish_middleware()`` that ``Site.render_prepared()`` stands in
-# for when it calls a view itself: for a request without a cookie, SessionMiddleware
-# gives an empty session, AuthenticationMiddleware an anonymous user, LocaleMiddleware
-# the language of the URL (active already); none changes a page's bytes. Any other
-# middleware, such as one added to the settings later, sends pages through the handler.
-PREPARED_MIDDLEWARE = {
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-}
-
-
 def publish_middleware():
     """``settings.MIDDLEWARE`` without ``NOT_PUBLISHING_MIDDLEWARE``, in its order."""
     return [name for name in settings.MIDDLEWARE if name not in NOT_PUBLISHING_MIDDLEWARE]
-
-
-def page_key(route, kwargs, language):
-    """A page's key in the manifest, a string: the ``repr()`` of (namespace, route name,
-    language, kwargs as sorted (name, value) pairs), which tells any two pages apart.
-    A string rather than the tuple itself: the manifest maps each key to its page's
-    path as a JSON object, which ``json.loads`` reads in a twelfth of the time of the
-    list of lists it replaced (11 MB at 5,000 papers: 0.05 s against 0.63 s), with no
-    tuples to rebuild after."""
-    items = sorted(kwargs.items()) if isinstance(kwargs, dict) else enumerate(kwargs)
-    return repr((route.namespace or "", route.name, language, tuple(items)))
 
 
 class Site:
@@ -714,7 +336,6 @@ class Site:
         middleware = publish_middleware()
         with override_settings(MIDDLEWARE=middleware):
             self.handler = WSGIHandler()
-        self.can_prepare = set(middleware) <= PREPARED_MIDDLEWARE
         self.compact_export = None  # see reuse_conference_archives()
 
     def reuse_conference_archives(self, publisher, changes):
@@ -729,7 +350,7 @@ class Site:
         ``after``): a worker process's ``publisher.produced`` would not
         name the archives the other workers wrote, and the changed conferences would be
         exported twice."""
-        route = next((r for r in ROUTES if r.name == "opendata-conference-compact"), None)
+        route = next((r for r in routes() if r.name == "opendata-conference-compact"), None)
         if route is None:
             return
         language = settings.LANGUAGES[0][0]
@@ -815,401 +436,6 @@ class Site:
 
     def render_many(self, route, items):
         """(uri, path in the output, body) of ``route``'s page for each (URL kwargs,
-        language) of ``items``, in their order, as ``render()`` gives them; a route with
-        a ``batch`` function renders them all with it. Raises PublishError naming the
-        URL of the first page that does not exist, once the pages before it are given."""
-        if route.prepare is not None and self.can_prepare:
-            yield from self.render_prepared(route, items)
-            return
-        if route.batch is None:
-            for kwargs, language in items:
-                yield self.render(route, kwargs, language)
-            return
-        for (kwargs, language), body in zip(items, route.batch(items), strict=True):
-            uri, path = self.target(route, kwargs, language)
-            if body is None:
-                raise PublishError(f"{uri} answered 404, not 200: nothing can be published there.")
-            yield uri, path, body
-
-    def render_prepared(self, route, items):
-        """``render_many()`` of a route with ``prepare``: what the pages ``items`` show is
-        read at once (``route.prepare(items)``), then each page is its view's answer to
-        GET its URL, the view given those objects (its ``prepared`` attribute) and
-        called as the handler would call it, with the request the middleware of
-        ``PREPARED_MIDDLEWARE`` would give it, without going through them (issue 12:
-        the handler and the middleware took a sixth of an author page). The bytes are
-        the handler's: tests/publishing/test_publish_render.py renders every shipped page both
-        ways. When ``prepare`` finds a page that does not exist (Http404), each page is
-        rendered through the handler instead, and the first such one is named."""
-        try:
-            prepared = route.prepare(items)
-        except Http404:
-            for kwargs, language in items:
-                yield self.render(route, kwargs, language)
-            return
-        views = {}
+        language) of ``items``, in their order, as ``render()`` gives them."""
         for kwargs, language in items:
-            uri, path = self.target(route, kwargs, language)
-            with translation.override(language):
-                status, body = self._call_view(uri, prepared, views)
-            if status != 200:
-                raise PublishError(
-                    f"{uri} answered {status}, not 200: nothing can be published there."
-                )
-            yield uri, path, body
-
-    def _call_view(self, uri, prepared, views):
-        """(status code, body) of GET ``uri`` answered by its view, given ``prepared``
-        (see ``render_prepared``); ``views``: the views made so far, by route."""
-        request = WSGIRequest(self._environ(uri))
-        match = get_resolver().resolve(request.path_info)
-        request.resolver_match = match
-        request.LANGUAGE_CODE = translation.get_language()
-        request.user = AnonymousUser()
-        view = views.get(match.func)
-        if view is None:
-            view = views[match.func] = match.func.view_class.as_view(
-                **match.func.view_initkwargs, prepared=prepared
-            )
-        try:
-            response = view(request, *match.args, **match.kwargs)
-        except Http404:
-            return 404, b""
-        if callable(getattr(response, "render", None)):
-            response = response.render()
-        return response.status_code, response.content
-
-
-# Files the pages name under MEDIA_URL (src, srcset, href, og:image): only those are
-# copied, so a draft's teaser or share card never reaches the published site.
-def _media_pattern():
-    prefix = re.escape("/" + settings.MEDIA_URL.strip("/") + "/")
-    return re.compile(prefix + r"""([^"'\s,<>?#)]+)""")
-
-
-class Publisher:
-    """Writes the site into ``directory``: pages, the language choice at ``/``, static
-    files (collectstatic's output in ``STATIC_ROOT``) and the media files pages name.
-
-    ``write()`` writes a file only when its bytes differ from what is there, through a
-    temporary file renamed into place (a reader never sees half a file). ``finish()``
-    removes files the previous run's manifest lists that this run did not produce, and
-    writes the new manifest. ``counts`` holds what was written, kept and removed (with
-    ``dry_run``: would be; nothing is written or removed).
-
-    With ``choices_as_recorded`` set, the language choice of each page of the first
-    language (``language_choices()``) is written as soon as the page is recorded: in a
-    parallel publish, by this process while the workers render, instead of after them
-    (from scratch at 5,000 papers, 36,000 files, mostly the file system's time: 11 s
-    of the run's 158; issue 12). ``language_choices()`` then writes only the rest.
-    """
-
-    def __init__(self, directory, dry_run=False):
-        self.directory = Path(directory)
-        self.dry_run = dry_run
-        self.counts = Counts()
-        self.produced = set()
-        self.media = {}  # page's path -> the media files it names
-        self.paths = {}  # page_key() -> the page's path, for the next run
-        self._media_pattern = _media_pattern()
-        self.choices = set()  # the language choices written this run
-        self.choices_as_recorded = False
-        self._choice_parts = None  # see language_choice_body()
-        self._choice_prefix = f"{settings.LANGUAGES[0][0]}/"
-        if dry_run:
-            self.previous = self._read_manifest()
-            return
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            probe = tempfile.NamedTemporaryFile(dir=self.directory, delete=True)  # noqa: SIM115
-            probe.close()
-        except OSError as error:
-            raise PublishError(f"Cannot write to {self.directory}: {error.strerror}.") from error
-        self.previous = self._read_manifest()
-
-    def _read_manifest(self):
-        """The files the last run wrote; sets ``previous_media`` to the media files each
-        of its pages named (None when the manifest has none: its pages cannot be kept)."""
-        path = self.directory / MANIFEST
-        self.previous_media = None
-        self.previous_paths = {}
-        self._root = str(self.directory)
-        if not path.is_file():
-            return set()
-        try:
-            content = json.loads(path.read_text(encoding="utf-8"))
-            files = set(content["files"])
-            media = content.get("media")
-            if media is not None:
-                self.previous_media = {page: set(names) for page, names in media.items()}
-                # {page_key(): path}; another shape (an older manifest's list) is left
-                # unread: each kept page's path is then found by reversing its URL.
-                pages = content.get("pages")
-                self.previous_paths = pages if isinstance(pages, dict) else {}
-            return files
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise PublishError(f"{path} is not a manifest publish_site wrote.") from error
-
-    def can_keep(self):
-        """Whether the last run's pages may be kept without rendering them (its manifest
-        says which media files each page names)."""
-        return self.previous_media is not None
-
-    def has(self, relative):
-        """Whether the last run wrote ``relative`` and it is still there."""
-        relative = str(PurePosixPath(relative))
-        return relative in self.previous and os.path.isfile(os.path.join(self._root, relative))
-
-    def keep_page(self, page, target):
-        """Keep the page ``page`` ((route, kwargs, language), as ``pages()`` gives it) as
-        the last run wrote it, when it did and the file is still there; False (nothing
-        done) otherwise. Its path comes from the last run's manifest, else from
-        ``target()`` (``Site.target``): at 72,000 pages, reversing the URL of each kept
-        page took seconds on every run."""
-        key = page_key(*page)
-        relative = self.previous_paths.get(key)
-        if relative is None:
-            _uri, relative = target(*page)
-            relative = str(PurePosixPath(relative))
-        if not self._keep(relative):
-            return False
-        self.paths[key] = relative
-        return True
-
-    def keep(self, relative):
-        """Keep the page the last run wrote at ``relative`` as it is, with the media files
-        it named; False (nothing done) when there is no such file to keep."""
-        return self._keep(str(PurePosixPath(relative)))
-
-    def _keep(self, relative):
-        """``keep()`` of a path in its POSIX normal form, as the manifest lists them: a
-        kept page is one of 72,000 after one edit, and normalising its path again, with
-        an empty set of media files for most, was most of the time of keeping it."""
-        if relative not in self.previous or not os.path.isfile(os.path.join(self._root, relative)):
-            return False
-        self.produced.add(relative)
-        names = self.previous_media.get(relative)
-        if names:
-            self.media[relative] = names
-        self.counts.kept += 1
-        return True
-
-    def write(self, relative, body):
-        """Write ``body`` (bytes) at ``relative`` (a POSIX path inside the directory)
-        unless the file already holds exactly those bytes."""
-        self.record(relative, self.store(relative, body))
-
-    def store(self, relative, body):
-        """Write ``body`` at ``relative`` unless the file already holds exactly those
-        bytes (with ``dry_run``: write nothing); True when it was (would be) written.
-        Only the file: ``record()`` counts it. A worker process of a parallel publish
-        (publishing/render.py) stores pages, and the parent records them."""
-        relative = str(PurePosixPath(relative))
-        if relative.startswith(("/", "..")) or "/../" in relative:
-            raise PublishError(f"Refusing to write outside the output folder: {relative}")
-        target = self.directory / relative
-        try:
-            if target.is_file() and target.stat().st_size == len(body):
-                if target.read_bytes() == body:
-                    return False
-            if not self.dry_run:
-                _replace(target, body)
-        except OSError as error:
-            raise PublishError(f"Cannot write {target}: {error.strerror}.") from error
-        return True
-
-    def record(self, relative, written, media=None, page=None):
-        """Count the file ``store()`` wrote (``written``) or found unchanged at
-        ``relative`` as produced by this run; ``media``: the media files it names
-        (a page's, see ``media_of()``; None for a file that is not a page); ``page``:
-        the page's (route, kwargs, language), so that the next run finds its path in
-        the manifest without reversing its URL."""
-        relative = str(PurePosixPath(relative))
-        self.produced.add(relative)
-        if page is not None:
-            self.paths[page_key(*page)] = relative
-        if self.choices_as_recorded:
-            self._choice_as_recorded(relative)
-        if written:
-            self.counts.written += 1
-        else:
-            self.counts.kept += 1
-        if media is not None:
-            self.media[relative] = set(media)
-
-    def media_of(self, body):
-        """The names of the media files a page's ``body`` (bytes) names under MEDIA_URL."""
-        if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" not in body:
-            return set()
-        return set(self._media_pattern.findall(body.decode("utf-8", "replace")))
-
-    def page(self, uri, relative, body, page=None):
-        """Write a rendered page and note the media files it names; ``page``: its
-        (route, kwargs, language), so that the next run finds its path in the manifest."""
-        self.record(relative, self.store(relative, body), self.media_of(body), page=page)
-
-    def copy_tree(self, source, prefix, only=None):
-        """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the
-        relative paths to copy (default every file)."""
-        source = Path(source)
-        if not source.is_dir():
-            return
-        if only is None:
-            only = sorted(
-                str(path.relative_to(source)) for path in source.rglob("*") if path.is_file()
-            )
-        for relative in sorted(only):
-            path = source / relative
-            if path.is_file() and path.resolve().is_relative_to(source.resolve()):
-                if not self._unchanged_copy(path, f"{prefix}/{relative}"):
-                    self.write(f"{prefix}/{relative}", path.read_bytes())
-
-    def _unchanged_copy(self, source, relative):
-        """Keep the copy of ``source`` the last run wrote at ``relative`` when it has the
-        same size and is not older than the source (rsync's quick check: every static
-        file read and compared took a second per run); False when it must be compared."""
-        if not self.has(relative):
-            return False
-        copied = os.stat(os.path.join(self._root, relative))
-        original = source.stat()
-        if copied.st_size != original.st_size or copied.st_mtime_ns < original.st_mtime_ns:
-            return False
-        self.produced.add(relative)
-        self.counts.kept += 1
-        return True
-
-    def copy_static(self):
-        """collectstatic's output (hashed names, as the live site serves them)."""
-        self.copy_tree(settings.STATIC_ROOT, settings.STATIC_URL.strip("/"))
-
-    def copy_media(self):
-        """The media files the published pages name (images, thumbnails, share cards)."""
-        names = {unquote(name) for names in self.media.values() for name in names}
-        self.copy_tree(settings.MEDIA_ROOT, settings.MEDIA_URL.strip("/"), only=names)
-
-    def language_choice(self, path="/"):
-        """The page at ``path`` without a language prefix (``/``, and each page's
-        ``x-default`` alternate): a small page linking the page in each language, with
-        hreflang. The live site redirects there by Accept-Language; a static host
-        cannot, unless told to (README: "Publishing to a static host")."""
-        relative = f"{path.lstrip('/')}index.html"
-        self.choices.add(relative)
-        self.write(relative, self.language_choice_body(path))
-
-    def language_choice_body(self, path):
-        """The bytes of the language choice at ``path`` (templates/publish_root.html).
-
-        The template is rendered once per run, for a marker path, and each choice is
-        that text with the marker replaced by ``path``, HTML-escaped as the template
-        escapes it: the path is the only thing that differs from one choice to another,
-        and the template only prints it (a render took 0.35 ms, 3 µs this way: 12 s
-        of the parent's CPU at the 5,000-paper data set's 36,000 pages; issue 12).
-        tests/publishing/test_publish.py compares the two ways for awkward paths."""
-        if self._choice_parts is None:
-            self._choice_parts = render_language_choice(CHOICE_MARKER).split(CHOICE_MARKER)
-        return escape(path).join(self._choice_parts).encode()
-
-    def language_choices(self, keep=False):
-        """``language_choice()`` for ``/`` and every page of the first language that has
-        none yet (see ``choices_as_recorded``). With
-        ``keep``, the choices the last run wrote are kept without rendering them: their
-        bytes depend only on their path, the template and the settings, which
-        ``publish_changes.fingerprint()`` covers (36,000 renders took 10 s a run)."""
-        pages = [self._choice_path(name) for name in self.produced]
-        for page in ["", *sorted(page for page in pages if page)]:
-            relative = f"{page}index.html"
-            if relative in self.choices:
-                continue
-            if keep and self.has(relative):
-                self.produced.add(relative)
-                self.counts.kept += 1
-            else:
-                self.language_choice(f"/{page}")
-
-    def _choice_as_recorded(self, relative):
-        """With ``choices_as_recorded``: write the language choice of the page just
-        recorded at ``relative``, if it is a page of the first language."""
-        page = self._choice_path(relative)
-        if page is not None:
-            self.language_choice(f"/{page}")
-
-    def _choice_path(self, relative):
-        """The path (without the leading slash) of the language choice for the file
-        ``relative``: a page of the first language (``en/x/index.html`` -> ``x/``), else
-        None."""
-        prefix = self._choice_prefix
-        if relative.startswith(prefix) and relative.endswith("/index.html"):
-            return relative[len(prefix) : -len("index.html")] or None
-        return None
-
-    def finish(self):
-        """Remove what an earlier run wrote and this one did not; write the manifest,
-        unless it would say what the last one says (the same files, pages' paths and
-        media files: after an edit that adds or removes no page, writing its 11 MB at
-        5,000 papers took a second)."""
-        for relative in sorted(self.previous - self.produced):
-            target = self.directory / relative
-            if target.is_file():
-                self.counts.removed += 1
-                if not self.dry_run:
-                    target.unlink()
-                    self._remove_empty_parents(target.parent)
-        if (
-            self.previous_media is not None
-            and self.produced == self.previous
-            and self.paths == self.previous_paths
-            and {page: names for page, names in self.media.items() if names} == self.previous_media
-            and (self.directory / MANIFEST).is_file()
-        ):
-            return
-        self._write_manifest(self.produced)
-
-    def interrupted(self):
-        """After an error: the manifest names what this run wrote too, besides what the
-        last one did, so a later run still removes those files when they are gone."""
-        self._write_manifest(self.previous | self.produced, media=None)
-
-    def _write_manifest(self, files, media=True):
-        """Write the manifest: ``files``, and with ``media`` the media files each page
-        named (left out after an interrupted run, so the next one renders every page)."""
-        if self.dry_run:
-            return
-        content = {"files": sorted(files)}
-        if media:
-            # Only the pages that name media files: a page left out names none (most
-            # pages; listing them all made the manifest twice as long to write and read).
-            content["media"] = {
-                page: sorted(names) for page, names in sorted(self.media.items()) if names
-            }
-            # page_key() -> path, by path, so that the manifest does not depend on
-            # which worker process finished first.
-            content["pages"] = dict(sorted(self.paths.items(), key=lambda item: item[1]))
-        try:
-            _replace(self.directory / MANIFEST, json.dumps(content).encode())
-        except OSError as error:
-            raise PublishError(f"Cannot write the manifest: {error.strerror}.") from error
-
-    def _remove_empty_parents(self, folder):
-        root = self.directory.resolve()
-        folder = folder.resolve()
-        while folder != root and folder.is_relative_to(root):
-            try:
-                folder.rmdir()
-            except OSError:
-                return
-            folder = folder.parent
-
-
-def _replace(target, body):
-    """Write ``body`` at ``target`` through a temporary file in the same folder, renamed
-    into place: the file is either the old one or the whole new one."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".publish-")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(body)
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; published files are public
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+            yield self.render(route, kwargs, language)

@@ -2,7 +2,6 @@
 folder, then crawled as a static host would serve it."""
 
 import json
-import math
 import re
 import shutil
 import subprocess
@@ -15,10 +14,11 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Author, AwardEntry, Conference, Paper, Status
+from catalogue.models import Author, AwardEntry, Paper, Status
 from opendata import downloads as opendata
 from pages import listing, sitemaps
 from publishing import changes as publish_changes
+from publishing import files as publish_files
 from publishing import render as publish_render
 from publishing import site as publishing
 from publishing.management.commands import publish_site
@@ -278,17 +278,17 @@ def test_language_choice_at_the_root_links_both_homes(icml, publish, tmp_path):
 @pytest.mark.parametrize("path", ["/", "/papers/x/", "/a&b/", "/q\"u<o>te's/", "/论文/"])
 def test_a_language_choice_is_its_template_rendered_for_its_path(settings, tmp_path, path):
     settings.SITE_URL = SITE_URL
-    publisher = publishing.Publisher(tmp_path)
+    publisher = publish_files.Publisher(tmp_path)
 
     body = publisher.language_choice_body(path)
 
-    assert body == publishing.render_language_choice(path).encode()
-    assert publishing.CHOICE_MARKER.encode() not in body
+    assert body == publish_files.render_language_choice(path).encode()
+    assert publish_files.CHOICE_MARKER.encode() not in body
 
 
 def test_from_scratch_a_pages_language_choice_is_written_when_the_page_is(settings, tmp_path):
     settings.SITE_URL = SITE_URL
-    publisher = publishing.Publisher(tmp_path)
+    publisher = publish_files.Publisher(tmp_path)
     publisher.choices_as_recorded = True
 
     publisher.page("/en/papers/x/", "en/papers/x/index.html", b"<p>x</p>")
@@ -296,7 +296,7 @@ def test_from_scratch_a_pages_language_choice_is_written_when_the_page_is(settin
     publisher.page("/en/papers/x/cite.bib", "en/papers/x/cite.bib", b"@x")
 
     assert (tmp_path / "papers/x/index.html").read_bytes() == (
-        publishing.render_language_choice("/papers/x/").encode()
+        publish_files.render_language_choice("/papers/x/").encode()
     )
     assert publisher.counts.written == 4
     publisher.language_choices()  # only the root's is left
@@ -375,7 +375,7 @@ def test_files_it_did_not_write_survive(icml, publish, tmp_path):
 
 def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, monkeypatch):
     route = publishing.Route("paper-detail", "papers", func=lambda: [{"slug": "no-such-paper"}])
-    monkeypatch.setattr(publishing, "ROUTES", [publishing.Route("home", "papers"), route])
+    monkeypatch.setattr(publishing, "routes", lambda: [publishing.Route("home", "papers"), route])
     site = tmp_path / "site"
 
     with pytest.raises(CommandError, match="/en/papers/no-such-paper/ answered 404"):
@@ -386,9 +386,9 @@ def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, m
         Path("en/index.html"),
         Path("zh-hans/index.html"),
     ]
-    manifest = json.loads((site / publishing.MANIFEST).read_text())
+    manifest = json.loads((site / publish_files.MANIFEST).read_text())
     assert manifest["files"] == ["en/index.html", "zh-hans/index.html"]
-    assert not [p for p in site.rglob(".publish-*") if p.name != publishing.MANIFEST]
+    assert not [p for p in site.rglob(".publish-*") if p.name != publish_files.MANIFEST]
 
 
 def test_unwritable_folder_is_an_error(icml, publish, tmp_path):
@@ -406,34 +406,6 @@ def test_without_a_public_address_it_refuses(icml, settings, tmp_path):
         call_command("publish_site", str(tmp_path / "site"))
 
     assert not Path(tmp_path / "site").exists()
-
-
-def papers_of(author):
-    return Paper.objects.published().filter(authorships__author=author).count()
-
-
-def test_pages_of_long_lists_are_listed_from_the_second(icml, monkeypatch):
-    monkeypatch.setattr(publishing, "AUTHOR_PAGE_SIZE", 10)
-    monkeypatch.setattr(publishing, "LIST_PAGE_SIZE", 1)
-    authors = Author.objects.published().count()
-    conference = Conference.objects.published().get(slug="icml-2025")
-    others = Paper.objects.published().published_without_award_at(conference).count()
-    busiest = max(Author.objects.published(), key=lambda author: papers_of(author))
-
-    assert list(publishing.author_list_pages()) == [
-        {"page": n} for n in range(2, math.ceil(authors / 10) + 1)
-    ]
-    assert {"slug": "icml-2025", "page": others} in publishing.conference_pages()
-    assert sum(publishing._author_initials().values()) == authors
-    assert list(publishing.author_letters()) == [
-        {"letter": letter} for letter in sorted({a.slug[0] for a in Author.objects.published()})
-    ]
-    assert list(publishing.author_pages()) == [
-        {"slug": author.slug, "page": page}
-        for author in Author.objects.published().order_by("slug")
-        for page in range(2, papers_of(author) + 1)
-    ]
-    assert papers_of(busiest) > 1  # so some author has a page 2
 
 
 def test_dry_run_counts_and_writes_nothing(icml, publish, tmp_path):
@@ -516,9 +488,9 @@ def test_a_page_deleted_by_hand_is_written_again(icml, publish, tmp_path):
 def test_after_an_interrupted_run_every_page_is_rendered(icml, publish, tmp_path):
     site = tmp_path / "site"
     publish()
-    manifest = json.loads((site / publishing.MANIFEST).read_text())
+    manifest = json.loads((site / publish_files.MANIFEST).read_text())
     del manifest["media"]  # as an interrupted run leaves it
-    (site / publishing.MANIFEST).write_text(json.dumps(manifest))
+    (site / publish_files.MANIFEST).write_text(json.dumps(manifest))
 
     assert publish_counting_renders(site) == len(list(publishing.pages()))
 
@@ -611,13 +583,13 @@ def test_the_sites_compact_archive_is_rendered_after_every_other_page(icml, publ
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
     monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
 
-    with pytest.raises(publishing.PublishError, match="/en/404.html answered 200, not 404"):
+    with pytest.raises(publish_files.PublishError, match="/en/404.html answered 200, not 404"):
         publishing.not_found_pages(publishing.Site(SITE_URL))
 
 
 def _tree(site):
     """{path: bytes} of every file publish_site wrote under ``site`` but its own records."""
-    own = {publishing.MANIFEST, ".publish-snapshot.json"}
+    own = {publish_files.MANIFEST, ".publish-snapshot.json"}
     return {
         str(path.relative_to(site)): path.read_bytes()
         for path in site.rglob("*")
@@ -704,7 +676,7 @@ def test_kept_pages_and_language_choices_are_neither_reversed_nor_rendered(
     calls = []
     monkeypatch.setattr(publishing.Site, "target", lambda *args: calls.append("target"))
     monkeypatch.setattr(
-        publishing.Publisher, "language_choice", lambda *args: calls.append("choice")
+        publish_files.Publisher, "language_choice", lambda *args: calls.append("choice")
     )
     monkeypatch.setattr(publish_site, "call_command", lambda *args, **kw: calls.append(args[0]))
 

@@ -1,6 +1,6 @@
 """publish_site's render loop (publishing/render.py): pages rendered by worker
-processes, what they wrote recorded by the parent, errors and Ctrl-C; and the citation
-files rendered in batches (publishing/site.py's ``paper_citations``)."""
+processes, what they wrote recorded by the parent, errors and Ctrl-C;
+pages that do not exist named in the error."""
 
 import multiprocessing
 import os
@@ -17,7 +17,8 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import CommandError, call_command
 from django.utils import translation
 
-from catalogue.models import Author, Paper, Status
+from catalogue.models import Author
+from publishing import files as publish_files
 from publishing import render as publish_render
 from publishing import site as publishing
 
@@ -29,7 +30,6 @@ LANGUAGES = ("en", "zh-hans")
 class FakeRoute:
     name = "page"
     namespace = None
-    batch = None
 
 
 class FakeSite:
@@ -48,7 +48,7 @@ class FakeSite:
         for kwargs, language in items:
             uri, path = self.target(route, kwargs, language)
             if kwargs["n"] == self.fail:
-                raise publishing.PublishError(f"{uri} answered 404, not 200.")
+                raise publish_files.PublishError(f"{uri} answered 404, not 200.")
             media = (
                 f' <img src="{settings.MEDIA_URL}p{kwargs["n"]}.png">' if kwargs["n"] < 3 else ""
             )
@@ -75,7 +75,7 @@ def out(tmp_path):
 
 def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
     pages = fake_pages(500)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
     log = tmp_path / "pids"
     done = []
 
@@ -97,7 +97,7 @@ def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
 
 def test_workers_write_what_one_process_writes(tmp_path, out):
     pages = fake_pages(300)
-    here, forked = publishing.Publisher(tmp_path / "here"), publishing.Publisher(out)
+    here, forked = publish_files.Publisher(tmp_path / "here"), publish_files.Publisher(out)
 
     publish_render.render(FakeSite(tmp_path / "log"), here, pages, range(len(pages)), jobs=1)
     publish_render.render(FakeSite(tmp_path / "log"), forked, pages, range(len(pages)), jobs=2)
@@ -113,9 +113,9 @@ def test_workers_write_what_one_process_writes(tmp_path, out):
 def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
     pages = fake_pages(300)
     publish_render.render(
-        FakeSite(tmp_path / "log"), publishing.Publisher(out), pages, range(600), jobs=2
+        FakeSite(tmp_path / "log"), publish_files.Publisher(out), pages, range(600), jobs=2
     )
-    again = publishing.Publisher(out)
+    again = publish_files.Publisher(out)
 
     publish_render.render(FakeSite(tmp_path / "log"), again, pages, range(600), jobs=2)
 
@@ -124,9 +124,9 @@ def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
 
 def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_path, out):
     pages = fake_pages(1000)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
 
-    with pytest.raises(publishing.PublishError, match="/en/700/ answered 404"):
+    with pytest.raises(publish_files.PublishError, match="/en/700/ answered 404"):
         publish_render.render(
             FakeSite(tmp_path / "log", fail=700), publisher, pages, range(2000), jobs=2
         )
@@ -140,7 +140,7 @@ def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_
 
 def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out):
     pages = fake_pages(1000)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
     before = signal.getsignal(signal.SIGINT)
 
     sent = []
@@ -170,7 +170,7 @@ class SlowSite(FakeSite):
 
 def test_second_ctrl_c_stops_at_once(tmp_path, out):
     pages = fake_pages(1000)
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
     before = signal.getsignal(signal.SIGINT)
 
     def interrupt(_count):
@@ -197,7 +197,7 @@ class LaterRoute(FakeRoute):
 def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_path, out):
     pages = [(LaterRoute(), {"n": 1000}, "en"), *fake_pages(300)]
     log = tmp_path / "pids"
-    publisher = publishing.Publisher(out)
+    publisher = publish_files.Publisher(out)
 
     rendered = publish_render.render(FakeSite(log), publisher, pages, range(len(pages)), jobs=2)
 
@@ -205,21 +205,6 @@ def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_pat
     renderers = log.read_text().split()
     assert renderers[-1] == str(os.getpid()) not in renderers[:-1]
     assert rendered == len(pages) and "en/1000/index.html" in publisher.produced
-
-
-class SixPagesRoute(FakeRoute):
-    name = "six"
-    chunk = 6
-
-
-def test_a_route_says_how_many_of_its_pages_a_worker_renders_at_a_time():
-    six = [(SixPagesRoute(), {"n": n}, "en") for n in range(20)]
-    pages = [*six, *fake_pages(150)]
-
-    chunks = publish_render._chunks(pages, range(len(pages)))
-
-    # A route of fewer pages than CHUNK: its own size, else one page a chunk; started first.
-    assert [len(chunk) for chunk in chunks] == [6, 6, 6, 2, 100, 100, 100]
 
 
 class FewerPagesRoute(FakeRoute):
@@ -305,121 +290,25 @@ def test_parallel_publish_of_the_shipped_content_is_the_serial_ones_byte_for_byt
     serial, parallel = files_in(tmp_path / "serial"), files_in(tmp_path / "parallel")
     assert len(serial) > 1000
     assert serial == parallel
-    for name in (publishing.MANIFEST, ".publish-snapshot.json"):
+    for name in (publish_files.MANIFEST, ".publish-snapshot.json"):
         assert (tmp_path / "serial" / name).read_bytes() == (
             tmp_path / "parallel" / name
         ).read_bytes()
 
 
-# --- Papers' citation files, rendered in batches. ----------------------------------------
-
-
-def citation_pages():
-    return [
-        ({"slug": slug, "fmt": fmt}, language)
-        for slug in Paper.objects.published().values_list("slug", flat=True).order_by("slug")
-        for fmt in ("bib", "ris", "json")
-        for language in ("en", "zh-hans")
-    ]
-
-
-def test_batched_citation_files_are_the_views_bytes(icml, client, settings):
-    settings.SITE_URL = SITE_URL
-    items = citation_pages()
-    assert len(items) == 6 * Paper.objects.published().count() > 0
-
-    bodies = publishing.paper_citations(items)
-
-    for (kwargs, language), body in zip(items, bodies, strict=True):
-        with translation.override(language):
-            url = (
-                Paper.objects.get(slug=kwargs["slug"]).get_absolute_url() + f"cite.{kwargs['fmt']}"
-            )
-        response = client.get(url)
-        assert response.status_code == 200
-        assert body == response.content, url
-
-
-def test_batched_citations_of_a_paper_not_published_are_none(icml):
-    paper = Paper.objects.published().first()
-    Paper.objects.filter(pk=paper.pk).update(status=Status.DRAFT)
-
-    assert publishing.paper_citations([({"slug": paper.slug, "fmt": "bib"}, "en")]) == [None]
-
-
-def test_batched_citations_cost_the_same_queries_for_one_paper_or_all(
-    icml, settings, django_assert_num_queries
-):
-    settings.SITE_URL = SITE_URL
-    items = citation_pages()
-    with django_assert_num_queries(3) as one:
-        publishing.paper_citations(items[:1])
-    with django_assert_num_queries(len(one.captured_queries)):
-        publishing.paper_citations(items)
-
-
-def collection_pages(name):
-    route = next(route for route in publishing.ROUTES if route.name == name)
-    return route, [(kwargs, language) for r, kwargs, language in publishing.pages() if r is route]
-
-
-@pytest.mark.parametrize("name", ["conference-citation", "award-citation"])
-def test_batched_collection_citation_files_are_the_views_bytes(icml, client, settings, name):
-    settings.SITE_URL = SITE_URL
-    route, items = collection_pages(name)
-    assert len(items) >= 6 and {fmt for fmt in ("bib", "ris", "json")} == {
-        kwargs["fmt"] for kwargs, _language in items
-    }
-
-    bodies = route.batch(items)
-
-    site = publishing.Site(SITE_URL)
-    for (kwargs, language), body in zip(items, bodies, strict=True):
-        uri, _path = site.target(route, kwargs, language)
-        response = client.get(uri)
-        assert response.status_code == 200
-        assert body == b"".join(response.streaming_content), uri
-
-
-@pytest.mark.parametrize(
-    ("name", "kwargs"),
-    [
-        ("conference-citation", {"slug": "no-such-conference"}),
-        ("award-citation", {"conference_slug": "icml-2025", "slug": "no-such-award"}),
-    ],
-)
-def test_batched_citations_of_a_collection_not_published_are_none(icml, name, kwargs):
-    route, _items = collection_pages(name)
-
-    assert route.batch([({**kwargs, "fmt": "bib"}, "en")]) == [None]
-
-
-@pytest.mark.parametrize("name", ["conference-citation", "award-citation"])
-def test_batched_collection_citations_fetch_the_papers_once_for_all_files(
-    icml, settings, django_assert_num_queries, django_assert_max_num_queries, name
-):
-    """A conference's (an award's) six files cost the queries of one."""
-    settings.SITE_URL = SITE_URL
-    route, items = collection_pages(name)
-    first = [item for item in items if item[0]["slug"] == items[0][0]["slug"]]
-    assert len(first) == 6
-
-    with django_assert_max_num_queries(6) as one:
-        route.batch(first[:1])
-    with django_assert_num_queries(len(one.captured_queries)):
-        route.batch(first)
+# --- Errors. ---------------------------------------------------------------------------
 
 
 def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, settings):
     settings.SITE_URL = SITE_URL
-    route = next(route for route in publishing.ROUTES if route.name == "paper-citation")
+    route = next(route for route in publishing.routes() if route.name == "paper-citation")
 
     rendered = publishing.Site(SITE_URL).render_many(
         route, [({"slug": "no-such-paper", "fmt": "ris"}, "zh-hans")]
     )
 
     with pytest.raises(
-        publishing.PublishError, match="/zh-hans/papers/no-such-paper/cite.ris answered 404"
+        publish_files.PublishError, match="/zh-hans/papers/no-such-paper/cite.ris answered 404"
     ):
         list(rendered)
 
@@ -454,8 +343,8 @@ def test_pages_are_every_url_once_in_each_language_it_has(icml):
     """pages() decides a route's languages from its first page: the same list as
     reversing every page in every language and keeping each URL once."""
     expected = []
-    for route in publishing.published_routes():
-        for kwargs in route.func() if route.func else [()]:
+    for route in publishing.routes():
+        for kwargs in route.distill_func() or [()]:
             seen = set()
             for code in LANGUAGES:
                 with translation.override(code):
@@ -471,87 +360,25 @@ def test_pages_are_every_url_once_in_each_language_it_has(icml):
     assert ("home", (), "zh-hans") in listed
 
 
-# --- Author and paper pages rendered in batches (Route.prepare). ------------------------
-
-PREPARED_ROUTES = ("author-detail", "author-detail-page", "paper-detail")
-
-
-def prepared_pages(name):
-    route = next(route for route in publishing.ROUTES if route.name == name)
-    return route, [
-        (kwargs, language)
-        for page_route, kwargs, language in publishing.pages()
-        if page_route.name == name
-    ]
-
-
-def test_every_shipped_author_and_paper_page_in_batches_is_the_views_bytes(icml, settings):
-    """Each author and paper page as publish_site renders it (many at once, their view
-    called with what ``prepare`` read for them all, without the middleware) is the
-    page the live site answers at its URL, through every middleware: in one batch of
-    them all, and in batches of one."""
-    settings.SITE_URL = SITE_URL
-    settings.ALLOWED_HOSTS = ["awards.example.org"]
-    site = publishing.Site(SITE_URL)
-    assert site.can_prepare
-    live = publishing.Site(SITE_URL)
-    live.handler = WSGIHandler()  # settings.MIDDLEWARE, all of it
-    counted = 0
-    for name in PREPARED_ROUTES:
-        route, items = prepared_pages(name)
-        together = list(site.render_many(route, items))
-        alone = [page for item in items for page in site.render_many(route, [item])]
-        assert together == alone
-        for (kwargs, language), (uri, path, body) in zip(items, together, strict=True):
-            assert live.render(route, kwargs, language) == (uri, path, body), uri
-            counted += 1
-    assert counted >= 2 * (Paper.objects.published().count() + Author.objects.published().count())
-
-
-def test_batched_author_and_paper_pages_cost_the_same_queries_for_one_or_all(
-    icml, settings, django_assert_max_num_queries
-):
-    settings.SITE_URL = SITE_URL
-    settings.ALLOWED_HOSTS = ["awards.example.org"]
-    site = publishing.Site(SITE_URL)
-    for name, most in (("author-detail", 7), ("paper-detail", 5)):
-        route, items = prepared_pages(name)
-        assert len(items) > 10
-        with django_assert_max_num_queries(most) as one:
-            list(site.render_many(route, items[:1]))
-        with django_assert_max_num_queries(len(one.captured_queries)):
-            list(site.render_many(route, items))
-
-
 @pytest.mark.parametrize(
     ("name", "kwargs", "uri"),
     [
         ("author-detail", {"slug": "no-such-author"}, "/zh-hans/authors/no-such-author/"),
         ("paper-detail", {"slug": "no-such-paper"}, "/zh-hans/papers/no-such-paper/"),
-        # Past the author's last page: the batch's Http404 sends each page through
-        # the handler, which names the one.
-        ("author-detail-page", None, "/page/9/"),
+        ("author-detail-page", {"page": 9}, "/page/9/"),
     ],
 )
-def test_a_missing_page_in_a_batch_is_an_error_naming_it(icml, settings, name, kwargs, uri):
+def test_a_missing_page_among_others_is_an_error_naming_it(icml, settings, name, kwargs, uri):
     settings.SITE_URL = SITE_URL
     settings.ALLOWED_HOSTS = ["awards.example.org"]
-    route = next(route for route in publishing.ROUTES if route.name == name)
-    _route, authors = prepared_pages("author-detail")
-    if kwargs is None:
-        kwargs = {"slug": authors[0][0]["slug"], "page": 9}
-    items = (
-        [*authors[:4], (kwargs, "zh-hans")] if name == "author-detail" else [(kwargs, "zh-hans")]
-    )
+    route = next(route for route in publishing.routes() if route.name == name)
+    author = Author.objects.published().order_by("slug").first()
+    kwargs = {"slug": author.slug, **kwargs}
+    first = [({"slug": author.slug}, "en")] if name == "author-detail" else []
 
-    rendered = publishing.Site(SITE_URL).render_many(route, items)
+    rendered = publishing.Site(SITE_URL).render_many(route, [*first, (kwargs, "zh-hans")])
 
-    with pytest.raises(publishing.PublishError, match=f"{uri} answered 404"):
+    if first:
+        assert b"<html" in next(rendered)[2]
+    with pytest.raises(publish_files.PublishError, match=f"{uri} answered 404"):
         list(rendered)
-
-
-def test_pages_go_through_the_handler_when_another_middleware_may_change_them(settings):
-    """``render_prepared`` stands in for the middleware of PREPARED_MIDDLEWARE only."""
-    assert publishing.Site(SITE_URL).can_prepare
-    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.gzip.GZipMiddleware"]
-    assert not publishing.Site(SITE_URL).can_prepare

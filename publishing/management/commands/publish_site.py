@@ -17,6 +17,7 @@ from django.test.utils import override_settings
 from tqdm import tqdm
 
 from publishing import changes as publish_changes
+from publishing import files as publish_files
 from publishing import render as publish_render
 from publishing import search_index as static_search
 from publishing import site as publishing
@@ -104,8 +105,8 @@ class Command(BaseCommand):
             ALLOWED_HOSTS=[site_url.partition("://")[2].partition("/")[0].partition(":")[0]],
         ):
             try:
-                publisher = publishing.Publisher(directory, dry_run=dry_run)
-            except publishing.PublishError as error:
+                publisher = publish_files.Publisher(directory, dry_run=dry_run)
+            except publish_files.PublishError as error:
                 raise CommandError(str(error)) from error
             site = publishing.Site(site_url)
             search = None  # the search's files being built (start_search)
@@ -171,7 +172,7 @@ class Command(BaseCommand):
                     publisher.copy_media()
                 with self.step("removing and manifest"):
                     publisher.finish()
-            except (publishing.PublishError, static_search.SearchIndexError) as error:
+            except (publish_files.PublishError, static_search.SearchIndexError) as error:
                 publisher.interrupted()
                 raise CommandError(str(error)) from error
             except KeyboardInterrupt:

@@ -1,0 +1,177 @@
+"""Which public URLs the static site publishes, declared on the URL patterns themselves.
+
+Each published route of the URLconf (pages/urls.py, awardsite/urls.py) is wrapped in
+:func:`distill`, which gives its pattern the attributes django-distill's
+``distill_path()`` gives one: ``distill_func``, a function yielding the URL kwargs of
+each page to publish (the objects, with the models' QuerySet vocabulary:
+``Paper.objects.published()``), ``distill_file`` and ``distill_status_codes``.
+``manage.py publish_site`` (the publishing app) finds them by walking the URLconf
+(``django_distill.utils.iter_url_patterns``): it imports nothing of this app.
+
+Why not ``django_distill.distill_path`` itself: it exists only once django-distill's
+app is installed, and that app's ``ready()`` replaces ``django.urls.path`` and
+``re_path`` for the whole project (django-distill 4.0.6, ``DistillConfig.ready``); the
+attributes it reads are all a publisher needs, and they are set here on patterns made
+by Django's own ``path()``.
+"""
+
+import math
+
+from django.db.models import Count
+from django.db.models.functions import Substr
+
+from catalogue.models import Author, Award, Conference, Paper, Venue
+from pages.sitemaps import SITEMAPS, part_count
+from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
+
+
+def distill(pattern, func=None, file=None):
+    """``pattern`` (a URLPattern made by ``path()``) marked as published, as
+    django-distill's ``distill_path()`` marks one: ``func`` yields the URL kwargs of
+    each page (None: the route has no kwargs, one page); ``file`` names the output file
+    when the URL's own path would not be served with the right type (with ``{kwarg}``
+    placeholders, as django-distill's ``distill_file``). Returns ``pattern``."""
+    pattern.distill_func = func or _one_page
+    pattern.distill_file = file
+    pattern.distill_status_codes = (200,)
+    return pattern
+
+
+def distill_paged(patterns, func, pages):
+    """The two patterns of ``paging.paged()`` (a list and its pages 2..N) marked as
+    published: ``func`` yields the lists' kwargs, ``pages`` the pages' (with ``page``)."""
+    first, rest = patterns
+    return [distill(first, func), distill(rest, pages)]
+
+
+def distill_named(patterns, routes):
+    """``patterns`` (a list of URLPattern, such as django-ninja's) with those named in
+    ``routes`` (``{name: (func, file)}``) marked as published; returns ``patterns``."""
+    for pattern in patterns:
+        if pattern.name in routes:
+            distill(pattern, *routes[pattern.name])
+    return patterns
+
+
+def _one_page():
+    return None
+
+
+def _slugs(queryset):
+    return ({"slug": slug} for slug in queryset.values_list("slug", flat=True).order_by("slug"))
+
+
+def venues():
+    """Published venues."""
+    return _slugs(Venue.objects.published())
+
+
+def conferences():
+    """Published conferences."""
+    return _slugs(Conference.objects.published())
+
+
+def papers():
+    """Published papers (their conference published too)."""
+    return _slugs(Paper.objects.published())
+
+
+def authors():
+    """Authors of a published paper."""
+    return _slugs(Author.objects.published())
+
+
+def awards():
+    """Published awards of published conferences."""
+    pairs = Award.objects.published().values_list("conference__slug", "slug").order_by("pk")
+    return ({"conference_slug": conference, "slug": slug} for conference, slug in pairs)
+
+
+def award_series():
+    """Each venue's award series with a published edition."""
+    pairs = (
+        Award.objects.published()
+        .values_list("conference__venue__slug", "slug")
+        .order_by("conference__venue__slug", "slug")
+        .distinct()
+    )
+    return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
+
+
+def citations_of(func):
+    """A distill function yielding ``func``'s kwargs with each citation format."""
+
+    def formats():
+        return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in ("bib", "ris", "json"))
+
+    return formats
+
+
+def sitemap_sections():
+    """The sections of the sitemap index (pages/sitemaps.py)."""
+    return ({"section": section} for section in SITEMAPS)
+
+
+def sitemap_section_pages():
+    """Parts 2 to N of each sitemap section longer than one part."""
+    for section in SITEMAPS:
+        for page in range(2, part_count(section) + 1):
+            yield {"section": section, "page": page}
+
+
+def conference_pages():
+    """Pages 2 to N of each published conference's list of other papers."""
+    for conference in Conference.objects.published().order_by("slug"):
+        count = Paper.objects.published().published_without_award_at(conference).count()
+        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
+            yield {"slug": conference.slug, "page": page}
+
+
+def author_pages():
+    """Pages 2 to N of the papers of each author with more than one page of them."""
+    counts = (
+        Paper.objects.published()
+        .values_list("authorships__author__slug")
+        .annotate(count=Count("pk"))
+        .filter(count__gt=LIST_PAGE_SIZE)
+        .order_by("authorships__author__slug")
+    )
+    for slug, count in counts:
+        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
+            yield {"slug": slug, "page": page}
+
+
+def author_list_pages():
+    """Pages 2 to N of the A-Z index of authors."""
+    count = Author.objects.published().count()
+    return ({"page": page} for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1))
+
+
+def _author_initials():
+    """{initial: number of authors} of the authors of a published paper, by the first
+    character of their slug (the A-Z index's order); every digit counts as ``DIGITS``."""
+    counts = {}
+    initials = (
+        Author.objects.published()
+        .annotate(initial=Substr("slug", 1, 1))
+        .values_list("initial")
+        .annotate(count=Count("pk"))
+        .order_by("initial")
+    )
+    for initial, count in initials:
+        code = DIGITS if initial.isdigit() else initial
+        if code in AUTHOR_INITIALS or code == DIGITS:
+            counts[code] = counts.get(code, 0) + count
+    return counts
+
+
+def author_letters():
+    """The letters of the A-Z index of authors that have authors."""
+    return ({"letter": code} for code in _author_initials())
+
+
+def author_letter_pages():
+    """Pages 2 to N of each letter of the A-Z index of authors."""
+    for code, count in _author_initials().items():
+        for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1):
+            yield {"letter": code, "page": page}
