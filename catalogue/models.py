@@ -11,7 +11,7 @@ import functools
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
@@ -1216,17 +1216,54 @@ class ImportRecord(models.Model):
         return f"{self.model} {self.key}"
 
 
-class ContentGeneration(models.Model):
-    """A counter raised by every change to what the public pages show (pagecache/caching.py).
+class ContentGenerationQuerySet(models.QuerySet):
+    """The vocabulary of the one ``ContentGeneration`` row."""
 
-    One row. Each cached page is stored with the number current when it was made and
-    served only while that number is current, so raising it retires them all at once,
-    in every app server, as soon as the change commits (with Redis, the number is also
-    kept there: see pagecache/caching.py). Bookkeeping, not content: no admin, no
-    permissions.
+    def current(self):
+        """The current number (0 before the first change): one query."""
+        row = self.filter(pk=ContentGeneration.ROW).values_list("number", flat=True)
+        return row.first() or 0
+
+    def advance(self):
+        """Raise the number by one, in the caller's transaction: it is seen together with
+        the change it announces, and not at all if that change is rolled back. Makes the
+        row if it is missing. Returns None."""
+        rows = self.filter(pk=ContentGeneration.ROW)
+        if not rows.update(number=models.F("number") + 1):
+            with transaction.atomic(using=self.db):
+                _row, created = self.get_or_create(pk=ContentGeneration.ROW, defaults={"number": 1})
+            if not created:  # another process made the row in the meantime
+                rows.update(number=models.F("number") + 1)
+
+    def wait_for_other_writers(self):
+        """Inside a transaction on a database with ``SELECT ... FOR UPDATE`` (PostgreSQL),
+        lock the row until this transaction ends, after any other transaction holding it
+        (one that called :meth:`advance`, whose ``UPDATE`` takes the same lock, or this)
+        has ended. Elsewhere (autocommit, SQLite, whose transactions start with ``BEGIN
+        IMMEDIATE`` and so serialise writers already) nothing, and no query. Returns None.
+
+        For work that reads rows other transactions may be changing and writes what it
+        concludes (catalogue/published_authors.py): after this, on READ COMMITTED, each of
+        its statements sees every such transaction that committed before.
+        """
+        connection = transaction.get_connection(self.db)
+        if connection.in_atomic_block and connection.features.has_select_for_update:
+            self.select_for_update().filter(pk=ContentGeneration.ROW).exists()
+
+
+class ContentGeneration(models.Model):
+    """A counter raised by every change to what the public pages show (pagecache/).
+
+    One row. Each cached page's key holds the number current when it was made, so
+    raising it retires every cached page at once, in every app server, as soon as the
+    change commits. Bookkeeping, not content: no admin, no permissions.
     """
 
+    ROW = 1  # the primary key of the one row
+
     number = models.PositiveBigIntegerField(_("number"), default=0)
+
+    objects = ContentGenerationQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("content generation")

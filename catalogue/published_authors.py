@@ -31,9 +31,10 @@ the same time (editor A unpublishes one of an author's papers while editor B pub
 another). On PostgreSQL's READ COMMITTED, each would work out the column from the
 other's old rows, and the author would end with the value of whichever committed last
 (here False, with a published paper). So :func:`refresh_published_authors` first
-waits for every other writer of content (``caching.wait_for_other_writers``, a lock on
-the one row of the content generation, which every content change takes anyway):
-the later transaction's statements then see the earlier one's rows. SQLite starts
+waits for every other writer of content
+(``ContentGeneration.objects.wait_for_other_writers()``, a lock on the one row of the
+content generation, which every content change takes anyway): the later
+transaction's statements then see the earlier one's rows. SQLite starts
 every transaction with ``BEGIN IMMEDIATE`` (awardsite/settings.py), one writer at a time.
 """
 
@@ -71,10 +72,9 @@ def refresh_published_authors(authors=None):
     each writing only the rows whose value changes. Returns the number of rows changed.
     Inside a transaction on PostgreSQL, first waits for other writers of content to end
     (see the module's docstring: "Concurrent edits")."""
-    from catalogue.models import Author
-    from pagecache.caching import wait_for_other_writers
+    from catalogue.models import Author, ContentGeneration
 
-    wait_for_other_writers()
+    ContentGeneration.objects.wait_for_other_writers()
 
     if authors is None:
         return _refresh(Author.objects.all())
