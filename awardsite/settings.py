@@ -516,11 +516,13 @@ PAGE_CACHE_SHARED_MAX_AGE = env_whole_number(
     minimum=0,
     what="a whole number of seconds (0: a CDN keeps no page)",
 )
-# 304 Not Modified from the ETag, then the page cache, right after WhiteNoise: static
-# files never reach them, and a page from the cache skips the session, locale, CSRF,
-# authentication and message middleware. The security, CSP and Permissions-Policy
-# headers come from the middleware before them, on every answer.
-MIDDLEWARE[MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1 : 0] = [
+# 304 Not Modified from the ETag, outside the page cache so that hits are answered too;
+# the page cache right after it, so that a hit skips every other middleware. Only CORS
+# comes before them: its headers depend on the request's Origin. The security, CSP and
+# Permissions-Policy headers are added inside the cache, once, to the stored page: they
+# do not depend on the request (a page that used a CSP nonce is never stored, and the
+# scheme, on which HSTS and the HTTPS redirect depend, is part of the key).
+MIDDLEWARE[MIDDLEWARE.index("corsheaders.middleware.CorsMiddleware") + 1 : 0] = [
     "django.middleware.http.ConditionalGetMiddleware",
     "pagecache.caching.PublicPageCacheMiddleware",
 ]
