@@ -75,10 +75,12 @@ nginx:
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist worksteal
 
+# lint-imports: the dependency rule between the apps ([tool.importlinter] in pyproject.toml).
 # bandit: the security linter, configured in pyproject.toml ([tool.bandit]).
 test: messages browser tools redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/bandit -c pyproject.toml -r awardsite catalogue editorial importing opendata pages pagecache publishing backups scripts benchmarks --quiet
 	$(DEV_ENV) $(PY) manage.py check
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run

@@ -20,7 +20,8 @@ import django  # noqa: E402
 
 django.setup()
 
-from importing.bibtex import latex_to_text, parse_bibtex  # noqa: E402
+from importing.bibtex import parse_bibtex  # noqa: E402
+from importing.latex import latex_to_text  # noqa: E402
 
 SYLLABLES = [r"K{\"a}", "ri", r"Ol{\'a}", "ne", r"\c{c}o", "ta", r"{\aa}s", "mu", "vel", "do"]
 

@@ -21,19 +21,25 @@ class CatalogueConfig(AppConfig):
 
         from catalogue.derived import keep_derived_columns
         from catalogue.images import make_thumbnails_of_saved_file
-        from catalogue.models import Paper
-        from catalogue.published_authors import published_authors_follow, remember_sources
-        from catalogue.search import (
+        from catalogue.matching import (
             MATCH_SOURCES,
             match_texts_follow,
             match_texts_follow_affiliations,
+            match_texts_follow_content,
         )
+        from catalogue.models import Paper
+        from catalogue.published_authors import (
+            published_authors_follow,
+            published_authors_follow_content,
+            remember_sources,
+        )
+        from catalogue.signals import content_changed
 
         # Thumbnails are made when an image is saved, never in a visitor's request.
         saved_file.connect(
             make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
         )
-        # A paper's matched text (catalogue/search.py) follows its sources' saves and deletions.
+        # A paper's matched text (catalogue/matching.py) follows its sources' saves and deletions.
         for name in MATCH_SOURCES:
             model = self.get_model(name)
             for kind, signal in {"save": post_save, "delete": post_delete}.items():
@@ -45,6 +51,7 @@ class CatalogueConfig(AppConfig):
             sender=self.get_model("authorship").affiliations.through,
             dispatch_uid="match-text-affiliations",
         )
+        content_changed.connect(match_texts_follow_content, dispatch_uid="match-text-content")
         # Whether an author has a published paper (catalogue/published_authors.py) follows
         # saves of papers, conferences and authorships and deletions of authorships.
         for name in ("paper", "conference", "authorship"):
@@ -59,6 +66,9 @@ class CatalogueConfig(AppConfig):
             published_authors_follow,
             sender=self.get_model("authorship"),
             dispatch_uid="published-authors-delete-authorship",
+        )
+        content_changed.connect(
+            published_authors_follow_content, dispatch_uid="published-authors-content"
         )
         # Derived columns (search text, lead: catalogue/derived.py), worked out at save.
         for model in self.get_models():

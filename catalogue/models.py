@@ -12,13 +12,13 @@ import functools
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import connections, models, transaction
-from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
-from catalogue import leads, published_authors, search, text
-from catalogue.derived import DerivedColumnsMixin
+from catalogue import languages, leads, search, text
+from catalogue.derived import DerivedColumn, DerivedColumnsMixin
 from catalogue.mathtext import MathLimitsValidator
 from catalogue.orcid import validate_orcid
 from catalogue.reversing import reverse_slugs
@@ -164,12 +164,20 @@ class Venue(NaturalKeyMixin, models.Model):
         return reverse_slugs("papers:venue-detail", slug=self.slug)
 
 
+# The one order of conferences, newest first, wherever they are listed: the pages, the
+# API, the sitemap, the publisher and the admin (Conference.Meta.ordering). Within a year
+# the later start first, a conference without a start date last on every database
+# (PostgreSQL sorts NULL first in a descending order, SQLite last), then by slug.
+NEWEST_FIRST = ("-year", F("start_date").desc(nulls_last=True), "slug")
+
+
 class ConferenceQuerySet(NaturalKeyQuerySet):
     def published(self):
         return self.filter(status=Status.PUBLISHED)
 
     def newest_first(self):
-        return self.order_by("-year", "-start_date", "slug")
+        """The conferences in :data:`NEWEST_FIRST` order."""
+        return self.order_by(*NEWEST_FIRST)
 
     def with_awards(self):
         """Conferences that give at least one published award of their own.
@@ -236,7 +244,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     class Meta:
         verbose_name = _("conference")
         verbose_name_plural = _("conferences")
-        ordering = ["-year", "slug"]
+        ordering = NEWEST_FIRST
         constraints = [
             models.UniqueConstraint(
                 fields=["venue", "year"],
@@ -309,11 +317,40 @@ class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, mode
         return self.name_en or self.slug
 
 
+HAS_PUBLISHED_PAPER_COLUMN = "has_published_paper"
+
+
+def has_published_paper_rule():
+    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py), as
+    an ``Exists`` on Author (``OuterRef("pk")``): the author has an authorship of a paper
+    published at a published conference."""
+    return Exists(Authorship.objects.filter(published_q("paper__"), author=OuterRef("pk")))
+
+
+def _refresh_has_published_paper(author):
+    """``HAS_PUBLISHED_PAPER``'s refresh: the column of ``author`` (an Author) from the
+    rows stored now (one query; none for an author not saved yet, who has no paper)."""
+    value = False
+    if author.pk is not None:
+        value = Author.objects.filter(has_published_paper_rule(), pk=author.pk).exists()
+    setattr(author, HAS_PUBLISHED_PAPER_COLUMN, value)
+
+
+# A derived column of Author with no source among its own fields: a save limited by
+# ``update_fields`` leaves it alone; any other save (raw ones included) works it out.
+HAS_PUBLISHED_PAPER = DerivedColumn(
+    HAS_PUBLISHED_PAPER_COLUMN,
+    sources=lambda model: (),
+    columns=lambda model: (HAS_PUBLISHED_PAPER_COLUMN,),
+    refresh=_refresh_has_published_paper,
+)
+
+
 class AuthorQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Authors of at least one published paper: those whose kept column
         ``has_published_paper`` says so (catalogue/published_authors.py keeps it by
-        ``published_authors.has_published_paper_rule()``).
+        :func:`has_published_paper_rule`).
 
         Read from the column, with no join: joining the 20,000 authorships of the
         benchmark's 5,000 papers to their papers and conferences for DISTINCT authors
@@ -366,7 +403,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
 
     objects = AuthorQuerySet.as_manager()
     search_sources = ("name", "other_names")
-    derived_columns = (search.SEARCH_TEXT, published_authors.HAS_PUBLISHED_PAPER)
+    derived_columns = (search.SEARCH_TEXT, HAS_PUBLISHED_PAPER)
 
     class Meta:
         verbose_name = _("author")
@@ -599,14 +636,14 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         return reverse_slugs("papers:paper-detail", slug=self.slug)
 
     def clean(self):
-        """An image needs a description in both languages (screen readers read it)."""
+        """An image needs a description in every language (screen readers read it)."""
         super().clean()
         if self.image:
             missing = {
                 field: ValidationError(
                     _("Describe the image for readers who cannot see it."), code="alt_text_missing"
                 )
-                for field in ("image_alt_en", "image_alt_zh_hans")
+                for field in languages.columns("image_alt")
                 if not (getattr(self, field) or "").strip()
             }
             if missing:
@@ -1216,6 +1253,10 @@ class ImportRecord(models.Model):
         return f"{self.model} {self.key}"
 
 
+# The one row of ContentGeneration.
+GENERATION_ID = 1
+
+
 class ContentGenerationQuerySet(models.QuerySet):
     """The vocabulary of the one ``ContentGeneration`` row."""
 
@@ -1232,7 +1273,7 @@ class ContentGenerationQuerySet(models.QuerySet):
         table = connection.ops.quote_name(self.model._meta.db_table)
         with connection.cursor() as cursor:
             # The table name is quoted by the backend; the row's key is a parameter.
-            cursor.execute(f"SELECT number FROM {table} WHERE id = %s", [ContentGeneration.ROW])  # nosec B608
+            cursor.execute(f"SELECT number FROM {table} WHERE id = %s", [GENERATION_ID])  # nosec B608
             row = cursor.fetchone()
         return row[0] if row else 0
 
@@ -1240,27 +1281,32 @@ class ContentGenerationQuerySet(models.QuerySet):
         """Raise the number by one, in the caller's transaction: it is seen together with
         the change it announces, and not at all if that change is rolled back. Makes the
         row if it is missing. Returns None."""
-        rows = self.filter(pk=ContentGeneration.ROW)
-        if not rows.update(number=models.F("number") + 1):
+        rows = self.filter(pk=GENERATION_ID)
+        if not rows.update(number=F("number") + 1):
             with transaction.atomic(using=self.db):
-                _row, created = self.get_or_create(pk=ContentGeneration.ROW, defaults={"number": 1})
+                _row, created = self.get_or_create(pk=GENERATION_ID, defaults={"number": 1})
             if not created:  # another process made the row in the meantime
-                rows.update(number=models.F("number") + 1)
+                rows.update(number=F("number") + 1)
 
     def wait_for_other_writers(self):
         """Inside a transaction on a database with ``SELECT ... FOR UPDATE`` (PostgreSQL),
-        lock the row until this transaction ends, after any other transaction holding it
-        (one that called :meth:`advance`, whose ``UPDATE`` takes the same lock, or this)
-        has ended. Elsewhere (autocommit, SQLite, whose transactions start with ``BEGIN
-        IMMEDIATE`` and so serialise writers already) nothing, and no query. Returns None.
+        lock the content generation's row until this transaction ends, after any other
+        transaction holding it (one that raised the generation, or called this) has
+        ended. Elsewhere (autocommit, SQLite, whose settings start every transaction with
+        ``BEGIN IMMEDIATE`` and so serialise writers already) nothing, and no query.
+        Returns None. The database is the QuerySet's (``using()``).
 
         For work that reads rows other transactions may be changing and writes what it
         concludes (catalogue/published_authors.py): after this, on READ COMMITTED, each of
-        its statements sees every such transaction that committed before.
+        its statements sees every such transaction that committed before, so two of them
+        cannot each conclude from the other's old rows. A content change raises the
+        generation (:meth:`advance`, whose ``UPDATE`` holds the same lock) anyway, so this
+        orders only what was ordered loosely, never a reader.
         """
-        connection = transaction.get_connection(self.db)
-        if connection.in_atomic_block and connection.features.has_select_for_update:
-            self.select_for_update().filter(pk=ContentGeneration.ROW).exists()
+        database = transaction.get_connection(self.db)
+        if not (database.in_atomic_block and database.features.has_select_for_update):
+            return
+        self.select_for_update().filter(pk=GENERATION_ID).exists()
 
 
 class ContentGeneration(models.Model):
@@ -1270,8 +1316,6 @@ class ContentGeneration(models.Model):
     raising it retires every cached page at once, in every app server, as soon as the
     change commits. Bookkeeping, not content: no admin, no permissions.
     """
-
-    ROW = 1  # the primary key of the one row
 
     number = models.PositiveBigIntegerField(_("number"), default=0)
 

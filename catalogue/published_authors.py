@@ -12,11 +12,11 @@ the same way:
 
 - :func:`published_authors_follow` and :func:`remember_sources`, ``post_save`` /
   ``post_delete`` and ``pre_save`` receivers of Paper, Conference and Authorship
-  (connected in ``PapersConfig.ready()``): a save that changes a paper's status or
+  (connected in ``CatalogueConfig.ready()``): a save that changes a paper's status or
   conference, a conference's status, an authorship's paper or author, or a deletion of
   an authorship (a paper's deletion deletes its authorships one by one) refreshes the
   authors it reaches; raw saves (``loaddata``, django-reversion's restore) included;
-- :data:`HAS_PUBLISHED_PAPER`, a derived column of Author (catalogue/derived.py): every
+- ``catalogue.models.HAS_PUBLISHED_PAPER``, a derived column of Author (catalogue/derived.py): every
   save of an author works it out again, so a restored version of an author (versions do
   not hold the column: editorial/history.py ``NOT_RECORDED``) does not bring back an old
   value;
@@ -32,17 +32,23 @@ another). On PostgreSQL's READ COMMITTED, each would work out the column from th
 other's old rows, and the author would end with the value of whichever committed last
 (here False, with a published paper). So :func:`refresh_published_authors` first
 waits for every other writer of content
-(``ContentGeneration.objects.wait_for_other_writers()``, a lock on the one row of the
-content generation, which every content change takes anyway): the later
-transaction's statements then see the earlier one's rows. SQLite starts
+(``ContentGeneration.objects.wait_for_other_writers()``, a lock on
+the one row of the content generation, which every content change takes anyway):
+the later transaction's statements then see the earlier one's rows. SQLite starts
 every transaction with ``BEGIN IMMEDIATE`` (awardsite/settings.py), one writer at a time.
 """
 
-from django.db.models import Exists, OuterRef
-
-from catalogue.derived import DerivedColumn
-
-COLUMN = "has_published_paper"
+from catalogue.models import (
+    HAS_PUBLISHED_PAPER_COLUMN as COLUMN,
+)
+from catalogue.models import (
+    Author,
+    Authorship,
+    Conference,
+    ContentGeneration,
+    Paper,
+    has_published_paper_rule,
+)
 
 # Authors refreshed by one pair of UPDATEs (below SQLite's limit of parameters).
 BATCH = 500
@@ -56,14 +62,6 @@ SOURCES = {
 }
 
 
-def has_published_paper_rule():
-    """The rule the column keeps, as an ``Exists`` on Author (``OuterRef("pk")``): the
-    author has an authorship of a paper published at a published conference."""
-    from catalogue.models import Authorship, published_q
-
-    return Exists(Authorship.objects.filter(published_q("paper__"), author=OuterRef("pk")))
-
-
 def refresh_published_authors(authors=None):
     """Work out and store ``Author.has_published_paper`` for the authors whose primary
     keys are ``authors`` (an iterable, unknown keys and None skipped; or a QuerySet of
@@ -72,8 +70,6 @@ def refresh_published_authors(authors=None):
     each writing only the rows whose value changes. Returns the number of rows changed.
     Inside a transaction on PostgreSQL, first waits for other writers of content to end
     (see the module's docstring: "Concurrent edits")."""
-    from catalogue.models import Author, ContentGeneration
-
     ContentGeneration.objects.wait_for_other_writers()
 
     if authors is None:
@@ -92,24 +88,6 @@ def _refresh(authors):
     gained = authors.filter(rule, **{COLUMN: False}).update(**{COLUMN: True})
     lost = authors.filter(~rule, **{COLUMN: True}).update(**{COLUMN: False})
     return gained + lost
-
-
-def _refresh_one(author):
-    """``HAS_PUBLISHED_PAPER``'s refresh: the column of ``author`` (an Author) from the
-    rows stored now (one query; none for an author not saved yet, who has no paper)."""
-    from catalogue.models import Author
-
-    value = False
-    if author.pk is not None:
-        value = Author.objects.filter(has_published_paper_rule(), pk=author.pk).exists()
-    setattr(author, COLUMN, value)
-
-
-# A derived column of Author with no source among its own fields: a save limited by
-# ``update_fields`` leaves it alone; any other save (raw ones included) works it out.
-HAS_PUBLISHED_PAPER = DerivedColumn(
-    COLUMN, sources=lambda model: (), columns=lambda model: (COLUMN,), refresh=_refresh_one
-)
 
 
 def _concerned(sender, update_fields):
@@ -144,8 +122,6 @@ def published_authors_follow(sender, instance, update_fields=None, **kwargs):
     receiver of Authorship: refresh the column of the authors the change reaches (a
     paper's authors, the authors of a conference's papers, an authorship's author and
     its former author), when the sources changed (see :func:`remember_sources`)."""
-    from catalogue.models import Authorship, Conference, Paper
-
     if not _concerned(sender, update_fields):
         return
     now = _sources_of(instance)
@@ -163,3 +139,10 @@ def published_authors_follow(sender, instance, update_fields=None, **kwargs):
         refresh_published_authors(
             Authorship.objects.filter(paper__conference=instance.pk).values("author_id")
         )
+
+
+def published_authors_follow_content(sender, authors=(), **kwargs):
+    """``content_changed`` receiver: refresh the column of ``authors`` (when any)."""
+    authors = list(authors)
+    if authors:
+        refresh_published_authors(authors)

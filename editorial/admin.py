@@ -30,6 +30,8 @@ from modeltranslation.translator import translator
 from modeltranslation.utils import build_localized_fieldname
 from reversion_compare.admin import CompareVersionAdmin
 
+from catalogue import languages
+from catalogue.languages import localized_value
 from catalogue.models import (
     Author,
     Authorship,
@@ -55,7 +57,6 @@ from editorial.forms import (
     levels_by_award,
 )
 from editorial.history import register_models
-from pages.templatetags.awards import localized_value
 
 # Explicitly, with what belongs to each model, before the ModelAdmins below would
 # register them implicitly (see editorial.history).
@@ -67,23 +68,24 @@ URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
 
 
 def missing_chinese_q(model):
-    """A Q for rows of ``model`` where some translated field has English but no Chinese."""
+    """A Q for rows of ``model`` where some translated field has its original (the
+    default language's column, English) but lacks another language's (Chinese)."""
     condition = Q()
     for field in translator.get_options_for_model(model).fields:
-        english = build_localized_fieldname(field, "en")
-        chinese = build_localized_fieldname(field, "zh_hans")
+        english, *others = languages.columns(field)
         has_english = ~Q(**{english: ""}) & Q(**{f"{english}__isnull": False})
-        condition |= has_english & (Q(**{chinese: ""}) | Q(**{f"{chinese}__isnull": True}))
+        for chinese in others:
+            condition |= has_english & (Q(**{chinese: ""}) | Q(**{f"{chinese}__isnull": True}))
     return condition
 
 
 def missing_chinese_fields(obj):
-    """The translated fields of ``obj`` with English text and no Chinese, in declared order."""
+    """The translated fields of ``obj`` with an original (English) and no translation in
+    another language (Chinese), in declared order."""
     missing = []
     for field in translator.get_options_for_model(type(obj)).fields:
-        english = getattr(obj, build_localized_fieldname(field, "en"))
-        chinese = getattr(obj, build_localized_fieldname(field, "zh_hans"))
-        if english and not chinese:
+        english, *others = (getattr(obj, column) for column in languages.columns(field))
+        if english and not all(others):
             missing.append(field)
     return missing
 
@@ -308,7 +310,7 @@ class PublishingAdmin(TranslatedContentAdmin):
 @admin.register(Venue)
 class VenueAdmin(TranslatedContentAdmin):
     list_display = ["acronym", "name", "slug"]
-    search_fields = ["acronym", "name_en", "name_zh_hans", "slug"]
+    search_fields = ["acronym", *languages.columns("name"), "slug"]
     prepopulated_fields = {"slug": ["acronym"]}
 
 
@@ -327,7 +329,7 @@ class ConferenceAdmin(PublishingAdmin):
     list_display = ["name", "venue", "year", "city", "start_date", "end_date", "status"]
     list_filter = ["status", "venue", "year"]
     list_select_related = ["venue"]
-    search_fields = ["name_en", "name_zh_hans", "city_en", "city_zh_hans", "slug"]
+    search_fields = [*languages.columns("name"), *languages.columns("city"), "slug"]
     autocomplete_fields = ["venue"]
     date_hierarchy = "start_date"
     prepopulated_fields = {"slug": ["name_en"]}
@@ -337,7 +339,7 @@ class ConferenceAdmin(PublishingAdmin):
 @admin.register(Institution)
 class InstitutionAdmin(TranslatedContentAdmin):
     list_display = ["name", "slug", "country"]
-    search_fields = ["name_en", "name_zh_hans", "slug"]
+    search_fields = [*languages.columns("name"), "slug"]
     prepopulated_fields = {"slug": ["name_en"]}
 
 
@@ -418,12 +420,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     list_display = ["shown_title", "conference", "slug", "status", "teaser_state"]
     list_filter = ["status", "conference", "awards__conference", AwardSeriesFilter]
     list_select_related = ["conference"]
-    search_fields = [
-        "title_en",
-        "title_zh_hans",
-        "slug",
-        "authorships__author__name",
-    ]
+    search_fields = [*languages.columns("title"), "slug", "authorships__author__name"]
     autocomplete_fields = ["conference"]
     prepopulated_fields = {"slug": ["title_en"]}
     readonly_fields = ["teaser_thumbnail"]
@@ -521,7 +518,7 @@ class AwardAdmin(PublishingAdmin):
     list_display = ["name", "conference", "slug", "position", "status"]
     list_filter = ["status", "conference", "slug"]
     list_select_related = ["conference"]
-    search_fields = ["name_en", "name_zh_hans", "slug", "conference__slug"]
+    search_fields = [*languages.columns("name"), "slug", "conference__slug"]
     autocomplete_fields = ["conference"]
     prepopulated_fields = {"slug": ["name_en"]}
     inlines = [AwardLevelInline, AwardEntryForAwardInline]
@@ -538,7 +535,7 @@ class AwardEntryAdmin(ContentAdmin):
     list_display = ["paper", "award", "level", "position"]
     list_filter = ["level__slug", "award__conference", "award__slug"]
     list_select_related = ["paper", "award__conference", "level__award__conference"]
-    search_fields = ["paper__title_en", "paper__title_zh_hans", "award__name_en"]
+    search_fields = [*languages.columns("title", "paper__"), "award__name_en"]
     autocomplete_fields = ["award", "paper"]
 
 
@@ -546,7 +543,7 @@ class AwardEntryAdmin(ContentAdmin):
 class AuthorshipAdmin(ContentAdmin):
     list_display = ["author", "paper", "position"]
     list_select_related = ["author", "paper"]
-    search_fields = ["author__name", "paper__title_en", "paper__title_zh_hans"]
+    search_fields = ["author__name", *languages.columns("title", "paper__")]
     autocomplete_fields = ["author", "paper"]
     form = AuthorshipForm
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 from django.db import connection, transaction
 from django.utils import translation
 
-from catalogue import derived, published_authors, search
+from catalogue import derived
 from catalogue.models import Author, Authorship, Conference, ImportRecord, Institution, Paper
 from catalogue.signals import content_changed
 from editorial.history import record_versions
@@ -30,7 +30,9 @@ def apply_plan(plan, *, source=""):
     images in the media storage, sets affiliations, records what was imported
     (:class:`~catalogue.models.ImportRecord`) and writes the history (:func:`record_history`).
     Bulk queries send no model signals, so it sends ``content_changed``
-    (:mod:`catalogue.signals`; the page cache retires every cached page on it).
+    (:mod:`catalogue.signals`) with the papers and authors the changes reach: their
+    matched text and published-paper column follow, and the page cache retires every
+    cached page.
     On PostgreSQL the tables it wrote are analysed (:func:`refresh_statistics`).
     Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
     """
@@ -51,16 +53,16 @@ def apply_plan(plan, *, source=""):
     with transaction.atomic(), translation.override("en"):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
-        # Bulk queries send no signal: the matched text of every paper a change reaches,
-        # and whether each author it reaches has a published paper.
-        search.refresh_match_texts(_papers_reached(plan.changes, primary_keys))
-        published_authors.refresh_published_authors(
-            _authors_reached(plan.changes, primary_keys) | former_authors
-        )
+        if plan.writes_anything:
+            # Bulk queries send no model signal: the papers and authors the changes reach
+            # (their matched text, whether they have a published paper; the page cache).
+            content_changed.send(
+                sender=apply_plan,
+                papers=_papers_reached(plan.changes, primary_keys),
+                authors=_authors_reached(plan.changes, primary_keys) | former_authors,
+            )
         _write_records(plan.changes, source)
         record_history(plan.changes, source, primary_keys)
-        if plan.writes_anything:
-            content_changed.send(sender=apply_plan)
         refresh_statistics(
             model
             for model in FIXTURE_MODELS
@@ -132,7 +134,7 @@ def record_history(changes, source, primary_keys=None):
 
 
 def _papers_reached(changes, primary_keys):
-    """The primary keys of the papers whose matched text (catalogue/search.py) ``changes``
+    """The primary keys of the papers whose matched text (catalogue/matching.py) ``changes``
     may have changed: papers created or updated, the papers of authorships created or
     updated (their affiliations included), of authors and of institutions updated.
     ``primary_keys`` ({model: {natural key: pk}}) names papers created without their

@@ -68,9 +68,7 @@ the entry (1-based) and its citation key. Nothing else is raised, whatever the t
 
 import logging
 import re
-import unicodedata
 from contextlib import contextmanager
-from functools import cache, lru_cache
 from urllib.parse import quote, urlsplit
 
 import bibtexparser
@@ -87,11 +85,10 @@ from bibtexparser.model import (
     String,
 )
 from django.core.exceptions import ValidationError
-from pylatexenc import latexwalker
-from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from catalogue.models import Author, Paper, PaperLink
 from importing.fields import FixtureInvalid, Problem
+from importing.latex import latex_to_text
 
 # Entry types that are papers, and those skipped as not being papers (BibTeX's and
 # biblatex's standard types). Any other type is refused.
@@ -111,16 +108,9 @@ MONTHS = {
     for month in "January February March April May June July August September October "
     "November December".split()
 }
-# Deeper braces than this in one value are refused: pylatexenc parses by recursion.
-MAX_BRACE_DEPTH = 50
-# Decoded values kept (latex_to_text): the names of a large proceedings.
-DECODED_CACHE_SIZE = 8192
 ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
 DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
 PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
-# What pylatexenc would change: commands, groups, maths, comments, ties, and the
-# ligatures its specials read (dashes, TeX quotes, inverted marks).
-LATEX = re.compile(r"[\\{}$%~]|--|``|''|[!?]`")
 URL_ESCAPE = re.compile(r"\\([_%&#~$])")
 WRAPPED_URL = re.compile(r"^\\url\s*\{(?P<url>[^{}]*)\}$")
 DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
@@ -447,99 +437,6 @@ class _Reader:
         }
 
 
-@lru_cache(maxsize=DECODED_CACHE_SIZE)
-def latex_to_text(value):
-    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text by the rules of
-    the module docstring, or ``(None, [why, ...])`` when it cannot be read.
-
-    Cached: the same names recur across a proceedings' entries, and pylatexenc takes
-    a few milliseconds for a value.
-    """
-    if _brace_depth(value) > MAX_BRACE_DEPTH:
-        return None, (f"braces nest more than {MAX_BRACE_DEPTH} levels deep",)
-    if not LATEX.search(value):  # plain text, as most names are: no parsing needed
-        return " ".join(unicodedata.normalize("NFC", value).split()), ()
-    converter = _TextConverter()
-    try:
-        walker = latexwalker.LatexWalker(
-            value, latex_context=_walker_context(), tolerant_parsing=False
-        )
-        text = converter.nodelist_to_text(walker.get_latex_nodes()[0])
-    except latexwalker.LatexWalkerError as error:
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        message = re.sub(r"\s*@\(\d+,\d+\)$", "", message)  # a place in the value, not the file
-        return None, (f"cannot read its LaTeX: {message}",)
-    except RecursionError:  # commands taking commands as arguments, thousands deep
-        return None, ("cannot read its LaTeX: commands nest too deeply",)
-    if converter.mistakes:
-        return None, tuple(converter.mistakes)
-    return " ".join(unicodedata.normalize("NFC", text).split()), ()
-
-
-class _TextConverter(LatexNodes2Text):
-    """pylatexenc's LaTeX-to-text with our rules: maths kept as ``\\(...\\)``, unknown
-    commands and environments and bare ``%`` collected in ``mistakes``."""
-
-    def __init__(self):
-        super().__init__(latex_context=_text_context(), math_mode="verbatim")
-        self.mistakes = []
-
-    def macro_node_to_text(self, node):
-        if (
-            node.macroname in REFUSED_MACROS
-            or self.latex_context.get_macro_spec(node.macroname) is None
-        ):
-            self.mistakes.append(
-                f"unknown LaTeX command \\{node.macroname}: write the text it stands for"
-            )
-            return ""
-        return super().macro_node_to_text(node)
-
-    def environment_node_to_text(self, node):
-        self.mistakes.append(f"unknown LaTeX environment {node.environmentname!r}")
-        return ""
-
-    def comment_node_to_text(self, node):
-        self.mistakes.append("a bare “%” starts a LaTeX comment: write \\% for a percent sign")
-        return ""
-
-    def math_node_to_text(self, node):
-        formula = "".join(child.latex_verbatim() for child in node.nodelist)
-        if getattr(node, "displaytype", "inline") == "display":
-            return f"\\[{formula}\\]"
-        return f"\\({formula}\\)"
-
-
-# Commands pylatexenc knows but that stand for no text of a paper's (they read files).
-REFUSED_MACROS = frozenset({"input", "include"})
-# Font and box commands whose argument is text, kept as that text.
-TEXT_COMMANDS = (
-    "emph textrm textit textbf textsc textsl textsf texttt textup textmd textnormal text "
-    "mbox".split()
-)
-
-
-@cache
-def _walker_context():
-    """How pylatexenc parses (which commands take arguments); built once."""
-    return latexwalker.get_default_latex_context_db()
-
-
-@cache
-def _text_context():
-    """pylatexenc's commands that stand for characters (accents, letters, symbols,
-    dashes and quotes), and ``TEXT_COMMANDS``; built once."""
-    context = get_default_latex_context_db().filter_context(
-        keep_categories=["latex-base", "nonascii-specials", "advanced-symbols"]
-    )
-    context.add_context_category(
-        "awardsite-text",
-        macros=[MacroTextSpec(name, discard=False) for name in TEXT_COMMANDS],
-        prepend=True,
-    )
-    return context
-
-
 def _closing(raw, start):
     """Where the ``{`` or ``"`` value opened at ``start`` closes (BibTeX's rule: braces
     count whether escaped or not; a quote inside braces is text), or None."""
@@ -558,17 +455,6 @@ def _closing(raw, start):
         elif char == '"' and quoted and depth == 0:
             return position
     return None
-
-
-def _brace_depth(text):
-    depth = deepest = 0
-    for char in text:
-        if char == "{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char == "}":
-            depth -= 1
-    return deepest
 
 
 def _clean_url(value):

@@ -10,6 +10,7 @@ from functools import cache
 from django.db import models
 from modeltranslation.translator import translator
 
+from catalogue import languages
 from catalogue.models import (
     Author,
     Authorship,
@@ -38,7 +39,7 @@ FIXTURE_MODELS = [
     AwardEntry,
 ]
 # Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
-LANGUAGE_SUFFIXES = ("en", "zh_hans")
+LANGUAGE_SUFFIXES = languages.suffixes()
 # Where stored images go: Paper.image's upload_to.
 IMAGE_DIRECTORY = "papers"
 # Rows per bulk query: below SQLite's 999 bound parameters for the widest model.
@@ -140,10 +141,11 @@ def field_specs(model):
             not model_field.blank and not model_field.has_default()
         ) or model_field.name in model.natural_key_fields
         if model_field.name in translated:
-            for suffix in LANGUAGE_SUFFIXES:
+            # The default language's column holds the original, required as the field is.
+            for index, suffix in enumerate(LANGUAGE_SUFFIXES):
                 column = model._meta.get_field(f"{model_field.name}_{suffix}")
                 specs[column.name] = FieldSpec(
-                    column.name, column, "text", required and suffix == "en", translated=True
+                    column.name, column, "text", required and index == 0, translated=True
                 )
             continue
         if model_field.many_to_many:
@@ -207,3 +209,14 @@ def existing_keys(model, keys):
             if tuple(key) in keys:
                 found[tuple(key)] = pk
     return found
+
+
+def default_value(spec):
+    """What a new object gets for a field the fixture leaves out."""
+    if spec.kind == "references":
+        return []
+    if spec.field.has_default():
+        return spec.field.get_default()
+    if spec.kind == "date":
+        return None
+    return "" if spec.kind in ("text", "image") else None

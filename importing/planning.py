@@ -11,7 +11,14 @@ from django.db.models import Q
 from django.utils import translation
 
 from catalogue.models import ImportRecord, natural_key_lookups
-from importing.fields import FIXTURE_MODELS, Problem, chunks, field_specs, format_key
+from importing.fields import (
+    FIXTURE_MODELS,
+    Problem,
+    chunks,
+    default_value,
+    field_specs,
+    format_key,
+)
 from importing.images import stored_image_digest
 from importing.reading import Fixture, Item, file_order
 
@@ -102,17 +109,6 @@ def ordered_references(spec, instance):
     accessor = through._meta.get_field(rows).remote_field.get_accessor_name()
     target = spec.field.m2m_reverse_field_name()
     return [getattr(row, target) for row in getattr(instance, accessor).all()]
-
-
-def default_value(spec):
-    """What a new object gets for a field the fixture leaves out."""
-    if spec.kind == "references":
-        return []
-    if spec.field.has_default():
-        return spec.field.get_default()
-    if spec.kind == "date":
-        return None
-    return "" if spec.kind in ("text", "image") else None
 
 
 def load_existing(model, items):

@@ -32,6 +32,8 @@ from django.utils import translation
 from django.utils.translation import gettext
 from PIL import Image, ImageDraw, ImageFont
 
+from catalogue.languages import localized_value
+from catalogue.models import Award, AwardEntry, AwardLevel, Conference, Paper
 from catalogue.signals import content_changed
 
 WIDTH, HEIGHT = 1200, 630
@@ -67,7 +69,6 @@ def card_text(paper, language):
     ``paper`` needs its conference and its published award entries in
     ``AwardEntryQuerySet.for_paper()`` order (``Paper.objects.for_detail()``).
     """
-    from pages.templatetags.awards import localized_value  # noqa: PLC0415  # tags import models
 
     with translation.override(language):
         award = ""
@@ -231,8 +232,6 @@ def refresh_cards(paper_ids):
     """Draw the missing cards of the papers ``paper_ids`` (after an editor's change) and,
     when any was drawn, send ``content_changed``: the cached pages named no card or an
     old one."""
-    from catalogue.models import Paper  # noqa: PLC0415  # models import this module's users
-
     drawn = []
     for paper in Paper.objects.filter(pk__in=paper_ids, image="").for_detail():
         drawn += make_cards(paper)
@@ -249,8 +248,6 @@ def cards_after_change(sender, instance, raw=False, **kwargs):
     ``settings.SHARE_CARDS_ON_SAVE`` is false (the tests, which make thousands of papers)."""
     if raw or not settings.SHARE_CARDS_ON_SAVE:
         return
-    from catalogue.models import Award, AwardEntry, AwardLevel, Conference, Paper  # noqa: PLC0415
-
     if isinstance(instance, AwardEntry):
         paper_ids = [instance.paper_id]
     elif isinstance(instance, Award):

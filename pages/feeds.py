@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext, gettext_lazy
 
+from awardsite.addresses import absolute_url
+from catalogue.languages import localized_value
 from catalogue.models import Award, AwardEntry, unlisted_paper_fields
-from pages.metadata import absolute_url
-from pages.templatetags.awards import localized_value
 
 FEED_LENGTH = 50
 

@@ -16,29 +16,13 @@ from django.conf import settings
 from django.urls import translate_url
 from django.utils.translation import get_language
 
+from awardsite.addresses import absolute_url
 from catalogue.models import PaperLink
 
 ARXIV_ID = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#]+?)(?:\.pdf)?/?(?:[?#].*)?$")
 DOI = re.compile(r"(?:doi\.org/|^doi:)(?P<doi>10\.\S+)$", re.IGNORECASE)
 # OpenGraph names locales as language_TERRITORY.
 OG_LOCALES = {"en": "en_US", "zh-hans": "zh_CN"}
-
-
-def absolute_url(path, request=None):
-    """``path`` (e.g. "/en/papers/x/") as an absolute URL.
-
-    Uses ``settings.SITE_URL`` (from ``DJANGO_SITE_URL``) when it is set, so
-    links in feeds, sitemaps and metadata name the public host even behind a
-    proxy; otherwise the host of ``request``. A URL that is already absolute
-    is returned unchanged. Raises ValueError without either.
-    """
-    if path.startswith(("http://", "https://")):
-        return path
-    if settings.SITE_URL:
-        return settings.SITE_URL + path
-    if request is None:
-        raise ValueError("absolute_url() needs a request when SITE_URL is not set.")
-    return request.build_absolute_uri(path)
 
 
 def language_versions(path, translated=None):

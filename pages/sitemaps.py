@@ -33,9 +33,9 @@ from django.http import Http404, HttpResponsePermanentRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from awardsite.addresses import absolute_url
 from catalogue.models import Author, Award, Conference, Paper, Venue
 from catalogue.reversing import reverse_slugs
-from pages.metadata import absolute_url
 from pages.paging import page_number
 
 PART_URLS = 2_000

@@ -30,8 +30,10 @@ from django.utils.translation import ngettext
 from django.views import generic
 from modeltranslation.utils import build_localized_fieldname
 
+from awardsite.addresses import absolute_url
 from catalogue import search
 from catalogue.models import (
+    NEWEST_FIRST,
     SEARCH_MAX_WORDS,
     Author,
     Award,
@@ -46,7 +48,6 @@ from catalogue.models import (
 from catalogue.reversing import slug_url, slugs_url
 from editorial.forms import SearchForm
 from pages import author_page, citations, listing, paging, paper_page
-from pages.metadata import absolute_url
 from pages.paging import PagePathMixin
 from pages.prepared import PreparedQuery
 
@@ -409,7 +410,7 @@ class ConferenceListView(ListView):
             Conference.objects.published()
             .select_related("venue")
             .for_venue()
-            .order_by("venue__acronym", "venue__slug", "-year", "-start_date", "slug")
+            .order_by("venue__acronym", "venue__slug", *NEWEST_FIRST)
         )
 
 

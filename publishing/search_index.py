@@ -44,10 +44,11 @@ from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.translation import ngettext
 
+from catalogue.languages import localized_value
 from catalogue.models import Authorship, AwardEntry, Paper
 from editorial.forms import SearchForm
 from pages import listing
-from pages.templatetags.awards import localized_value, untranslated_notice_text
+from pages.templatetags.awards import untranslated_notice_text
 
 # The node program that turns the documents into a MiniSearch index.
 INDEX_SCRIPT = Path(settings.BASE_DIR) / "scripts" / "search-index.js"

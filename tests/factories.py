@@ -3,7 +3,7 @@
 import datetime
 import itertools
 
-from catalogue import search
+from catalogue import matching
 from catalogue.models import (
     Affiliation,
     Author,
@@ -81,7 +81,7 @@ def paper(authors=(), affiliations=(), links=(), **fields):
             for order, institution in enumerate(affiliations, start=1)
         )
     if authors and affiliations:  # bulk_create sends no signal
-        search.refresh_match_texts([obj.pk])
+        matching.refresh_match_texts([obj.pk])
     for kind, url in links:
         PaperLink.objects.create(paper=obj, kind=kind, url=url)
     return obj

@@ -5,35 +5,30 @@
 """
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from catalogue.models import (
-    Author,
     Authorship,
     Award,
     AwardEntry,
     AwardLevel,
     Conference,
-    Institution,
     Paper,
     PaperLink,
     Venue,
 )
 from catalogue.orcid import is_orcid
-from catalogue.search import fold
 from catalogue.slugs import slug_from
-from importing.fields import LANGUAGE_SUFFIXES, FixtureInvalid, Problem, field_specs
+from importing import bibtex
+from importing.compact.common import DEFAULT_SUFFIX, slug_length, type_name
+from importing.compact.people import PeopleMixin
+from importing.fields import FixtureInvalid, Problem, field_specs
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
 TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards", "papers")
-# A translated field is written bare for the site's default language (``title``) and
-# with its suffix for the others (``title_zh_hans``), as the fixture writes them.
-DEFAULT_SUFFIX = LANGUAGE_SUFFIXES[0]
-SLUG = re.compile(r"[-a-z0-9_]+")
-# What a bare BibTeX file given to import_conference is told (see reading.parse).
+# What a bare BibTeX file given to import_conference is told (see parsing.parse).
 BIBTEX_ALONE = (
     "this is a BibTeX file: it holds papers, but not their conference or awards. "
     "Name it from a compact conference file (docs/compact-format.md) and import that, e.g.\n"
@@ -141,17 +136,7 @@ def _plain_fields(model):
     return names
 
 
-def _type_name(value):
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return "null" if value is None else type(value).__name__
-
-
-class _Translator:
+class _Translator(PeopleMixin):
     """One compact document on its way to fixture objects (see :func:`objects_from`)."""
 
     def __init__(self, path):
@@ -189,13 +174,13 @@ class _Translator:
     def mapping(self, value, place):
         if isinstance(value, dict):
             return value
-        self.problem(place, f"expected a mapping (name: value, ...), got {_type_name(value)}")
+        self.problem(place, f"expected a mapping (name: value, ...), got {type_name(value)}")
         return None
 
     def sequence(self, value, place):
         if isinstance(value, list):
             return value
-        self.problem(place, f"expected a list, got {_type_name(value)}")
+        self.problem(place, f"expected a list, got {type_name(value)}")
         return []
 
     def plain(self, model, mapping, place, structural=()):
@@ -293,215 +278,6 @@ class _Translator:
             {**places, "venue": f"{place}.venue"},
         )
         return slug
-
-    # -- institutions --------------------------------------------------------------
-
-    def institution(self, value, place):
-        mapping = self.mapping(value, place)
-        if mapping is None:
-            return
-        fields, places = self.plain(Institution, mapping, place)
-        name = fields.get("name_" + DEFAULT_SUFFIX)
-        slug = fields.get("slug") or self.institution_in_database(name, place)
-        if slug in self.institutions and self.institutions[slug] is not None:
-            self.problem(place, f"the institution {slug} is listed twice")
-            return
-        fields["slug"] = slug
-        self.institutions[slug] = fields
-        if isinstance(name, str):
-            self.institution_names.setdefault(name, slug)
-        self.emit(Institution, fields, place, places)
-
-    def institution_in_database(self, name, place):
-        """The slug of the institution named exactly ``name``, or a new, free one."""
-        if not isinstance(name, str) or not name:
-            self.problem(place, "write the institution's name (or its slug)")
-            return "institution"
-        exact = list(Institution.objects.filter(name_en=name).values_list("slug", flat=True))
-        if len(exact) > 1:
-            self.problem(
-                place,
-                f"{len(exact)} institutions are named {name!r} ({', '.join(sorted(exact))}): "
-                "write the slug of the one you mean",
-            )
-        if exact:
-            return exact[0]
-        derived = slug_from(name, slug_length(Institution)) or "institution"
-        taken = set(self.institutions)
-        if self._database_institutions is None:
-            self._database_institutions = [
-                _Known(slug, other, slug_length(Institution))
-                for slug, other in Institution.objects.values_list("slug", "name_en")
-            ]
-        similar = [
-            (known.slug, known.name)
-            for known in self._database_institutions
-            if known.loosely(name, derived)
-        ] + [
-            (other_slug, other_name)
-            for other_name, other_slug in self.institution_names.items()
-            if _Known(other_slug, other_name, slug_length(Institution)).loosely(name, derived)
-        ]
-        slug = _free(derived, taken, Institution, slug_length(Institution))
-        for other_slug, other_name in similar:
-            self.note(
-                place,
-                f"{name!r} may be the institution {other_name!r} ({other_slug}); it is "
-                f"imported as a new institution {slug}. To make them one, write "
-                f"{other_slug} instead",
-            )
-        return slug
-
-    def affiliation(self, value, place):
-        """The slug of the institution an affiliation names (by slug or exact name)."""
-        if not isinstance(value, str) or not value:
-            self.problem(place, f"expected an institution's name or slug, got {_type_name(value)}")
-            return None
-        if value in self.institutions:
-            return value
-        if value in self.institution_names:
-            return self.institution_names[value]
-        if SLUG.fullmatch(value) and Institution.objects.filter(slug=value).exists():
-            self.institutions[value] = None
-            return value
-        slug = self.institution_in_database(value, place)
-        self.institution_names[value] = slug
-        if slug not in self.institutions:
-            exists = Institution.objects.filter(slug=slug).exists()
-            self.institutions[slug] = None if exists else {"slug": slug, "name_en": value}
-            if not exists:
-                self.emit(Institution, self.institutions[slug], place, {"name_en": place})
-        return slug
-
-    # -- people --------------------------------------------------------------------
-
-    def database_people(self):
-        """Every author in the database (:class:`_Known`, with its ORCID), read once."""
-        if self._database_people is None:
-            self._database_people = [
-                _Known(slug, name, slug_length(Author), orcid, other_names)
-                for slug, name, orcid, other_names in Author.objects.values_list(
-                    "slug", "name", "orcid", "other_names"
-                )
-            ]
-        return self._database_people
-
-    def person(self, item, place):
-        """Record one author of a paper; return (slug, affiliations) or None."""
-        if isinstance(item, str):
-            item = {"name": item}
-        mapping = self.mapping(item, place)
-        if mapping is None:
-            return None
-        fields, places = self.plain(Author, mapping, place, structural=("affiliations",))
-        name = fields.get("name")
-        if not isinstance(name, str) or not name.strip():
-            self.problem(f"{place}.name", "every author needs a name")
-            return None
-        other = fields.get("other_names")
-        if isinstance(other, list) and all(isinstance(part, str) for part in other):
-            fields["other_names"] = "\n".join(other)
-        orcid = fields.get("orcid")
-        if orcid not in (None, "") and not is_orcid(orcid):
-            self.problem(
-                f"{place}.orcid",
-                f"{json.dumps(orcid)} is not an ORCID iD: four groups of four digits (the last "
-                "may be X) with a valid check digit, e.g. 0000-0002-1825-0097",
-            )
-            orcid = None
-        if not orcid and not fields.get("slug"):
-            orcid = self.orcid_of_name.get(name)  # the details written at another place
-        slug = self.identify(name, orcid or None, fields.get("slug") or None, place)
-        if slug is None:
-            return None
-        person = self.people.setdefault(slug, {"fields": {"slug": slug}, "places": {}})
-        for key, value in fields.items():
-            if key == "slug":
-                continue
-            known = person["fields"].get(key)
-            if known is not None and known != value:
-                self.problem(
-                    places[key],
-                    f"{json.dumps(value, ensure_ascii=False)} differs from "
-                    f"{json.dumps(known, ensure_ascii=False)} at {person['places'][key]}, "
-                    f"the same person ({slug}): write one value (other spellings of a "
-                    "name go in other_names)",
-                )
-                continue
-            person["fields"][key] = value
-            person["places"].setdefault(key, places[key])
-        person.setdefault("place", place)
-        self.people_by_name.setdefault(name, set()).add(slug)
-        if orcid:
-            self.people_by_orcid[orcid] = slug
-        affiliations = []
-        for number, value in enumerate(
-            self.sequence(mapping.get("affiliations", []), f"{place}.affiliations"), start=1
-        ):
-            institution = self.affiliation(value, f"{place}.affiliations[{number}]")
-            if institution is not None and institution not in affiliations:
-                affiliations.append(institution)
-        return slug, affiliations
-
-    def identify(self, name, orcid, slug, place):
-        """The slug of the person: by ORCID, then slug, then exact name, else a new one."""
-        if orcid:
-            found = {self.people_by_orcid[orcid]} if orcid in self.people_by_orcid else set()
-            found |= {known.slug for known in self.database_people() if known.orcid == orcid}
-            if slug and found and slug not in found:
-                self.problem(
-                    f"{place}.slug",
-                    f"the ORCID {orcid} belongs to {', '.join(sorted(found))}, not {slug}",
-                )
-                return None
-            if len(found) == 1:
-                return found.pop()
-            if len(found) > 1 and not slug:
-                self.problem(
-                    place,
-                    f"{len(found)} authors have the ORCID {orcid} ({', '.join(sorted(found))}): "
-                    "write the slug of this one",
-                )
-                return None
-        if slug:
-            return slug
-        in_file = self.people_by_name.get(name, set()) | self.reserved.get(name, set())
-        exact = in_file or {known.slug for known in self.database_people() if known.name == name}
-        if len(exact) > 1:
-            self.problem(
-                place,
-                f"{len(exact)} authors are named {name!r} ({', '.join(sorted(exact))}): write "
-                "the slug (or ORCID) of this one",
-            )
-            return None
-        if exact:
-            return exact.pop()
-        derived = slug_from(name, slug_length(Author)) or "author"
-        similar = [
-            (known.slug, known.name, "in the database")
-            for known in self.database_people()
-            if known.loosely(name, derived)
-        ] + [
-            (other_slug, person["fields"]["name"], f"at {person['place']}")
-            for other_slug, person in self.people.items()
-            if _Known(other_slug, person["fields"]["name"], slug_length(Author)).loosely(
-                name, derived
-            )
-        ]
-        taken = set().union(*self.reserved.values(), self.people)
-        new = _free(derived, taken, Author, slug_length(Author))
-        for other_slug, other_name, where in similar:
-            self.note(
-                place,
-                f"{name!r} may be the same person as {other_name!r} ({other_slug}, {where}); "
-                f"imported as a new author {new}. To make them one, write slug: {other_slug} "
-                "(or the same ORCID)",
-            )
-        return new
-
-    def emit_people(self):
-        for person in self.people.values():
-            self.emit(Author, dict(person["fields"]), person["place"], dict(person["places"]))
 
     # -- papers --------------------------------------------------------------------
 
@@ -653,10 +429,8 @@ class _Translator:
         except (OSError, UnicodeDecodeError) as error:
             self.problem("bibtex", f"cannot read {value}: {getattr(error, 'strerror', error)}")
             return None
-        from importing.bibtex import parse_bibtex  # noqa: PLC0415  # only files naming BibTeX need it
-
         try:
-            parsed = parse_bibtex(text, source=str(self.path.parent / value))
+            parsed = bibtex.parse_bibtex(text, source=str(self.path.parent / value))
         except FixtureInvalid as error:
             self.problems.extend(error.problems)
             return None
@@ -790,7 +564,7 @@ class _Translator:
         """The slug of the paper an award names: a citation key or slug in this file, or
         the slug of a paper in the database (an earlier edition's, for a test of time)."""
         if not isinstance(ref, str) or not ref:
-            self.problem(place, f"expected a paper's citation key or slug, got {_type_name(ref)}")
+            self.problem(place, f"expected a paper's citation key or slug, got {type_name(ref)}")
             return None
         if ref in self.paper_refs:
             return self.paper_refs[ref]
@@ -802,44 +576,3 @@ class _Translator:
             place, f"no paper has the key or slug {ref!r}, in this file or in the database"
         )
         return None
-
-
-def slug_length(model):
-    """The longest slug ``model`` stores."""
-    return model._meta.get_field("slug").max_length
-
-
-def _squash(name):
-    return " ".join(fold(name).split())
-
-
-class _Known:
-    """A person or institution already known, with the forms a loose match compares."""
-
-    def __init__(self, slug, name, max_length, orcid="", other_names=""):
-        self.slug, self.name, self.orcid = slug, name or "", orcid
-        self.squashed = _squash(self.name)
-        self.derived = slug_from(self.name, max_length)
-        self.other_names = {line.strip() for line in (other_names or "").splitlines()}
-
-    def loosely(self, name, derived):
-        """Whether ``name`` (deriving the slug ``derived``) looks like this one's name
-        without being it: the same folded for accents, case and spacing, the same
-        derived slug, this one's slug, or one of its other names."""
-        if not self.name or self.name == name:
-            return False
-        return (
-            self.squashed == _squash(name)
-            or derived in (self.slug, self.derived)
-            or name in self.other_names
-        )
-
-
-def _free(slug, taken, model, max_length):
-    """``slug``, or ``slug-2``, ``slug-3``, ...: the first not in ``taken`` or the database."""
-    candidate, number = slug, 1
-    while candidate in taken or model.objects.filter(slug=candidate).exists():
-        number += 1
-        suffix = f"-{number}"
-        candidate = slug[: max_length - len(suffix)].rstrip("-") + suffix
-    return candidate

@@ -7,6 +7,8 @@
 import datetime
 import json
 
+import yaml
+
 from catalogue.models import (
     Author,
     Authorship,
@@ -20,8 +22,9 @@ from catalogue.models import (
     Venue,
 )
 from catalogue.slugs import slug_from
-from importing.compact.reader import compact_name, slug_length
-from importing.fields import field_specs
+from importing.compact.common import slug_length
+from importing.compact.reader import compact_name
+from importing.fields import default_value, field_specs
 
 
 def from_objects(objects, conference_slug):
@@ -163,7 +166,6 @@ def from_objects(objects, conference_slug):
 def _compact_values(model, row, source, skip=()):
     """``row``'s non-default values under their compact names; the slug left out when
     it is the one derived from ``source`` (None: always written)."""
-    from importing.planning import default_value  # noqa: PLC0415  # planning imports reading
 
     out = {}
     for name, spec in field_specs(model).items():
@@ -234,7 +236,6 @@ def render(document, *, as_json=False):
     """
     if as_json:
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    import yaml  # noqa: PLC0415
 
     class Dumper(yaml.SafeDumper):
         pass

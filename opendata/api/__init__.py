@@ -61,7 +61,17 @@ class AnonymousRateThrottle(AnonRateThrottle):
         return client_ip(request)
 
 
-api = NinjaAPI(
+class OpenDataAPI(NinjaAPI):
+    """The API, with each operation's OpenAPI ``operationId`` fixed as version 1 published
+    it. django-ninja derives it from the view's module path, which moved when the apps
+    were split by concern (``papers.api.endpoints`` -> ``opendata.api.endpoints``); a
+    client generated from the schema names its methods by it, so it must not change."""
+
+    def get_openapi_operation_id(self, operation):
+        return f"papers_api_endpoints_{operation.view_func.__name__}"
+
+
+api = OpenDataAPI(
     title="awardsite open data",
     version="1",
     description=(

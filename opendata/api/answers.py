@@ -2,7 +2,7 @@
 prefetches that keep its queries fixed) and the dicts ``schemas`` validates.
 
 Translated fields carry every language's own column (``translated``), never
-modeltranslation's fallback. URLs are absolute (``pages.metadata.absolute_url``).
+modeltranslation's fallback. URLs are absolute (``awardsite.addresses.absolute_url``).
 """
 
 import math
@@ -14,6 +14,7 @@ from django.utils import translation
 from modeltranslation.utils import build_localized_fieldname
 from ninja.errors import HttpError
 
+from awardsite.addresses import absolute_url
 from catalogue.models import (
     Authorship,
     Award,
@@ -24,7 +25,6 @@ from catalogue.models import (
     Venue,
     authorships_with_affiliations,
 )
-from pages.metadata import absolute_url
 
 # The API's URL namespace (awardsite/urls.py mounts it at /api/v1/).
 NAMESPACE = "api-v1"
@@ -54,7 +54,7 @@ def translated(obj, field):
 
 
 def api_url(request, name, **kwargs):
-    """The absolute URL of the API endpoint ``name`` (see ``pages.metadata.absolute_url``)."""
+    """The absolute URL of the API endpoint ``name`` (see ``awardsite.addresses.absolute_url``)."""
     return absolute_url(reverse(f"{NAMESPACE}:{name}", kwargs=kwargs), request)
 
 

@@ -120,14 +120,14 @@ def conferences(
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
 ):
-    """Published conferences, newest first (then by slug), filtered by ``venue`` (slug)
-    and ``year``."""
+    """Published conferences, newest first as on the site (``newest_first()``: by year,
+    then start date, then slug), filtered by ``venue`` (slug) and ``year``."""
     items = conferences_for_api()
     if venue:
         items = items.filter(venue__slug=venue)
     if year is not None:
         items = items.filter(year=year)
-    items = items.order_by("-year", "slug")
+    items = items.newest_first()
     return paginated(request, items, page, per_page, partial(conference_out, request))
 
 

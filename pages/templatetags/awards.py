@@ -35,6 +35,7 @@ from modeltranslation.utils import build_localized_fieldname
 
 from catalogue import search
 from catalogue.images import Picture, list_thumbnail, thumbnail_picture, thumbnail_url
+from catalogue.languages import localized_value
 from catalogue.mathtext import math_inline, math_paragraphs
 from catalogue.models import Award
 from catalogue.reversing import reverse_slugs, slugs_url
@@ -49,26 +50,6 @@ from pages.metadata import (
 )
 
 register = template.Library()
-
-
-def localized_value(obj, field, language=None):
-    """Return ``(text, language)`` for ``obj.field`` in the active language (or in
-    ``language``, a code of settings.LANGUAGES, for callers that already know it).
-
-    ``language`` is the active language when ``obj`` has a value in it, the
-    default language when the value falls back to it, and ``None`` when
-    neither has a value (``text`` is then ""). Raises AttributeError for a
-    field that is not translated on ``obj``.
-    """
-    language = language or get_language() or settings.LANGUAGE_CODE
-    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
-    for candidate in dict.fromkeys([language, default]):
-        value = getattr(obj, build_localized_fieldname(field, candidate))
-        if value:
-            return value, candidate
-        if language == default:
-            break
-    return "", None
 
 
 def is_name(obj, field):
@@ -309,8 +290,9 @@ def date_range(conference):
 @register.simple_tag(takes_context=True)
 def page_alternates(context):
     """``<link>`` elements for the current page: its canonical URL and its versions in
-    every language plus ``x-default`` (hreflang), all absolute (see metadata.absolute_url).
-    The query string is left out: a page's canonical address is its path."""
+    every language plus ``x-default`` (hreflang), all absolute
+    (``awardsite.addresses.absolute_url``). The query string is left out: a page's
+    canonical address is its path."""
     request = context["request"]
     path = request.path
     links = [format_html('<link rel="canonical" href="{}">', absolute_url(path, request))]

@@ -24,7 +24,7 @@ from django.urls import get_script_prefix
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
-from pages.metadata import absolute_url
+from awardsite.addresses import absolute_url
 
 register = template.Library()
 

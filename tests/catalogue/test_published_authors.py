@@ -16,7 +16,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 from reversion.models import Version
 
-from catalogue.models import Author, Authorship, ContentGenerationQuerySet, Paper, Status
+from catalogue.models import Author, Authorship, Paper, Status
 from catalogue.published_authors import has_published_paper_rule, refresh_published_authors
 from tests import factories
 from tests.editorial.test_admin import _change_url, _form_data
@@ -158,9 +158,11 @@ def _two_edits_at_once(first_paper, second_paper, wait_for_writers):
     the second publishes ``second_paper`` and refreshes its authors; the first commits
     0.5 s after the second began (or when it ended). Each edit is a ``QuerySet.update()``
     and a refresh, the importer's way. ``wait_for_writers`` False replaces
-    ``ContentGeneration.objects.wait_for_other_writers`` with nothing in both (what the
+    ``ContentGeneration.objects.wait_for_other_writers()`` with nothing in both (what the
     refresh was without it)."""
     from django.db import connections, transaction
+
+    from catalogue.models import ContentGenerationQuerySet
 
     first_refreshed, second_began, second_done = (threading.Event() for _ in range(3))
     errors = []
@@ -184,7 +186,7 @@ def _two_edits_at_once(first_paper, second_paper, wait_for_writers):
 
     original = ContentGenerationQuerySet.wait_for_other_writers
     if not wait_for_writers:
-        ContentGenerationQuerySet.wait_for_other_writers = lambda queryset: None
+        ContentGenerationQuerySet.wait_for_other_writers = lambda self: None
     try:
         first = threading.Thread(
             target=edit, args=(first_paper, Status.DRAFT, first_refreshed, second_done)

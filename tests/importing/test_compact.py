@@ -6,8 +6,6 @@ The conference is made up: "Conference on Imaginary Learning 2031" (tests/data/c
 import datetime
 import io
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ from catalogue.models import (
     Paper,
     PaperLink,
 )
+from importing import bibtex
 from importing.pipeline import FixtureInvalid, Problem
 
 DATA = Path(__file__).parents[1] / "data"
@@ -513,7 +512,7 @@ BIB_ENTRIES = [
 
 @pytest.fixture
 def bibtex_stand_in(monkeypatch):
-    """A stand-in for importing.bibtex (written in parallel): the interface only.
+    """A stand-in for importing.bibtex's parser: the interface only.
 
     ``parse_bibtex(text, *, source)`` returns BIB_ENTRIES and records its calls.
     """
@@ -525,9 +524,7 @@ def bibtex_stand_in(monkeypatch):
             raise FixtureInvalid([Problem(source, "line 1: an entry without a key")])
         return [dict(entry, authors=list(entry["authors"])) for entry in BIB_ENTRIES]
 
-    module = types.ModuleType("importing.bibtex")
-    module.parse_bibtex = parse_bibtex
-    monkeypatch.setitem(sys.modules, "importing.bibtex", module)
+    monkeypatch.setattr(bibtex, "parse_bibtex", parse_bibtex)
     return calls
 
 
@@ -644,7 +641,6 @@ def test_docs_show_the_whole_bibtex_fed_example():
 
 def test_bibtex_fed_cil_2031_is_the_same_conference(tmp_path, transactional_db):
     """The same papers from a .bib file give the same objects, so the same pages."""
-    pytest.importorskip("importing.bibtex")  # merged from the bibtex branch
     run(CIL)
     from_yaml = export("cil-2031", tmp_path / "yaml" / "cil-2031.yaml", "--format", "compact")
     call_command("flush", "--noinput")
@@ -691,7 +687,6 @@ def run_docs_block(tmp_path, marker):
 
 
 def test_docs_bibtex_commands_run_as_written(tmp_path):
-    pytest.importorskip("importing.bibtex")  # merged from the bibtex branch
 
     result = run_docs_block(tmp_path, "compact-bibtex-commands")
 

@@ -337,6 +337,37 @@ def test_tests_are_not_throttled_by_default(client):
 
 
 @pytest.mark.django_db
+def test_operation_ids_are_those_version_1_published(client):
+    """Clients generated from the schema name their methods by operationId: moving the
+    endpoints' module (papers.api -> opendata.api) must not rename them."""
+    _response, schema = get(client, f"{API}/openapi.json")
+
+    operation_ids = sorted(
+        operation["operationId"] for path in schema["paths"].values() for operation in path.values()
+    )
+    assert operation_ids == sorted(
+        f"papers_api_endpoints_{name}"
+        for name in (
+            "index",
+            "venues",
+            "venue",
+            "conferences",
+            "conference",
+            "awards",
+            "award",
+            "award_series_list",
+            "award_series",
+            "papers",
+            "paper",
+            "authors",
+            "author",
+            "institutions",
+            "institution",
+        )
+    )
+
+
+@pytest.mark.django_db
 def test_schema_documents_every_endpoint(client):
     _response, schema = get(client, f"{API}/openapi.json")
 
@@ -500,3 +531,24 @@ def test_the_api_answers_when_the_rate_limits_cache_is_down(client, settings, mo
 
     assert statuses == [200, 200, 200]
     assert "could not count an API request in the cache" in caplog.text
+
+
+@pytest.mark.django_db
+def test_conferences_of_one_year_come_in_the_same_order_as_on_the_site(client):
+    """A July and a December conference of one year, and one with no start date: the
+    API lists them in the home page's order, the site's one order (the later start
+    first, no date last). The API ordered by year and slug alone."""
+    for slug, start in [
+        ("a-july", datetime.date(2030, 7, 1)),
+        ("b-undated", None),
+        ("c-december", datetime.date(2030, 12, 1)),
+    ]:
+        conference = factories.conference(slug=slug, year=2030, start_date=start, end_date=None)
+        factories.award(conference=conference)
+
+    _response, answer = get(client, f"{API}/conferences?year=2030")
+    home = client.get("/en/").context["conferences"]
+
+    expected = ["c-december", "a-july", "b-undated"]
+    assert [item["slug"] for item in answer["items"]] == expected
+    assert [conference.slug for conference in home] == expected

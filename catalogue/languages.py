@@ -1,0 +1,50 @@
+"""The content's languages: which value of a translated field a page shows.
+
+Translated fields (catalogue/translation.py, django-modeltranslation) have one column per
+language of ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``); the default
+language's column holds the original.
+"""
+
+from django.conf import settings
+from django.utils.translation import get_language
+from modeltranslation.utils import build_localized_fieldname
+
+
+def codes():
+    """The codes of ``settings.LANGUAGES`` (``["en", "zh-hans"]``), the default
+    language (``MODELTRANSLATION_DEFAULT_LANGUAGE``) first."""
+    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    return [default, *(code for code, _name in settings.LANGUAGES if code != default)]
+
+
+def suffixes():
+    """The column suffix of each language of :func:`codes` (``("en", "zh_hans")``), as
+    django-modeltranslation writes it."""
+    return tuple(build_localized_fieldname("", code).removeprefix("_") for code in codes())
+
+
+def columns(field, prefix=""):
+    """The per-language columns of the translated ``field``, in :func:`codes` order, each
+    after ``prefix`` (a lookup path such as ``"paper__"``): ``["title_en",
+    "title_zh_hans"]``."""
+    return [prefix + build_localized_fieldname(field, code) for code in codes()]
+
+
+def localized_value(obj, field, language=None):
+    """Return ``(text, language)`` for ``obj.field`` in the active language (or in
+    ``language``, a code of settings.LANGUAGES, for callers that already know it).
+
+    ``language`` is the active language when ``obj`` has a value in it, the
+    default language when the value falls back to it, and ``None`` when
+    neither has a value (``text`` is then ""). Raises AttributeError for a
+    field that is not translated on ``obj``.
+    """
+    language = language or get_language() or settings.LANGUAGE_CODE
+    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    for candidate in dict.fromkeys([language, default]):
+        value = getattr(obj, build_localized_fieldname(field, candidate))
+        if value:
+            return value, candidate
+        if language == default:
+            break
+    return "", None

@@ -1,0 +1,124 @@
+"""A paper's matched text (``Paper.match_text``), kept in step with its sources.
+
+A search matches one column per paper: the paper's own search text (catalogue/search.py),
+then its authors' and their institutions', one per line. The column depends on other
+rows, so it is refreshed when any of them changes: by the receivers below (connected in
+``CatalogueConfig.ready()``) and by the importer after its bulk queries, which send no
+signal (importing/applying.py).
+"""
+
+from collections import defaultdict
+
+from catalogue.models import Affiliation, Author, Authorship, Institution, Paper
+from catalogue.search import SEPARATOR
+
+# Papers whose matched text is worked out by one query of each kind.
+MATCH_TEXT_BATCH = 500
+
+
+def match_text(own, authors, institutions):
+    """A paper's matched text: its own search text ``own``, then the search texts of its
+    authors and of their institutions (lists of str), one per line; empty ones left out."""
+    return SEPARATOR.join(text for text in (own, *authors, *institutions) if text)
+
+
+def refresh_match_texts(papers):
+    """Work out and save the matched text (``Paper.match_text``) of the papers whose
+    primary keys are ``papers`` (any iterable; unknown keys are skipped) from the search
+    texts stored now: the paper's own, its authors' (in author order) and their
+    institutions'. Three queries and one update per ``MATCH_TEXT_BATCH`` papers.
+
+    Called when any of these sources changes (:func:`match_texts_follow`, connected in
+    ``CatalogueConfig.ready()``) and by the importer after its bulk queries; like the search
+    text, a ``QuerySet.update()`` of a source refreshes nothing."""
+    keys = sorted({key for key in papers if key is not None})
+    for start in range(0, len(keys), MATCH_TEXT_BATCH):
+        batch = keys[start : start + MATCH_TEXT_BATCH]
+        own = dict(Paper.objects.filter(pk__in=batch).values_list("pk", "search_text"))
+        authors, institutions = defaultdict(list), defaultdict(list)
+        for paper, text in (
+            Authorship.objects.filter(paper__in=own)
+            .order_by("paper_id", "position", "pk")
+            .values_list("paper_id", "author__search_text")
+        ):
+            authors[paper].append(text)
+        for paper, text in (
+            Affiliation.objects.filter(authorship__paper__in=own)
+            .order_by("authorship__paper_id", "authorship__position", "position", "pk")
+            .values_list("authorship__paper_id", "institution__search_text")
+        ):
+            institutions[paper].append(text)
+        rows = [
+            Paper(pk=pk, match_text=match_text(text, authors[pk], institutions[pk]))
+            for pk, text in own.items()
+        ]
+        Paper.objects.bulk_update(rows, ["match_text"])
+
+
+# The fields of each model that a paper's matched text is made of (the search text of a
+# paper, author or institution; the links between them), by model name.
+MATCH_SOURCES = {
+    "paper": frozenset({"search_text"}),
+    "author": frozenset({"search_text"}),
+    "institution": frozenset({"search_text"}),
+    "authorship": frozenset({"paper", "paper_id", "author", "author_id", "position"}),
+    "affiliation": frozenset(
+        {"authorship", "authorship_id", "institution", "institution_id", "position"}
+    ),
+}
+
+
+def _papers_of(instance):
+    """The primary keys of the papers whose matched text ``instance`` is a source of."""
+    if isinstance(instance, Paper):
+        return [instance.pk]
+    if isinstance(instance, Authorship):
+        return [instance.paper_id]
+    if isinstance(instance, Affiliation):
+        return Authorship.objects.filter(pk=instance.authorship_id).values_list(
+            "paper_id", flat=True
+        )
+    if isinstance(instance, Author):
+        return instance.authorships.values_list("paper_id", flat=True)
+    if isinstance(instance, Institution):
+        return Authorship.objects.filter(affiliation_rows__institution=instance).values_list(
+            "paper_id", flat=True
+        )
+    return []
+
+
+def match_texts_follow(sender, instance, update_fields=None, **kwargs):
+    """``post_save`` and ``post_delete`` receiver of Paper, Author, Institution,
+    Authorship and Affiliation: refresh the matched text of the papers ``instance`` is a
+    source of (raw saves included: ``loaddata``, django-reversion's restore). A save
+    limited by ``update_fields`` to columns that are no source changes nothing."""
+    sources = MATCH_SOURCES[sender._meta.model_name]
+    if update_fields is not None and not sources.intersection(update_fields):
+        return
+    refresh_match_texts(_papers_of(instance))
+
+
+def match_texts_follow_affiliations(sender, instance, action, reverse, pk_set, **kwargs):
+    """``m2m_changed`` receiver of ``Authorship.affiliations``: ``add()``, ``set()``,
+    ``remove()`` and ``clear()`` write the through rows in bulk (``add()`` sends no
+    ``post_save``), so the papers of the authorships changed are refreshed here."""
+    if reverse and action == "pre_clear":  # the institution's papers, before they go
+        instance._match_text_papers = list(
+            Authorship.objects.filter(affiliation_rows__institution=instance).values_list(
+                "paper_id", flat=True
+            )
+        )
+    if action not in ("post_add", "post_remove", "post_clear"):
+        return
+    if not reverse:  # an authorship's institutions changed
+        refresh_match_texts([instance.paper_id])
+    elif action == "post_clear":
+        refresh_match_texts(getattr(instance, "_match_text_papers", ()))
+    else:  # some of an institution's authorships changed
+        papers = Authorship.objects.filter(pk__in=pk_set).values_list("paper_id", flat=True)
+        refresh_match_texts(papers)
+
+
+def match_texts_follow_content(sender, papers=(), **kwargs):
+    """``content_changed`` receiver: refresh the matched text of ``papers``."""
+    refresh_match_texts(papers)

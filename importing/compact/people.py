@@ -1,0 +1,265 @@
+"""People and institutions of a compact file, matched to the database and to each other.
+
+By ORCID, then slug, then exact name (``docs/compact-format.md``). A name that matches
+someone only loosely (the same when accents, case and spacing are folded, or the same
+derived slug) becomes a new person or institution with a free slug, and a note says it
+may be a duplicate: nothing is merged on a guess. :class:`PeopleMixin` is a part of the
+reader's translator (importing/compact/reader.py).
+"""
+
+import json
+
+from catalogue.models import Author, Institution
+from catalogue.orcid import is_orcid
+from catalogue.search import fold
+from catalogue.slugs import slug_from
+from importing.compact.common import DEFAULT_SUFFIX, SLUG, slug_length, type_name
+
+
+class PeopleMixin:
+    """The translator's institutions and people (see ``reader._Translator``)."""
+
+    # -- institutions --------------------------------------------------------------
+
+    def institution(self, value, place):
+        mapping = self.mapping(value, place)
+        if mapping is None:
+            return
+        fields, places = self.plain(Institution, mapping, place)
+        name = fields.get("name_" + DEFAULT_SUFFIX)
+        slug = fields.get("slug") or self.institution_in_database(name, place)
+        if slug in self.institutions and self.institutions[slug] is not None:
+            self.problem(place, f"the institution {slug} is listed twice")
+            return
+        fields["slug"] = slug
+        self.institutions[slug] = fields
+        if isinstance(name, str):
+            self.institution_names.setdefault(name, slug)
+        self.emit(Institution, fields, place, places)
+
+    def institution_in_database(self, name, place):
+        """The slug of the institution named exactly ``name``, or a new, free one."""
+        if not isinstance(name, str) or not name:
+            self.problem(place, "write the institution's name (or its slug)")
+            return "institution"
+        exact = list(Institution.objects.filter(name_en=name).values_list("slug", flat=True))
+        if len(exact) > 1:
+            self.problem(
+                place,
+                f"{len(exact)} institutions are named {name!r} ({', '.join(sorted(exact))}): "
+                "write the slug of the one you mean",
+            )
+        if exact:
+            return exact[0]
+        derived = slug_from(name, slug_length(Institution)) or "institution"
+        taken = set(self.institutions)
+        if self._database_institutions is None:
+            self._database_institutions = [
+                _Known(slug, other, slug_length(Institution))
+                for slug, other in Institution.objects.values_list("slug", "name_en")
+            ]
+        similar = [
+            (known.slug, known.name)
+            for known in self._database_institutions
+            if known.loosely(name, derived)
+        ] + [
+            (other_slug, other_name)
+            for other_name, other_slug in self.institution_names.items()
+            if _Known(other_slug, other_name, slug_length(Institution)).loosely(name, derived)
+        ]
+        slug = _free(derived, taken, Institution, slug_length(Institution))
+        for other_slug, other_name in similar:
+            self.note(
+                place,
+                f"{name!r} may be the institution {other_name!r} ({other_slug}); it is "
+                f"imported as a new institution {slug}. To make them one, write "
+                f"{other_slug} instead",
+            )
+        return slug
+
+    def affiliation(self, value, place):
+        """The slug of the institution an affiliation names (by slug or exact name)."""
+        if not isinstance(value, str) or not value:
+            self.problem(place, f"expected an institution's name or slug, got {type_name(value)}")
+            return None
+        if value in self.institutions:
+            return value
+        if value in self.institution_names:
+            return self.institution_names[value]
+        if SLUG.fullmatch(value) and Institution.objects.filter(slug=value).exists():
+            self.institutions[value] = None
+            return value
+        slug = self.institution_in_database(value, place)
+        self.institution_names[value] = slug
+        if slug not in self.institutions:
+            exists = Institution.objects.filter(slug=slug).exists()
+            self.institutions[slug] = None if exists else {"slug": slug, "name_en": value}
+            if not exists:
+                self.emit(Institution, self.institutions[slug], place, {"name_en": place})
+        return slug
+
+    # -- people --------------------------------------------------------------------
+
+    def database_people(self):
+        """Every author in the database (:class:`_Known`, with its ORCID), read once."""
+        if self._database_people is None:
+            self._database_people = [
+                _Known(slug, name, slug_length(Author), orcid, other_names)
+                for slug, name, orcid, other_names in Author.objects.values_list(
+                    "slug", "name", "orcid", "other_names"
+                )
+            ]
+        return self._database_people
+
+    def person(self, item, place):
+        """Record one author of a paper; return (slug, affiliations) or None."""
+        if isinstance(item, str):
+            item = {"name": item}
+        mapping = self.mapping(item, place)
+        if mapping is None:
+            return None
+        fields, places = self.plain(Author, mapping, place, structural=("affiliations",))
+        name = fields.get("name")
+        if not isinstance(name, str) or not name.strip():
+            self.problem(f"{place}.name", "every author needs a name")
+            return None
+        other = fields.get("other_names")
+        if isinstance(other, list) and all(isinstance(part, str) for part in other):
+            fields["other_names"] = "\n".join(other)
+        orcid = fields.get("orcid")
+        if orcid not in (None, "") and not is_orcid(orcid):
+            self.problem(
+                f"{place}.orcid",
+                f"{json.dumps(orcid)} is not an ORCID iD: four groups of four digits (the last "
+                "may be X) with a valid check digit, e.g. 0000-0002-1825-0097",
+            )
+            orcid = None
+        if not orcid and not fields.get("slug"):
+            orcid = self.orcid_of_name.get(name)  # the details written at another place
+        slug = self.identify(name, orcid or None, fields.get("slug") or None, place)
+        if slug is None:
+            return None
+        person = self.people.setdefault(slug, {"fields": {"slug": slug}, "places": {}})
+        for key, value in fields.items():
+            if key == "slug":
+                continue
+            known = person["fields"].get(key)
+            if known is not None and known != value:
+                self.problem(
+                    places[key],
+                    f"{json.dumps(value, ensure_ascii=False)} differs from "
+                    f"{json.dumps(known, ensure_ascii=False)} at {person['places'][key]}, "
+                    f"the same person ({slug}): write one value (other spellings of a "
+                    "name go in other_names)",
+                )
+                continue
+            person["fields"][key] = value
+            person["places"].setdefault(key, places[key])
+        person.setdefault("place", place)
+        self.people_by_name.setdefault(name, set()).add(slug)
+        if orcid:
+            self.people_by_orcid[orcid] = slug
+        affiliations = []
+        for number, value in enumerate(
+            self.sequence(mapping.get("affiliations", []), f"{place}.affiliations"), start=1
+        ):
+            institution = self.affiliation(value, f"{place}.affiliations[{number}]")
+            if institution is not None and institution not in affiliations:
+                affiliations.append(institution)
+        return slug, affiliations
+
+    def identify(self, name, orcid, slug, place):
+        """The slug of the person: by ORCID, then slug, then exact name, else a new one."""
+        if orcid:
+            found = {self.people_by_orcid[orcid]} if orcid in self.people_by_orcid else set()
+            found |= {known.slug for known in self.database_people() if known.orcid == orcid}
+            if slug and found and slug not in found:
+                self.problem(
+                    f"{place}.slug",
+                    f"the ORCID {orcid} belongs to {', '.join(sorted(found))}, not {slug}",
+                )
+                return None
+            if len(found) == 1:
+                return found.pop()
+            if len(found) > 1 and not slug:
+                self.problem(
+                    place,
+                    f"{len(found)} authors have the ORCID {orcid} ({', '.join(sorted(found))}): "
+                    "write the slug of this one",
+                )
+                return None
+        if slug:
+            return slug
+        in_file = self.people_by_name.get(name, set()) | self.reserved.get(name, set())
+        exact = in_file or {known.slug for known in self.database_people() if known.name == name}
+        if len(exact) > 1:
+            self.problem(
+                place,
+                f"{len(exact)} authors are named {name!r} ({', '.join(sorted(exact))}): write "
+                "the slug (or ORCID) of this one",
+            )
+            return None
+        if exact:
+            return exact.pop()
+        derived = slug_from(name, slug_length(Author)) or "author"
+        similar = [
+            (known.slug, known.name, "in the database")
+            for known in self.database_people()
+            if known.loosely(name, derived)
+        ] + [
+            (other_slug, person["fields"]["name"], f"at {person['place']}")
+            for other_slug, person in self.people.items()
+            if _Known(other_slug, person["fields"]["name"], slug_length(Author)).loosely(
+                name, derived
+            )
+        ]
+        taken = set().union(*self.reserved.values(), self.people)
+        new = _free(derived, taken, Author, slug_length(Author))
+        for other_slug, other_name, where in similar:
+            self.note(
+                place,
+                f"{name!r} may be the same person as {other_name!r} ({other_slug}, {where}); "
+                f"imported as a new author {new}. To make them one, write slug: {other_slug} "
+                "(or the same ORCID)",
+            )
+        return new
+
+    def emit_people(self):
+        for person in self.people.values():
+            self.emit(Author, dict(person["fields"]), person["place"], dict(person["places"]))
+
+
+def _squash(name):
+    return " ".join(fold(name).split())
+
+
+class _Known:
+    """A person or institution already known, with the forms a loose match compares."""
+
+    def __init__(self, slug, name, max_length, orcid="", other_names=""):
+        self.slug, self.name, self.orcid = slug, name or "", orcid
+        self.squashed = _squash(self.name)
+        self.derived = slug_from(self.name, max_length)
+        self.other_names = {line.strip() for line in (other_names or "").splitlines()}
+
+    def loosely(self, name, derived):
+        """Whether ``name`` (deriving the slug ``derived``) looks like this one's name
+        without being it: the same folded for accents, case and spacing, the same
+        derived slug, this one's slug, or one of its other names."""
+        if not self.name or self.name == name:
+            return False
+        return (
+            self.squashed == _squash(name)
+            or derived in (self.slug, self.derived)
+            or name in self.other_names
+        )
+
+
+def _free(slug, taken, model, max_length):
+    """``slug``, or ``slug-2``, ``slug-3``, ...: the first not in ``taken`` or the database."""
+    candidate, number = slug, 1
+    while candidate in taken or model.objects.filter(slug=candidate).exists():
+        number += 1
+        suffix = f"-{number}"
+        candidate = slug[: max_length - len(suffix)].rstrip("-") + suffix
+    return candidate
