@@ -438,11 +438,11 @@ AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"
 # successful-login notes are left out.
 LOGGING.setdefault("loggers", {})["axes"] = {"level": "WARNING"}
 
-# Caching (pagecache/caching.py, README "Running at scale") ---------------------------
+# Caching (pagecache/caching.py, docs/operations.md "Running at scale") ---------------------------
 # One cache: Redis when REDIS_URL is set (e.g. redis://cache.internal:6379/0), shared by
 # every app server; otherwise each process keeps its own in local memory. Either way a
-# change retires every cached page at once: the content generation stored with them
-# lives in the database, and also in Redis when it is set (pagecache/caching.py).
+# change retires every cached page at once: each page's key holds the content
+# generation, read from the database on every request (pagecache/caching.py).
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 # How long a worker waits for Redis to connect or answer (seconds) before it gives up and
 # serves the page without the cache (pagecache/caching.py logs the error). redis-py 8 waits
@@ -465,8 +465,7 @@ REDIS_CACHE_OPTIONS = {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout"
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Django's RedisCache, reusing its redis-py client (awardsite/cache.py).
-            "BACKEND": "awardsite.cache.RedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "awardsite",
             "OPTIONS": REDIS_CACHE_OPTIONS,
@@ -483,20 +482,28 @@ else:
         }
     }
 PAGE_CACHE_ENABLED = env_bool("DJANGO_PAGE_CACHE", True)
-PAGE_CACHE_ALIAS = "default"
 # How long a page stays in the cache if nothing changes (seconds). A change retires it
 # at once whatever this says, so it only bounds the memory of rarely visited pages.
 PAGE_CACHE_TIMEOUT = 24 * 60 * 60
-# How long the content generation is kept in a shared cache (Redis) before it is read
-# from the database again (seconds). Every commit writes it there at once; this only
-# bounds how long pages could stay stale if that write were lost (pagecache/caching.py).
-PAGE_CACHE_GENERATION_TIMEOUT = 30
-# After the page cache fails (Redis down or hung), each process serves pages without it
-# for this many seconds before one request tries it again (pagecache/caching.py,
-# CacheOutage): a hung Redis then costs one visitor per pause DJANGO_REDIS_TIMEOUT of
-# waiting instead of every visitor, and the log gets one traceback per outage.
-PAGE_CACHE_RETRY_AFTER = 10
-# Cache-Control of cached pages: browsers revalidate every time (a cheap 304 with the
+# The views whose pages the cache may store: every view of these URL namespaces (the
+# public pages; the JSON API, opendata/api/), and these views by URL name (robots.txt,
+# the sitemap's index and parts, the open data downloads: awardsite/urls.py). Any other
+# view (the admin, the language switch, a 404) is never stored.
+PAGE_CACHE_NAMESPACES = {"papers", "api-v1"}
+PAGE_CACHE_URL_NAMES = {
+    "robots-txt",
+    "sitemap",
+    "sitemap-section",
+    "sitemap-section-page",
+    "opendata-site-csv",
+    "opendata-conference-csv",
+    "opendata-site-compact",
+    "opendata-conference-compact",
+}
+# The query parameter that asks for a preview of a draft (pages.views.PreviewMixin); a
+# request carrying it is never served from the page cache, nor stored.
+PREVIEW_PARAMETER = "preview"
+# Cache-Control of public pages: browsers revalidate every time (a cheap 304 with the
 # ETag); a CDN or proxy may keep a page DJANGO_CDN_MAX_AGE seconds, the longest a
 # visitor behind it can see a page from before a change.
 PAGE_CACHE_MAX_AGE = 0
@@ -506,34 +513,16 @@ PAGE_CACHE_SHARED_MAX_AGE = env_whole_number(
     minimum=0,
     what="a whole number of seconds (0: a CDN keeps no page)",
 )
-# A streamed response (a big conference's citation download) is stored while it is
-# sent if its body, as sent, is at most this many bytes; a larger one is streamed again
-# each time (pagecache/caching.py), so its memory stays bounded.
-PAGE_CACHE_STREAM_MAX_BYTES = 8 * 1024 * 1024
 # 304 Not Modified from the ETag, outside the page cache so that hits are answered too;
 # the page cache right after it, so that a hit skips every other middleware. Only CORS
 # comes before them: its headers depend on the request's Origin. The security, CSP and
-# Permissions-Policy headers are added inside the cache, once, to the stored page: a hit
-# answers with the stored headers instead of building the policies again (the CSP alone
-# was a fifth of a hit's time). They do not depend on the request: the site uses no CSP
-# nonce (pagecache/caching.py refuses to store a page that does), and HSTS and the HTTPS
-# redirect depend on the scheme, which is part of the cache key.
+# Permissions-Policy headers are added inside the cache, once, to the stored page: they
+# do not depend on the request (a page that used a CSP nonce is never stored, and the
+# scheme, on which HSTS and the HTTPS redirect depend, is part of the key).
 MIDDLEWARE[MIDDLEWARE.index("corsheaders.middleware.CorsMiddleware") + 1 : 0] = [
     "django.middleware.http.ConditionalGetMiddleware",
     "pagecache.caching.PublicPageCacheMiddleware",
 ]
-
-# --- Pages from Redis kept in memory too (issue 13, pagecache.caching.NearPages). With
-# REDIS_URL set, each worker process also keeps up to DJANGO_PAGE_CACHE_NEAR_MB megabytes
-# of the pages it served, valid while Redis has not told it (CLIENT TRACKING) that the
-# content generation changed: a cached page then costs no round trip to Redis. 0: off,
-# every cached page is read from Redis.
-_near_mb = os.environ.get("DJANGO_PAGE_CACHE_NEAR_MB", "32").strip()
-if not re.fullmatch(r"[0-9]+", _near_mb):
-    raise ImproperlyConfigured(
-        f"DJANGO_PAGE_CACHE_NEAR_MB must be a whole number of megabytes (0: off), not {_near_mb!r}."
-    )
-PAGE_CACHE_NEAR_SIZE = int(_near_mb) * 1024 * 1024
 
 # --- Open data (issue 11): the JSON API under /api/v1/ (opendata/api/) and the downloads
 # under /data/ (opendata/downloads.py).

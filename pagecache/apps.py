@@ -1,6 +1,8 @@
 from django.apps import AppConfig, apps
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
+from catalogue.signals import content_changed
+
 # The signals by which a change to a model's rows is seen (bulk queries send none).
 CHANGE_SIGNALS = {"save": post_save, "delete": post_delete, "m2m": m2m_changed}
 
@@ -12,8 +14,7 @@ class PageCacheConfig(AppConfig):
     verbose_name = "Page cache"
 
     def ready(self):
-        from catalogue.signals import content_changed
-        from pagecache.caching import bump_content_generation
+        from pagecache.caching import retire_cached_pages
 
         # Any change to what the public pages show retires every cached page
         # (pagecache/caching.py); many-to-many changes are sent by the through models.
@@ -23,9 +24,9 @@ class PageCacheConfig(AppConfig):
                 continue
             for name, signal in CHANGE_SIGNALS.items():
                 signal.connect(
-                    bump_content_generation,
+                    retire_cached_pages,
                     sender=model,
                     dispatch_uid=f"papers-generation-{name}-{model._meta.label}",
                 )
         # Changes no model signal announces: the importer's bulk writes, share cards.
-        content_changed.connect(bump_content_generation, dispatch_uid="papers-generation")
+        content_changed.connect(retire_cached_pages, dispatch_uid="papers-generation")

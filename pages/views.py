@@ -100,7 +100,7 @@ class PreviewMixin:
     marked ``noindex``, and never stored by a shared cache.
     """
 
-    preview_parameter = "preview"
+    preview_parameter = settings.PREVIEW_PARAMETER
 
     def dispatch(self, request, *args, **kwargs):
         self.preview = previewing(request, self.model)

@@ -19,15 +19,6 @@ settings.load_profile(
 
 
 @pytest.fixture(autouse=True)
-def _page_cache_works():
-    """Start each test with the page cache working (pagecache.caching.CacheOutage): a test
-    that made it fail would otherwise leave the next tests of its process without it."""
-    from pagecache import caching  # noqa: PLC0415  # needs Django set up
-
-    caching.outage = caching.CacheOutage()
-
-
-@pytest.fixture(autouse=True)
 def _default_language():
     """Start each test in English: a request through LocaleMiddleware leaves its
     language active in the thread, which would change reverse() in later tests."""

@@ -240,20 +240,13 @@ def test_a_repeated_query_is_prepared_on_postgresql():
         assert cursor.fetchone()[0] >= 1
 
 
-# --- Page cache settings read as whole numbers (NearPages' size, the CDN's max-age) ---
+# --- Page cache settings read as whole numbers (the CDN's max-age) ---
 
 
 # A whole number from the environment: (variable, setting, what it counts), with
 # (value, the setting it gives) and values refused. A negative s-maxage would be sent
 # as is, an invalid Cache-Control (found by a tester).
 WHOLE_NUMBER_SETTINGS = [
-    (
-        "DJANGO_PAGE_CACHE_NEAR_MB",
-        "PAGE_CACHE_NEAR_SIZE",
-        "megabytes",
-        [(None, 32 * 1024 * 1024), ("0", 0), ("8", 8 << 20)],
-        ["lots", "-1", "1.5"],
-    ),
     (
         "DJANGO_CDN_MAX_AGE",
         "PAGE_CACHE_SHARED_MAX_AGE",

@@ -84,9 +84,7 @@ api = OpenDataAPI(
     throttle=[AnonymousRateThrottle()],
     # Swagger UI's stylesheet draws its icons as data: URIs, which the site's policy
     # (img-src 'self') blocks. Images cannot run code, so the docs page (and the schema
-    # beside it) may show data: images; scripts and styles stay 'self' only. The page
-    # cache does not keep this per-view policy, so the docs page is never cached
-    # (pagecache/caching.py).
+    # beside it) may show data: images; scripts and styles stay 'self' only.
     docs_decorator=csp_update({"img-src": ["data:"]}),
 )
 api.add_router("/", router)

@@ -241,7 +241,7 @@ def url_in_language(context, language):
 
 # What a link in a preview adds to the address of a page that has one (the query
 # string pages.views.PreviewMixin reads).
-PREVIEW_QUERY = "preview=1"
+PREVIEW_QUERY = f"{settings.PREVIEW_PARAMETER}=1"
 
 
 @register.simple_tag(takes_context=True)
