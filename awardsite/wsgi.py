@@ -7,4 +7,3 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "awardsite.settings")
 
 application = get_wsgi_application()
-
