@@ -38,7 +38,6 @@ from itertools import groupby
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Func, IntegerField, Subquery
-from django.http import Http404
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
@@ -57,7 +56,6 @@ from catalogue.models import (
     Paper,
     PaperLink,
     Status,
-    Venue,
     published_q,
 )
 from catalogue.reversing import reverse_slugs, slug_url, slugs_url
@@ -533,92 +531,6 @@ def published_awards_at(conference):
         award.conference = conference
         awards.append(award)
     return awards
-
-
-# The home page's conferences (``newest_conferences``): every column of each and of its venue.
-CONFERENCE_COLUMNS = tuple(field.attname for field in Conference._meta.concrete_fields)
-VENUE_COLUMNS = tuple(field.attname for field in Venue._meta.concrete_fields)
-NEWEST_CONFERENCES = PreparedQuery(
-    lambda stop: (
-        Conference.objects.published()
-        .with_awards()
-        .newest_first()[:stop]
-        .rewrite(False)
-        .values_list(*CONFERENCE_COLUMNS, *(f"venue__{name}" for name in VENUE_COLUMNS))
-    ),
-    keys=["stop"],
-)
-
-
-# The conference page's conference (``conference_for_page``), with its venue.
-PUBLISHED_CONFERENCE = PreparedQuery(
-    lambda slug: (
-        Conference.objects.published()
-        .filter(slug=slug)
-        .rewrite(False)
-        .values_list(*CONFERENCE_COLUMNS, *(f"venue__{name}" for name in VENUE_COLUMNS))
-    ),
-    texts=["slug"],
-)
-
-
-def conference_for_page(slug):
-    """The published conference ``slug`` with its venue, as
-    ``Conference.objects.select_related("venue").published()`` gives it: one query, built
-    once per process (building it took longer than running it, about 2 ms of the page's
-    CPU on the benchmark's conference page). Raises Http404 when there is none."""
-    rows = PUBLISHED_CONFERENCE(slug=slug)
-    if not rows:
-        raise Http404(
-            gettext("No %(verbose_name)s found matching the query")
-            % {"verbose_name": Conference._meta.verbose_name}
-        )
-    split = len(CONFERENCE_COLUMNS)
-    conference = Conference.from_db(DEFAULT_DB_ALIAS, CONFERENCE_COLUMNS, rows[0][:split])
-    conference.venue = Venue.from_db(DEFAULT_DB_ALIAS, VENUE_COLUMNS, rows[0][split:])
-    return conference
-
-
-def newest_conferences(count):
-    """The ``count`` newest published conferences that give awards of their own
-    (``ConferenceQuerySet.with_awards()``, ``newest_first()``) as Conference instances
-    with their venue, as ``select_related("venue")`` gives them: one query, built once
-    per process (building it took longer than running it)."""
-    conferences = []
-    split = len(CONFERENCE_COLUMNS)
-    for row in NEWEST_CONFERENCES(stop=count):
-        conference = Conference.from_db(DEFAULT_DB_ALIAS, CONFERENCE_COLUMNS, row[:split])
-        conference.venue = Venue.from_db(DEFAULT_DB_ALIAS, VENUE_COLUMNS, row[split:])
-        conferences.append(conference)
-    return conferences
-
-
-# The home page's awards: each listed conference's published awards, in their order on
-# its page, with how many papers each went to (``AwardQuerySet.with_entry_count``).
-AWARD_FIELDS = ("conference_id", "slug", *translation_columns("name"), "entry_count")
-CONFERENCE_AWARDS = PreparedQuery(
-    lambda conferences: (
-        Award.objects.filter(conference__in=conferences, status=Status.PUBLISHED)
-        .with_entry_count()
-        .order_by("conference_id", "position", "slug")
-        .rewrite(False)
-        .values_list(*AWARD_FIELDS)
-    ),
-    lists=["conferences"],
-)
-
-
-def conference_awards(conferences):
-    """Give each of ``conferences`` (Conference instances) ``listed_awards``: its
-    published awards in their order on its page, as :class:`Row` objects with ``slug``,
-    the name's columns and ``entry_count`` (the award's published papers). One query
-    for all of them (none without conferences); returns ``conferences``."""
-    by_pk = {conference.pk: conference for conference in conferences}
-    for conference in conferences:
-        conference.listed_awards = []
-    for row in CONFERENCE_AWARDS(conferences=by_pk):
-        by_pk[row[0]].listed_awards.append(Row(row, AWARD_FIELDS[1:], 1))
-    return conferences
 
 
 def prepare(papers, *, badges=True, links=True):

@@ -32,7 +32,7 @@ from django.utils.translation import get_language, gettext, ngettext
 from modeltranslation.translator import NotRegistered, translator
 
 from catalogue import search
-from catalogue.images import Picture, list_thumbnail, thumbnail_picture, thumbnail_url
+from catalogue.images import Picture, list_thumbnail, thumbnail_picture
 from catalogue.languages import localized_value
 from catalogue.mathtext import math_inline, math_paragraphs
 from pages.cards import share_card
@@ -349,17 +349,6 @@ def paper_metadata(context, paper):
             og_locale(code) for code, _name in settings.LANGUAGES if code != get_language()
         ],
     }
-
-
-@register.filter
-def teaser_url(image, alias="teaser"):
-    """The URL of ``image``'s thumbnail ``alias``, made at upload (catalogue.images.thumbnail_url).
-
-    Unlike easy-thumbnails' ``thumbnail_url`` filter, it never resizes the image inside
-    the visitor's request; without a thumbnail it gives the image's own URL, and "" when
-    the image's file is missing too (the template then shows no ``<img>``).
-    """
-    return thumbnail_url(image, alias)
 
 
 # Badge tiers: the top level of an award, the next one, and every level below them.
