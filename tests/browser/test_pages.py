@@ -61,9 +61,11 @@ def test_search_from_the_header_in_chinese(page, site):
     page.get_by_role("searchbox", name="搜索论文").fill("共形预测")
     page.get_by_role("button", name="搜索").click()
 
-    assert page.get_by_role("heading", name="找到 1 篇论文").is_visible()
+    # expect() waits for the results page; is_visible() asked at once, before it loaded
+    # on a busy machine.
+    expect(page.get_by_role("heading", name="找到 1 篇论文")).to_be_visible()
     page.get_by_role("link", name="共形预测作为贝叶斯求积").click()
-    assert page.locator("h1").inner_text() == "共形预测作为贝叶斯求积"
+    expect(page.locator("h1")).to_have_text("共形预测作为贝叶斯求积")
 
 
 def test_paper_page_prints_without_navigation(page, site):
