@@ -572,7 +572,7 @@ AUTHORS_PAPERS = PreparedQuery(
 class AuthorPapers:
     """An author's papers, newest first (``AuthorshipQuerySet.for_author_page()``), for
     django's ``Paginator``: ``count`` is how many there are, known beforehand (see
-    pages/author_page.py ``author_for_page``), and each page (a slice) is two queries:
+    the author page's view), and each page (a slice) is two queries:
     its papers as :class:`PaperRow` objects, each with ``listed_affiliations``, the
     author's institutions on the paper in the paper's order (Row objects with the
     name's columns; none without papers). List them with :meth:`PageLists.papers`.
