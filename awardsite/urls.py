@@ -86,7 +86,7 @@ urlpatterns += i18n_patterns(
     path("", include("pages.urls")),
     prefix_default_language=True,
 )
-# Error pages that never read the request's body (see pages/views.py).
+# Error pages that never read the request's body (see pages/views/site.py).
 handler400 = "pages.views.bad_request"
 handler403 = "pages.views.permission_denied"
 handler404 = "pages.views.page_not_found"

@@ -22,7 +22,7 @@ binding psycopg prepares a statement a connection has run ``prepare_threshold`` 
 (awardsite/settings.py), and after five runs PostgreSQL may then run it with a
 *generic* plan, one made without the values. ``generic_plan=False`` keeps a query from
 being prepared, so it is planned for its values on every run: for a query whose best
-plan depends on them (see ``SEARCH_KEYS`` in pages/views.py).
+plan depends on them (the search's queries, pages/views/search.py).
 """
 
 import contextlib

@@ -54,7 +54,7 @@ from pages.templatetags.awards import untranslated_notice_text
 INDEX_SCRIPT = Path(settings.BASE_DIR) / "scripts" / "search-index.js"
 # Papers read and rendered at a time, so that memory stays bounded at any size.
 BATCH = 500
-# Results a page shows, as the live search page (pages/views.py SearchView).
+# Results a page shows, as the live search page (pages/views/search.py SearchView).
 RESULTS_PER_PAGE = 20
 
 
@@ -181,7 +181,7 @@ def _listings():
     """What the search page's filters match, for each published paper:
     ``{pk: {"at": [[conference slug, year], ...], "awards": [award slug, ...]}}``.
 
-    As the live search's filters read them (pages/views.py), a paper is "at" each
+    As the live search's filters read them (pages/views/search.py), a paper is "at" each
     conference whose page lists it (``PaperQuerySet.listed_at``: the conference it was
     published at, and each conference that gave it a published award) and has each
     award series it has a published entry in (``with_award``). Two queries, whatever

@@ -1,4 +1,4 @@
-"""The search page (pages/views.py SearchView, editorial/forms.py, PaperQuerySet.search)."""
+"""The search page (pages/views/search.py SearchView, editorial/forms.py, PaperQuerySet.search)."""
 
 import json
 

@@ -275,7 +275,7 @@ def test_streamed_citations_equal_the_whole_text(db, fmt, size):
 
 
 def test_conference_citation_is_streamed_in_batches_with_unique_keys(client, db, monkeypatch):
-    monkeypatch.setattr(views, "CITATION_BATCH", 2)
+    monkeypatch.setattr(views.cite, "CITATION_BATCH", 2)
     person = factories.author(name="Ada Lovelace")
     conference = factories.conference(year=2025)
     for _ in range(5):

@@ -1,0 +1,291 @@
+"""The pages of one object or one conference: home, venue, conference, award, award
+series, paper, author."""
+
+from django.http import (
+    Http404,
+)
+from django.views import generic
+
+from catalogue.models import (
+    Author,
+    Award,
+    Conference,
+    Institution,
+    Paper,
+    Status,
+    Venue,
+)
+from pages import listing
+from pages.paging import PagePathMixin
+from pages.views.common import LIST_PAGE_SIZE, PreviewMixin, paginate, shown_entries
+
+# Conferences the home page shows with their awards, the most recent first; the
+# conference index (ConferenceListView) lists every one. Five is about a season of the
+# field's main venues (ICLR, ICML, NeurIPS, CVPR, ACL, ...), so a visitor finds the
+# latest awards on the front page, while the page stays the same size however many
+# conferences the site holds (issue 13: no page grows without bound with the data).
+HOME_CONFERENCES = 5
+
+
+class HomeView(generic.ListView):
+    """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
+    each with its awards (``ConferenceQuerySet.with_listed_awards()``);
+    ``more_conferences`` is true when there are others (the page then links to the
+    conference index, which lists them all). Two queries (one when there is no
+    conference).
+
+    Editions without awards of their own (kept for the papers a later edition honoured)
+    are left out here; their papers and their venue's page link to them.
+    """
+
+    template_name = "papers/home.html"
+    context_object_name = "conferences"
+
+    def get_queryset(self):
+        # One more than shown: whether there are others, without counting them all.
+        conferences = Conference.objects.published().with_awards().newest_first()
+        return conferences.with_listed_awards()[: HOME_CONFERENCES + 1]
+
+    def get_context_data(self, **kwargs):
+        conferences = list(self.object_list)
+        return super().get_context_data(
+            object_list=conferences[:HOME_CONFERENCES],
+            more_conferences=len(conferences) > HOME_CONFERENCES,
+            **kwargs,
+        )
+
+
+class VenueDetailView(generic.DetailView):
+    """A venue (a conference series) and its published editions, newest first, with
+    how many awards and papers each has here. 404 when it has none."""
+
+    model = Venue
+
+    def get_queryset(self):
+        return Venue.objects.published()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["conferences"] = self.object.conferences.published().for_venue().newest_first()
+        return context
+
+
+class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
+    """A conference's awards in full, each level under its own heading, the top level
+    first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (page N at
+    ``page/<N>/``, see pages/paging.py and ``paginate``). 404 for an unknown slug."""
+
+    model = Conference
+
+    def get_queryset(self):
+        conferences = Conference.objects.select_related("venue")
+        return conferences if self.preview else conferences.published()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        conference = self.object
+        # The conference's published awards (outside a preview the conference itself is
+        # published: get_queryset() says so), each given the page's conference and venue
+        # instead of joining them again for every award (a third of the query's time).
+        awards = listing.published_awards_at(conference)
+        lists = listing.PageLists()
+        context["awards"] = lists.awards(awards, shown_entries(self.preview))
+        if self.preview:
+            # published_without_award_at() sets aside the papers of the awards shown
+            # above (the conference's published awards, whatever its own status).
+            papers = Paper.objects.filter(status=Status.PUBLISHED)
+            page = paginate(self.page_number, papers.published_without_award_at(conference))
+            rows = listing.paper_rows(page.object_list)
+        else:
+            others = listing.OtherPapers(
+                conference, context["awards"], self.page_number, LIST_PAGE_SIZE
+            )
+            page = paginate(self.page_number, others)
+            rows = page.object_list
+        context["page_obj"] = page
+        context["other_papers"] = lists.papers(rows)
+        lists.fetch()
+        if self.preview:
+            # The conference's data downloads and API have no preview: not linked for a draft.
+            context["conference_public"] = (
+                Conference.objects.published().filter(pk=conference.pk).exists()
+            )
+        return context
+
+
+class AwardDetailView(PreviewMixin, generic.DetailView):
+    """One award at one conference: its description and its papers. 404 when unknown."""
+
+    model = Award
+
+    def get_queryset(self):
+        awards = Award.objects.filter(conference__slug=self.kwargs["conference_slug"])
+        return (awards if self.preview else awards.published()).with_conference()
+
+    def get_object(self, queryset=None):
+        award = super().get_object(queryset)
+        lists = listing.PageLists()
+        lists.awards([award], shown_entries(self.preview))
+        lists.fetch()
+        return award
+
+    def get_context_data(self, **kwargs):
+        """The page's context; in a preview also ``series_public``: whether the award
+        series page (published editions only, no preview) exists, else it is not linked
+        (one query, in previews only)."""
+        context = super().get_context_data(**kwargs)
+        if self.preview:
+            award = self.object
+            context["series_public"] = (
+                Award.objects.published().series(award.conference.venue.slug, award.slug).exists()
+            )
+        return context
+
+
+class AwardSeriesView(generic.ListView):
+    """Every edition of one award at one venue (the same award slug), newest first,
+    each with its winners and honourable mentions. 404 when no edition is published."""
+
+    template_name = "papers/award_series.html"
+    context_object_name = "awards"
+    allow_empty = False
+
+    def get_queryset(self):
+        awards = (
+            Award.objects.published()
+            .series(self.kwargs["venue_slug"], self.kwargs["slug"])
+            .with_conference()
+        )
+        lists = listing.PageLists()
+        awards = lists.awards(awards)
+        lists.fetch()
+        return awards
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["latest"] = context["awards"][0]
+        context["venue"] = context["latest"].conference.venue
+        return context
+
+
+class PaperDetailView(PreviewMixin, generic.DetailView):
+    """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown.
+
+    ``prepared`` (given to ``as_view()``; None for visitors): ``{slug: paper}`` of papers
+    already read for their pages with ``Paper.objects.published().for_detail()``, as
+    publish_site reads many at once (publishing/site.py); a slug missing there is a 404."""
+
+    model = Paper
+    prepared = None
+
+    def get_queryset(self):
+        """Published papers (any paper in a preview) with everything the page shows:
+        ``Paper.objects.for_detail()``, five queries."""
+        papers = Paper.objects.all() if self.preview else Paper.objects.published()
+        return papers.for_detail()
+
+    def get_object(self, queryset=None):
+        """The paper of the URL's slug, from ``prepared`` when given; Http404 when unknown."""
+        if self.prepared is not None and not self.preview:
+            paper = self.prepared.get(self.kwargs["slug"])
+            if paper is None:
+                raise Http404("No such published paper.")
+            return paper
+        return super().get_object(queryset)
+
+
+# Co-authors an author page names, the most frequent first.
+COAUTHORS_SHOWN = 24
+
+
+class AuthorDetailView(PagePathMixin, generic.DetailView):
+    """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
+    a page (page N at ``page/<N>/``, see pages/paging.py and ``paginate``); the
+    institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
+    co-authors. 404 when unknown or without a published paper.
+
+    ``prepared`` (given to ``as_view()``; None for visitors): ``{(slug, page number):
+    (author, the page's own context)}`` of pages already built, as
+    ``author_page_contexts()`` builds many at once for publish_site
+    (publishing/site.py); a page missing there is a 404."""
+
+    model = Author
+    prepared = None
+
+    def get_queryset(self):
+        """Authors of a published paper, with ``published_papers``, how many (the
+        page's paginator needs it)."""
+        return Author.objects.published().with_published_papers()
+
+    def get_object(self, queryset=None):
+        """The published author of the URL's slug (one query), or from ``prepared``;
+        Http404 when unknown."""
+        if self.prepared is not None:
+            return self._prepared()[0]
+        return super().get_object(queryset)
+
+    def _prepared(self):
+        page = self.prepared.get((self.kwargs["slug"], self.page_number))
+        if page is None:
+            raise Http404("No such author page.")
+        return page
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        if self.prepared is not None:
+            context.update(self._prepared()[1])
+        else:
+            context.update(author_page_contexts([(self.object, self.page_number)])[0])
+        return context
+
+
+def author_page_contexts(pages):
+    """The author page's own context (``page_obj``, ``papers``, ``institutions``,
+    ``coauthors``) of each (author, page number) of ``pages``, in their order; each
+    author as ``AuthorDetailView.get_queryset()`` gives it (with ``published_papers``).
+    ``AuthorDetailView`` builds its one page with it, and publish_site (papers/
+    publishing.py) many at once: the papers of all the pages are listed together
+    (``listing.PageLists``: three queries for them all, not three a page), and the
+    papers (``listing.AuthorsPapers``: two queries), institutions and co-authors of all
+    the authors in one query each.
+    Raises Http404 for a page number past an author's last page."""
+    lists = listing.PageLists()
+    authors = [author for author, _number in pages]
+    pks = [author.pk for author in authors]
+    institutions = _by_author(Institution.objects.of_authors(pks), pks)
+    coauthors = Author.objects.coauthors_of_authors(pks)
+    if len(set(pks)) == 1:
+        coauthors = coauthors[:COAUTHORS_SHOWN]  # one author: the limit in the query
+    coauthors = _by_author(coauthors, pks, limit=COAUTHORS_SHOWN)
+    # One page: its papers only (an author may have hundreds); many: every paper of them
+    # all, in two queries.
+    many = listing.AuthorsPapers(authors) if len(pages) > 1 else None
+    contexts = []
+    for author, number in pages:
+        page = paginate(number, listing.AuthorPapers(author, author.published_papers, many))
+        contexts.append(
+            {
+                "page_obj": page,
+                "papers": lists.papers(page.object_list, links=False),
+                "institutions": institutions[author.pk],
+                "coauthors": coauthors[author.pk],
+            }
+        )
+    if many is not None:
+        many.fetch()
+    lists.fetch()
+    return contexts
+
+
+def _by_author(rows, authors, limit=None):
+    """``{author's pk: [row, ...]}`` of ``rows`` (objects with ``of_author``), at most
+    ``limit`` each, in their order; an empty list for each of ``authors`` (pks) without any."""
+    grouped = {pk: [] for pk in authors}
+    for row in rows:
+        group = grouped[row.of_author]
+        if limit is None or len(group) < limit:
+            group.append(row)
+    return grouped
+
+
+# Index pages (issue 10): every conference, venue, award and author, each a bounded list.

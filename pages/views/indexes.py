@@ -1,0 +1,318 @@
+"""The indexes: conferences, venues, awards, authors A-Z."""
+
+import types
+
+from django.conf import settings
+from django.db.models import Count, Exists, Max, Min, Q
+from django.http import (
+    Http404,
+    HttpResponsePermanentRedirect,
+)
+from django.utils.safestring import mark_safe
+from django.utils.translation import ngettext
+from django.views import generic
+from modeltranslation.utils import build_localized_fieldname
+
+from catalogue.models import (
+    NEWEST_FIRST,
+    Author,
+    Award,
+    AwardEntry,
+    Conference,
+    Status,
+    Venue,
+    count_of,
+    published_q,
+)
+from catalogue.reversing import slug_url, slugs_url
+from pages import listing, paging
+from pages.paging import PagePathMixin
+
+
+class ConferenceListView(generic.ListView):
+    """Every published conference, grouped by venue (by acronym), the newest edition
+    first, each with its counts of awards and papers (one query)."""
+
+    template_name = "papers/conference_list.html"
+    context_object_name = "conferences"
+
+    def get_queryset(self):
+        return (
+            Conference.objects.published()
+            .select_related("venue")
+            .for_venue()
+            .order_by("venue__acronym", "venue__slug", *NEWEST_FIRST)
+        )
+
+
+class VenueListView(generic.ListView):
+    """Every venue with a published edition: how many editions, from which year to
+    which (one query)."""
+
+    template_name = "papers/venue_list.html"
+    context_object_name = "venues"
+
+    def get_queryset(self):
+        published = Q(conferences__status=Status.PUBLISHED)
+        return (
+            Venue.objects.published()
+            .annotate(
+                edition_count=Count("conferences", filter=published, distinct=True),
+                first_year=Min("conferences__year", filter=published),
+                last_year=Max("conferences__year", filter=published),
+            )
+            .order_by("acronym", "slug")
+        )
+
+
+class AwardListView(generic.ListView):
+    """Every published award, as award series (the same award slug at a venue), grouped
+    by venue: each series by its newest edition's name, with every edition, newest
+    first, and its number of papers (one query). Series follow the newest edition's
+    position on its conference page.
+
+    Built from rows of values, its names, addresses and counts put together here rather
+    than by template tags on model instances: make bench's 200 awards (200 series of
+    one edition) took 33 ms of CPU that way, three times the conference page. Kept for
+    the 50 ms target: rendered by award_list.html from Award instances (with
+    get_absolute_url() and {% translated %}), benchmarks/server_time.py's data at 5,000
+    papers, 10 conferences and 200 awards gave a p95 of 78 ms (213 ms in Chinese) and a
+    CPU p50 of 27 ms, against 23 ms and 7.3 ms this way, in one session.
+    """
+
+    template_name = "papers/award_list.html"
+    context_object_name = "awards"
+
+    def get_queryset(self):
+        return (
+            Award.objects.published()
+            # A subquery per award, not a count over a join grouped by every column of
+            # the award, its conference and venue.
+            .annotate(
+                entry_count=count_of(AwardEntry.objects.filter(published_q("paper__")), "award")
+            )
+            .order_by("conference__venue__acronym", "slug", "-conference__year", "-pk")
+            .values(*AWARD_INDEX_COLUMNS)
+        )
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        editions = {}
+        for row in context["awards"]:
+            editions.setdefault((row["conference__venue_id"], row["slug"]), []).append(row)
+        series = sorted(
+            editions.values(),
+            key=lambda rows: (
+                rows[0]["conference__venue__acronym"],
+                rows[0]["conference__venue_id"],
+                rows[0]["position"],
+                rows[0]["slug"],
+            ),
+        )
+        # A fallback to English in an award's name turns the page's notice on, as
+        # {% translated %} would: the template asks for it when ``untranslated`` is set.
+        shown = types.SimpleNamespace(found=False)
+        renderer = listing.Renderer({"untranslated_tracker": shown})
+        venue_url = slug_url("papers:venue-detail", "slug")
+        series_url = slugs_url("papers:award-series", "venue_slug", "slug")
+        award_url = slugs_url("papers:award-detail", "conference_slug", "slug")
+        counts = {}  # "3 papers" once per number on the page, not once per award
+
+        def papers_count(number):
+            if number not in counts:
+                counts[number] = ngettext("%(counter)s paper", "%(counter)s papers", number) % {
+                    "counter": number
+                }
+            return counts[number]
+
+        venues = []
+        for rows in series:
+            latest = rows[0]
+            if not venues or venues[-1]["id"] != latest["conference__venue_id"]:
+                slug = latest["conference__venue__slug"]
+                venues.append(
+                    {
+                        "id": latest["conference__venue_id"],
+                        "slug": slug,
+                        "url": venue_url(slug),
+                        "name": mark_safe(  # noqa: S308 - escaped by Renderer.translated()
+                            renderer.translated(
+                                _names(latest, "conference__venue__"), "name", model=Venue
+                            )
+                        ),
+                        "series": [],
+                    }
+                )
+            venues[-1]["series"].append(
+                {
+                    "slug": latest["slug"],
+                    "url": series_url(latest["conference__venue__slug"], latest["slug"]),
+                    "name": mark_safe(  # noqa: S308 - escaped by Renderer.translated()
+                        renderer.translated(_names(latest), "name", model=Award)
+                    ),
+                    "editions": [
+                        {
+                            "url": award_url(row["conference__slug"], row["slug"]),
+                            "year": row["conference__year"],
+                            "count": papers_count(row["entry_count"]),
+                        }
+                        for row in rows
+                    ],
+                }
+            )
+        for venue in venues:
+            venue["series_html"] = _series_html(venue["series"])
+        context["venues"] = venues
+        context["untranslated"] = shown.found
+        return context
+
+
+def _series_html(series):
+    """The items of a venue's list of award series on the award index, as the HTML its
+    template made with two ``{% for %}`` loops (the same text, whitespace included), from
+    the ``series`` of ``AwardListView``: each name is safe HTML already, addresses and
+    counts are escaped, years are whole numbers. Made here: the loops and their
+    variable look-ups were about half of the page's CPU (cProfile, make bench's 200
+    awards)."""
+    parts = []
+    for item in series:
+        parts.append(
+            f'\n    <li><a class="index-name" href="{listing.escape(item["url"])}">'
+            f'{item["name"]}</a>\n      <ul class="editions">\n        '
+        )
+        for award in item["editions"]:
+            parts.append(
+                f'\n        <li><a href="{listing.escape(award["url"])}">{award["year"]:d}</a> '
+                f'<span class="count">{listing.escape(award["count"])}</span></li>\n        '
+            )
+        parts.append("\n      </ul></li>\n    ")
+    return mark_safe("".join(parts))  # noqa: S308 - every text in it escaped or safe
+
+
+# A translated name's columns (name_en, name_zh_hans), for the award index's rows.
+NAME_COLUMNS = tuple(
+    build_localized_fieldname("name", code) for code in settings.MODELTRANSLATION_LANGUAGES
+)
+# The award index's columns (AwardListView).
+AWARD_INDEX_COLUMNS = (
+    "slug",
+    *NAME_COLUMNS,
+    "position",
+    "conference__slug",
+    "conference__year",
+    "conference__venue_id",
+    "conference__venue__slug",
+    "conference__venue__acronym",
+    *(f"conference__venue__{column}" for column in NAME_COLUMNS),
+    "entry_count",
+)
+
+
+def _names(row, prefix=""):
+    """The name columns of ``row`` (a dict of AWARD_INDEX_COLUMNS) under ``prefix``, as
+    attributes, for listing.Renderer.translated()."""
+    return types.SimpleNamespace(**{column: row[prefix + column] for column in NAME_COLUMNS})
+
+
+# Authors per page of the author index: 15,000 authors make 150 pages, or fewer than
+# 20 under each letter on average.
+AUTHOR_PAGE_SIZE = 100
+# The author index's groups: the first character of the slug (a letter, or a digit).
+AUTHOR_INITIALS = "abcdefghijklmnopqrstuvwxyz"
+DIGITS = "0"
+
+
+def initial_range(code):
+    """``(first, stop)``: the slugs of the A-Z index's letter ``code`` (a letter of
+    ``AUTHOR_INITIALS``, or ``DIGITS`` for every digit) are those from ``first`` up to,
+    not including, ``stop``."""
+    if code == DIGITS:
+        return "0", ":"  # ":" follows "9"
+    return code, chr(ord(code) + 1)
+
+
+def _letters_in_use_query():
+    """The query of :func:`letters_in_use`: one row (none when no author has a published
+    paper) saying for each letter (and ``digits``) whether a published author's slug
+    starts with it, each an EXISTS that seeks one entry of the index of published
+    authors by slug (catalogue/migrations/0021_author_has_published_paper.py). Reading
+    every published author's first letter (SELECT DISTINCT) took 2.4 ms of SQLite's
+    CPU at 15,000 authors; these 27 seeks take 0.04 ms."""
+    published = Author.objects.published().order_by()
+    probes = {
+        ("digits" if code == DIGITS else code): Exists(
+            published.filter(slug__gte=first, slug__lt=stop)
+        )
+        for code in AUTHOR_INITIALS + DIGITS
+        for first, stop in [initial_range(code)]
+    }
+    return published.annotate(**probes).values(*probes)[:1]
+
+
+# Built once per process and evaluated afresh by each request (``.all()``): building its
+# 27 subqueries took twice as long as compiling and running it together (at 5,000
+# papers on a busy machine: 9.0 ms to build, 3.3 to compile, 0.25 to run), and the A-Z
+# index's p95 was over 50 ms with it built per request (benchmarks/server_time.py:
+# "authors A-Z p.75" 64 ms, CPU p50 14 ms, against 31 ms and 6 ms before).
+LETTERS_IN_USE = _letters_in_use_query()
+
+
+def letters_in_use():
+    """``{letter: bool, ..., "digits": bool}``: which groups of the A-Z index have a
+    published author (``{}`` when none has). One query."""
+    return next(iter(LETTERS_IN_USE.all()), {})
+
+
+class AuthorListView(PagePathMixin, generic.ListView):
+    """Every author of a published paper, A to Z, ``AUTHOR_PAGE_SIZE`` a page (page N
+    at ``page/<N>/``, see pages/paging.py).
+
+    Authors are ordered by slug: their name as the importer and the admin romanise it
+    (accents dropped, Chinese written in pinyin: catalogue/slugs.py), so names in any
+    script fall into one A-Z order, the way a reader of an English index expects, and
+    the order uses the slug's unique index. ``letter/a/`` shows the authors under one
+    letter (``letter/0/`` for names beginning with a digit), paginated the same way;
+    an unknown letter or page is a 404. An old link's ``?letter=a`` answers 301 with
+    that address (see ``dispatch``). Three queries: the letters in use, the count, the
+    page.
+    """
+
+    template_name = "papers/author_list.html"
+    context_object_name = "authors"
+    paginate_by = AUTHOR_PAGE_SIZE
+    letter_kwarg = "letter"
+
+    def dispatch(self, request, *args, **kwargs):
+        """An old link's ``?letter=x`` (and ``page``) to the path of that letter's page
+        (a 301, the other query parameters kept; an empty letter is the whole index);
+        a letter that is not in the index is a 404. Otherwise as PagePathMixin."""
+        if self.letter_kwarg not in request.GET:
+            return super().dispatch(request, *args, **kwargs)
+        letter = request.GET[self.letter_kwarg]
+        if letter and (len(letter) != 1 or letter not in AUTHOR_INITIALS + DIGITS):
+            raise Http404("No such letter in the author index.")
+        number = paging.page_number(request.GET.get(self.page_kwarg, ""))
+        name, kwargs = "papers:author-list", {}
+        if letter:
+            name, kwargs = "papers:author-list-letter", {self.letter_kwarg: letter}
+        moved = (self.letter_kwarg, self.page_kwarg)
+        location = paging.page_url(request, number, name, kwargs, moved)
+        return HttpResponsePermanentRedirect(location)
+
+    def get_queryset(self):
+        self.letter = self.kwargs.get(self.letter_kwarg, "")
+        authors = Author.objects.published().only("slug", "name").order_by("slug")
+        if not self.letter:
+            return authors
+        first, stop = initial_range(self.letter)
+        return authors.filter(slug__gte=first, slug__lt=stop)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        used = letters_in_use()
+        context["letters"] = [
+            {"code": code, "label": code.upper(), "used": bool(used.get(code))}
+            for code in AUTHOR_INITIALS
+        ] + [{"code": DIGITS, "label": "0–9", "used": bool(used.get("digits"))}]
+        context["letter"] = self.letter
+        return context

@@ -1,0 +1,199 @@
+"""The search page: what a search asks for and the papers it matches."""
+
+import contextlib
+
+from django.db import connection
+from django.db.models import Count, Window
+from django.views import generic
+
+from catalogue import search
+from catalogue.models import (
+    SEARCH_MAX_WORDS,
+    Paper,
+)
+from editorial.forms import SearchForm
+from pages import listing
+
+
+class SearchMatches:
+    """What a search asks for: folded ``words`` (at most ``SEARCH_MAX_WORDS``) and the
+    filters ``conference`` (slug), ``year`` and ``award`` (series slug), each ``None``
+    when not asked; ``criteria=False`` (``nothing()``) matches nothing (no search was made).
+
+    ``queryset`` is the published papers matching, in the search page's order;
+    ``rows(start, stop)`` the same matches' ``(key, number of matches)`` pairs from
+    ``start`` to ``stop`` (see :class:`MatchKeys`).
+    """
+
+    def __init__(self, words=(), conference=None, year=None, award=None, *, criteria=True):
+        self.words = list(words)
+        self.conference, self.year, self.award = conference, year, award
+        self.criteria = criteria
+
+    @classmethod
+    def nothing(cls):
+        """Matches of no search: no paper, and no query."""
+        return cls(criteria=False)
+
+    @property
+    def queryset(self):
+        """The matching published papers in the search page's order (a QuerySet)."""
+        if not self.criteria:
+            return Paper.objects.none()
+        return _search_matches(self.words, self.conference, self.year, self.award)
+
+    def rows(self, start, stop):
+        """``(key, number of matches)`` of the matches ``start`` to ``stop`` (a list; one
+        query, planned for its words: see ``planned_for_its_values``)."""
+        if not self.criteria:
+            return []
+        keys = self.queryset.annotate(match_count=Window(Count("pk")))
+        with planned_for_its_values(connection):
+            return list(keys.values_list("pk", "match_count")[start:stop])
+
+
+def _search_matches(words, conference, year, award):
+    """``SearchMatches.queryset`` (``None``: a filter not asked)."""
+    papers = Paper.objects.published().search_words(words)
+    if conference is not None or year is not None:
+        papers = papers.listed_at(conference=conference, year=year)
+    if award is not None:
+        papers = papers.with_award(award)
+    return papers.in_search_order()
+
+
+@contextlib.contextmanager
+def planned_for_its_values(connection):
+    """A block whose queries on ``connection`` (a Django connection) are planned for
+    their values on every run: on a psycopg 3 connection that prepares statements
+    (server-side binding, awardsite/settings.py), preparing is turned off for the block
+    (psycopg's public ``prepare_threshold``: None), then restored; elsewhere no change.
+
+    Kept for a search's key query (``SearchMatches.rows``). Psycopg prepares a query
+    after 5 runs on a connection and PostgreSQL switches to a generic plan 5 runs later,
+    which guesses a handful of matches for any ``LIKE`` pattern, far off for a common
+    word. EXPLAIN ANALYZE of the key query on make bench's data (5,000 papers; planning
+    and execution, the plan made for the words against the generic plan): "prediction"
+    (1,063 matches) 2.6 against 2.3 ms, "synthetic" (all of them) 16 against 36 ms,
+    "prediction learning" 0.8 against 1.3 ms, "synthetic abstract" 19 against 61 ms."""
+    connection.ensure_connection()
+    database = connection.connection
+    threshold = getattr(database, "prepare_threshold", None)
+    if threshold is None:
+        yield
+        return
+    database.prepare_threshold = None
+    try:
+        yield
+    finally:
+        database.prepare_threshold = threshold
+
+
+class MatchKeys:
+    """The keys of the papers a search matches (a :class:`SearchMatches`), in its order,
+    for Django's Paginator: the ``per_page`` keys of page ``number`` and the number of
+    matches come from one query (``COUNT(*) OVER ()`` beside each key of the page), so
+    the matches are found and sorted once, and only the page's keys reach Python.
+
+    ``count()`` and the page's slice share that query. A page past the end has no
+    row to carry the count: then (and for a ``number`` that is not a whole number,
+    such as "last", or whose offset no database integer holds) the count is a query
+    of its own, and Paginator decides as usual (a 404 for a page out of range). Any
+    other slice is a query of its own.
+    """
+
+    MAX_OFFSET = listing.MAX_OFFSET  # the largest offset sent to the database
+
+    def __init__(self, matches, number, per_page):
+        self.matches = matches
+        try:
+            self.start = (int(number) - 1) * per_page
+        except (TypeError, ValueError):
+            self.start = None
+        if self.start is not None and not 0 <= self.start <= self.MAX_OFFSET:
+            self.start = None
+        self.stop = None if self.start is None else self.start + per_page
+        self._keys = self._count = None
+
+    def _fetch_page(self):
+        if self._keys is None:
+            rows = self.matches.rows(self.start, self.stop)
+            self._keys = [key for key, _count in rows]
+            if rows:
+                self._count = rows[0][1]
+            elif self.start == 0:
+                self._count = 0
+
+    def count(self):
+        """The number of matches."""
+        if self._count is None and self.start is not None and self.start >= 0:
+            self._fetch_page()
+        if self._count is None:
+            self._count = self.matches.queryset.count()
+        return self._count
+
+    def __getitem__(self, index):
+        if (
+            isinstance(index, slice)
+            and index.start == self.start
+            and index.stop is not None
+            and self.start is not None
+            and index.stop <= self.stop
+        ):
+            self._fetch_page()
+            return self._keys[: index.stop - index.start]
+        return list(self.matches.queryset.values_list("pk", flat=True)[index])
+
+
+class SearchView(generic.ListView):
+    """Search published papers: ``?q=`` text (see ``PaperQuerySet.search``), filtered by
+    ``conference`` (slug), ``year`` and ``award`` (series slug); ``page`` of 20 results.
+
+    Invalid parameters are shown as form errors on a normal page; a ``page``
+    that is not a number, or is out of range, is a 404 (Django's paginator).
+    """
+
+    template_name = "papers/search.html"
+    context_object_name = "papers"
+    paginate_by = 20
+
+    def get_queryset(self):
+        """The search's :class:`SearchMatches` (not a QuerySet: ``paginate_queryset``
+        reads its page of keys and the papers of that page)."""
+        self.form = SearchForm(self.request.GET or None)
+        self.searched = self.form.is_bound and self.form.is_valid() and self.form.has_criteria()
+        if not self.searched:
+            return SearchMatches.nothing()
+        data = self.form.cleaned_data
+        return SearchMatches(
+            search.words(data["q"])[:SEARCH_MAX_WORDS],
+            conference=data["conference"] or None,
+            year=data["year"],
+            award=data["award"] or None,
+        )
+
+    def paginate_queryset(self, queryset, page_size):
+        """ListView's pagination, from one scan of the matches instead of two.
+
+        Django's paginator counts the matches (one query) and then fetches the page
+        (a second query that matches every word again); on PostgreSQL a common word
+        then read the folded text of every paper twice. Here one query gives the
+        page's keys in order and the number of matches (see ``MatchKeys``); the
+        page's papers come by key as rows of values, with what the list shows and
+        the abstract and summary its snippets are cut from
+        (``listing.search_result_rows``).
+        """
+        number = self.kwargs.get(self.page_kwarg) or self.request.GET.get(self.page_kwarg) or 1
+        keys = MatchKeys(queryset, number, page_size)
+        paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
+        # A result shows a snippet of its abstract or summary (either language), which
+        # lists of papers otherwise leave out: load them here, not once per result.
+        papers = {row.pk: row for row in listing.search_result_rows(keys)}
+        page.object_list = listing.prepare([papers[pk] for pk in keys if pk in papers])
+        return paginator, page, page.object_list, is_paginated
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["form"] = self.form
+        context["searched"] = self.searched
+        return context

@@ -1,0 +1,75 @@
+"""robots.txt and the error pages."""
+
+from django.conf import settings
+from django.http import (
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseForbidden,
+    HttpResponseNotFound,
+    HttpResponseServerError,
+    JsonResponse,
+)
+from django.template import loader
+from django.urls import reverse
+
+from awardsite.addresses import absolute_url
+
+
+def robots_txt(request):
+    """robots.txt: everything may be crawled except the admin and the search results
+    (endless combinations of parameters); names the sitemap by its absolute URL."""
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        *(f"Disallow: /{code}/search/" for code, _name in settings.LANGUAGES),
+        f"Sitemap: {absolute_url(reverse('sitemap'), request)}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+
+
+# Error pages (handler400, handler403, handler404 and handler500 in awardsite/urls.py).
+# Django's default handlers first run a CSRF check, so that an error template may use
+# {% csrf_token %}; for a POST carrying a CSRF cookie that check reads the body, and a
+# body that cannot be parsed (multipart without a boundary, too many fields, too large)
+# then raised again while the error page was built: a 404 or 400 became a 500. These
+# pages hold no form, so the handlers below never look at the body.
+
+
+def bad_request(request, exception):
+    """400, for a request Django refuses (a bad Host header, a body it cannot parse):
+    templates/400.html, plain and bilingual, built without the request (whose host may
+    be what was wrong) or the database."""
+    return HttpResponseBadRequest(loader.render_to_string("400.html"))
+
+
+def permission_denied(request, exception):
+    """403 (e.g. an editor without the permission a page of the admin needs):
+    templates/403.html, plain and bilingual like the 400 page."""
+    return HttpResponseForbidden(loader.render_to_string("403.html"))
+
+
+def csrf_failure(request, reason=""):
+    """403 for a form whose CSRF check failed (settings.CSRF_FAILURE_VIEW), typically an
+    expired session or a page left open too long: templates/403.html, bilingual, saying
+    so in both languages. Replaces Django's page, whose inline style the
+    Content-Security-Policy blocks and which points to DEBUG=True. ``reason`` (Django's
+    technical explanation) is not shown to the visitor."""
+    return HttpResponseForbidden(loader.render_to_string("403.html", {"csrf_failure": True}))
+
+
+# Addresses under the JSON API (opendata/api/), whose clients read JSON, errors included.
+API_PREFIX = "/api/"
+
+
+def page_not_found(request, exception):
+    """404: templates/404.html in the language of the address, with the site's header;
+    under ``API_PREFIX``, a JSON ``{"detail": ...}`` as every other API error."""
+    if request.path.startswith(API_PREFIX):
+        return JsonResponse({"detail": "No such API endpoint."}, status=404)
+    return HttpResponseNotFound(loader.render_to_string("404.html", request=request))
+
+
+def server_error(request):
+    """500: templates/500.html, built without the request, context processors or the
+    database, so it still works when they are what failed."""
+    return HttpResponseServerError(loader.render_to_string("500.html"))
