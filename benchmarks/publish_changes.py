@@ -34,6 +34,7 @@ import django  # noqa: E402
 django.setup()
 
 from catalogue.models import Author, Conference, Institution, Paper  # noqa: E402
+from publishing import affected as publish_affected  # noqa: E402
 from publishing import changes as publish_changes  # noqa: E402
 
 
@@ -49,7 +50,7 @@ def decide(path):
     """What a re-publish does first: read the last snapshot, take one, compare them."""
     old = publish_changes.read(path)
     new = publish_changes.snapshot()
-    return new, publish_changes.affected(old, new)
+    return new, publish_affected.affected(old, new)
 
 
 def describe(pages):
@@ -71,7 +72,7 @@ def main():
     print(f"write                  {seconds} s  ({path.stat().st_size / 1e6:.1f} MB)")
     _, seconds = timed(publish_changes.read, path)
     print(f"read                   {seconds} s")
-    _, seconds = timed(publish_changes.affected, content, content)
+    _, seconds = timed(publish_affected.affected, content, content)
     print(f"affected, no change    {seconds} s")
 
     paper = Paper.objects.published().order_by("pk").first()

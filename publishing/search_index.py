@@ -88,7 +88,7 @@ def search_files(previous=None, changed=None):
     not installed or fails.
 
     ``previous``: the site's root the last publish wrote them in, and ``changed``: the
-    slugs of the papers whose pages changed since (publish_changes.Affected.papers).
+    slugs of the papers whose pages changed since (publishing.affected.Affected.papers).
     Each other paper's result, as it is shown, is then taken from the last run's
     ``results.json`` instead of being rendered again (5,000 papers in two languages
     took seconds); the index itself is always built afresh. The bytes are the same.

@@ -341,7 +341,7 @@ class Site:
     def reuse_conference_archives(self, publisher, changes):
         """Build the whole site's compact archive from the conferences' own compact
         archives: those this run wrote, and those the last run published for each
-        conference whose archive ``changes`` (publish_changes.Affected) does not name.
+        conference whose archive ``changes`` (publishing.affected.Affected) does not name.
         They hold the same compact file and images the site's archive holds for it
         (``opendata.read_compact_archive``). Exporting every conference again took 16 s
         of CPU at 5,000 papers on every run. A conference whose archive is missing or

@@ -31,8 +31,10 @@ from catalogue.models import (
 from catalogue.published_authors import refresh_published_authors
 from pages import sitemaps
 from pages.sitemaps import SITEMAPS, part_count
+from publishing import affected as publish_affected
 from publishing import changes as publish_changes
-from publishing.changes import Affected, affected, changed, read, snapshot, write
+from publishing.affected import Affected, affected
+from publishing.changes import changed, read, snapshot, write
 from tests import factories
 
 LANGUAGES = ("en", "zh-hans")
@@ -256,13 +258,13 @@ def test_affected_names_every_page_whose_html_changed(client, icml, edit):
 def test_affected_misses_pages_when_a_rule_is_missing(client, icml, monkeypatch):
     # The strong test fails when a rule is missing: without "a renamed author touches
     # their papers", the papers that print the name are missed.
-    original = publish_changes._Index.__init__
+    original = publish_affected._Index.__init__
 
     def without_authorships_of_author(self, content):
         original(self, content)
         self.authorships_of_author = {}
 
-    monkeypatch.setattr(publish_changes._Index, "__init__", without_authorships_of_author)
+    monkeypatch.setattr(publish_affected._Index, "__init__", without_authorships_of_author)
     missed, _changed, _affected = missed_pages(client, _edit_author_name)
     slug = (("slug", "trust-region-policy-optimization"),)
     assert ("paper-detail", slug, "en") in missed
@@ -551,7 +553,7 @@ def test_affected_sitemap_sections_follow_the_keys_of_their_rows(two_papers):
 
 def test_affected_misses_a_sitemap_when_its_rule_is_missing(client, icml, monkeypatch):
     # The strong test fails without the rule "a paper's slug is in the papers' sitemap".
-    monkeypatch.setitem(publish_changes.SITEMAP_MODELS, "papers", ())
+    monkeypatch.setitem(publish_affected.SITEMAP_MODELS, "papers", ())
     missed, _changed, _affected = missed_pages(
         client, lambda: Paper.objects.filter(slug=_paper().slug).update(slug="trpo")
     )

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 from tqdm import tqdm
 
+from publishing import affected as publish_affected
 from publishing import changes as publish_changes
 from publishing import files as publish_files
 from publishing import render as publish_render
@@ -115,9 +116,9 @@ class Command(BaseCommand):
                 with self.step("snapshot"):
                     content = publish_changes.snapshot(current)
                     content["collected"] = not no_collectstatic
-                    changes = publish_changes.affected(previous, content)
+                    changes = publish_affected.affected(previous, content)
                 if not publisher.can_keep():
-                    changes = publish_changes.Affected(everything=True)
+                    changes = publish_affected.Affected(everything=True)
                 site.reuse_conference_archives(publisher, changes)
                 # From scratch, each page's language choice is written as the page is
                 # recorded, while the workers render (after an edit they are kept).
