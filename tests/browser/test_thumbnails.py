@@ -2,6 +2,7 @@
 thumbnail loads at the slot's size from the thumbnails made at upload."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.catalogue.test_images import THUMBNAIL_URLS, give_icml_papers_teasers
 
@@ -36,7 +37,10 @@ def test_first_thumbnail_loads_at_the_slots_size(page, teasers):
     thumbnail = page.locator("img.paper-thumb").first
 
     thumbnail.scroll_into_view_if_needed()
-    page.wait_for_function("document.querySelector('img.paper-thumb').complete")
+    # Waiting on the element's property, not on a string of script: when the image was
+    # not loaded at the first look, wait_for_function polled by eval, which the site's
+    # Content-Security-Policy refuses (and the test failed with an EvalError).
+    expect(thumbnail).to_have_js_property("complete", True)
 
     assert thumbnail.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [160, 100]
     assert thumbnail.get_attribute("alt") == ""
