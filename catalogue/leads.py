@@ -17,6 +17,7 @@ import re
 from django.conf import settings
 from modeltranslation.utils import build_localized_fieldname
 
+from catalogue import languages
 from catalogue.derived import DerivedColumn
 from catalogue.mathtext import math_matches
 
@@ -121,7 +122,7 @@ def lead(text):
 
 def lead_columns():
     """The lead's column in each language of settings.LANGUAGES."""
-    return [build_localized_fieldname("lead", code) for code, _name in settings.LANGUAGES]
+    return languages.columns("lead")
 
 
 def refresh(paper):
@@ -144,11 +145,7 @@ def refresh(paper):
 
 def source_columns():
     """The columns a lead comes from, in every language."""
-    return [
-        build_localized_fieldname(field, code)
-        for field in SOURCES
-        for code, _name in settings.LANGUAGES
-    ]
+    return [column for field in SOURCES for column in languages.columns(field)]
 
 
 def _lead_sources(model):

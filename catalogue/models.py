@@ -9,14 +9,12 @@ their suffixed columns are ``<field>_en`` and ``<field>_zh_hans``.
 
 import functools
 
-from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import connections, models, transaction
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from modeltranslation.utils import build_localized_fieldname
 
 from catalogue import languages, leads, search, text
 from catalogue.derived import DerivedColumn, DerivedColumnsMixin
@@ -115,7 +113,7 @@ def unlisted_paper_fields(prefix=""):
     for field in ("abstract", "summary"):
         names += [
             field,
-            *(build_localized_fieldname(field, code) for code, _ in settings.LANGUAGES),
+            *languages.columns(field),
         ]
     return [prefix + name for name in names]
 

@@ -26,10 +26,9 @@ and after an import's bulk queries (importing/applying.py).
 import functools
 import unicodedata
 
-from django.conf import settings
 from modeltranslation.translator import NotRegistered, translator
-from modeltranslation.utils import build_localized_fieldname
 
+from catalogue import languages
 from catalogue.derived import DerivedColumn
 
 # Separates the source fields in the column; a visitor's word never contains it
@@ -64,7 +63,7 @@ def source_columns(model):
     columns = []
     for name in model.search_sources:
         if name in translated:
-            columns += [build_localized_fieldname(name, code) for code, _ in settings.LANGUAGES]
+            columns += languages.columns(name)
         else:
             columns.append(name)
     return columns

@@ -31,8 +31,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.views.generic import TemplateView
-from modeltranslation.utils import build_localized_fieldname
 
+from catalogue import languages
 from catalogue.models import (
     Affiliation,
     Authorship,
@@ -45,11 +45,6 @@ from catalogue.models import (
 from importing.exporting import IMAGE_DIRECTORY, Export, export_conference
 
 SEPARATOR = "|"
-
-
-def languages(field):
-    """The suffixed columns of a translated ``field``, one per language of the site."""
-    return [build_localized_fieldname(field, code) for code, _name in settings.LANGUAGES]
 
 
 def link_columns():
@@ -86,9 +81,9 @@ def published_scope(conference=None):
         for paper in papers.values(
             "pk",
             "slug",
-            *languages("title"),
-            *languages("abstract"),
-            *languages("summary"),
+            *languages.columns("title"),
+            *languages.columns("abstract"),
+            *languages.columns("summary"),
             "pages",
             venue=F("conference__venue__slug"),
             conference_slug=F("conference__slug"),
@@ -102,7 +97,7 @@ def published_scope(conference=None):
         "position",
         "pk",
         "institution__slug",
-        *(f"institution__{column}" for column in languages("name")),
+        *(f"institution__{column}" for column in languages.columns("name")),
         "institution__country",
         "institution__website",
     )
@@ -123,8 +118,8 @@ def published_scope(conference=None):
     authors = {authorship["author__slug"]: authorship for authorship in authorships}
     award_rows = awards.values(
         "slug",
-        *languages("name"),
-        *languages("description"),
+        *languages.columns("name"),
+        *languages.columns("description"),
         "position",
         "announced_on",
         conference_slug=F("conference__slug"),
@@ -136,7 +131,7 @@ def published_scope(conference=None):
         .values(
             "position",
             "level__slug",
-            *(f"level__{column}" for column in languages("name")),
+            *(f"level__{column}" for column in languages.columns("name")),
             "level__position",
             conference_slug=F("award__conference__slug"),
             award_slug=F("award__slug"),
@@ -166,7 +161,7 @@ def published_scope(conference=None):
 def translated_cells(values, field, prefix=""):
     """The columns of a translated ``field`` from ``values`` (a row of ``values()``,
     whose keys carry ``prefix``), "" where there is no translation."""
-    return {column: values[f"{prefix}{column}"] or "" for column in languages(field)}
+    return {column: values[f"{prefix}{column}"] or "" for column in languages.columns(field)}
 
 
 def paper_row(paper, links):
@@ -257,9 +252,9 @@ def table_columns():
     return {
         "papers": [
             "slug",
-            *languages("title"),
-            *languages("abstract"),
-            *languages("summary"),
+            *languages.columns("title"),
+            *languages.columns("abstract"),
+            *languages.columns("summary"),
             "venue",
             "conference",
             "year",
@@ -268,13 +263,13 @@ def table_columns():
         ],
         "authors": ["slug", "name", "other_names", "orcid", "homepage"],
         "authorships": ["paper", "position", "author", "affiliations"],
-        "institutions": ["slug", *languages("name"), "country", "website"],
+        "institutions": ["slug", *languages.columns("name"), "country", "website"],
         "awards": [
             "conference",
             "year",
             "slug",
-            *languages("name"),
-            *languages("description"),
+            *languages.columns("name"),
+            *languages.columns("description"),
             "position",
             "announced_on",
         ],
@@ -283,7 +278,7 @@ def table_columns():
             "award",
             "paper",
             "level",
-            *(f"level_{column}" for column in languages("name")),
+            *(f"level_{column}" for column in languages.columns("name")),
             "level_position",
             "position",
         ],

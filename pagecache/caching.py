@@ -129,7 +129,7 @@ class PublicPageCacheMiddleware:
     (``ContentGeneration.objects.current``: with the ORM's query a hit took 0.42 ms, with
     SQL 0.19 ms), and this middleware sits outside the CSP middleware (which built the
     policy again for each hit: 0.19 ms, now 0.13 ms). Under load, in one run of
-    benchmarks/pages.py (``--rounds 2 --duration 3 --no-publish``: 5,000 papers,
+    benchmarks/page_load.py (``--rounds 2 --duration 3 --no-publish``: 5,000 papers,
     SQLite, gunicorn, wrk, on a shared and busy machine) the seven pages from the cache
     ran at 0.49 to 1.96 of the trivial view's req/s side by side (median 0.63; author
     0.49, conference 0.57), and answered one connection in 0.5 to 0.7 ms p50 against
@@ -144,7 +144,8 @@ class PublicPageCacheMiddleware:
 
     def __call__(self, request):
         key = None
-        if settings.PAGE_CACHE_ENABLED and is_anonymous_request(request):
+        anonymous = is_anonymous_request(request)
+        if settings.PAGE_CACHE_ENABLED and anonymous:
             key = page_key(request, ContentGeneration.objects.current())
             try:
                 cached = cache.get(key)
@@ -155,7 +156,7 @@ class PublicPageCacheMiddleware:
                 return cached
         response = self.get_response(request)
         if not (
-            is_anonymous_request(request)
+            anonymous
             and is_public_view(getattr(request, "resolver_match", None))
             and is_storable(request, response)
         ):

@@ -42,6 +42,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 from modeltranslation.utils import build_localized_fieldname
 
+from catalogue import languages
 from catalogue.mathtext import has_math, math_inline
 from catalogue.models import (
     KIND_ORDER,
@@ -86,11 +87,6 @@ def escape(text):
     return html.escape(text)
 
 
-def translation_columns(field, prefix=""):
-    """The columns of a translated ``field`` in every language of settings.LANGUAGES."""
-    return [prefix + build_localized_fieldname(field, code) for code, _name in settings.LANGUAGES]
-
-
 class Row:
     """Some columns of a row of ``values_list()`` (a tuple) as attributes: ``attributes``
     names the columns from ``start`` on, one after another (see :func:`columns`), such
@@ -121,13 +117,13 @@ def paper_fields(prefix="", conference=False):
     fields = [
         prefix + "id",
         prefix + "slug",
-        *translation_columns("title", prefix),
-        *translation_columns("lead", prefix),
+        *languages.columns("title", prefix),
+        *languages.columns("lead", prefix),
         prefix + "image",
         prefix + "conference_id",
     ]
     if conference:
-        fields += translation_columns("name", prefix + "conference__")
+        fields += languages.columns("name", prefix + "conference__")
     return fields
 
 
@@ -153,7 +149,7 @@ class PaperRow:
 # PaperRow's attributes: the columns of paper_fields(), the ``id`` as ``pk``, then (with
 # ``conference``) the conference's name's columns.
 PAPER_ATTRIBUTES = tuple("pk" if field == "id" else field for field in paper_fields())
-CONFERENCE_NAME_ATTRIBUTES = tuple(translation_columns("name"))
+CONFERENCE_NAME_ATTRIBUTES = tuple(languages.columns("name"))
 
 
 def paper_rows(papers, conference=False):
@@ -167,10 +163,10 @@ def paper_rows(papers, conference=False):
 # the texts a result's snippet is cut from (pages/templatetags/awards.py search_snippet).
 SEARCH_RESULT_FIELDS = (
     *paper_fields(conference=True),
-    *translation_columns("abstract"),
-    *translation_columns("summary"),
+    *languages.columns("abstract"),
+    *languages.columns("summary"),
 )
-SEARCH_RESULT_TEXTS = (*translation_columns("abstract"), *translation_columns("summary"))
+SEARCH_RESULT_TEXTS = (*languages.columns("abstract"), *languages.columns("summary"))
 SEARCH_RESULTS = PreparedQuery(
     lambda papers: (
         Paper.objects.filter(pk__in=papers)
@@ -219,11 +215,11 @@ BADGE_FIELDS = (
     "award_id",
     "level_id",
     "award__slug",
-    *translation_columns("name", "award__"),
+    *languages.columns("name", "award__"),
     "award__conference__slug",
-    *translation_columns("name", "award__conference__"),
+    *languages.columns("name", "award__conference__"),
     "level__slug",
-    *translation_columns("name", "level__"),
+    *languages.columns("name", "level__"),
 )
 BADGE_AWARD = columns(BADGE_FIELDS, "award__")
 BADGE_CONFERENCE = columns(BADGE_FIELDS, "award__conference__")
@@ -233,8 +229,8 @@ ENTRY_FIELDS = (
     "award_id",
     "level_id",
     "level__slug",
-    *translation_columns("name", "level__"),
-    *translation_columns("name_plural", "level__"),
+    *languages.columns("name", "level__"),
+    *languages.columns("name_plural", "level__"),
     *paper_fields("paper__", conference=True),
 )
 ENTRY_LEVEL = columns(ENTRY_FIELDS, "level__")
@@ -506,7 +502,7 @@ class OtherPapers:
 
 # A conference page's awards (``published_awards_at``): the columns its list of awards
 # reads, in the model's order (Model.from_db() defers the others by their place).
-_AWARD_SHOWN = {"id", "conference_id", "slug", *translation_columns("name"), "position"}
+_AWARD_SHOWN = {"id", "conference_id", "slug", *languages.columns("name"), "position"}
 AWARD_COLUMNS = tuple(
     field.attname for field in Award._meta.concrete_fields if field.attname in _AWARD_SHOWN
 )
@@ -552,7 +548,7 @@ AUTHOR_AFFILIATIONS = PreparedQuery(
     lambda authorships: (
         Affiliation.objects.filter(authorship__in=authorships)
         .order_by("authorship", "position", "pk")
-        .values_list("authorship_id", *translation_columns("name", "institution__"))
+        .values_list("authorship_id", *languages.columns("name", "institution__"))
     ),
     lists=["authorships"],
 )
