@@ -8,9 +8,6 @@ Paper``).
 """
 
 from catalogue.models.base import (
-    NaturalKeyMixin,
-    NaturalKeyQuerySet,
-    PublishedQuerySet,
     Status,
     count_of,
     natural_key_lookups,
@@ -48,11 +45,8 @@ __all__ = [
     "ContentGenerationQuerySet",
     "ImportRecord",
     "Institution",
-    "NaturalKeyMixin",
-    "NaturalKeyQuerySet",
     "Paper",
     "PaperLink",
-    "PublishedQuerySet",
     "Status",
     "Venue",
     "authorships_with_affiliations",

@@ -6,11 +6,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 class ImportRecord(models.Model):
-    """What the last ``import_conference`` set on one object, field by field.
-
-    The importer compares it with the database to tell an editor's change (keep it)
-    from a change in the fixture (apply it). Not a fixture model: never exported.
-    """
+    """What the last ``import_conference`` set on one object, field by field, to tell an
+    editor's change (kept) from the fixture's (applied). Never exported."""
 
     model = models.CharField(_("model"), max_length=50)
     key = models.CharField(
@@ -24,8 +21,7 @@ class ImportRecord(models.Model):
         verbose_name = _("import record")
         verbose_name_plural = _("import records")
         ordering = ["model", "key"]
-        # Bookkeeping of the import command, not content: no admin, no permissions
-        # (so the Editors group, which gets every papers permission, is unchanged).
+        # Not content: no admin, no permissions (the Editors group gets them all).
         default_permissions = ()
         constraints = [
             models.UniqueConstraint(fields=["model", "key"], name="importrecord_unique_key"),
@@ -40,16 +36,12 @@ GENERATION_ID = 1
 
 
 class ContentGenerationQuerySet(models.QuerySet):
-    """The vocabulary of the one ``ContentGeneration`` row."""
-
     def current(self):
         """The current number (0 before the first change): one query.
 
-        Plain SQL (Django's ``connection.cursor()``) rather than the ORM: it runs for
-        every page the page cache serves, where building the ORM's query more than
-        doubled a hit's CPU time, 0.19 ms to 0.42 ms against a trivial view's 0.20 ms
-        (benchmarks/server_time.py); issue 28 asks a hit for at least half the trivial
-        view's rate (pagecache/caching.py).
+        Plain SQL: it runs for every page the cache serves, where building the ORM's
+        query more than doubled a hit's CPU time (0.19 to 0.42 ms against a trivial
+        view's 0.20 ms, benchmarks/server_time.py), and a hit must reach half its rate.
         """
         connection = connections[self.db]
         table = connection.ops.quote_name(self.model._meta.db_table)
@@ -60,9 +52,8 @@ class ContentGenerationQuerySet(models.QuerySet):
         return row[0] if row else 0
 
     def advance(self):
-        """Raise the number by one, in the caller's transaction: it is seen together with
-        the change it announces, and not at all if that change is rolled back. Makes the
-        row if it is missing. Returns None."""
+        """Raise the number by one in the caller's transaction (seen with the change it
+        announces, or not at all), making the row if it is missing."""
         rows = self.filter(pk=GENERATION_ID)
         if not rows.update(number=F("number") + 1):
             with transaction.atomic(using=self.db):
@@ -71,19 +62,14 @@ class ContentGenerationQuerySet(models.QuerySet):
                 rows.update(number=F("number") + 1)
 
     def wait_for_other_writers(self):
-        """Inside a transaction on a database with ``SELECT ... FOR UPDATE`` (PostgreSQL),
-        lock the content generation's row until this transaction ends, after any other
-        transaction holding it (one that raised the generation, or called this) has
-        ended. Elsewhere (autocommit, SQLite, whose settings start every transaction with
-        ``BEGIN IMMEDIATE`` and so serialise writers already) nothing, and no query.
-        Returns None. The database is the QuerySet's (``using()``).
+        """Inside a transaction on a database with ``SELECT ... FOR UPDATE``
+        (PostgreSQL), lock the generation's row until this transaction ends, once every
+        other holder (a writer that called this or :meth:`advance`) has ended; elsewhere
+        (autocommit; SQLite, whose ``BEGIN IMMEDIATE`` serialises writers) no query.
 
-        For work that reads rows other transactions may be changing and writes what it
-        concludes (catalogue/published_authors.py): after this, on READ COMMITTED, each of
-        its statements sees every such transaction that committed before, so two of them
-        cannot each conclude from the other's old rows. A content change raises the
-        generation (:meth:`advance`, whose ``UPDATE`` holds the same lock) anyway, so this
-        orders only what was ordered loosely, never a reader.
+        For work that reads rows others may be changing and writes what it concludes
+        (catalogue/published_authors.py): on READ COMMITTED its statements then see every
+        such writer that committed before. Readers are never held up.
         """
         database = transaction.get_connection(self.db)
         if not (database.in_atomic_block and database.features.has_select_for_update):
@@ -92,12 +78,9 @@ class ContentGenerationQuerySet(models.QuerySet):
 
 
 class ContentGeneration(models.Model):
-    """A counter raised by every change to what the public pages show (pagecache/).
-
-    One row. Each cached page's key holds the number current when it was made, so
-    raising it retires every cached page at once, in every app server, as soon as the
-    change commits. Bookkeeping, not content: no admin, no permissions.
-    """
+    """A counter raised by every change to what public pages show: one row, whose number
+    is in every cached page's key, so raising it retires them all when the change
+    commits, in every app server (pagecache/). No admin, no permissions."""
 
     number = models.PositiveBigIntegerField(_("number"), default=0)
 
