@@ -2,7 +2,9 @@
 with ``as_manager()``, and the prefetches that lists and pages share.
 
 The models' modules import this one, never the reverse: a query that names another
-model finds it with :func:`model` when it runs.
+model finds it with :func:`model` when it runs. Rows with a status of their own, or
+reached through one, are public by ``PublishedQuerySet.published()``; venues,
+institutions and authors, public when something of theirs is, say how in theirs.
 """
 
 import functools
@@ -12,7 +14,12 @@ from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, 
 from django.db.models.functions import Coalesce
 
 from catalogue import search
-from catalogue.models.base import PublishedQuerySet, count_of, unlisted_paper_fields
+from catalogue.models.base import (
+    NaturalKeyQuerySet,
+    PublishedQuerySet,
+    count_of,
+    unlisted_paper_fields,
+)
 
 # At most this many words of a search are used.
 SEARCH_MAX_WORDS = 10
@@ -32,7 +39,7 @@ def model(name):
     return apps.get_model("papers", name)
 
 
-class VenueQuerySet(PublishedQuerySet):
+class VenueQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Venues with at least one published conference."""
         conferences = model("Conference").objects.published()
@@ -75,7 +82,7 @@ class ConferenceQuerySet(PublishedQuerySet):
         )
 
 
-class InstitutionQuerySet(PublishedQuerySet):
+class InstitutionQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Institutions an author of a published paper is affiliated with on that paper."""
         published = AuthorshipQuerySet.published_condition("authorship__")
@@ -113,7 +120,7 @@ class InstitutionQuerySet(PublishedQuerySet):
         )
 
 
-class AuthorQuerySet(PublishedQuerySet):
+class AuthorQuerySet(NaturalKeyQuerySet):
     def published(self):
         """Authors of at least one published paper, read from their kept column
         ``has_published_paper`` (catalogue/published_authors.py).
