@@ -89,24 +89,12 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
         rows = model("Affiliation").objects.filter(published, institution=OuterRef("pk"))
         return self.filter(Exists(rows))
 
-    def of_author(self, author):
-        """The institutions ``author`` gave on published papers, with ``first_year`` and
-        ``last_year`` (the conference years of those papers): the latest first."""
-        years = "affiliation_rows__authorship__paper__conference__year"
-        return (
-            self.filter(
-                AuthorshipQuerySet.published_condition("affiliation_rows__authorship__"),
-                affiliation_rows__authorship__author=author,
-            )
-            .annotate(first_year=Min(years), last_year=Max(years))
-            .order_by("-last_year", "-first_year", "slug")
-        )
-
     def of_authors(self, authors):
-        """``of_author()`` of each of ``authors`` (ids) in one query, each institution with
-        ``of_author`` (the author's id), one author's rows together. (The authorships are
-        a subquery: without it SQLite started from every published paper, 0.5 to 1.6 s
-        for 200 authors at 5,000 papers instead of 1 to 20 ms.)"""
+        """The institutions each of ``authors`` (ids) gave on published papers, in one
+        query: each with ``of_author`` (the author's id), ``first_year`` and ``last_year``
+        (of those papers' conferences), an author's rows together, the latest first.
+        (The authorships are a subquery: without it SQLite started from every published
+        paper, 0.5 to 1.6 s for 200 authors at 5,000 papers instead of 1 to 20 ms.)"""
         years = "affiliation_rows__authorship__paper__conference__year"
         authorships = model("Authorship").objects.published().filter(author__in=authors)
         return (
@@ -130,23 +118,10 @@ class AuthorQuerySet(NaturalKeyQuerySet):
         """
         return self.filter(has_published_paper=True)
 
-    def coauthors_of(self, author, limit=None):
-        """The people who wrote a published paper with ``author``, each with ``shared``
-        (how many), the most frequent first, then by slug; at most ``limit``."""
-        people = (
-            self.filter(
-                PaperQuerySet.published_condition("authorships__paper__"),
-                authorships__paper__authorships__author=author,
-            )
-            .exclude(pk=author.pk)
-            .annotate(shared=Count("authorships__paper", distinct=True))
-            .order_by("-shared", "slug")
-        )
-        return people[:limit] if limit else people
-
     def coauthors_of_authors(self, authors):
-        """``coauthors_of()`` of each of ``authors`` (ids) in one query, each person with
-        ``of_author`` (whose co-author they are), one author's rows together."""
+        """The people who wrote a published paper with each of ``authors`` (ids), in one
+        query: each with ``of_author`` (whose co-author) and ``shared`` (how many papers),
+        an author's rows together, the most frequent first, then by slug."""
         papers = model("Paper").objects.published().filter(authorships__author__in=authors)
         return (
             self.filter(
