@@ -4,12 +4,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 class CatalogueConfig(AppConfig):
-    """Conferences, awards, papers and authors: every model of the site.
-
-    The app label stays ``papers``, the package's name before the apps were split by
-    concern, so an installation upgrades with ``migrate`` alone: the same tables,
-    content types, permissions, admin log and history versions.
-    """
+    """Every model of the site. The label stays ``papers``, the app's name before the
+    split by concern, so the tables, content types and history are unchanged."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "catalogue"

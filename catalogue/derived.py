@@ -1,20 +1,11 @@
-"""Derived columns: values a model stores that are worked out from its other fields.
+"""Derived columns: values a model stores that are worked out from its other fields
+(a search text, a paper's lead), so that no visitor's request works them out again.
 
-A paper's search text (catalogue/search.py) and its lead (catalogue/leads.py) are stored so
-that no visitor's request works them out again. A model names its derived columns in
-``derived_columns``, a tuple of :class:`DerivedColumn`; this module keeps every one of
-them in step by one mechanism, however many a model has:
-
-- :func:`keep_derived_columns`, a ``pre_save`` receiver connected for each such model
-  in ``PapersConfig.ready()``: ``save()``, ``loaddata`` and django-reversion's restore
-  (raw saves, which call no ``save()`` method) all refresh them;
-- :class:`DerivedColumnsMixin`, whose ``save()`` widens ``update_fields`` that name a
-  source field with the columns derived from it;
-- :func:`refresh` and :func:`refresh_changed`, which the importer calls around its bulk
-  queries (importing/applying.py), since bulk queries send no signal.
-
-``QuerySet.update()`` of a source field refreshes nothing: call :func:`refresh` on the
-instances and save them.
+A model names them in ``derived_columns`` (each a :class:`DerivedColumn`), kept in step by
+:func:`keep_derived_columns` (``pre_save``: ``save()``, ``loaddata`` and restores),
+:class:`DerivedColumnsMixin` (``update_fields`` widened to the derived columns) and
+:func:`refresh_changed` (the importer's bulk queries). ``QuerySet.update()`` of a
+source refreshes nothing: call :func:`refresh` and save.
 """
 
 from collections.abc import Callable
@@ -23,13 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DerivedColumn:
-    """One derived value of a model.
-
-    ``sources(model)``: the names (fields and their per-language columns) it is worked
-    out from; ``columns(model)``: the names of the columns it is stored in;
-    ``refresh(instance)``: sets those columns on ``instance`` from its sources (does not
-    save).
-    """
+    """One derived value: ``sources(model)`` names what it is worked out from,
+    ``columns(model)`` where it is stored; ``refresh(instance)`` sets it (not saved)."""
 
     name: str
     sources: Callable

@@ -1,29 +1,17 @@
-"""Checking and normalising uploaded teaser images, by their content.
+"""Uploaded teaser images, checked and normalised by their content, and their thumbnails.
 
-``clean_image(upload)`` is the one gate every uploaded image passes (the admin's form
-field calls it). It reads the bytes with Pillow and never trusts the file name or the
-browser's content type. It refuses, with a ValidationError whose ``code`` says why:
+``clean_image(upload)`` is the one gate every uploaded image passes. It reads the bytes
+with Pillow, never trusting the file name or content type, and refuses with a
+ValidationError whose ``code`` says why: ``too_large`` (``PAPER_IMAGE_MAX_BYTES``),
+``svg`` (XML that could carry scripts), ``not_image`` (not a JPEG, PNG, GIF or WebP),
+``too_many_pixels`` (``PAPER_IMAGE_MAX_PIXELS``), ``bomb`` (a header claiming more than
+Pillow's ``MAX_IMAGE_PIXELS``, refused before decoding), ``truncated``, ``animated``
+(pages show a still teaser, and moving pictures would need a pause control, WCAG 2.2.2).
 
-- ``too_large``: more than ``settings.PAPER_IMAGE_MAX_BYTES`` bytes;
-- ``svg``: an SVG drawing (XML that could carry scripts; Pillow cannot read it anyway);
-- ``not_image``: anything Pillow cannot identify as a JPEG, PNG, GIF or WebP image;
-- ``too_many_pixels``: more than ``settings.PAPER_IMAGE_MAX_PIXELS`` pixels;
-- ``bomb``: a decompression bomb, i.e. a header claiming more pixels than Pillow's own
-  ``Image.MAX_IMAGE_PIXELS``, refused before any pixel is decoded;
-- ``truncated``: a file whose pixel data ends early or is corrupt;
-- ``animated``: an animated GIF, WebP or PNG. Pages show a still teaser (a thumbnail),
-  so only the first frame would ever be seen, and flattening it silently hid that from
-  the editor; moving pictures would also need a pause control (WCAG 2.2.2). The
-  message asks for a still image of the frame wanted.
-
-An accepted image is re-encoded: its EXIF orientation is applied (so the pixels stand
-the right way up; no EXIF is kept, nor camera details or GPS positions with it), CMYK
-becomes RGB (through the embedded ICC profile when there is one), palette and
-grey-with-alpha images become RGB or RGBA, 16-bit grey is scaled to 8 bits, 1-bit
-becomes black and white, and transparency is kept. Images with
-transparency are stored as PNG, the rest in their own format (JPEG, PNG or WebP; a GIF
-becomes a PNG). The new file is named after the content, so
-``figure.txt`` holding a PNG is stored as ``figure.png``.
+An accepted image is re-encoded with its EXIF orientation applied and no EXIF kept
+(no camera details or GPS positions), in RGB, RGBA or L with transparency kept; it is
+stored as PNG when transparent, else in its own format (a GIF becomes a PNG), named
+after its content (``figure.txt`` holding a PNG becomes ``figure.png``).
 """
 
 import io
@@ -54,14 +42,9 @@ SVG_MARKERS = (b"<svg", b"<?xml", b"<!doctype svg")
 
 
 def clean_image(upload):
-    """Check ``upload`` (a Django File) by its content and return a normalised copy.
-
-    Returns a SimpleUploadedFile holding the re-encoded image, named ``<stem>.<ext>``
-    after the detected format, with an ``image`` attribute (the Pillow image, already
-    loaded) as Django's own ImageField sets. Raises ValidationError (codes listed in the
-    module docstring) and never anything else for bad input. Limits come from settings
-    (PAPER_IMAGE_MAX_BYTES, PAPER_IMAGE_MAX_PIXELS).
-    """
+    """Check ``upload`` (a Django File) by its content; return a SimpleUploadedFile of
+    the re-encoded image, named ``<stem>.<ext>``, with the loaded Pillow image as its
+    ``image`` (as Django's ImageField sets). Raises only ValidationError for bad input."""
     max_bytes = settings.PAPER_IMAGE_MAX_BYTES
     if upload.size is not None and upload.size > max_bytes:
         raise ValidationError(
@@ -172,13 +155,8 @@ def _bomb_error():
 
 
 def _normalise(image):
-    """Apply EXIF orientation and bring the pixels to RGB, RGBA or L, values kept.
-
-    Grey deeper than 8 bits (``I;16``, ``I;16B``, ``I;16L``, ``I``: a 16-bit PNG) is
-    scaled to 8 bits (0-65535 to 0-255) instead of being clipped, which turned every
-    pixel brighter than 255/65535 white; premultiplied alpha (``La``, ``RGBa``) is
-    un-premultiplied; a transparent colour becomes an alpha channel.
-    """
+    """Apply EXIF orientation and bring the pixels to RGB, RGBA or L: 16-bit grey
+    scaled to 8 bits, premultiplied alpha undone, a transparent colour made alpha."""
     image = ImageOps.exif_transpose(image)
     if image.mode == "CMYK":
         image = _cmyk_to_rgb(image)
@@ -207,11 +185,8 @@ PREMULTIPLIED = {"La": "LA", "RGBa": "RGBA"}
 
 
 def _wide_grey_to_8_bits(image):
-    """16-bit grey to L (or RGBA, when a grey value is marked transparent).
-
-    Pillow's own conversion clips to 0-255 instead of scaling, so a 16-bit image came
-    out white. Values are divided by 257 and rounded (65535 becomes 255).
-    """
+    """16-bit grey to L (RGBA when a grey value is transparent), divided by 257 and
+    rounded: Pillow's own conversion clips to 0-255, which made the image white."""
     wide = image.convert("I")
     grey = wide.point(lambda value: value / 257 + 0.5).convert("L")
     transparent = image.info.get("transparency")
@@ -241,17 +216,12 @@ def _cmyk_to_rgb(image):
     return image.convert("RGB")
 
 
-# Thumbnails -----------------------------------------------------------------------
-# The sizes in settings.THUMBNAIL_ALIASES are made once, when an image is saved (the
-# admin's form, through easy-thumbnails' ``saved_file`` signal; the importer, through
-# ``make_thumbnails``), so that no visitor's request ever resizes an image.
-
-
 def make_thumbnails(storage, name):
-    """Make every size of ``settings.THUMBNAIL_ALIASES`` for the image ``name`` in ``storage``.
+    """Make every size of ``settings.THUMBNAIL_ALIASES`` for the image ``name`` in
+    ``storage``, when it is saved, so that no visitor's request resizes an image.
 
-    Returns the thumbnails' names. An existing, up-to-date thumbnail is kept. Raises
-    OSError or easy_thumbnails' InvalidImageFormatError when the file cannot be read.
+    Returns the thumbnails' names; up-to-date ones are kept. Raises OSError or
+    easy_thumbnails' InvalidImageFormatError when the file cannot be read.
     """
     thumbnailer = get_thumbnailer(storage, relative_name=name)
     made = []
@@ -267,23 +237,12 @@ def make_thumbnails_of_saved_file(fieldfile, **kwargs):
         make_thumbnails(fieldfile.storage, fieldfile.name)
 
 
-def thumbnail_url(fieldfile, alias):
-    """The URL of the ``alias`` thumbnail of ``fieldfile``, never making one.
-
-    A thumbnail missing (an image stored before thumbnails were made at save, or whose
-    thumbnail could not be made) gives the image's own URL, so the page still shows it;
-    ``make_thumbnails`` fills the gap. Returns "" for an empty field, and for an image
-    whose file is missing too (pages then show no ``<img>``; the admin flags the file).
-    """
-    if not fieldfile:
-        return ""
-    options = aliases.get(alias)
+def _alias(name):
+    """The options of the thumbnail alias ``name``; ValueError when there is none."""
+    options = aliases.get(name)
     if options is None:
-        raise ValueError(f"unknown thumbnail alias {alias!r}")
-    thumbnail = get_thumbnailer(fieldfile).get_existing_thumbnail(options)
-    if thumbnail is not None:
-        return thumbnail.url
-    return fieldfile.url if fieldfile.storage.exists(fieldfile.name) else ""
+        raise ValueError(f"unknown thumbnail alias {name!r}")
+    return options
 
 
 class Picture(NamedTuple):
@@ -295,13 +254,11 @@ class Picture(NamedTuple):
 
 
 def thumbnail_picture(fieldfile, alias):
-    """The ``alias`` thumbnail of ``fieldfile`` as a ``Picture``, never making one.
-
-    Like ``thumbnail_url`` (the image itself when the thumbnail is missing; ``None``
-    instead of "" for an empty field or a missing file), with the width and height read
-    from the file's header, so the browser keeps the image's place before it loads.
-    A size that cannot be read is ``None`` (the page then leaves the attribute out).
-    """
+    """The ``alias`` thumbnail of ``fieldfile`` as a ``Picture``, never making one: the
+    image itself when the thumbnail is missing, ``None`` for an empty field or a missing
+    file. Its size is read from the file's header (``None`` when unreadable), so the
+    browser keeps the image's place before it loads. Raises ValueError for an unknown
+    alias."""
     if not fieldfile:
         return None
     # Kept on the field file (the same object for the page's <img> and its og:image),
@@ -313,10 +270,7 @@ def thumbnail_picture(fieldfile, alias):
 
 
 def _picture(fieldfile, alias):
-    options = aliases.get(alias)
-    if options is None:
-        raise ValueError(f"unknown thumbnail alias {alias!r}")
-    source = get_thumbnailer(fieldfile).get_existing_thumbnail(options) or fieldfile
+    source = get_thumbnailer(fieldfile).get_existing_thumbnail(_alias(alias)) or fieldfile
     try:
         with source.storage.open(source.name) as file:
             width, height = get_image_dimensions(file)
@@ -342,25 +296,19 @@ LIST_ALIASES = ("list", "list_2x")
 
 
 def list_thumbnail(fieldfile):
-    """The list-slot thumbnails of ``fieldfile`` (a paper's image) as a ``ListThumbnail``,
-    or ``None`` for an empty field.
+    """The list-slot thumbnails of ``fieldfile`` as a ``ListThumbnail``, or ``None`` for
+    an empty field; ValueError when settings lack the aliases.
 
-    Runs for every row of a list, so it touches neither the database nor the storage:
-    the names come from easy-thumbnails' own naming of the aliases (the thumbnails
-    ``make_thumbnails`` made at upload or import), the size from the "list" alias,
-    which is cropped and scaled to exactly its size. A thumbnail whose file is missing
-    gives a URL that is a 404: the decorative image is then an empty slot, and the
-    page is unaffected. Raises ValueError when settings lack the aliases.
+    Runs for every row of a list, so it reads neither database nor storage: the names
+    are easy-thumbnails' own, the size the "list" alias's (cropped to exactly it). A
+    missing file gives a 404: the decorative image is then an empty slot.
     """
     if not fieldfile:
         return None
     thumbnailer = get_thumbnailer(fieldfile)
     urls = []
     for alias in LIST_ALIASES:
-        options = aliases.get(alias)
-        if options is None:
-            raise ValueError(f"unknown thumbnail alias {alias!r}")
-        name = thumbnailer.get_thumbnail_name(options)
+        name = thumbnailer.get_thumbnail_name(_alias(alias))
         urls.append(thumbnailer.thumbnail_storage.url(name))
     width, height = aliases.get(LIST_ALIASES[0])["size"]
     return ListThumbnail(urls[0], f"{urls[0]} 1x, {urls[1]} 2x", width, height)

@@ -31,14 +31,9 @@ def columns(field, prefix=""):
 
 
 def localized_value(obj, field, language=None):
-    """Return ``(text, language)`` for ``obj.field`` in the active language (or in
-    ``language``, a code of settings.LANGUAGES, for callers that already know it).
-
-    ``language`` is the active language when ``obj`` has a value in it, the
-    default language when the value falls back to it, and ``None`` when
-    neither has a value (``text`` is then ""). Raises AttributeError for a
-    field that is not translated on ``obj``.
-    """
+    """``(text, language)`` of ``obj.field`` in ``language`` (default: the active one),
+    else in the default language, else ``("", None)``. AttributeError for a field that is
+    not translated."""
     language = language or get_language() or settings.LANGUAGE_CODE
     default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
     for candidate in dict.fromkeys([language, default]):

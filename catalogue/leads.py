@@ -1,15 +1,9 @@
 """A paper's lead: the one-line summary every list shows under its authors (issue 10).
 
-Worked out once, when the paper is saved, in each language (the translated column
-``lead``: ``lead_en``, ``lead_zh_hans``), from the paper's summary in that language or,
-when it is empty, its abstract: :func:`lead` takes the first sentence and shortens it
-past ``LEAD_CHARS`` characters. A language with neither text has an empty lead, and
-lists then show another language's as they do for every translated field
-(``{% translated %}``'s fallback, marked as untranslated).
-
-A derived column (:data:`LEAD`, in Paper's ``derived_columns``), kept in step at every
-save and by the importer like the search text, as catalogue/derived.py describes.
-``QuerySet.update()`` of a source field does not refresh it: call :func:`refresh`.
+Worked out at save in each language (``lead_en``, ``lead_zh_hans``) from the summary in
+that language, else the abstract: the first sentence, shortened past ``LEAD_CHARS``.
+A language with neither has an empty lead, and lists fall back to another language's
+as for every translated field. A derived column (:data:`LEAD`, catalogue/derived.py).
 """
 
 import re
@@ -96,10 +90,9 @@ def first_sentence(text):
 
 
 def shorten(text, limit=LEAD_CHARS):
-    """``text`` when it has at most ``limit`` characters; else its start, cut after a
-    whole word (or between two Chinese characters) and never inside maths, with an
-    ellipsis: at most ``limit`` characters and the ellipsis. A word that would leave
-    less than half of ``limit`` (a long URL, say) is cut inside instead."""
+    """``text``, or past ``limit`` characters its start with an ellipsis, cut after a
+    whole word (or between Chinese characters), never inside maths; a word that would
+    leave less than half of ``limit`` (a long URL) is cut inside."""
     if len(text) <= limit:
         return text
     cut = limit
@@ -120,16 +113,9 @@ def lead(text):
     return shorten(first_sentence(text or ""))
 
 
-def lead_columns():
-    """The lead's column in each language of settings.LANGUAGES."""
-    return languages.columns("lead")
-
-
 def refresh(paper):
-    """Set ``paper``'s lead in every language from its summary or abstract there (not
-    saved); returns the names of the columns to save, modeltranslation's original
-    column ``lead`` included (saved from the active language's, as for every
-    translated field)."""
+    """Set ``paper``'s lead in every language (not saved); returns the columns to save,
+    modeltranslation's original column ``lead`` included."""
     columns = []
     for code, _name in settings.LANGUAGES:
         text = ""
@@ -143,18 +129,15 @@ def refresh(paper):
     return [*columns, "lead"]
 
 
-def source_columns():
-    """The columns a lead comes from, in every language."""
-    return [column for field in SOURCES for column in languages.columns(field)]
-
-
-def _lead_sources(model):
-    return [*SOURCES, *source_columns()]
-
-
-def _lead_columns(model):
-    return ["lead", *lead_columns()]
+def _sources(model):
+    """The fields a lead comes from, and their columns in every language."""
+    return [*SOURCES, *(column for field in SOURCES for column in languages.columns(field))]
 
 
 # The lead as a derived column of Paper.
-LEAD = DerivedColumn("lead", sources=_lead_sources, columns=_lead_columns, refresh=refresh)
+LEAD = DerivedColumn(
+    "lead",
+    sources=_sources,
+    columns=lambda model: ["lead", *languages.columns("lead")],
+    refresh=refresh,
+)

@@ -1,10 +1,7 @@
-"""A paper's matched text (``Paper.match_text``), kept in step with its sources.
-
-A search matches one column per paper: the paper's own search text (catalogue/search.py),
-then its authors' and their institutions', one per line. The column depends on other
-rows, so it is refreshed when any of them changes: by the receivers below (connected in
-``CatalogueConfig.ready()``) and by the importer after its bulk queries, which send no
-signal (importing/applying.py).
+"""A paper's matched text (``Paper.match_text``): what a search matches, the paper's
+own search text (catalogue/search.py) then its authors' and their institutions', one
+per line. It depends on other rows, so the receivers below (``CatalogueConfig.ready()``)
+refresh it when any of them changes, and ``content_changed`` after an import.
 """
 
 from collections import defaultdict
@@ -23,14 +20,10 @@ def match_text(own, authors, institutions):
 
 
 def refresh_match_texts(papers):
-    """Work out and save the matched text (``Paper.match_text``) of the papers whose
-    primary keys are ``papers`` (any iterable; unknown keys are skipped) from the search
-    texts stored now: the paper's own, its authors' (in author order) and their
-    institutions'. Three queries and one update per ``MATCH_TEXT_BATCH`` papers.
-
-    Called when any of these sources changes (:func:`match_texts_follow`, connected in
-    ``CatalogueConfig.ready()``) and by the importer after its bulk queries; like the search
-    text, a ``QuerySet.update()`` of a source refreshes nothing."""
+    """Work out and save the matched text of the papers whose keys are ``papers`` (any
+    iterable; unknown keys skipped) from the search texts stored now: three queries and
+    one update per ``MATCH_TEXT_BATCH`` papers. A ``QuerySet.update()`` of a source
+    refreshes nothing: call this."""
     keys = sorted({key for key in papers if key is not None})
     for start in range(0, len(keys), MATCH_TEXT_BATCH):
         batch = keys[start : start + MATCH_TEXT_BATCH]
@@ -88,10 +81,9 @@ def _papers_of(instance):
 
 
 def match_texts_follow(sender, instance, update_fields=None, **kwargs):
-    """``post_save`` and ``post_delete`` receiver of Paper, Author, Institution,
-    Authorship and Affiliation: refresh the matched text of the papers ``instance`` is a
-    source of (raw saves included: ``loaddata``, django-reversion's restore). A save
-    limited by ``update_fields`` to columns that are no source changes nothing."""
+    """``post_save`` and ``post_delete`` receiver of the ``MATCH_SOURCES`` models (raw
+    saves included): refresh the papers ``instance`` is a source of, unless a save's
+    ``update_fields`` name no source."""
     sources = MATCH_SOURCES[sender._meta.model_name]
     if update_fields is not None and not sources.intersection(update_fields):
         return
@@ -99,9 +91,8 @@ def match_texts_follow(sender, instance, update_fields=None, **kwargs):
 
 
 def match_texts_follow_affiliations(sender, instance, action, reverse, pk_set, **kwargs):
-    """``m2m_changed`` receiver of ``Authorship.affiliations``: ``add()``, ``set()``,
-    ``remove()`` and ``clear()`` write the through rows in bulk (``add()`` sends no
-    ``post_save``), so the papers of the authorships changed are refreshed here."""
+    """``m2m_changed`` receiver of ``Authorship.affiliations``, whose ``add()``,
+    ``set()``, ``remove()`` and ``clear()`` write the through rows in bulk, unsignalled."""
     if reverse and action == "pre_clear":  # the institution's papers, before they go
         instance._match_text_papers = list(
             Authorship.objects.filter(affiliation_rows__institution=instance).values_list(

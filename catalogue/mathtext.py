@@ -1,43 +1,27 @@
 """TeX maths in prose, rendered on the server as MathML (no script in the browser).
 
-Delimiters, as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline,
-``\\[...\\]`` and ``$$...$$`` displayed. A single ``$`` opens maths only when it is
-not preceded by a letter, digit or backslash and not followed by a space, and
-closes it only when not preceded by a space nor followed by a digit (pandoc's
-rule), so "US$5" and "$5 and $10" stay text. latex2mathml does the conversion;
-maths it cannot convert is shown as the TeX source, escaped.
+Delimiters, as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]``
+and ``$$...$$`` displayed. A single ``$`` follows pandoc's rule (it opens when not after
+a letter, digit or backslash nor before a space, closes when not after a space nor
+before a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it
+cannot convert is shown as its TeX source, escaped.
 
-Safety. latex2mathml copies the argument of ``\\text{}`` and its kin into its output
-as raw HTML and turns ``\\href``, ``\\style`` and ``\\class`` into attributes, so its
-output is never trusted: every formula's MathML passes through
-:func:`catalogue.sanitising.clean_mathml` (nh3, an allowlist of MathML presentation
-elements and attributes). Text around the maths is escaped by Django.
+Safety: latex2mathml copies ``\\text{}`` into its output as raw HTML and turns
+``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's MathML
+passes through :func:`catalogue.sanitising.clean_mathml` (an nh3 allowlist).
 
-Limits. Conversion time grows faster than the formula: on the development machine
-(2 cores shared with other jobs, latex2mathml 3.81) a 2,000-character formula converts
-in about 20-150 ms, 4,000 characters in about 0.25 s and 8,000 in about 1 s; 400 nested
-``\\frac{`` exhaust Python's recursion limit. So a formula may be at most
-``MAX_FORMULA_LENGTH`` characters long and nest at most ``MAX_FORMULA_DEPTH`` levels
-(braces, ``\\left...\\right``, ``\\begin...\\end``), and one text may hold at most
-``MAX_MATH_LENGTH`` characters of maths (five formulas at the length limit: about
-0.1-0.25 s, once). ``benchmarks/mathtext.py`` prints the current figures; with other
-jobs sharing the cores it measured 0.1-0.25 s for a text at the maths limit, 20-30 ms
-for that text again (cached), and 0.2-0.6 s for 1 MB of stored text over the limits
-(one formula, 250,000 formulas, or 500,000 unclosed ``\\(``), shown as source and
-never converted; before the limits a 1 MB formula took 17-19 s on every view.
-:class:`MathLimitsValidator` refuses text over a limit in the admin and the importer;
-text already stored over a limit is shown as its escaped TeX source, never converted.
+Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms,
+8,000 about 1 s; 400 nested ``\\frac{`` exhaust the recursion limit; before the limits
+a 1 MB formula took 17-19 s on every view; ``benchmarks/mathtext.py`` prints today's
+figures). So a formula has at most ``MAX_FORMULA_LENGTH`` characters and
+``MAX_FORMULA_DEPTH`` levels of nesting, and a text at most ``MAX_MATH_LENGTH``
+characters of maths. :class:`MathLimitsValidator` refuses more in the admin and the
+importer; text stored over a limit is shown as its escaped source, never converted.
 
-Render once. A formula's MathML depends only on its source and whether it is
-displayed, so it is kept in a bounded in-process LRU cache keyed by the two
-(``functools.lru_cache`` hashes the source string: content-addressed, so an edit can
-never be served stale and nothing needs invalidating). In-process rather than in
-Django's cache framework: a lookup costs no pickling or network hop (a shared cache
-would cost about what converting a typical formula costs), and a cached entry can
-never outlive the code that sanitised it, as it could in a shared cache across a
-deploy that tightens the allowlist. ``FORMULA_CACHE_SIZE`` entries of at most about
-20 KB each (a formula at the length limit gives about 13 KB of MathML) bound the
-memory per process to about 20 MB, typically far less.
+Render once: a formula's MathML depends only on its source and display, so it is kept
+in an in-process LRU cache keyed by the two (nothing to invalidate, no pickling or
+network, and never outliving the code that sanitised it): ``FORMULA_CACHE_SIZE``
+entries of at most about 20 KB.
 """
 
 import re
@@ -237,14 +221,11 @@ def math_paragraphs(text):
 
 @deconstructible
 class MathLimitsValidator:
-    """Refuses text whose TeX maths is over the limits in the module docstring.
-
-    ``field`` is the field's name as editors know it ("title"), used in the messages,
-    which also quote the start of the formula at fault. Raises ValidationError with
-    code ``formula_too_long``, ``formula_too_deep`` or ``too_much_maths``. Put on a
-    translated model field, it is copied to every language's column
-    (``title_en``, ``title_zh_hans``), so the admin and ``import_conference`` (which
-    checks fields through ``Field.clean``) both apply it.
+    """Refuses text whose TeX maths is over the limits (see the module docstring) with
+    a ValidationError, code ``formula_too_long``, ``formula_too_deep`` or
+    ``too_much_maths``, whose message names ``field`` ("title") and quotes the start of
+    the formula. On a translated field it is copied to every language's column, so the
+    admin and ``import_conference`` (through ``Field.clean``) both apply it.
     """
 
     def __init__(self, field):
@@ -255,7 +236,7 @@ class MathLimitsValidator:
         total = 0
         for match in math_matches(text):
             formula = match.group(match.lastgroup)
-            start = Truncator(" ".join(formula.split())).chars(40)
+            params = {"field": self.field, "start": Truncator(" ".join(formula.split())).chars(40)}
             if len(formula) > MAX_FORMULA_LENGTH:
                 raise ValidationError(
                     _(
@@ -263,12 +244,7 @@ class MathLimitsValidator:
                         "a formula may have at most %(limit)s. Split it or shorten it."
                     ),
                     code="formula_too_long",
-                    params={
-                        "field": self.field,
-                        "start": start,
-                        "length": len(formula),
-                        "limit": MAX_FORMULA_LENGTH,
-                    },
+                    params={**params, "length": len(formula), "limit": MAX_FORMULA_LENGTH},
                 )
             depth = nesting_depth(formula)
             if depth > MAX_FORMULA_DEPTH:
@@ -279,12 +255,7 @@ class MathLimitsValidator:
                         "at most %(limit)s levels deep."
                     ),
                     code="formula_too_deep",
-                    params={
-                        "field": self.field,
-                        "start": start,
-                        "depth": depth,
-                        "limit": MAX_FORMULA_DEPTH,
-                    },
+                    params={**params, "depth": depth, "limit": MAX_FORMULA_DEPTH},
                 )
             total += len(formula)
             if total > MAX_MATH_LENGTH:

@@ -1,46 +1,28 @@
 """Which authors have a published paper: a kept column, ``Author.has_published_paper``.
 
-``Author.objects.published()`` (the A-Z index of authors, its letters, the author
-sitemap, publish_site's lists of authors, the API) reads this column instead of
-joining every authorship to its paper and conference and keeping DISTINCT authors: at
-the benchmark's 5,000 papers (20,000 authorships) that join took 15 to 30 ms per
-query, three times per index page. The rule is :func:`has_published_paper_rule`: a
-paper of the author's that is published at a published conference (``published_q``).
+``Author.objects.published()`` reads it instead of joining every authorship to its
+paper and conference for DISTINCT authors (15 to 30 ms a query at the benchmark's
+5,000 papers, three times per index page). The rule is :func:`has_published_paper_rule`
+(a published authorship). It is kept like a paper's matched text (catalogue/matching.py):
 
-It depends on other rows, like a paper's matched text (catalogue/search.py), so it is kept
-the same way:
+- :func:`remember_sources` and :func:`published_authors_follow`, receivers of Paper,
+  Conference and Authorship saves (raw ones included) and Authorship deletions, refresh
+  the authors a change of a paper's status or conference, a conference's status, or an
+  authorship's paper or author reaches;
+- ``HAS_PUBLISHED_PAPER``, a derived column of Author (catalogue/derived.py), is worked
+  out at every save of an author, so a restored version brings back no old value;
+- ``content_changed`` (the importer's bulk writes) refreshes the authors it names.
 
-- :func:`published_authors_follow` and :func:`remember_sources`, ``post_save`` /
-  ``post_delete`` and ``pre_save`` receivers of Paper, Conference and Authorship
-  (connected in ``CatalogueConfig.ready()``): a save that changes a paper's status or
-  conference, a conference's status, an authorship's paper or author, or a deletion of
-  an authorship (a paper's deletion deletes its authorships one by one) refreshes the
-  authors it reaches; raw saves (``loaddata``, django-reversion's restore) included;
-- ``catalogue.models.HAS_PUBLISHED_PAPER``, a derived column of Author (catalogue/derived.py): every
-  save of an author works it out again, so a restored version of an author (versions do
-  not hold the column: editorial/history.py ``NOT_RECORDED``) does not bring back an old
-  value;
-- the importer calls :func:`refresh_published_authors` after its bulk queries
-  (importing/applying.py), which send no signal.
+A ``QuerySet.update()`` of a source refreshes nothing: call :func:`refresh_published_authors`.
 
-A ``QuerySet.update()`` of a source refreshes nothing: call
-:func:`refresh_published_authors` for the authors reached (no argument: every author).
-
-Concurrent edits: the rule reads rows that another transaction may be changing at
-the same time (editor A unpublishes one of an author's papers while editor B publishes
-another). On PostgreSQL's READ COMMITTED, each would work out the column from the
-other's old rows, and the author would end with the value of whichever committed last
-(here False, with a published paper). So :func:`refresh_published_authors` first
-waits for every other writer of content
-(``ContentGeneration.objects.wait_for_other_writers()``, a lock on
-the one row of the content generation, which every content change takes anyway):
-the later transaction's statements then see the earlier one's rows. SQLite starts
-every transaction with ``BEGIN IMMEDIATE`` (awardsite/settings.py), one writer at a time.
+Concurrent edits: on PostgreSQL's READ COMMITTED, two transactions (one unpublishing an
+author's paper, one publishing another) would each work from the other's old rows, and
+the last to commit would win (False, with a published paper). So the refresh first
+waits for every other writer of content (``ContentGeneration.objects
+.wait_for_other_writers()``); SQLite has one writer at a time (``BEGIN IMMEDIATE``).
 """
 
-from catalogue.models import (
-    HAS_PUBLISHED_PAPER_COLUMN as COLUMN,
-)
+from catalogue.models import HAS_PUBLISHED_PAPER_COLUMN as COLUMN
 from catalogue.models import (
     Author,
     Authorship,
@@ -63,13 +45,11 @@ SOURCES = {
 
 
 def refresh_published_authors(authors=None):
-    """Work out and store ``Author.has_published_paper`` for the authors whose primary
-    keys are ``authors`` (an iterable, unknown keys and None skipped; or a QuerySet of
-    primary keys, used as a subquery), by :func:`has_published_paper_rule`; ``None``:
-    every author. Two UPDATEs per ``BATCH`` authors (one pair for a QuerySet or None),
-    each writing only the rows whose value changes. Returns the number of rows changed.
-    Inside a transaction on PostgreSQL, first waits for other writers of content to end
-    (see the module's docstring: "Concurrent edits")."""
+    """Store ``Author.has_published_paper`` for the authors whose keys are ``authors``
+    (an iterable, None and unknown keys skipped; a QuerySet of keys, as a subquery;
+    ``None``: every author): two UPDATEs per ``BATCH`` authors, writing only the rows
+    that change. Returns the number of rows changed. Waits for other writers first
+    (see "Concurrent edits" above)."""
     ContentGeneration.objects.wait_for_other_writers()
 
     if authors is None:
@@ -104,10 +84,9 @@ def _sources_of(instance):
 
 
 def remember_sources(sender, instance, raw=False, update_fields=None, **kwargs):
-    """``pre_save`` receiver of Paper, Conference and Authorship: note the stored values
-    of the instance's sources (one query for a row already saved), so that
-    :func:`published_authors_follow` refreshes only when they change, and an
-    authorship's former author too."""
+    """``pre_save`` receiver: note the stored values of the instance's sources (one
+    query), so that :func:`published_authors_follow` refreshes only when they change,
+    and reaches an authorship's former author."""
     if not _concerned(sender, update_fields):
         return
     before = None
@@ -118,10 +97,8 @@ def remember_sources(sender, instance, raw=False, update_fields=None, **kwargs):
 
 
 def published_authors_follow(sender, instance, update_fields=None, **kwargs):
-    """``post_save`` receiver of Paper, Conference and Authorship, and ``post_delete``
-    receiver of Authorship: refresh the column of the authors the change reaches (a
-    paper's authors, the authors of a conference's papers, an authorship's author and
-    its former author), when the sources changed (see :func:`remember_sources`)."""
+    """``post_save`` and ``post_delete`` receiver: when the sources changed, refresh the
+    authors reached (a paper's, a conference's papers', an authorship's old and new)."""
     if not _concerned(sender, update_fields):
         return
     now = _sources_of(instance)

@@ -1,12 +1,9 @@
 """The one sanitiser for HTML the site builds from editor or fixture text.
 
-Whatever editors or fixtures write is data, never markup. Where the site turns such
-text into markup (today: TeX maths into MathML, catalogue/mathtext.py), the markup passes
-through :func:`clean_mathml` before it reaches a page. The sanitiser is nh3, the Python
-binding of the Rust crate ammonia: it parses with html5ever (the HTML5 algorithm a
-browser uses, MathML namespace included, so a string that changes meaning when parsed
-again cannot slip through), keeps only the elements and attributes allowed below, and
-drops the content of ``<script>`` and ``<style>`` entirely.
+Whatever editors or fixtures write is data, never markup; the markup built from it
+(TeX maths into MathML, catalogue/mathtext.py) passes through :func:`clean_mathml`:
+nh3 (ammonia), which parses as a browser does (html5ever, MathML included), keeps only
+the elements and attributes below, and drops ``<script>`` and ``<style>`` whole.
 
 Allowed: MathML presentation elements, and the presentation attributes latex2mathml
 emits (``mathvariant``, ``display``, ``stretchy``, ``fence``, ``form``, spacing and
@@ -102,13 +99,10 @@ MATHML_ATTRIBUTES = {
 
 
 def clean_mathml(html):
-    """``html`` (a MathML fragment as a string) with everything outside the allowlist removed.
-
-    Elements not allowed are dropped but their text is kept (``<b>x</b>`` gives
-    ``x``), except ``<script>`` and ``<style>``, which go with their content; attributes
-    not allowed are dropped; comments are dropped; text stays text (``<`` and ``&`` come
-    out escaped). Returns a string; never raises on malformed input.
-    """
+    """``html`` (a MathML fragment) with everything outside the allowlist removed:
+    other elements give their text (``<b>x</b>`` gives ``x``; ``<script>`` and
+    ``<style>`` go whole), other attributes and comments go, ``<`` and ``&`` in text
+    come out escaped. Never raises on malformed input."""
     return nh3.clean(
         html,
         tags=set(MATHML_ELEMENTS),

@@ -1,26 +1,14 @@
 """The search box's text: one folded column per searchable model, the same on every database.
 
-A visitor's words and the stored text are both passed through :func:`fold`, which
-drops accents and folds case in every script (``Jiménez`` and ``JIMENEZ`` are both
-``jimenez``; ``ΣΟΦΊΑ`` is ``σοφια``; full-width ``ＡＩ`` is ``ai``). SQLite's ``LIKE``
-folds ASCII only and PostgreSQL's ``ILIKE`` keeps accents, so folding in Python gives
-both databases one code path: a plain substring match (``LIKE '%word%'``) on a single
-column per table. On PostgreSQL each column has a pg_trgm GIN index (migration
-``search_text``), which answers such matches, Chinese included, for words of three
-characters or more; shorter words still match, by a scan.
+A visitor's words and the stored text both pass through :func:`fold` (no accents, case
+folded in every script, full-width forms plain), since SQLite's ``LIKE`` folds ASCII
+only and PostgreSQL's ``ILIKE`` keeps accents: one code path, a substring match on one
+column (on PostgreSQL with a pg_trgm GIN index, for words of three characters or more).
 
-Each model lists the fields its search text is made of in ``search_sources``;
-translated fields count in every language. The column is a derived column
-(:data:`SEARCH_TEXT`, in the model's ``derived_columns``), kept in step at every save
-and by the importer as catalogue/derived.py describes. ``QuerySet.update()`` of a source
-field does not refresh it: call :func:`refresh` on the instances afterwards.
-
-A search matches one column, though: each paper's *matched text* (``Paper.match_text``),
-its own search text followed by its authors' and their institutions'. It depends on
-other rows, so it is not a derived column of one instance: :func:`refresh_match_texts`
-works it out for a set of papers, after every save and deletion of a paper, author,
-institution, authorship or affiliation (receivers connected in ``PapersConfig.ready()``)
-and after an import's bulk queries (importing/applying.py).
+A model's ``search_sources`` name the fields of its search text (translated ones in
+every language); the column is a derived column (:data:`SEARCH_TEXT`, catalogue/derived.py).
+A search matches each paper's ``match_text``, its own search text with its authors' and
+their institutions' (catalogue/matching.py).
 """
 
 import functools
@@ -37,25 +25,17 @@ SEPARATOR = "\n"
 
 
 def fold(text):
-    """``text`` without accents, case-folded, compatibility characters made plain.
-
-    NFKD splits accented letters into letter and combining mark; the marks (Unicode
-    category Mn) are dropped; ``str.casefold()`` folds case in every script (``ß`` is
-    ``ss``); NFKC then recomposes what decomposition split apart without being an
-    accent (Hangul syllables) and makes full-width forms plain. Chinese characters
-    are unchanged. Returns a str; ``None`` is treated as "".
-    """
+    """``text`` (``None`` as "") without accents (NFKD, combining marks dropped),
+    case-folded (``ß`` is ``ss``), then NFKC (Hangul recomposed, full-width forms plain).
+    ``Jiménez`` and ``JIMENEZ`` are ``jimenez``; Chinese characters are unchanged."""
     decomposed = unicodedata.normalize("NFKD", text or "")
     bare = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
     return unicodedata.normalize("NFKC", bare.casefold())
 
 
 def source_columns(model):
-    """The attribute names whose text makes ``model``'s search text, in a fixed order.
-
-    A translated field in ``model.search_sources`` gives one column per language of
-    ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``); others give their own name.
-    """
+    """The attribute names that make ``model``'s search text, in a fixed order: a
+    translated field in ``search_sources`` gives its column in every language."""
     try:
         translated = translator.get_options_for_model(model).fields
     except NotRegistered:
@@ -81,24 +61,12 @@ def refresh(instance):
     return instance.search_text
 
 
-def _search_columns(model):
-    return ["search_text"]
-
-
-def _search_sources(model):
-    return [*model.search_sources, *source_columns(model)]
-
-
-def _refresh_search_text(instance):
-    refresh(instance)
-
-
 # The search text as a derived column of the models that list it in derived_columns.
 SEARCH_TEXT = DerivedColumn(
     "search_text",
-    sources=_search_sources,
-    columns=_search_columns,
-    refresh=_refresh_search_text,
+    sources=lambda model: [*model.search_sources, *source_columns(model)],
+    columns=lambda model: ["search_text"],
+    refresh=refresh,
 )
 
 
@@ -119,13 +87,9 @@ def _fold_char(char):
 
 
 def _folded_with_origin(text):
-    """``text`` folded character by character (see :func:`fold`), and for each folded
-    character the index in ``text`` of the character it came from.
-
-    ASCII text folds to its lower case, one character for one (no accents, no
-    compatibility forms, ``casefold()`` is ``lower()`` there): done in one call, as
-    folding each character took most of a search page's time at 20 results.
-    """
+    """``text`` folded character by character, and for each folded character the index
+    of the one it came from. ASCII folds to its lower case in one call (folding each
+    character took most of a search page's time at 20 results)."""
     if text.isascii():
         return text.lower(), range(len(text))
     folded, origin = [], []
@@ -137,13 +101,10 @@ def _folded_with_origin(text):
 
 
 def snippet(text, query, length=SNIPPET_CHARS):
-    """A window of ``text`` about ``length`` characters long around the first match of a
-    word of ``query``, as ``(parts, cut_before, cut_after)``: ``parts`` is a list of
-    ``(text, is_match)`` pairs covering the window, every match of any word of the query
-    inside it marked, ignoring case and accents as the search does (``jimenez`` marks
-    ``Jiménez``). Without a match (the paper was found by an author or an institution)
-    the window is the start of ``text``. White space is collapsed; "" gives no parts.
-    """
+    """A window of about ``length`` characters of ``text`` (white space collapsed)
+    around the first match of a word of ``query``, else its start, as ``(parts,
+    cut_before, cut_after)``: ``parts`` are ``(text, is_match)`` pairs, every match
+    marked as the search matches (``jimenez`` marks ``Jiménez``); "" gives no parts."""
     text = " ".join((text or "").split())
     if not text:
         return [], False, False

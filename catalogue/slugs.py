@@ -16,26 +16,17 @@ from slugify import slugify
 
 
 def slug_from(text, max_length):
-    """The ASCII slug ``text`` gives, any script transliterated; "" if it has no letters.
-
-    ``Kynkäänniemi`` gives ``kynkaanniemi``, ``张伟`` gives ``zhang-wei``; at most
-    ``max_length`` characters, cut at a word boundary. The admin (:func:`unique_slug`)
-    and the compact conference file (``importing.compact``) both use it, so a
-    slug left out of either is the same.
-    """
+    """The ASCII slug of ``text``, any script transliterated (``张伟`` gives
+    ``zhang-wei``), at most ``max_length`` characters cut at a word boundary; "" for no
+    letters. The admin and the compact conference file make the same slug."""
     return slugify(text or "", max_length=max_length, word_boundary=True)
 
 
 def unique_slug(instance, text, fallback, scope=None, taken=()):
-    """A slug for ``instance`` made from ``text``, unique among its model's rows.
-
-    ``text`` is any string (a title or name, in any script); ``fallback`` is used when
-    ``text`` yields no letters or digits at all (e.g. only punctuation or emoji).
-    ``scope`` is a dict of field lookups that bounds uniqueness (an award's slug is
-    unique per conference), or None for the whole table. ``taken`` holds slugs to avoid
-    as well (those of unsaved rows on the same form). The slug fits the model's
-    ``slug`` max_length; a taken slug gets "-2", "-3", ... Returns the slug; saves nothing.
-    """
+    """A slug for ``instance`` made from ``text`` (``fallback`` when it gives none),
+    unique among the rows matching ``scope`` (lookups; None: the table) and not in
+    ``taken``, within the ``slug`` field's max_length; a taken slug gets "-2", "-3", ...
+    Saves nothing."""
     max_length = instance._meta.get_field("slug").max_length
     base = slug_from(text, max_length) or fallback
     others = type(instance)._default_manager.filter(**(scope or {}))
@@ -50,13 +41,9 @@ def unique_slug(instance, text, fallback, scope=None, taken=()):
 
 
 class SlugFromTitleMixin:
-    """For models whose ``slug`` may be left blank: one is made from ``slug_source``.
-
-    ``slug_source`` names the field to read (e.g. "title_en"); ``slug_fallback`` is the
-    slug used when that field gives nothing; ``slug_scope()`` returns the lookups that
-    bound uniqueness. ``clean()`` fills the slug so form validation sees it; ``save()``
-    fills it for code that saves without validating. loaddata saves raw and is untouched.
-    """
+    """A ``slug`` left blank is made from the field ``slug_source`` (``slug_fallback``
+    when it gives nothing), unique within ``slug_scope()``, by ``clean()`` (so forms see
+    it) and ``save()``; loaddata saves raw and is untouched."""
 
     slug_source = "title_en"
     slug_fallback = "item"
@@ -87,12 +74,9 @@ ASCII_SLUG = re.compile(r"^[-a-zA-Z0-9_]+\Z")
 
 @deconstructible
 class AsciiSlugValidator:
-    """Refuse a slug with anything but ASCII letters, digits, hyphens and underscores.
-
-    The message says ASCII, and suggests the slug python-slugify makes of the value
-    (a transliteration: "Kynkäänniemi" gives "kynkaanniemi"), when it makes one.
-    Raises ``ValidationError`` with code ``"invalid"``, as Django's ``validate_slug``.
-    """
+    """Refuse a slug with anything but ASCII letters, digits, hyphens and underscores
+    (ValidationError, code ``"invalid"`` as Django's ``validate_slug``), suggesting the
+    value's transliteration ("Kynkäänniemi": "kynkaanniemi") when there is one."""
 
     def __call__(self, value):
         if ASCII_SLUG.match(value):
@@ -124,13 +108,11 @@ validate_ascii_slug = AsciiSlugValidator()
 
 
 class SlugsMadeFormSet(forms.BaseInlineFormSet):
-    """An inline formset of a ``SlugFromTitleMixin`` model whose rows' slugs may be blank.
+    """An inline formset of a ``SlugFromTitleMixin`` model whose slugs may be blank.
 
-    Each row's model ``clean()`` makes its blank slug alone, so two new rows with one
-    English name (or any two blank slugs: the form still holds "") would be refused as
-    duplicates, and rows of a parent not saved yet are checked against nothing. Here the
-    made slugs go into the forms' data, and each avoids the slugs of the rows above it
-    (given or made) before the formset's own duplicate check runs.
+    Each row's ``clean()`` makes its slug alone, so two new rows of one name would clash
+    (and a new parent's rows are checked against nothing): here each made slug avoids
+    those of the rows above it and goes into the form's data before the duplicate check.
     """
 
     def clean(self):
@@ -138,7 +120,7 @@ class SlugsMadeFormSet(forms.BaseInlineFormSet):
         made = []
         for form in self.forms:
             data = getattr(form, "cleaned_data", None)
-            if not data or "slug" not in data or self._should_delete_form(form):
+            if not data or "slug" not in data or data.get("DELETE"):
                 continue
             if data["slug"]:
                 taken.add(data["slug"])

@@ -1,20 +1,11 @@
-"""Text fields that keep what editors type exactly as it was, whatever the browser sends.
+"""Text fields that store exactly what editors typed, whatever the browser sends.
 
-Browsers submit a textarea with CRLF line endings (the HTML standard's form encoding),
-so a form saved without touching a field would turn every ``\\n`` into ``\\r\\n``: the
-history would show a change nobody made and the importer a conflict whose two values
-look alike. And django-modeltranslation makes every translation column nullable, so
-Django's form for a translated ``CharField`` would save an empty field as NULL.
-
-:class:`TextField` and :class:`CharField` are the models' text fields. Their form field,
-:class:`TextFormField`, turns every line ending into ``\\n`` and an empty value into
-``""``, so a form that changes nothing submits exactly what is stored. Saving through
-the ORM does the same (``pre_save``), whatever wrote the value. modeltranslation copies
-the field's class for each language column, so ``title_en`` and ``title_zh_hans`` behave
-alike, in the admin, its inlines and any other model form.
-
-Both deconstruct as Django's own classes: they change no column, so no migration
-mentions them.
+Browsers submit textareas with CRLF line endings, so a form saved untouched would turn
+every ``\\n`` into ``\\r\\n`` (a change in the history nobody made, an import conflict
+between look-alikes); and modeltranslation makes every translation column nullable, so
+an empty translated ``CharField`` would be saved as NULL. :class:`TextField` and
+:class:`CharField` store LF and ``""``, through their form field and at every save,
+in every language's column. They deconstruct as Django's own (no migration names them).
 """
 
 from django import forms

@@ -1,12 +1,8 @@
-"""Prose fields translated by django-modeltranslation (``<field>_en``, ``<field>_zh_hans``).
+"""Prose fields translated by django-modeltranslation: only prose, keys (slugs, years,
+URLs) are language-neutral. Run ``makemigrations`` after every change here.
 
-Only prose is registered; keys (slugs, years, URLs) are language-neutral.
-Run ``makemigrations`` after every change here.
-
-``names`` lists the fields that are names: one written the same in both languages
-(an acronym and a year such as "ICML 2025", an English-only institution name) may be
-left empty in Chinese, and a Chinese page then shows the English without marking it
-as untranslated. Every other field left empty is marked (see templatetags/awards.py).
+``names`` are fields that may be left empty in Chinese when written alike ("ICML 2025"):
+a Chinese page shows the English unmarked, where other fallbacks are marked untranslated.
 """
 
 from modeltranslation.translator import TranslationOptions, register

@@ -12,7 +12,6 @@ from catalogue.models import (
     Conference,
     Institution,
     Paper,
-    Status,
     Venue,
 )
 from pages import listing
@@ -93,7 +92,7 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
         if self.preview:
             # published_without_award_at() sets aside the papers of the awards shown
             # above (the conference's published awards, whatever its own status).
-            papers = Paper.objects.filter(status=Status.PUBLISHED)
+            papers = Paper.objects.published(ignore_conference=True)
             page = paginate(self.page_number, papers.published_without_award_at(conference))
             rows = listing.paper_rows(page.object_list)
         else:

@@ -1,10 +1,8 @@
 """Make the missing thumbnails of every paper's teaser image (catalogue/images.py).
 
-Thumbnails are made when an image is saved (the admin, the importer), never in a
-visitor's request. Images stored before a size was added to
-``settings.THUMBNAIL_ALIASES`` (the lists' ``list`` and ``list_2x``, for one) have no
-thumbnail of that size, and their list slots stay empty until this command runs: run
-it once after an upgrade that adds a size. Thumbnails that exist are kept.
+Thumbnails are made when an image is saved, never in a visitor's request; images stored
+before a size joined ``settings.THUMBNAIL_ALIASES`` lack it: run this once after such
+an upgrade. Thumbnails that exist are kept.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -22,9 +20,8 @@ class Command(BaseCommand):
     )
 
     def handle(self, **options):
-        """Make the thumbnails; print one line per image that could not be read and a
-        summary. Raises ``CommandError`` (exit status 1) when any image could not be
-        read (a missing or broken file: the admin flags it), after doing all others."""
+        """Make the thumbnails and print a summary; a missing or unreadable image is
+        printed and, after all others, raises ``CommandError`` (exit status 1)."""
         papers = Paper.objects.exclude(image="").only("slug", "image").order_by("slug")
         done, failed = 0, []
         for paper in papers.iterator(chunk_size=500):

@@ -1,0 +1,301 @@
+"""Papers, their links, and their authorships with the affiliations given on them."""
+
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from catalogue import languages, leads, search, text
+from catalogue.derived import DerivedColumnsMixin
+from catalogue.mathtext import MathLimitsValidator
+from catalogue.models.base import (
+    SLUG_HELP,
+    NaturalKeyMixin,
+    NaturalKeyQuerySet,
+    search_text_field,
+    status_field,
+)
+from catalogue.models.querysets import AUTHORSHIPS_IN_ORDER, AuthorshipQuerySet, PaperQuerySet
+from catalogue.slugs import AsciiSlugField, SlugFromTitleMixin
+
+
+class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
+    """A published paper: its translated title, abstract and summary, and links."""
+
+    slug_source = "title_en"
+    slug_fallback = "paper"
+
+    slug = AsciiSlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
+    # Rendered with their TeX maths (catalogue/mathtext.py), whose limits the validators keep.
+    title = text.CharField(_("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))])
+    abstract = text.TextField(
+        _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
+    )
+    summary = text.TextField(
+        _("summary"),
+        blank=True,
+        help_text=_("An introduction for a general reader; may be longer than the abstract."),
+        validators=[MathLimitsValidator(_("Summary"))],
+    )
+    conference = models.ForeignKey(
+        "papers.Conference",
+        on_delete=models.PROTECT,
+        related_name="papers",
+        verbose_name=_("published at"),
+        help_text=_("The conference whose proceedings published the paper."),
+    )
+    pages = text.CharField(
+        _("pages"), max_length=30, blank=True, help_text=_("In the proceedings, e.g. 448-456.")
+    )
+    image = models.ImageField(_("teaser image"), upload_to="papers/", blank=True)
+    image_alt = text.CharField(
+        _("image description"),
+        max_length=300,
+        blank=True,
+        help_text=_("Alternative text for readers who cannot see the image."),
+    )
+    status = status_field()
+    authors = models.ManyToManyField(
+        "papers.Author",
+        through="papers.Authorship",
+        related_name="papers",
+        verbose_name=_("authors"),
+    )
+    lead = models.TextField(
+        _("lead"),
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("The first sentence of the summary or abstract, shown in lists."),
+    )
+    search_text = search_text_field()
+    # What a search matches: the paper's search text with its authors' and their
+    # institutions' (catalogue/search.py, kept in step by ``search.refresh_match_texts``).
+    match_text = models.TextField(_("matched text"), blank=True, default="", editable=False)
+
+    objects = PaperQuerySet.as_manager()
+    search_sources = ("title", "abstract", "summary")
+    derived_columns = (search.SEARCH_TEXT, leads.LEAD)
+
+    class Meta:
+        verbose_name = _("paper")
+        verbose_name_plural = _("papers")
+        ordering = ["slug"]
+        indexes = [
+            # A conference page's list of other papers (published_without_award_at):
+            # the database walks this index in title order and stops at the page's end,
+            # and counts from it alone, instead of sorting every paper of the
+            # conference (20 ms of 5,000 papers on SQLite, to 0.5 ms; the count 15 to 6).
+            models.Index(
+                fields=["conference", "status", "title_en", "slug"], name="paper_listing_order"
+            ),
+        ]
+
+    def __str__(self):
+        return self.title_en or self.slug
+
+    def get_absolute_url(self):
+        return reverse("papers:paper-detail", kwargs={"slug": self.slug})
+
+    def clean(self):
+        """An image needs a description in every language (screen readers read it)."""
+        super().clean()
+        if self.image:
+            missing = {
+                field: ValidationError(
+                    _("Describe the image for readers who cannot see it."), code="alt_text_missing"
+                )
+                for field in languages.columns("image_alt")
+                if not (getattr(self, field) or "").strip()
+            }
+            if missing:
+                raise ValidationError(missing)
+
+    @property
+    def ordered_authorships(self):
+        """The authorships in author order: the list ``authorships_in_order`` prefetched,
+        else from the prefetch cache of ``authorships`` when present."""
+        prefetched = getattr(self, AUTHORSHIPS_IN_ORDER, None)
+        if prefetched is not None:
+            return prefetched
+        return sorted(self.authorships.all(), key=lambda authorship: authorship.position)
+
+
+class Authorship(NaturalKeyMixin, models.Model):
+    """An author's place on a paper, with the affiliations given on that paper."""
+
+    paper = models.ForeignKey(
+        "papers.Paper",
+        on_delete=models.CASCADE,
+        related_name="authorships",
+        verbose_name=_("paper"),
+    )
+    author = models.ForeignKey(
+        "papers.Author",
+        on_delete=models.PROTECT,
+        related_name="authorships",
+        verbose_name=_("author"),
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), help_text=_("1 for the first author, 2 for the second, and so on.")
+    )
+    affiliations = models.ManyToManyField(
+        "papers.Institution",
+        through="papers.Affiliation",
+        blank=True,
+        related_name="authorships",
+        verbose_name=_("affiliations"),
+    )
+
+    objects = AuthorshipQuerySet.as_manager()
+    natural_key_fields = ("paper", "author")
+    # (group, number): positions run 1, 2, 3, ... within each paper, without gaps. The
+    # admin's drag and drop renumbers them; the importer checks a file's against it.
+    numbering = ("paper", "position")
+
+    class Meta:
+        verbose_name = _("authorship")
+        verbose_name_plural = _("authorships")
+        ordering = ["paper", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["paper", "position"],
+                name="authorship_unique_position",
+                violation_error_message=_("Another author of this paper has this position."),
+            ),
+            models.UniqueConstraint(fields=["paper", "author"], name="authorship_unique_author"),
+            models.CheckConstraint(
+                condition=Q(position__gte=1),
+                name="authorship_position_from_1",
+                violation_error_message=_("Author positions start at 1."),
+            ),
+        ]
+        indexes = [
+            # A person's papers, from the author's side: the author page's count, list,
+            # institutions and co-authors. Without it SQLite (which has no statistics)
+            # started from every published paper and looked for the author on each:
+            # 12 ms of the benchmark's author page in those queries, 0.4 ms with it.
+            models.Index(fields=["author", "paper"], name="authorship_author_paper"),
+        ]
+
+    def __str__(self):
+        try:
+            author = self.author
+        except ObjectDoesNotExist:
+            # An authorship being recovered with its paper (the admin's recover form)
+            # may name an author deleted since: say so rather than fail the page.
+            author = _("deleted author #%(id)s") % {"id": self.author_id}
+        return f"{author} ({self.position})"
+
+    def set_affiliations(self, institutions):
+        """Make ``institutions`` (in order, first listed first) this authorship's affiliations."""
+        self.affiliation_rows.exclude(institution__in=institutions).delete()
+        current = {row.institution_id: row for row in self.affiliation_rows.all()}
+        for position, institution in enumerate(institutions, start=1):
+            row = current.get(institution.pk) or Affiliation(
+                authorship=self, institution=institution
+            )
+            if row.pk is None or row.position != position:
+                row.position = position
+                row.save()
+
+
+class Affiliation(models.Model):
+    """One institution of an authorship, in the order the paper lists them (first first)."""
+
+    authorship = models.ForeignKey(
+        "papers.Authorship",
+        on_delete=models.CASCADE,
+        related_name="affiliation_rows",
+        verbose_name=_("authorship"),
+    )
+    institution = models.ForeignKey(
+        "papers.Institution",
+        on_delete=models.PROTECT,
+        related_name="affiliation_rows",
+        verbose_name=_("institution"),
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"),
+        default=0,
+        help_text=_("Order among the author's affiliations on this paper, lowest first."),
+    )
+
+    class Meta:
+        verbose_name = _("affiliation")
+        verbose_name_plural = _("affiliations")
+        # No unique position: the order is the point, ties fall back to the order of entry.
+        ordering = ["authorship", "position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["authorship", "institution"], name="affiliation_unique_institution"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.authorship}: {self.institution}"
+
+
+class PaperLink(NaturalKeyMixin, models.Model):
+    """A typed external link of a paper: its proceedings, arXiv, code, dataset, video, ..."""
+
+    class Kind(models.TextChoices):
+        # Declaration order is the order links are shown in.
+        PMLR = "pmlr", _("PMLR proceedings")
+        PROCEEDINGS = "proceedings", _("Proceedings")
+        OPENREVIEW = "openreview", _("OpenReview")
+        ARXIV = "arxiv", _("arXiv")
+        POSTER = "poster", _("Conference poster page")
+        PDF = "pdf", _("PDF")
+        DOI = "doi", _("DOI")
+        PROJECT = "project", _("Project page")
+        CODE = "code", _("Code")
+        DATASET = "dataset", _("Dataset")
+        VIDEO = "video", _("Video")
+        SLIDES = "slides", _("Slides")
+
+    paper = models.ForeignKey(
+        "papers.Paper", on_delete=models.CASCADE, related_name="links", verbose_name=_("paper")
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    url = models.URLField(_("URL"), max_length=500)
+
+    objects = NaturalKeyQuerySet.as_manager()
+    natural_key_fields = ("paper", "kind")
+
+    class Meta:
+        verbose_name = _("link")
+        verbose_name_plural = _("links")
+        ordering = ["paper", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "kind"], name="paperlink_unique_kind"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()}: {self.url}"
+
+    def get_kind_display(self):
+        """The kind's label in the active language, or the stored value for an unknown kind.
+
+        Django's own ``get_FOO_display()`` builds a dict of every choice on each call,
+        a tenth of the link list's time on a page of 150 papers; this is the same answer
+        from the enum's own lookup.
+        """
+        return self.kind_label(self.kind)
+
+    @classmethod
+    def kind_label(cls, kind):
+        """The label of ``kind`` in the active language, or ``kind`` itself when unknown."""
+        try:
+            return str(cls.Kind(kind).label)
+        except ValueError:
+            return kind
+
+    @property
+    def sort_key(self):
+        """The kind's place in ``Kind`` (declaration order is display order)."""
+        return KIND_ORDER.get(self.kind, len(KIND_ORDER))
+
+
+KIND_ORDER = {kind: position for position, kind in enumerate(PaperLink.Kind.values)}

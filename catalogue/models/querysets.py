@@ -1,0 +1,390 @@
+"""The catalogue's query vocabulary: a QuerySet for each model, installed by the models
+with ``as_manager()``, and the prefetches that lists and pages share.
+
+The models' modules import this one, never the reverse: a query that names another
+model finds it with :func:`model` when it runs. Rows with a status of their own, or
+reached through one, are public by ``PublishedQuerySet.published()``; venues,
+institutions and authors, public when something of theirs is, say how in theirs.
+"""
+
+import functools
+
+from django.apps import apps
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
+
+from catalogue import search
+from catalogue.models.base import (
+    NaturalKeyQuerySet,
+    PublishedQuerySet,
+    count_of,
+    unlisted_paper_fields,
+)
+
+# At most this many words of a search are used.
+SEARCH_MAX_WORDS = 10
+
+# The one order of conferences, newest first, wherever they are listed: the pages, the
+# API, the sitemap, the publisher and the admin (Conference.Meta.ordering). Within a year
+# the later start first, a conference without a start date last on every database
+# (PostgreSQL sorts NULL first in a descending order, SQLite last), then by slug.
+NEWEST_FIRST = ("-year", F("start_date").desc(nulls_last=True), "slug")
+
+# Where ``authorships_in_order`` puts a paper's authorships (``Paper.ordered_authorships``).
+AUTHORSHIPS_IN_ORDER = "prefetched_authorships"
+
+
+def model(name):
+    """The catalogue's model ``name`` (``"Paper"``), from Django's app registry."""
+    return apps.get_model("papers", name)
+
+
+class VenueQuerySet(NaturalKeyQuerySet):
+    def published(self):
+        """Venues with at least one published conference."""
+        conferences = model("Conference").objects.published()
+        return self.filter(Exists(conferences.filter(venue=OuterRef("pk"))))
+
+
+class ConferenceQuerySet(PublishedQuerySet):
+    published_paths = ("",)
+
+    def newest_first(self):
+        """The conferences in :data:`NEWEST_FIRST` order."""
+        return self.order_by(*NEWEST_FIRST)
+
+    def with_awards(self):
+        """Conferences that give at least one published award of their own (not the
+        editions kept only as where papers a later conference honoured were published)."""
+        awards = model("Award").objects.published()
+        return self.filter(Exists(awards.filter(conference=OuterRef("pk"))))
+
+    def with_listed_awards(self):
+        """Conferences with their venue and ``listed_awards``: their published awards in
+        their order on the conference page, each with ``entry_count``. Two queries."""
+        awards = model("Award").objects.published().with_entry_count().order_by("position", "slug")
+        return self.select_related("venue").prefetch_related(
+            Prefetch("awards", queryset=awards, to_attr="listed_awards")
+        )
+
+    def for_venue(self):
+        """Conferences with ``award_count`` and ``paper_count``, their published awards
+        and papers (their own status: the conference's is the caller's filter), for a
+        venue's list of editions. A subquery for each count: counting both over joins
+        made a row for every award and paper pair (97 ms at the benchmark's size)."""
+        return self.annotate(
+            award_count=count_of(
+                model("Award").objects.published(ignore_conference=True), "conference"
+            ),
+            paper_count=count_of(
+                model("Paper").objects.published(ignore_conference=True), "conference"
+            ),
+        )
+
+
+class InstitutionQuerySet(NaturalKeyQuerySet):
+    def published(self):
+        """Institutions an author of a published paper is affiliated with on that paper."""
+        published = AuthorshipQuerySet.published_condition("authorship__")
+        rows = model("Affiliation").objects.filter(published, institution=OuterRef("pk"))
+        return self.filter(Exists(rows))
+
+    def of_authors(self, authors):
+        """The institutions each of ``authors`` (ids) gave on published papers, in one
+        query: each with ``of_author`` (the author's id), ``first_year`` and ``last_year``
+        (of those papers' conferences), an author's rows together, the latest first.
+        (The authorships are a subquery: without it SQLite started from every published
+        paper, 0.5 to 1.6 s for 200 authors at 5,000 papers instead of 1 to 20 ms.)"""
+        years = "affiliation_rows__authorship__paper__conference__year"
+        authorships = model("Authorship").objects.published().filter(author__in=authors)
+        return (
+            self.filter(affiliation_rows__authorship__in=authorships.values("pk"))
+            .annotate(
+                of_author=F("affiliation_rows__authorship__author"),
+                first_year=Min(years),
+                last_year=Max(years),
+            )
+            .order_by("of_author", "-last_year", "-first_year", "slug")
+        )
+
+
+class AuthorQuerySet(NaturalKeyQuerySet):
+    def published(self):
+        """Authors of at least one published paper, read from their kept column
+        ``has_published_paper`` (catalogue/published_authors.py).
+
+        Joining the benchmark's 20,000 authorships to their papers and conferences for
+        DISTINCT authors took 15 to 30 ms a query.
+        """
+        return self.filter(has_published_paper=True)
+
+    def coauthors_of_authors(self, authors):
+        """The people who wrote a published paper with each of ``authors`` (ids), in one
+        query: each with ``of_author`` (whose co-author) and ``shared`` (how many papers),
+        an author's rows together, the most frequent first, then by slug."""
+        papers = model("Paper").objects.published().filter(authorships__author__in=authors)
+        return (
+            self.filter(
+                authorships__paper__in=papers.values("pk"),
+                authorships__paper__authorships__author__in=authors,
+            )
+            .annotate(of_author=F("authorships__paper__authorships__author"))
+            .exclude(pk=F("of_author"))
+            .annotate(shared=Count("authorships__paper", distinct=True))
+            .order_by("of_author", "-shared", "slug")
+        )
+
+    def with_published_papers(self):
+        """Authors with ``published_papers``: how many published papers they wrote."""
+        authorships = model("Authorship").objects.published()
+        return self.annotate(published_papers=count_of(authorships, "author"))
+
+
+@functools.cache
+def paper_detail_prefetches():
+    """The prefetches of ``PaperQuerySet.for_detail()``: authorships with their authors
+    and institutions in order, links, and the entries of published awards.
+
+    Built once per process (they hold no content and no language; Django copies what
+    it changes of a Prefetch): building them was about a tenth of the paper page's time.
+    """
+    entries = model("AwardEntry").objects.filter(AwardQuerySet.published_condition("award__"))
+    return (
+        authorships_with_affiliations(),
+        "links",
+        Prefetch("award_entries", queryset=entries.for_paper()),
+    )
+
+
+class PaperQuerySet(PublishedQuerySet):
+    def with_authors(self):
+        """Papers with their authors in order in ``ordered_authorships``: two queries."""
+        return self.prefetch_related(authorships_in_order())
+
+    def for_detail(self):
+        """Everything the paper page shows, in a fixed number of queries."""
+        return self.select_related("conference__venue").prefetch_related(*paper_detail_prefetches())
+
+    def published_without_award_at(self, conference):
+        """Papers published at ``conference`` that no published award of it went to,
+        whether the conference is published or not (a preview), in title order, without
+        the long columns.
+
+        The awarded papers are a short list computed once; joining the papers again
+        there made SQLite read every published paper (0.2 s at 5,000 papers).
+        """
+        awarded = model("AwardEntry").objects.filter(
+            AwardQuerySet.published_condition("award__", ignore_conference=True),
+            award__conference=conference,
+        )
+        return (
+            self.filter(conference=conference)
+            .exclude(pk__in=awarded.values("paper_id"))
+            .defer(*unlisted_paper_fields())
+            .order_by("title_en", "slug")
+        )
+
+    def search(self, text):
+        """Papers matching every word of ``text`` (at most ``SEARCH_MAX_WORDS``, separated
+        by white space), ignoring case and accents, as substrings of the paper's folded
+        ``match_text`` (catalogue/search.py). An empty ``text`` matches every paper."""
+        return self.search_words(search.words(text)[:SEARCH_MAX_WORDS])
+
+    def search_words(self, words):
+        """Papers matching every one of ``words``, already folded (``search.words()``)."""
+        matches = self
+        if words:
+            # Always true: it lets SQLite use the partial index of the matched text
+            # (catalogue/migrations/0019_paper_match_text.py).
+            matches = matches.filter(match_text__isnull=False)
+        for word in words:
+            matches = matches.filter(match_text__contains=word)
+        return matches
+
+    def in_search_order(self):
+        """The newest conference year first, then by English title, then by key."""
+        return self.order_by("-conference__year", "title_en", "pk")
+
+    def listed_at(self, conference=None, year=None):
+        """Papers a conference page lists: published at it or awarded (published) by it.
+
+        ``conference`` is a slug, ``year`` a conference year; ``None`` leaves either open.
+        """
+        published_at, awarded_at = Q(), Q()
+        if conference is not None:
+            published_at &= Q(conference__slug=conference)
+            awarded_at &= Q(award__conference__slug=conference)
+        if year is not None:
+            published_at &= Q(conference__year=year)
+            awarded_at &= Q(award__conference__year=year)
+        awarded = model("AwardEntry").objects.published().filter(awarded_at).values("paper")
+        return self.filter(published_at | Q(pk__in=awarded))
+
+    def with_award(self, slug):
+        """Papers with a published entry in an award series (an award ``slug``, any year)."""
+        entries = model("AwardEntry").objects.published().filter(award__slug=slug)
+        return self.filter(pk__in=entries.values("paper"))
+
+    def for_citation(self):
+        """Papers with what a citation needs: conference, venue, authors in order, links."""
+        return self.select_related("conference__venue").with_authors().prefetch_related("links")
+
+    def for_listing(self):
+        """Papers with their conference, without the long columns no list shows."""
+        return self.select_related("conference").defer(*unlisted_paper_fields())
+
+
+class AuthorshipQuerySet(PublishedQuerySet):
+    published_paths = ("paper__", "paper__conference__")
+    # Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
+    POSITION_OFFSET = 10_000
+
+    def move_aside(self):
+        """Add POSITION_OFFSET to these authorships' positions in one UPDATE; returns the
+        number of rows moved.
+
+        The one way to renumber authors (the admin's formset, restoring a version, the
+        importer): the shifted positions are distinct and meet no final one, so the rows
+        can then take their new positions without breaking the unique constraint.
+        """
+        return self.update(position=F("position") + self.POSITION_OFFSET)
+
+    def moved_aside(self):
+        """Those of these authorships that are still moved aside (see ``move_aside``)."""
+        return self.filter(position__gte=self.POSITION_OFFSET)
+
+    def for_author_page(self, author):
+        """``author``'s published authorships, newest first: the author page's list."""
+        return (
+            self.published()
+            .filter(author=author)
+            .order_by("-paper__conference__year", "paper__slug")
+        )
+
+    def for_authors_pages(self, authors):
+        """``for_author_page()`` of each of ``authors`` (ids) at once, by author. (Their
+        papers are a subquery too: without it SQLite went through every published
+        paper, 170 ms for 50 authors at 5,000 papers instead of about 1 ms.)"""
+        papers = self.filter(author__in=authors).values("paper")
+        return (
+            self.published()
+            .filter(paper__in=papers, author__in=authors)
+            .order_by("author_id", "-paper__conference__year", "paper__slug")
+        )
+
+    def names_in_order(self):
+        """``(paper id, author name, author slug)`` rows, each paper's in author order."""
+        return self.order_by("paper_id", "position").values_list(
+            "paper_id", "author__name", "author__slug"
+        )
+
+
+def authorships_in_order(lookup="authorships"):
+    """A Prefetch of papers' authorships with their authors, by position, into the list
+    ``Paper.ordered_authorships`` returns (``lookup`` may reach the authorships through
+    a relation, as ``"paper__authorships"``).
+
+    A list (``to_attr``), not the related manager's cache, for which Django builds a
+    queryset per paper; the authors' long columns are left out (a tenth of the
+    conference page's queries and objects at the benchmark's size).
+    """
+    return Prefetch(
+        lookup,
+        queryset=model("Authorship")
+        .objects.select_related("author")
+        .defer("author__search_text", "author__other_names")
+        .order_by("position"),
+        to_attr=AUTHORSHIPS_IN_ORDER,
+    )
+
+
+def authorships_with_affiliations():
+    """A Prefetch of a paper's authorships in author order, each with its author and
+    its institutions in the paper's order: the paper page's and the API's authors."""
+    return Prefetch(
+        "authorships",
+        queryset=model("Authorship")
+        .objects.select_related("author")
+        .prefetch_related(affiliations_in_order())
+        .order_by("position"),
+    )
+
+
+def affiliations_in_order(lookup="affiliations"):
+    """A Prefetch of an authorship's institutions in the paper's order (``"affiliations"``
+    alone would give Institution's own order, by slug)."""
+    return Prefetch(
+        lookup,
+        queryset=model("Institution").objects.order_by(
+            "affiliation_rows__position", "affiliation_rows__pk"
+        ),
+    )
+
+
+class AwardQuerySet(PublishedQuerySet):
+    def series(self, venue_slug, slug):
+        """Every edition of one award at one venue (the same ``slug``), newest first."""
+        return self.filter(conference__venue__slug=venue_slug, slug=slug).order_by(
+            "-conference__year", "-conference__start_date"
+        )
+
+    def with_entry_count(self):
+        """Awards with ``entry_count``: their entries whose paper is published."""
+        published = PaperQuerySet.published_condition("entries__paper__")
+        return self.annotate(entry_count=Count("entries", filter=published))
+
+    def with_conference(self):
+        """Awards with their conference and venue (their addresses and titles name them)."""
+        return self.select_related("conference__venue")
+
+    def for_detail(self):
+        """Awards with their conference and published entries (authors in order)."""
+        entries = model("AwardEntry").objects.published().for_award()
+        return self.with_conference().prefetch_related(Prefetch("entries", queryset=entries))
+
+
+def _levels_above():
+    """The levels of an entry's award above the entry's level, for a subquery."""
+    return model("AwardLevel").objects.filter(
+        award=OuterRef("award_id"), position__lt=OuterRef("level__position")
+    )
+
+
+class AwardEntryQuerySet(PublishedQuerySet):
+    published_paths = ("award__", "award__conference__", "paper__", "paper__conference__")
+
+    def in_level_order(self):
+        """Entries by level (the top level first), then position, with ``is_top_level``
+        (badges show the top level without its name) and ``level_rank`` (see
+        ``with_level_rank()``)."""
+        return (
+            self.select_related("level")
+            .annotate(is_top_level=~Exists(_levels_above()))
+            .with_level_rank()
+            .order_by(*self.model.LEVEL_ORDER)
+        )
+
+    def for_award(self):
+        """Entries with their levels, papers and ordered authors: the top level first."""
+        return (
+            self.in_level_order()
+            .select_related("paper__conference")
+            .defer(*unlisted_paper_fields("paper__"))
+            .prefetch_related(authorships_in_order("paper__authorships"), "paper__links")
+        )
+
+    def with_level_rank(self):
+        """Entries with ``level_rank``: how many of the award's levels come before the
+        entry's (0 for the top level); badges take their colour and icon from it. A
+        subquery per entry: a count over a join grouped by every selected column took
+        SQLite twice as long for a conference page's 100 entries."""
+        rank = _levels_above().order_by().values("award").annotate(n=Count("pk")).values("n")
+        return self.annotate(level_rank=Coalesce(Subquery(rank), 0))
+
+    def for_paper(self):
+        """Entries with their award, level and the conference that gave it."""
+        return (
+            self.in_level_order()
+            .select_related("award__conference")
+            .order_by(*self.model.PAPER_ORDER)
+        )
