@@ -485,21 +485,6 @@ PAGE_CACHE_ENABLED = env_bool("DJANGO_PAGE_CACHE", True)
 # How long a page stays in the cache if nothing changes (seconds). A change retires it
 # at once whatever this says, so it only bounds the memory of rarely visited pages.
 PAGE_CACHE_TIMEOUT = 24 * 60 * 60
-# The views whose pages the cache may store: every view of these URL namespaces (the
-# public pages; the JSON API, opendata/api/), and these views by URL name (robots.txt,
-# the sitemap's index and parts, the open data downloads: awardsite/urls.py). Any other
-# view (the admin, the language switch, a 404) is never stored.
-PAGE_CACHE_NAMESPACES = {"papers", "api-v1"}
-PAGE_CACHE_URL_NAMES = {
-    "robots-txt",
-    "sitemap",
-    "sitemap-section",
-    "sitemap-section-page",
-    "opendata-site-csv",
-    "opendata-conference-csv",
-    "opendata-site-compact",
-    "opendata-conference-compact",
-}
 # The query parameter that asks for a preview of a draft (pages.views.PreviewMixin); a
 # request carrying it is never served from the page cache, nor stored.
 PREVIEW_PARAMETER = "preview"

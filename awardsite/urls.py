@@ -21,11 +21,11 @@ from pages.distill import (
 )
 from pages.views import robots_txt
 
-# The API documents the published pages link to (the Open data and conference pages). A
-# static host serves a file by its name's extension: the index and a conference are JSON
-# at extensionless URLs, given their type by the web server (docs: static hosting);
-# lists with query parameters cannot be files and are not published, nor are the other
-# objects (an award's document names its papers and authors, whose documents name
+# Every API route is public (cached). Published are the documents the pages link to (the
+# Open data and conference pages): a static host serves a file by its extension, so the
+# index and a conference are JSON at extensionless URLs, typed by the web server (docs:
+# static hosting); lists with query parameters cannot be files, nor are the other objects
+# published (an award's document names its papers and authors, whose documents name
 # others: every paper and author would follow). The publisher nulls the links to them.
 api_patterns, api_name, api_namespace = api.urls()
 distill_named(

@@ -17,7 +17,8 @@ app server; else each process's local memory) under a key made of
 Only ``GET`` and ``HEAD`` requests without a session or messages cookie are served from
 the cache, and ``?preview`` never (``settings.PREVIEW_PARAMETER``): staff and anyone
 logged in carry the session cookie. A response is stored (:func:`is_storable`) only
-when it answers such a ``GET``, comes from a public view (:func:`is_public_view`) and
+when it answers such a ``GET``, comes from a route marked public (:func:`is_public_view`,
+the registry of pages/distill.py) and
 holds nothing personal: a 200, not streamed, no cookie, no ``Vary: Cookie``, not
 private, no CSRF token, no CSP nonce. Public pages (stored or not, and with the cache
 off) are tagged with an ``ETag`` (``ConditionalGetMiddleware``, before this one in
@@ -40,8 +41,10 @@ from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.middleware.gzip import GZipMiddleware
+from django.urls import get_resolver
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.translation import get_language_from_request
+from django_distill.utils import iter_url_patterns
 
 from awardsite.release import fingerprint
 from catalogue.models import ContentGeneration
@@ -77,14 +80,24 @@ def is_anonymous_request(request):
     )
 
 
-def is_public_view(resolver_match):
-    """True when the resolved view may be stored: every view of a URL namespace in
-    ``settings.PAGE_CACHE_NAMESPACES``, and the views named in
-    ``settings.PAGE_CACHE_URL_NAMES``. False when no view answered (a 404)."""
-    return resolver_match is not None and (
-        not set(settings.PAGE_CACHE_NAMESPACES).isdisjoint(resolver_match.namespaces)
-        or resolver_match.url_name in settings.PAGE_CACHE_URL_NAMES
+@functools.cache
+def public_view_names(urlconf):
+    """The view names (``namespace:name``) of the routes of ``urlconf`` (a module path)
+    marked public (``pattern.public``, set by pages/distill.py's ``public()`` and
+    ``distill()``), read once per process."""
+    return frozenset(
+        ":".join(filter(None, [namespace, pattern.name]))
+        for pattern, namespace, _depth in iter_url_patterns(get_resolver(urlconf).url_patterns)
+        if getattr(pattern, "public", False)
     )
+
+
+def is_public_view(request):
+    """True when the view that answered ``request`` may be stored: its route is marked
+    public in the URLconf. False when no view answered (a 404)."""
+    match = getattr(request, "resolver_match", None)
+    urlconf = getattr(request, "urlconf", None) or settings.ROOT_URLCONF
+    return match is not None and match.view_name in public_view_names(urlconf)
 
 
 def is_storable(request, response):
@@ -155,11 +168,7 @@ class PublicPageCacheMiddleware:
             if cached is not None:
                 return cached
         response = self.get_response(request)
-        if not (
-            anonymous
-            and is_public_view(getattr(request, "resolver_match", None))
-            and is_storable(request, response)
-        ):
+        if not (anonymous and is_public_view(request) and is_storable(request, response)):
             return response
         if not response.streaming:
             set_response_etag(response)  # of the body before gzip: the same every time

@@ -1,18 +1,15 @@
-"""Which public URLs the static site publishes, declared on the URL patterns themselves.
+"""The registry of public pages, declared once on the URL patterns themselves.
 
-Each published route of the URLconf (pages/urls.py, awardsite/urls.py) is wrapped in
-:func:`distill`, which gives its pattern the attributes django-distill's
-``distill_path()`` gives one: ``distill_func``, a function yielding the URL kwargs of
-each page to publish (the objects, with the models' QuerySet vocabulary:
-``Paper.objects.published()``), ``distill_file`` and ``distill_status_codes``.
-``manage.py publish_site`` (the publishing app) finds them by walking the URLconf
-(``django_distill.utils.iter_url_patterns``): it imports nothing of this app.
+A route is public (:func:`public`: the same page for every visitor, which the page cache
+may store) or public and published (:func:`distill`: the static site holds it too, with
+the attributes django-distill's ``distill_path()`` sets: ``distill_func``, yielding the
+URL kwargs of each page, ``distill_file``, ``distill_status_codes``). The page cache, the
+publisher and the sitemap read the marks by walking the URLconf
+(``django_distill.utils.iter_url_patterns``) and import nothing of this app.
 
-Why not ``django_distill.distill_path`` itself: it exists only once django-distill's
-app is installed, and that app's ``ready()`` replaces ``django.urls.path`` and
-``re_path`` for the whole project (django-distill 4.0.6, ``DistillConfig.ready``); the
-attributes it reads are all a publisher needs, and they are set here on patterns made
-by Django's own ``path()``.
+Not ``django_distill.distill_path`` itself: it exists only once django-distill's app is
+installed, whose ``ready()`` replaces ``django.urls.path`` for the whole project
+(django-distill 4.0.6, ``DistillConfig.ready``).
 """
 
 import math
@@ -25,8 +22,15 @@ from pages.sitemaps import SITEMAPS, part_count
 from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 
+def public(pattern):
+    """``pattern`` (a URLPattern) marked public: its page is the same for every visitor,
+    so the page cache may store it (pagecache/caching.py). Returns ``pattern``."""
+    pattern.public = True
+    return pattern
+
+
 def distill(pattern, func=None, file=None):
-    """``pattern`` (a URLPattern made by ``path()``) marked as published, as
+    """``pattern`` (a URLPattern made by ``path()``) marked public and published, as
     django-distill's ``distill_path()`` marks one: ``func`` yields the URL kwargs of
     each page (None: the route has no kwargs, one page); ``file`` names the output file
     when the URL's own path would not be served with the right type (with ``{kwarg}``
@@ -34,7 +38,7 @@ def distill(pattern, func=None, file=None):
     pattern.distill_func = func or _one_page
     pattern.distill_file = file
     pattern.distill_status_codes = (200,)
-    return pattern
+    return public(pattern)
 
 
 def distill_paged(patterns, func, pages):
@@ -45,9 +49,10 @@ def distill_paged(patterns, func, pages):
 
 
 def distill_named(patterns, routes):
-    """``patterns`` (a list of URLPattern, such as django-ninja's) with those named in
-    ``routes`` (``{name: (func, file)}``) marked as published; returns ``patterns``."""
+    """``patterns`` (a list of URLPattern, such as django-ninja's) all marked public, and
+    those named in ``routes`` (``{name: (func, file)}``) published; returns ``patterns``."""
     for pattern in patterns:
+        public(pattern)
         if pattern.name in routes:
             distill(pattern, *routes[pattern.name])
     return patterns

@@ -16,6 +16,7 @@ from pages.distill import (
     distill,
     distill_paged,
     papers,
+    public,
     venues,
 )
 from pages.paging import paged
@@ -51,11 +52,11 @@ register_converter(AuthorInitialConverter, "author_initial")
 
 app_name = "papers"
 
-# Each route the static site publishes is wrapped in distill() with the function listing
-# its pages (pages/distill.py); the search and its results are not files.
+# Each route is marked public (the page cache may store it) or published too, with the
+# function listing its pages (pages/distill.py); the search and its results are not files.
 urlpatterns = [
     distill(path("", views.HomeView.as_view(), name="home")),
-    path("search/", views.SearchView.as_view(), name="search"),
+    public(path("search/", views.SearchView.as_view(), name="search")),
     distill(path("conferences/", views.ConferenceListView.as_view(), name="conference-list")),
     distill(path("venues/", views.VenueListView.as_view(), name="venue-list")),
     distill(path("awards/", views.AwardListView.as_view(), name="award-list")),
