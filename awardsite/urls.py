@@ -12,13 +12,7 @@ from django.views.static import serve
 from opendata import api
 from opendata import downloads as opendata
 from pages import sitemaps
-from pages.distill import (
-    conferences,
-    distill,
-    distill_named,
-    sitemap_section_pages,
-    sitemap_sections,
-)
+from pages.distill import conferences, distill, distill_named
 from pages.views import robots_txt
 
 # Every API route is public (cached). Published are the documents the pages link to (the
@@ -51,11 +45,11 @@ urlpatterns = [
             sitemaps.section,
             name="sitemap-section-page",
         ),
-        sitemap_section_pages,
+        sitemaps.sitemap_section_pages,
     ),
     distill(
         path("sitemap-<slug:section>.xml", sitemaps.section, name="sitemap-section"),
-        sitemap_sections,
+        sitemaps.sitemap_sections,
     ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -18,7 +18,6 @@ from django.db.models import Count
 from django.db.models.functions import Substr
 
 from catalogue.models import Author, Award, Conference, Paper, Venue
-from pages.sitemaps import SITEMAPS, part_count
 from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 
@@ -62,45 +61,58 @@ def _one_page():
     return None
 
 
-def _slugs(queryset):
-    return ({"slug": slug} for slug in queryset.values_list("slug", flat=True).order_by("slug"))
+def published_slugs(model):
+    """The slugs of ``model``'s published objects, by slug (a ``values_list`` QuerySet)."""
+    return model.objects.published().order_by("slug").values_list("slug", flat=True)
 
 
-def venues():
-    """Published venues."""
-    return _slugs(Venue.objects.published())
+def award_slugs():
+    """``(conference slug, award slug)`` of each published award, by primary key."""
+    return Award.objects.published().order_by("pk").values_list("conference__slug", "slug")
 
 
-def conferences():
-    """Published conferences."""
-    return _slugs(Conference.objects.published())
-
-
-def papers():
-    """Published papers (their conference published too)."""
-    return _slugs(Paper.objects.published())
-
-
-def authors():
-    """Authors of a published paper."""
-    return _slugs(Author.objects.published())
-
-
-def awards():
-    """Published awards of published conferences."""
-    pairs = Award.objects.published().values_list("conference__slug", "slug").order_by("pk")
-    return ({"conference_slug": conference, "slug": slug} for conference, slug in pairs)
-
-
-def award_series():
-    """Each venue's award series with a published edition."""
-    pairs = (
+def series_slugs():
+    """``(venue slug, award slug)`` of each award series with a published edition."""
+    return (
         Award.objects.published()
         .values_list("conference__venue__slug", "slug")
         .order_by("conference__venue__slug", "slug")
         .distinct()
     )
-    return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
+
+
+def _slugs(model):
+    return ({"slug": slug} for slug in published_slugs(model))
+
+
+def venues():
+    """Published venues."""
+    return _slugs(Venue)
+
+
+def conferences():
+    """Published conferences."""
+    return _slugs(Conference)
+
+
+def papers():
+    """Published papers (their conference published too)."""
+    return _slugs(Paper)
+
+
+def authors():
+    """Authors of a published paper."""
+    return _slugs(Author)
+
+
+def awards():
+    """Published awards of published conferences."""
+    return ({"conference_slug": c, "slug": slug} for c, slug in award_slugs())
+
+
+def award_series():
+    """Each venue's award series with a published edition."""
+    return ({"venue_slug": venue, "slug": slug} for venue, slug in series_slugs())
 
 
 def citations_of(func):
@@ -110,18 +122,6 @@ def citations_of(func):
         return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in ("bib", "ris", "json"))
 
     return formats
-
-
-def sitemap_sections():
-    """The sections of the sitemap index (pages/sitemaps.py)."""
-    return ({"section": section} for section in SITEMAPS)
-
-
-def sitemap_section_pages():
-    """Parts 2 to N of each sitemap section longer than one part."""
-    for section in SITEMAPS:
-        for page in range(2, part_count(section) + 1):
-            yield {"section": section, "page": page}
 
 
 def conference_pages():

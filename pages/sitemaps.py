@@ -34,8 +34,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from awardsite.addresses import absolute_url
-from catalogue.models import Author, Award, Conference, Paper, Venue
+from catalogue.models import Author, Conference, Paper, Venue
 from catalogue.reversing import reverse_slugs
+from pages.distill import award_slugs, published_slugs, series_slugs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -86,7 +87,7 @@ class _SlugSitemap(_Sitemap):
     model = route = None
 
     def items(self):
-        return self.model.objects.published().order_by("slug").values_list("slug", flat=True)
+        return published_slugs(self.model)
 
     def location(self, item):
         return reverse_slugs(self.route, slug=item)
@@ -104,7 +105,7 @@ class AwardSitemap(_Sitemap):
     """Each published award: its conference's slug and its own."""
 
     def items(self):
-        return Award.objects.published().order_by("pk").values_list("conference__slug", "slug")
+        return award_slugs()
 
     def location(self, item):
         conference_slug, slug = item
@@ -115,12 +116,7 @@ class AwardSeriesSitemap(_Sitemap):
     """One page per award series: a venue slug and an award slug with a published edition."""
 
     def items(self):
-        return list(
-            Award.objects.published()
-            .values_list("conference__venue__slug", "slug")
-            .order_by("conference__venue__slug", "slug")
-            .distinct()
-        )
+        return list(series_slugs())
 
     def location(self, item):
         venue_slug, slug = item
@@ -154,6 +150,18 @@ def part_count(section):
     items = site.items()
     count = items.count() if isinstance(items, QuerySet) else len(items)
     return max(1, math.ceil(count * len(settings.LANGUAGES) / site.limit))
+
+
+def sitemap_sections():
+    """The sections of the sitemap index, as the distill function of their route."""
+    return ({"section": section} for section in SITEMAPS)
+
+
+def sitemap_section_pages():
+    """Parts 2 to N of each sitemap section longer than one part (a distill function)."""
+    for section in SITEMAPS:
+        for page in range(2, part_count(section) + 1):
+            yield {"section": section, "page": page}
 
 
 def part_path(section, number):
