@@ -41,8 +41,8 @@ def distill(pattern, func=None, file=None):
 
 
 def distill_paged(patterns, func, pages):
-    """The two patterns of ``paging.paged()`` (a list and its pages 2..N) marked as
-    published: ``func`` yields the lists' kwargs, ``pages`` the pages' (with ``page``)."""
+    """The two patterns of ``paging.paged()`` published: ``func`` yields the lists'
+    kwargs, ``pages`` those of their pages 2..N."""
     first, rest = patterns
     return [distill(first, func), distill(rest, pages)]
 
@@ -153,8 +153,8 @@ def author_list_pages():
 
 
 def _author_initials():
-    """{initial: number of authors} of the authors of a published paper, by the first
-    character of their slug (the A-Z index's order); every digit counts as ``DIGITS``."""
+    """{initial: number of authors} of the published authors by their slug's first
+    character; every digit counts as ``DIGITS``."""
     counts = {}
     initials = (
         Author.objects.published()

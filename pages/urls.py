@@ -1,4 +1,5 @@
 from django.urls import path, register_converter
+from django.urls.converters import StringConverter
 
 from opendata import downloads as opendata
 from pages import feeds, views
@@ -22,29 +23,17 @@ from pages.distill import (
 from pages.paging import paged
 
 
-class CitationFormatConverter:
+class CitationFormatConverter(StringConverter):
     """The citation formats of pages/citations.py: "bib", "ris" or "json"."""
 
     regex = "bib|ris|json"
 
-    def to_python(self, value):
-        return value
 
-    def to_url(self, value):
-        return value
-
-
-class AuthorInitialConverter:
+class AuthorInitialConverter(StringConverter):
     """A group of the author index (views.AuthorListView): a letter, or the digit that
     stands for every digit."""
 
     regex = f"[{views.AUTHOR_INITIALS}{views.DIGITS}]"
-
-    def to_python(self, value):
-        return value
-
-    def to_url(self, value):
-        return value
 
 
 register_converter(CitationFormatConverter, "citation_format")

@@ -16,24 +16,15 @@ from pages import listing
 from pages.paging import PagePathMixin
 from pages.views.common import LIST_PAGE_SIZE, PreviewMixin, paginate, shown_entries
 
-# Conferences the home page shows with their awards, the most recent first; the
-# conference index (ConferenceListView) lists every one. Five is about a season of the
-# field's main venues (ICLR, ICML, NeurIPS, CVPR, ACL, ...), so a visitor finds the
-# latest awards on the front page, while the page stays the same size however many
-# conferences the site holds (issue 13: no page grows without bound with the data).
+# Conferences the home page shows with their awards, newest first: about a season of the
+# field's main venues, and the page does not grow with the data (issue 13).
 HOME_CONFERENCES = 5
 
 
 class HomeView(generic.ListView):
-    """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
-    each with its awards (``ConferenceQuerySet.with_listed_awards()``);
-    ``more_conferences`` is true when there are others (the page then links to the
-    conference index, which lists them all). Two queries (one when there is no
-    conference).
-
-    Editions without awards of their own (kept for the papers a later edition honoured)
-    are left out here; their papers and their venue's page link to them.
-    """
+    """The ``HOME_CONFERENCES`` most recent conferences with awards of their own, each
+    with its awards; ``more_conferences`` when there are others (the page links the
+    conference index). Two queries (one without conferences)."""
 
     template_name = "papers/home.html"
     context_object_name = "conferences"
