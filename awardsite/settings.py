@@ -146,6 +146,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: CORS headers on every API answer, from the page cache or not (settings below).
     "corsheaders.middleware.CorsMiddleware",
+    # The ETag's 304 outside the page cache, so hits get it too; the cache next, so a hit
+    # skips every other middleware (their headers are stored with the page).
+    "django.middleware.http.ConditionalGetMiddleware",
+    "pagecache.caching.PublicPageCacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before WhiteNoise, so files it serves carry the policies too.
     "csp.middleware.CSPMiddleware",
@@ -452,12 +456,6 @@ PAGE_CACHE_SHARED_MAX_AGE = env_whole_number(
     minimum=0,
     what="a whole number of seconds (0: a CDN keeps no page)",
 )
-# The ETag's 304 outside the page cache, so hits get it too; the cache next, so a hit
-# skips every other middleware but CORS (whose headers depend on the request's Origin).
-MIDDLEWARE[MIDDLEWARE.index("corsheaders.middleware.CorsMiddleware") + 1 : 0] = [
-    "django.middleware.http.ConditionalGetMiddleware",
-    "pagecache.caching.PublicPageCacheMiddleware",
-]
 
 # Open data: the JSON API (opendata/api/) and the downloads (opendata/downloads.py), read
 # by any site from a browser (CORS): GET only, no credentials.
