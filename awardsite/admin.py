@@ -14,18 +14,10 @@ from django.utils.translation import gettext_lazy as _
 
 
 class StrictAutocompleteJsonView(AutocompleteJsonView):
-    """The JSON behind the admin's autocomplete fields, refusing what no widget sends.
-
-    - ``field_name`` naming a reverse relation (a paper's ``awards`` or
-      ``authorships``): 403, as Django answers every other unusable field. Django 5.2
-      would look up the field's ``limit_choices_to``, which only forward relations
-      have, and fail with a 500.
-    - ``term`` containing a NUL character: 400. PostgreSQL cannot store or compare
-      text with NUL, so the search would fail with a 500 there.
-
-    Everything else is Django's: a missing or unknown app, model or field is a 403,
-    a ``page`` that is not a number or out of range a 404.
-    """
+    """The admin's autocomplete JSON, refusing what no widget sends: a ``field_name``
+    naming a reverse relation is a 403, as any unusable field (Django 5.2 fails with a
+    500 reading its ``limit_choices_to``); a ``term`` holding NUL a 400 (PostgreSQL
+    cannot compare it: a 500). Everything else is Django's."""
 
     def process_request(self, request):
         term, model_admin, source_field, to_field_name = super().process_request(request)

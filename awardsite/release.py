@@ -25,10 +25,7 @@ def _files(folder, suffixes):
     )
 
 
-# Settings that change what pages say: the published address (sitemaps, feeds, canonical
-# links), the licence (open data), the addresses of static and media files and whether
-# static files are named by their hash (DEBUG picks the storage), the time zone of
-# dates in feeds.
+# Settings that change what pages say (DEBUG picks the static files' storage).
 RENDERING_SETTINGS = (
     "SITE_URL",
     "DATA_LICENCE",
@@ -42,12 +39,9 @@ RENDERING_SETTINGS = (
 
 def fingerprint():
     """A hash (32 hex digits) of what turns the content into pages: the installed
-    packages and their versions, the project's Python files (``awardsite/`` and every
-    app of ``settings.PROJECT_APPS``), templates, compiled catalogues
-    (``locale/**/*.mo``) and static files (``static/``, and the manifest of collected
-    ones when there is one), and the settings that change what pages say
-    (``LANGUAGES`` and ``RENDERING_SETTINGS``). A deploy or a change of those settings
-    changes it, and then every page is rendered again."""
+    packages' versions, the Python files of ``awardsite/`` and ``PROJECT_APPS``,
+    templates, compiled catalogues, static files (and the collected manifest), and the
+    settings ``LANGUAGES`` and ``RENDERING_SETTINGS``."""
     digest = hashlib.blake2b(digest_size=16)
     packages = sorted(
         f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()

@@ -22,14 +22,10 @@ def _valid_ip(value):
 
 
 def client_ip(request):
-    """The address a request comes from, as a string (IPv4 or IPv6), or None.
-
-    Behind the TLS-terminating proxy (``DJANGO_BEHIND_HTTPS_PROXY``) every request
-    arrives from the proxy, which appends the address it saw to X-Forwarded-For, so
-    the client is the last entry there; the entries before it are whatever the
-    client sent and are ignored. Without the proxy, X-Forwarded-For is ignored
-    altogether (anyone can send it) and the connection's REMOTE_ADDR counts.
-    """
+    """The address a request comes from, as a string (IPv4 or IPv6), or None: behind the
+    TLS-terminating proxy (``DJANGO_BEHIND_HTTPS_PROXY``) the last entry of
+    X-Forwarded-For, the one the proxy appended (the client wrote the others);
+    otherwise REMOTE_ADDR, as anyone can send X-Forwarded-For."""
     if settings.BEHIND_HTTPS_PROXY:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         last = _valid_ip(forwarded.rsplit(",", 1)[-1])
@@ -39,13 +35,9 @@ def client_ip(request):
 
 
 def lockout_response(request, original_response=None, credentials=None):
-    """The admin's "login locked" page, in the visitor's language, with status 429.
-
-    django-axes calls this when a login is refused because of too many failures
-    (settings.AXES_FAILURE_LIMIT for one username from one address). The page says
-    for how many minutes (settings.AXES_COOLOFF_TIME) and who can unlock it;
-    Retry-After gives the same time in seconds.
-    """
+    """The admin's "login locked" page (status 429, the visitor's language) that
+    django-axes answers after ``AXES_FAILURE_LIMIT`` failures: for how many minutes
+    (``AXES_COOLOFF_TIME``, also Retry-After in seconds) and who can unlock it."""
     cool_off = get_cool_off(request)
     minutes = round(cool_off.total_seconds() / 60)
     context = {

@@ -4,15 +4,10 @@ from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 
 class StaticFilesStorage(CompressedManifestStaticFilesStorage):
-    """WhiteNoise's compressed, hashed storage, with Django's rewriting of JavaScript
-    modules' ``import`` and ``export ... from`` paths to the hashed names
-    (``support_js_module_import_aggregation``).
-
-    The published search's scripts (static/js/static-search.js) are modules that import
-    each other and MiniSearch by relative path. Without the rewriting a hashed
-    ``static-search.<hash>.js`` imports the plain ``search-terms.js``, which a host may
-    keep cached across a deploy, so a visitor's words could be folded by an older rule
-    than the index was built with. With it every import names the exact file.
+    """WhiteNoise's compressed, hashed storage, with Django rewriting JavaScript modules'
+    ``import`` paths to the hashed names: the published search's modules
+    (static/js/static-search.js) then import the exact files of their release, never a
+    plain ``search-terms.js`` a host kept cached across a deploy.
     """
 
     support_js_module_import_aggregation = True

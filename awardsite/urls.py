@@ -12,20 +12,14 @@ from django.views.static import serve
 from opendata import api
 from opendata import downloads as opendata
 from pages import sitemaps
-from pages.distill import (
-    conferences,
-    distill,
-    distill_named,
-    sitemap_section_pages,
-    sitemap_sections,
-)
+from pages.distill import conferences, distill, distill_named
 from pages.views import robots_txt
 
-# The API documents the published pages link to (the Open data and conference pages). A
-# static host serves a file by its name's extension: the index and a conference are JSON
-# at extensionless URLs, given their type by the web server (docs: static hosting);
-# lists with query parameters cannot be files and are not published, nor are the other
-# objects (an award's document names its papers and authors, whose documents name
+# Every API route is public (cached). Published are the documents the pages link to (the
+# Open data and conference pages): a static host serves a file by its extension, so the
+# index and a conference are JSON at extensionless URLs, typed by the web server (docs:
+# static hosting); lists with query parameters cannot be files, nor are the other objects
+# published (an award's document names its papers and authors, whose documents name
 # others: every paper and author would follow). The publisher nulls the links to them.
 api_patterns, api_name, api_namespace = api.urls()
 distill_named(
@@ -51,11 +45,11 @@ urlpatterns = [
             sitemaps.section,
             name="sitemap-section-page",
         ),
-        sitemap_section_pages,
+        sitemaps.sitemap_section_pages,
     ),
     distill(
         path("sitemap-<slug:section>.xml", sitemaps.section, name="sitemap-section"),
-        sitemap_sections,
+        sitemaps.sitemap_sections,
     ),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),

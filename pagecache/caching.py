@@ -1,33 +1,20 @@
 """Public pages served to anonymous visitors from Django's cache, retired at once by any change.
 
-A page is stored in the default cache (Redis when ``REDIS_URL`` is set, shared by every
-app server; else each process's local memory) under a key made of
+A page's key holds the release (:func:`release`: code, templates, catalogues, static
+files), the content generation (``catalogue.models.ContentGeneration``: raised in the
+transaction of every change to the catalogue's models and by ``content_changed``, and
+read at the start of each request, so the first request after a commit, on any server,
+renders afresh), the language, gzip or not, the scheme, host, path and query string.
 
-- the release (:func:`release`: the code, templates, catalogues and static files), so
-  no page rendered by an older deploy is served;
-- the content generation (``catalogue.models.ContentGeneration``), a number raised in
-  the same transaction as every change to the catalogue's models (their ``post_save``,
-  ``post_delete`` and ``m2m_changed``) and by every ``catalogue.signals.content_changed``
-  (the importer's bulk writes, share cards): read from the database at the start of
-  each request, so the first request after a change commits, on any server, misses
-  and renders afresh, and the retired pages expire or are evicted;
-- the language, whether the client accepts gzip, the scheme, the host, the path and
-  the query string.
+Only a ``GET`` or ``HEAD`` without a session or messages cookie and without ``?preview``
+is served from the cache (staff and anyone logged in carry the session cookie). A
+response is stored only when it answers such a ``GET``, comes from a route marked public
+(:func:`is_public_view`, the registry of pages/distill.py) and holds nothing personal
+(:func:`is_storable`). Public pages, stored or not, get an ``ETag`` (answered with 304 by
+``ConditionalGetMiddleware``, before this one), ``Cache-Control: public`` and gzip; only
+they are gzipped, as they hold no secret for BREACH to find.
 
-Only ``GET`` and ``HEAD`` requests without a session or messages cookie are served from
-the cache, and ``?preview`` never (``settings.PREVIEW_PARAMETER``): staff and anyone
-logged in carry the session cookie. A response is stored (:func:`is_storable`) only
-when it answers such a ``GET``, comes from a public view (:func:`is_public_view`) and
-holds nothing personal: a 200, not streamed, no cookie, no ``Vary: Cookie``, not
-private, no CSRF token, no CSP nonce. Public pages (stored or not, and with the cache
-off) are tagged with an ``ETag`` (``ConditionalGetMiddleware``, before this one in
-``MIDDLEWARE``, answers ``304 Not Modified``) and ``Cache-Control: public``
-(``PAGE_CACHE_MAX_AGE`` for browsers, ``PAGE_CACHE_SHARED_MAX_AGE`` for a CDN), and
-gzipped by Django's ``GZipMiddleware`` for a client that accepts it, before they are
-stored. Only they are gzipped: they hold no secret (checked above), so BREACH has
-nothing to find; the admin is not.
-
-Why not Django's ``CacheMiddleware``: it keys pages by URL and ``Vary`` only (no content
+Not Django's ``CacheMiddleware``: it keys pages by URL and ``Vary`` only (no content
 generation), serves staff, and stores nothing marked ``max-age=0``.
 """
 
@@ -40,8 +27,10 @@ from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.middleware.gzip import GZipMiddleware
+from django.urls import get_resolver
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.translation import get_language_from_request
+from django_distill.utils import iter_url_patterns
 
 from awardsite.release import fingerprint
 from catalogue.models import ContentGeneration
@@ -66,7 +55,7 @@ def release():
 
 def is_anonymous_request(request):
     """True for a ``GET`` or ``HEAD`` without a session or messages cookie, not a
-    preview nor a static file: the only requests served from, or stored into, the cache."""
+    preview nor a static file: the only requests the cache serves or stores."""
     cookies = request.COOKIES
     return (
         request.method in {"GET", "HEAD"}
@@ -77,14 +66,24 @@ def is_anonymous_request(request):
     )
 
 
-def is_public_view(resolver_match):
-    """True when the resolved view may be stored: every view of a URL namespace in
-    ``settings.PAGE_CACHE_NAMESPACES``, and the views named in
-    ``settings.PAGE_CACHE_URL_NAMES``. False when no view answered (a 404)."""
-    return resolver_match is not None and (
-        not set(settings.PAGE_CACHE_NAMESPACES).isdisjoint(resolver_match.namespaces)
-        or resolver_match.url_name in settings.PAGE_CACHE_URL_NAMES
+@functools.cache
+def public_view_names(urlconf):
+    """The view names (``namespace:name``) of the routes of ``urlconf`` (a module path)
+    marked public (``pattern.public``, set by pages/distill.py's ``public()`` and
+    ``distill()``), read once per process."""
+    return frozenset(
+        ":".join(filter(None, [namespace, pattern.name]))
+        for pattern, namespace, _depth in iter_url_patterns(get_resolver(urlconf).url_patterns)
+        if getattr(pattern, "public", False)
     )
+
+
+def is_public_view(request):
+    """True when the view that answered ``request`` may be stored: its route is marked
+    public in the URLconf. False when no view answered (a 404)."""
+    match = getattr(request, "resolver_match", None)
+    urlconf = getattr(request, "urlconf", None) or settings.ROOT_URLCONF
+    return match is not None and match.view_name in public_view_names(urlconf)
 
 
 def is_storable(request, response):
@@ -115,26 +114,18 @@ def page_key(request, generation):
 class PublicPageCacheMiddleware:
     """Serve public pages to anonymous visitors from the cache (see the module docstring).
 
-    Goes right after ConditionalGetMiddleware, before every other middleware but CORS;
-    a page from the cache skips them, and the headers they add are stored with it.
-    ``settings.PAGE_CACHE_ENABLED`` false (``DJANGO_PAGE_CACHE=false``) renders every
-    page, still tagged and gzipped. If the cache fails (Redis down or hung:
-    ``DJANGO_REDIS_TIMEOUT``), the page is rendered and served, and the error logged.
+    Goes right after ConditionalGetMiddleware, before every other middleware but CORS,
+    so a hit skips them and the headers they add are stored with the page.
+    ``settings.PAGE_CACHE_ENABLED`` false renders every page, still tagged and gzipped.
+    If the cache fails (Redis down or hung), the page is rendered and the error logged.
 
-    Speed: issue 28 asks a page from the cache for at least 0.5 of a trivial Django
-    view's request rate. Three choices keep it there, each measured by
-    benchmarks/server_time.py (2,000 papers at one conference, CPU per request, the
-    trivial view 0.20 ms): the gzipped page is stored (gzipping each hit took 0.5 ms of
-    the conference page's 0.91 ms), the content generation is read by plain SQL
-    (``ContentGeneration.objects.current``: with the ORM's query a hit took 0.42 ms, with
-    SQL 0.19 ms), and this middleware sits outside the CSP middleware (which built the
-    policy again for each hit: 0.19 ms, now 0.13 ms). Under load, in one run of
-    benchmarks/page_load.py (``--rounds 2 --duration 3 --no-publish``: 5,000 papers,
-    SQLite, gunicorn, wrk, on a shared and busy machine) the seven pages from the cache
-    ran at 0.49 to 1.96 of the trivial view's req/s side by side (median 0.63; author
-    0.49, conference 0.57), and answered one connection in 0.5 to 0.7 ms p50 against
-    the trivial view's 0.4 ms. With the ORM's query and each hit gzipped, the same
-    benchmark gave 0.27 to 0.95 (home 0.42, conference 0.31).
+    Speed (issue 28: a hit at least 0.5 of a trivial view's rate), measured by
+    benchmarks/server_time.py, CPU per request: the page is stored gzipped (gzipping
+    each hit took 0.5 of the conference page's 0.91 ms), the generation is read by
+    plain SQL (``ContentGeneration.objects.current``: 0.42 ms a hit with the ORM, 0.19
+    with SQL), and this middleware sits outside the CSP one (0.19 ms, now 0.13). Under
+    load (benchmarks/page_load.py, 5,000 papers) hits ran at 0.49 to 1.96 of the
+    trivial view's req/s (median 0.63).
     """
 
     def __init__(self, get_response):
@@ -155,11 +146,7 @@ class PublicPageCacheMiddleware:
             if cached is not None:
                 return cached
         response = self.get_response(request)
-        if not (
-            anonymous
-            and is_public_view(getattr(request, "resolver_match", None))
-            and is_storable(request, response)
-        ):
+        if not (anonymous and is_public_view(request) and is_storable(request, response)):
             return response
         if not response.streaming:
             set_response_etag(response)  # of the body before gzip: the same every time

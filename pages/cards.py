@@ -1,19 +1,12 @@
 """Share cards: the ``og:image`` of a paper without a teaser, drawn once with Pillow.
 
-A card is a 1200 x 630 PNG (the size OpenGraph readers show best) with the site's
-name, the paper's title, its award (the first of its published awards, with the level
-when it is not the award's top level) and the conference it was published at, in one
-language. Cards are made outside visitors' requests: by ``make_share_cards`` (which
-``make data`` runs after each import) and, after an editor's change is committed, for
-the papers it touches (``catalogue.apps``). A page only names the card.
-
-A card's file name carries a digest of its text (``cards/<slug>-<language>-<digest>.png``),
-so a changed title or award names a new card: until it is drawn the page shows no
-``og:image``, never a stale one, and drawing it removes the paper's older cards.
-
-The font is ``settings.SHARE_CARD_FONT`` (Debian's fonts-wqy-microhei by default,
-which has Chinese glyphs). Without that file, cards use Pillow's built-in font, which
-has Latin letters only, so every language gets the English card.
+A card is a 1200 x 630 PNG with the site's name, the paper's title, its first published
+award (and level) and its conference, in one language. Cards are drawn outside visitors'
+requests, by ``make_share_cards`` (after each import) and after an editor's committed
+change (``cards_after_change``); a page only names the card. Its file name carries a
+digest of its text (``cards/<slug>-<language>-<digest>.png``), so a changed title names
+a new card: until it is drawn the page shows no ``og:image``, never a stale one.
+Without ``settings.SHARE_CARD_FONT``, Pillow's built-in Latin font draws English cards.
 """
 
 import hashlib
@@ -63,12 +56,9 @@ def card_language(language):
 
 
 def card_text(paper, language):
-    """What the card of ``paper`` says in ``language``: a dict of ``site``, ``title``,
-    ``award`` ("" without a published award) and ``conference``.
-
-    ``paper`` needs its conference and its published award entries in
-    ``AwardEntryQuerySet.for_paper()`` order (``Paper.objects.for_detail()``).
-    """
+    """What the card of ``paper`` (from ``Paper.objects.for_detail()``) says in
+    ``language``: a dict of ``site``, ``title``, ``award`` ("" without one) and
+    ``conference``."""
 
     with translation.override(language):
         award = ""
@@ -241,18 +231,14 @@ def refresh_cards(paper_ids):
 
 
 def cards_after_change(sender, instance, raw=False, **kwargs):
-    """Receiver of a change to a paper, a conference, an award, an award level or an
-    award entry (each names what a card says): once the change is
-    committed, draw the cards it outdated (``refresh_cards``). Fixture loading
-    (``raw``) draws none; ``make_share_cards`` does. Off when
-    ``settings.SHARE_CARDS_ON_SAVE`` is false (the tests, which make thousands of papers)."""
+    """Receiver of a change to a paper, conference, award, award level or award entry:
+    once it is committed, draw the cards it outdated (``refresh_cards``). Not for
+    fixture loading (``raw``), nor when ``settings.SHARE_CARDS_ON_SAVE`` is false."""
     if raw or not settings.SHARE_CARDS_ON_SAVE:
         return
     if isinstance(instance, AwardEntry):
         paper_ids = [instance.paper_id]
-    elif isinstance(instance, Award):
-        paper_ids = list(instance.entries.values_list("paper_id", flat=True))
-    elif isinstance(instance, AwardLevel):
+    elif isinstance(instance, Award | AwardLevel):
         paper_ids = list(instance.entries.values_list("paper_id", flat=True))
     elif isinstance(instance, Conference):
         # A card names the paper's conference and the conference of its award.

@@ -1,14 +1,6 @@
-"""Citation export in BibTeX, RIS and CSL-JSON, for one paper or a list of papers.
-
-Every formatter takes papers with their conference, venue, ordered authors and
-links prefetched (``Paper.objects.for_citation()``) and returns text. Citations
-describe the paper as published: English titles and abstracts.
-
-Libraries: bibtexparser 2 writes BibTeX entries and pylatexenc turns Unicode and
-TeX's special characters (& % $ # _ { } ~ ^ \\) into LaTeX; rispy writes RIS.
-CSL-JSON is plain JSON (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html).
-TeX maths in a title or abstract (``\\(k\\)``, ``$O(n)$``) is kept as maths in
-BibTeX and left as written elsewhere.
+"""Citation export in BibTeX (bibtexparser 2, pylatexenc for LaTeX), RIS (rispy) and
+CSL-JSON, of papers from ``Paper.objects.for_citation()``, as published: English titles
+and abstracts. TeX maths is kept as maths in BibTeX and left as written elsewhere.
 
 Safety. Titles, names and abstracts come from imports and the admin, so no value may
 break out of its field. BibTeX: every value is one line (bibtexparser starts a new
@@ -35,11 +27,8 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 from catalogue.mathtext import math_matches, math_segments
 from pages.metadata import first_page_and_last, paper_identifiers
 
-# Lower-case particles that belong to the family name ("Ludwig van Beethoven").
-# Generational suffixes, written after the family name ("Martin Luther King Jr.",
-# "Henry Ford II"): citation formats keep them apart from the family name, which
-# sorts and abbreviates differently (BibTeX "von Last, Jr, First"; RIS "Last, First,
-# Suffix"; CSL-JSON's ``suffix``).
+# Generational suffixes ("King Jr.", "Ford II"), kept apart from the family name by
+# every format, and lower-case particles that belong to it ("Ludwig van Beethoven").
 SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos"}
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -59,15 +48,10 @@ class Name:
 
 
 def split_name(name):
-    """Split a name as published ("Michael I. Jordan") into given and family names.
-
-    The family name is the last word with any lower-case particles before it
-    ("Jan van Rossem" -> given "Jan", family "van Rossem"), the rule BibTeX
-    itself applies to "First von Last". A generational suffix after it ("Jr.", "III",
-    optionally after a comma: "King, Jr.") is kept apart as ``suffix``. A one-word
-    name, or one written in Chinese, Japanese or Korean script, is kept whole as
-    ``literal``.
-    """
+    """Split a name as published ("Jan van Rossem") into given ("Jan") and family ("van
+    Rossem": the last word and the particles before it, as BibTeX reads "First von
+    Last"), a generational ``suffix`` kept apart ("King, Jr."). A one-word name, or one
+    in Chinese, Japanese or Korean script, stays whole as ``literal``."""
     words = name.split()
     if len(words) < 2 or CJK.search(name):
         return Name(literal=" ".join(words))
@@ -134,25 +118,19 @@ def _balanced(text):
     return depth == 0
 
 
-# tex() of this many recent texts is kept (an abstract and its LaTeX: a few kB each):
-# pylatexenc reads a text a character at a time in Python, and the same texts are
-# written again and again (a paper's in its own download and in its conference's and
-# awards' downloads, each in two languages: half the time of publish_site's BibTeX
-# files; issue 12). At most about 30 MB; tex() depends on nothing but its text.
+# tex() of this many recent texts is kept (a few kB each, at most about 30 MB): pylatexenc
+# is slow, and a paper's text is written in its own, its conference's and its awards'
+# downloads, in two languages (half the time of publishing the BibTeX files).
 TEX_CACHE_SIZE = 8192
 
 
 @functools.lru_cache(maxsize=TEX_CACHE_SIZE)
 def tex(text):
     """``text`` as one line of LaTeX for a BibTeX field: specials and accents escaped,
-    TeX maths kept as ``$...$`` when ``maths_is_safe``, otherwise escaped as text,
-    delimiters included.
-
-    Text braces are written ``\\{`` and ``\\}``; when those would not balance (BibTeX
-    counts escaped braces too, so ``\\}`` alone could close the field) they are written
-    ``{\\textbraceleft}`` and ``{\\textbraceright}`` instead. The result's braces
-    always balance, so it can never close its field or entry.
-    """
+    TeX maths kept as ``$...$`` when ``maths_is_safe``, else escaped as text. Text braces
+    are ``\\{`` and ``\\}``, or ``{\\textbraceleft}`` and ``{\\textbraceright}`` when
+    those would not balance (BibTeX counts escaped braces too): the result's braces
+    always balance, so it can never close its field or entry."""
     text = one_line(text)
     parts, position = [], 0
     for match in math_matches(text):
@@ -232,12 +210,9 @@ def _place(conference):
 
 
 def to_bibtex(papers, urls, taken=None):
-    """BibTeX ``@inproceedings`` entries for ``papers``.
-
-    ``urls`` maps a paper's pk to its absolute page URL on this site, used when
-    no proceedings or OpenReview page is known. ``taken`` is a set of citation keys
-    already used (updated), for text written in parts (see ``stream``).
-    """
+    """BibTeX ``@inproceedings`` entries for ``papers``. ``urls``: {pk: the paper's page
+    URL here}, used when no proceedings or OpenReview page is known; ``taken``: the
+    citation keys used already (a set, updated), for text written in parts (``stream``)."""
     entries = []
     for key, paper in _keys(papers, taken):
         ids = paper_identifiers(paper)
@@ -366,13 +341,9 @@ def _csl_name(name):
 
 
 def stream(fmt, batches):
-    """Citations in format ``fmt`` (a key of ``FORMATS``), one piece of text per batch.
-
-    ``batches`` yields ``(papers, urls)`` pairs as the formatters take them. Joined,
-    the pieces are the text the formatter gives for all the papers at once (citation
-    keys stay unique across batches), so a download of any size is written without
-    holding every paper in memory.
-    """
+    """Citations in format ``fmt`` (a key of ``FORMATS``), one piece of text per
+    ``(papers, urls)`` of ``batches``; joined, the text of all the papers at once (keys
+    unique across batches), without holding every paper in memory."""
     taken = set()
     if fmt == "json":
         opened = False

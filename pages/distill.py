@@ -1,18 +1,15 @@
-"""Which public URLs the static site publishes, declared on the URL patterns themselves.
+"""The registry of public pages, declared once on the URL patterns themselves.
 
-Each published route of the URLconf (pages/urls.py, awardsite/urls.py) is wrapped in
-:func:`distill`, which gives its pattern the attributes django-distill's
-``distill_path()`` gives one: ``distill_func``, a function yielding the URL kwargs of
-each page to publish (the objects, with the models' QuerySet vocabulary:
-``Paper.objects.published()``), ``distill_file`` and ``distill_status_codes``.
-``manage.py publish_site`` (the publishing app) finds them by walking the URLconf
-(``django_distill.utils.iter_url_patterns``): it imports nothing of this app.
+A route is public (:func:`public`: the same page for every visitor, which the page cache
+may store) or public and published (:func:`distill`: the static site holds it too, with
+the attributes django-distill's ``distill_path()`` sets: ``distill_func``, yielding the
+URL kwargs of each page, ``distill_file``, ``distill_status_codes``). The page cache, the
+publisher and the sitemap read the marks by walking the URLconf
+(``django_distill.utils.iter_url_patterns``) and import nothing of this app.
 
-Why not ``django_distill.distill_path`` itself: it exists only once django-distill's
-app is installed, and that app's ``ready()`` replaces ``django.urls.path`` and
-``re_path`` for the whole project (django-distill 4.0.6, ``DistillConfig.ready``); the
-attributes it reads are all a publisher needs, and they are set here on patterns made
-by Django's own ``path()``.
+Not ``django_distill.distill_path`` itself: it exists only once django-distill's app is
+installed, whose ``ready()`` replaces ``django.urls.path`` for the whole project
+(django-distill 4.0.6, ``DistillConfig.ready``).
 """
 
 import math
@@ -21,12 +18,18 @@ from django.db.models import Count
 from django.db.models.functions import Substr
 
 from catalogue.models import Author, Award, Conference, Paper, Venue
-from pages.sitemaps import SITEMAPS, part_count
 from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 
+def public(pattern):
+    """``pattern`` (a URLPattern) marked public: its page is the same for every visitor,
+    so the page cache may store it (pagecache/caching.py). Returns ``pattern``."""
+    pattern.public = True
+    return pattern
+
+
 def distill(pattern, func=None, file=None):
-    """``pattern`` (a URLPattern made by ``path()``) marked as published, as
+    """``pattern`` (a URLPattern made by ``path()``) marked public and published, as
     django-distill's ``distill_path()`` marks one: ``func`` yields the URL kwargs of
     each page (None: the route has no kwargs, one page); ``file`` names the output file
     when the URL's own path would not be served with the right type (with ``{kwarg}``
@@ -34,20 +37,21 @@ def distill(pattern, func=None, file=None):
     pattern.distill_func = func or _one_page
     pattern.distill_file = file
     pattern.distill_status_codes = (200,)
-    return pattern
+    return public(pattern)
 
 
 def distill_paged(patterns, func, pages):
-    """The two patterns of ``paging.paged()`` (a list and its pages 2..N) marked as
-    published: ``func`` yields the lists' kwargs, ``pages`` the pages' (with ``page``)."""
+    """The two patterns of ``paging.paged()`` published: ``func`` yields the lists'
+    kwargs, ``pages`` those of their pages 2..N."""
     first, rest = patterns
     return [distill(first, func), distill(rest, pages)]
 
 
 def distill_named(patterns, routes):
-    """``patterns`` (a list of URLPattern, such as django-ninja's) with those named in
-    ``routes`` (``{name: (func, file)}``) marked as published; returns ``patterns``."""
+    """``patterns`` (a list of URLPattern, such as django-ninja's) all marked public, and
+    those named in ``routes`` (``{name: (func, file)}``) published; returns ``patterns``."""
     for pattern in patterns:
+        public(pattern)
         if pattern.name in routes:
             distill(pattern, *routes[pattern.name])
     return patterns
@@ -57,45 +61,58 @@ def _one_page():
     return None
 
 
-def _slugs(queryset):
-    return ({"slug": slug} for slug in queryset.values_list("slug", flat=True).order_by("slug"))
+def published_slugs(model):
+    """The slugs of ``model``'s published objects, by slug (a ``values_list`` QuerySet)."""
+    return model.objects.published().order_by("slug").values_list("slug", flat=True)
 
 
-def venues():
-    """Published venues."""
-    return _slugs(Venue.objects.published())
+def award_slugs():
+    """``(conference slug, award slug)`` of each published award, by primary key."""
+    return Award.objects.published().order_by("pk").values_list("conference__slug", "slug")
 
 
-def conferences():
-    """Published conferences."""
-    return _slugs(Conference.objects.published())
-
-
-def papers():
-    """Published papers (their conference published too)."""
-    return _slugs(Paper.objects.published())
-
-
-def authors():
-    """Authors of a published paper."""
-    return _slugs(Author.objects.published())
-
-
-def awards():
-    """Published awards of published conferences."""
-    pairs = Award.objects.published().values_list("conference__slug", "slug").order_by("pk")
-    return ({"conference_slug": conference, "slug": slug} for conference, slug in pairs)
-
-
-def award_series():
-    """Each venue's award series with a published edition."""
-    pairs = (
+def series_slugs():
+    """``(venue slug, award slug)`` of each award series with a published edition."""
+    return (
         Award.objects.published()
         .values_list("conference__venue__slug", "slug")
         .order_by("conference__venue__slug", "slug")
         .distinct()
     )
-    return ({"venue_slug": venue, "slug": slug} for venue, slug in pairs)
+
+
+def _slugs(model):
+    return ({"slug": slug} for slug in published_slugs(model))
+
+
+def venues():
+    """Published venues."""
+    return _slugs(Venue)
+
+
+def conferences():
+    """Published conferences."""
+    return _slugs(Conference)
+
+
+def papers():
+    """Published papers (their conference published too)."""
+    return _slugs(Paper)
+
+
+def authors():
+    """Authors of a published paper."""
+    return _slugs(Author)
+
+
+def awards():
+    """Published awards of published conferences."""
+    return ({"conference_slug": c, "slug": slug} for c, slug in award_slugs())
+
+
+def award_series():
+    """Each venue's award series with a published edition."""
+    return ({"venue_slug": venue, "slug": slug} for venue, slug in series_slugs())
 
 
 def citations_of(func):
@@ -105,18 +122,6 @@ def citations_of(func):
         return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in ("bib", "ris", "json"))
 
     return formats
-
-
-def sitemap_sections():
-    """The sections of the sitemap index (pages/sitemaps.py)."""
-    return ({"section": section} for section in SITEMAPS)
-
-
-def sitemap_section_pages():
-    """Parts 2 to N of each sitemap section longer than one part."""
-    for section in SITEMAPS:
-        for page in range(2, part_count(section) + 1):
-            yield {"section": section, "page": page}
 
 
 def conference_pages():
@@ -148,8 +153,8 @@ def author_list_pages():
 
 
 def _author_initials():
-    """{initial: number of authors} of the authors of a published paper, by the first
-    character of their slug (the A-Z index's order); every digit counts as ``DIGITS``."""
+    """{initial: number of authors} of the published authors by their slug's first
+    character; every digit counts as ``DIGITS``."""
     counts = {}
     initials = (
         Author.objects.published()

@@ -19,16 +19,8 @@ FEED_LENGTH = 50
 
 class LatestAwardsFeed(Feed):
     """The newest published awards in the request's language: each entry is one award
-    of one conference, linking to its page and listing its papers.
-
-    An entry is dated by the award's announcement date (``Award.announced_on``) when
-    an editor or a fixture gave one. Otherwise it falls back to its conference's start
-    date (the day the conference, where awards are usually announced, opens; the end
-    date when only that is known), and for a conference without dates to the 1st of
-    January of its year: Atom requires an ``updated`` date, and a fixed one keeps the
-    entry's date from changing on every request (the feed's build time did, and sorted
-    the entry last). Never the time of the request.
-    """
+    of one conference, linking to its page and listing its papers, dated by
+    :func:`entry_day` (never the time of the request, which sorted an entry last)."""
 
     feed_type = Atom1Feed
     title = gettext_lazy("Newly published conference awards")
@@ -39,8 +31,7 @@ class LatestAwardsFeed(Feed):
     description_template = "papers/feeds/award_description.html"
 
     def __call__(self, request, *args, **kwargs):
-        # The feed's language (its xml:lang) is the active one, which the /en/ or
-        # /zh-hans/ prefix selects: Feed uses get_language() when ``language`` is unset.
+        # The feed's xml:lang is the active language (the URL's prefix).
         self.request = request
         return super().__call__(request, *args, **kwargs)
 
@@ -54,9 +45,8 @@ class LatestAwardsFeed(Feed):
         return self.feed_url()
 
     def items(self):
-        # Each entry lists its papers' titles by level, nothing more: not for_detail()'s
-        # authors and links, which built 3,400 model instances for the 50 awards at the
-        # benchmark's size (benchmarks/page_load.py) and took most of the feed's time.
+        # Titles by level only: for_detail()'s authors and links were 3,400 instances for
+        # the 50 awards at the benchmark's size, most of the feed's time.
         entries = (
             AwardEntry.objects.published()
             .in_level_order()
@@ -90,7 +80,7 @@ class LatestAwardsFeed(Feed):
         return absolute_url(award.get_absolute_url(), self.request)
 
     def item_updateddate(self, award):
-        """The entry's date, midnight UTC of ``entry_day(award)`` (see the class docstring)."""
+        """Midnight UTC of ``entry_day(award)``."""
         return datetime.datetime.combine(entry_day(award), datetime.time(), tzinfo=datetime.UTC)
 
     def item_pubdate(self, award):
@@ -99,8 +89,8 @@ class LatestAwardsFeed(Feed):
 
 def entry_day(award):
     """The day an award's feed entry is dated by: its announcement date, else its
-    conference's start or end date, else 1 January of the conference's year (a date
-    that never changes; Atom requires one). Needs ``award.conference`` loaded."""
+    conference's start or end date (awards are announced there), else 1 January of the
+    conference's year (Atom requires a date). Needs ``award.conference`` loaded."""
     conference = award.conference
     return (
         award.announced_on

@@ -26,14 +26,10 @@ OG_LOCALES = {"en": "en_US", "zh-hans": "zh_CN"}
 
 
 def language_versions(path, translated=None):
-    """``[(hreflang, path), ...]`` for every language of ``path``, then ``x-default``.
-
-    ``x-default`` is the address without a language prefix, which redirects each
-    visitor by their Accept-Language (LocaleMiddleware); it is what
-    django.contrib.sitemaps writes for ``x_default``, so pages and sitemap agree.
-    ``translated`` is ``{code: path}`` when the caller already has the versions (see
-    templatetags/awards.py ``language_paths``); without it, ``translate_url()`` makes them.
-    """
+    """``[(hreflang, path), ...]`` for every language of ``path``, then ``x-default``:
+    the address without a language prefix (LocaleMiddleware redirects by
+    Accept-Language), as django.contrib.sitemaps writes it. ``translated``: ``{code:
+    path}`` when the caller has them, else ``translate_url()`` makes them."""
     if translated is None:
         translated = {code: translate_url(path, code) for code, _name in settings.LANGUAGES}
     versions = [(code, translated[code]) for code, _name in settings.LANGUAGES]
@@ -86,11 +82,8 @@ def first_page_and_last(pages):
 
 
 def scholar_tags(paper, page_url):
-    """Google Scholar's ``citation_*`` meta tags for ``paper`` as ``[(name, content), ...]``.
-
-    ``paper`` comes from ``Paper.objects.for_detail()``; ``page_url`` is the
-    page's absolute URL. Only what is known is given (no empty tags).
-    """
+    """Google Scholar's ``citation_*`` meta tags, ``[(name, content), ...]``, of ``paper``
+    (from ``Paper.objects.for_detail()``) at ``page_url``; none empty."""
     ids = paper_identifiers(paper)
     conference = paper.conference
     tags = [("citation_title", paper.title_en)]
@@ -121,12 +114,9 @@ def scholar_tags(paper, page_url):
 
 
 def scholarly_article(paper, page_url, request=None):
-    """A schema.org ScholarlyArticle for ``paper`` as a dict (serialise with ``json_ld``).
-
-    Authors carry their affiliations and author page; ``sameAs`` lists the
-    paper's external pages; ``award`` names each published award it received, with
-    the level when it is not the award's top level (``AwardEntryQuerySet.in_level_order``).
-    """
+    """A schema.org ScholarlyArticle of ``paper`` as a dict (serialise with ``json_ld``):
+    authors with affiliations and page, external pages as ``sameAs``, each published
+    award (and level) as ``award``."""
     article = {
         "@context": "https://schema.org",
         "@type": "ScholarlyArticle",
@@ -186,11 +176,8 @@ def scholarly_article(paper, page_url, request=None):
 
 
 def json_ld(data):
-    """``data`` as JSON safe inside ``<script type="application/ld+json">``.
-
-    ``<``, ``>`` and ``&`` are written as JSON escapes, as Django's json_script does,
-    so no text can close the script element.
-    """
+    """``data`` as JSON safe inside ``<script type="application/ld+json">``: ``<``, ``>``
+    and ``&`` as JSON escapes, as Django's json_script writes them."""
     text = json.dumps(data, ensure_ascii=False, indent=None, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

@@ -1,20 +1,11 @@
-"""Pages of a long list at paths of their own: ``.../page/2/``, not ``...?page=2``.
+"""Pages of a long list at paths of their own: ``.../page/2/``, not ``...?page=2``, so
+that a static host, which ignores the query string, can serve each page as a file.
 
-A static host (issue 12: the site published as files) serves a path and ignores the
-query string, so each page of a public list needs its own path to be published. Page 1
-is the list's own address; page N > 1 is that address followed by ``page/<N>/``, under
-the URL name of the list followed by :data:`PAGE_SUFFIX` (``papers:conference-detail``
-and ``papers:conference-detail-page``, whose ``page`` keyword is the number).
-
-- :func:`paged` makes the two URL patterns of a paginated page.
-- :class:`PagePathMixin` gives a view the page number of its path, and answers ``301``
-  to the canonical address: ``page/1/`` to the list's own address, and an old link's
-  ``?page=N`` to the path form, keeping the other query parameters.
-- :func:`page_url` is the address of another page of the list being shown (the
-  ``{% page_url %}`` tag of templates/papers/includes/pagination.html).
-
-The search results keep ``?page=``: a search is its query string, and is not published
-as files.
+Page 1 is the list's own address; page N > 1 adds ``page/<N>/`` under the list's URL name
+followed by :data:`PAGE_SUFFIX`. :func:`paged` makes the two patterns,
+:class:`PagePathMixin` reads the number and redirects other addresses to the canonical
+one, :func:`page_url` links another page of the list. The search keeps ``?page=``: it is
+its query string, and is not published.
 """
 
 from django.http import Http404, HttpResponsePermanentRedirect
@@ -40,9 +31,7 @@ class PageNumberConverter:
         return str(value)
 
 
-# Registered here, where it is defined, so that every URLconf that imports this module
-# can use it (pages/urls.py's lists, awardsite/urls.py's sitemap parts): Django warns
-# when a converter's name is registered twice.
+# Registered once, here, for every URLconf that imports this module.
 register_converter(PageNumberConverter, "page_number")
 
 
@@ -57,10 +46,9 @@ def paged(route, view, name):
 
 
 def page_path(view_name, kwargs, number):
-    """The path of page ``number`` (an int from 1) of the list whose route is
-    ``view_name`` (``namespace:name``, of either of the two patterns :func:`paged`
-    makes) with the URL keyword arguments ``kwargs`` (any ``page`` among them is
-    replaced). In the active language."""
+    """The path of page ``number`` (an int from 1) of the list of route ``view_name``
+    (either pattern of :func:`paged`) with URL ``kwargs`` (a ``page`` among them is
+    replaced), in the active language."""
     base = view_name.removesuffix(PAGE_SUFFIX)
     kwargs = {key: value for key, value in kwargs.items() if key != PAGE_KWARG}
     if number == 1:
@@ -69,11 +57,9 @@ def page_path(view_name, kwargs, number):
 
 
 def page_url(request, number, view_name=None, kwargs=None, moved=(PAGE_KWARG,)):
-    """The address of page ``number`` of the list ``request`` shows (resolved to one of
-    the two routes of :func:`paged`), or of the list of route ``view_name`` with URL
-    keyword arguments ``kwargs`` when given, with the request's query string, if any
-    (such as a preview's ``?preview=1``), less the parameters ``moved`` into the path
-    (the page number's)."""
+    """The address of page ``number`` of the list ``request`` shows (or of route
+    ``view_name`` with URL ``kwargs``), with the request's query string (a preview's
+    ``?preview=1``) less the parameters ``moved`` into the path."""
     if view_name is None:
         match = request.resolver_match
         view_name, kwargs = match.view_name, match.kwargs
@@ -96,15 +82,10 @@ def page_number(value):
 
 
 class PagePathMixin:
-    """For a view served at the two routes of :func:`paged`: ``page_number`` is the
-    number of the page asked for (1 at the list's own address).
-
-    Before anything else (and without a query), two kinds of address are sent to the
-    canonical one with a ``301``: ``page/1/``, to the list's own address, and an old
-    link's ``?page=N`` (N a whole number from 1), to page N's path, keeping the other
-    query parameters. A ``?page=`` that is not a whole number from 1 is a 404. Whether
-    page N exists is for the view's paginator to say (a 404 when it does not).
-    """
+    """For a view at the two routes of :func:`paged`: ``page_number`` is the page asked
+    for (1 at the list's own address). ``page/1/`` and an old ``?page=N`` answer a 301
+    to the canonical address, other query parameters kept; a ``?page=`` that is not a
+    whole number from 1 is a 404, and so is a page past the end (the paginator's)."""
 
     page_kwarg = PAGE_KWARG
 

@@ -1,24 +1,14 @@
-"""The sitemaps: every published public page, in both languages, with hreflang
-alternates and x-default (django.contrib.sitemaps). Each sitemap's items come
-from the same ``published()`` vocabulary as the pages, so it lists nothing that
-would be a 404.
+"""The sitemaps: every published public page in both languages, with hreflang alternates
+and x-default (django.contrib.sitemaps), from the same queries as the static site's
+routes (pages/distill.py), so none lists a 404.
 
-/sitemap.xml is a sitemap index (``index``) naming one part per section
-(/sitemap-papers.xml), and the further parts of a long section at paths of their own
-(/sitemap-papers-2.xml, ``section``), so that a static host, which ignores the query
-string, serves each of them as a file (issue 12). Django's own ``?p=2`` is answered
-with a 301 to the part's path, as an old link's ``?page=N`` of a list is
-(pages/paging.py), and ``-1`` with a 301 to the section's own address. A part holds
-at most ``PART_URLS`` URLs (an item in each language counts once per language), far
-under the protocol's limits of 50,000 URLs and 50 MB (sitemaps.org/protocol.html): a
-URL with its three alternates takes about 350 bytes, so a full part is about 700 KB,
-and its time to build is bounded too (10,000 URLs took seconds: each is reversed in
-both languages for its alternates).
-Django's Sitemap lists every item of a section to paginate it, so items are slugs
-(rows of ``values_list()``, not model instances) and each address is made from them by
-``reversing.reverse_slugs``, as the models' ``get_absolute_url()`` makes it. On the
-benchmark's data (15,000 authors) a part of the authors' sitemap took 310 ms of CPU
-with instances of Author, 0 ms with slugs (benchmarks/server_time.py's data, in process).
+/sitemap.xml (``index``) names one part per section (/sitemap-papers.xml) and the
+further parts of a long section at paths of their own (/sitemap-papers-2.xml,
+``section``), which a static host can serve as files; Django's ``?p=2`` answers a 301
+to that path. A part holds at most ``PART_URLS`` URLs (about 700 KB), far under the
+protocol's 50,000 URLs and 50 MB. Items are slugs, not model instances: a part of
+15,000 authors took 310 ms of CPU with instances, 0 ms with slugs
+(benchmarks/server_time.py's data).
 """
 
 import math
@@ -34,8 +24,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from awardsite.addresses import absolute_url
-from catalogue.models import Author, Award, Conference, Paper, Venue
+from catalogue.models import Author, Conference, Paper, Venue
 from catalogue.reversing import reverse_slugs
+from pages.distill import award_slugs, published_slugs, series_slugs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -86,7 +77,7 @@ class _SlugSitemap(_Sitemap):
     model = route = None
 
     def items(self):
-        return self.model.objects.published().order_by("slug").values_list("slug", flat=True)
+        return published_slugs(self.model)
 
     def location(self, item):
         return reverse_slugs(self.route, slug=item)
@@ -104,7 +95,7 @@ class AwardSitemap(_Sitemap):
     """Each published award: its conference's slug and its own."""
 
     def items(self):
-        return Award.objects.published().order_by("pk").values_list("conference__slug", "slug")
+        return award_slugs()
 
     def location(self, item):
         conference_slug, slug = item
@@ -115,12 +106,7 @@ class AwardSeriesSitemap(_Sitemap):
     """One page per award series: a venue slug and an award slug with a published edition."""
 
     def items(self):
-        return list(
-            Award.objects.published()
-            .values_list("conference__venue__slug", "slug")
-            .order_by("conference__venue__slug", "slug")
-            .distinct()
-        )
+        return list(series_slugs())
 
     def location(self, item):
         venue_slug, slug = item
@@ -148,17 +134,27 @@ SITEMAPS = {
 
 def part_count(section):
     """The number of parts (an int from 1) of the sitemap of ``section`` (a key of
-    ``SITEMAPS``): its items, once per language, over ``PART_URLS`` a part, rounded up.
-    One COUNT query (none for a section whose items are a list)."""
+    ``SITEMAPS``), each item once per language. One COUNT query (none for a list)."""
     site = SITEMAPS[section]()
     items = site.items()
     count = items.count() if isinstance(items, QuerySet) else len(items)
     return max(1, math.ceil(count * len(settings.LANGUAGES) / site.limit))
 
 
+def sitemap_sections():
+    """The sections of the sitemap index, as the distill function of their route."""
+    return ({"section": section} for section in SITEMAPS)
+
+
+def sitemap_section_pages():
+    """Parts 2 to N of each sitemap section longer than one part (a distill function)."""
+    for section in SITEMAPS:
+        for page in range(2, part_count(section) + 1):
+            yield {"section": section, "page": page}
+
+
 def part_path(section, number):
-    """The path of part ``number`` (an int from 1) of ``section``'s sitemap:
-    /sitemap-<section>.xml for the first, /sitemap-<section>-<number>.xml after it."""
+    """The path of part ``number`` (an int from 1) of ``section``'s sitemap."""
     if number == 1:
         return reverse("sitemap-section", kwargs={"section": section})
     return reverse("sitemap-section-page", kwargs={"section": section, "page": number})
@@ -166,14 +162,10 @@ def part_path(section, number):
 
 @x_robots_tag
 def index(request):
-    """/sitemap.xml: the absolute URL of every part of every sitemap in ``SITEMAPS``.
-
-    Django's own index view names the request's host; this one names
-    ``DJANGO_SITE_URL`` when it is set, as the parts themselves do. It counts each
-    section's items with one COUNT query (Django's index loads every item of every
-    section: seconds at 15,000 authors); each item is listed once per language. Parts
-    after the first are named by their paths (``part_path``), not by ``?p=``.
-    """
+    """/sitemap.xml: the absolute URL of every part of every sitemap in ``SITEMAPS``, at
+    ``DJANGO_SITE_URL`` when it is set, as the parts are. Not Django's index view: that
+    loads every item of every section (seconds at 15,000 authors), where this counts
+    each section with one query, and it names parts by ``?p=``, not their paths."""
     parts = [
         SitemapIndexItem(absolute_url(part_path(section, number), request), None)
         for section in SITEMAPS
@@ -186,15 +178,10 @@ def index(request):
 
 @x_robots_tag
 def section(request, section, page=None):
-    """/sitemap-<section>.xml (``page`` None: the first part) and
-    /sitemap-<section>-<page>.xml (``page`` an int from 1): one part of the sitemap of
-    ``section``, as Django's ``sitemap`` view renders it (template sitemap.xml).
-
-    An old link's ``?p=N`` (Django's own paging of a section) is answered with a 301
-    to the part's path, and ``-1`` with a 301 to the section's own address, so that
-    each part has one address. 404 for a section not in ``SITEMAPS``, a ``p`` that is
-    not a whole number from 1, and a part past the last.
-    """
+    """/sitemap-<section>.xml (``page`` None) and /sitemap-<section>-<page>.xml: one
+    part of the sitemap of ``section``, as Django's ``sitemap`` view renders it. An old
+    ``?p=N``, and ``-1``, answer a 301 to the part's one address. 404 for a section not
+    in ``SITEMAPS``, a ``p`` that is not a whole number from 1, a part past the last."""
     if section not in SITEMAPS:
         raise Http404(f"No sitemap section {section!r}.")
     if "p" in request.GET:

@@ -1,4 +1,5 @@
 from django.urls import path, register_converter
+from django.urls.converters import StringConverter
 
 from opendata import downloads as opendata
 from pages import feeds, views
@@ -16,34 +17,23 @@ from pages.distill import (
     distill,
     distill_paged,
     papers,
+    public,
     venues,
 )
 from pages.paging import paged
 
 
-class CitationFormatConverter:
+class CitationFormatConverter(StringConverter):
     """The citation formats of pages/citations.py: "bib", "ris" or "json"."""
 
     regex = "bib|ris|json"
 
-    def to_python(self, value):
-        return value
 
-    def to_url(self, value):
-        return value
-
-
-class AuthorInitialConverter:
+class AuthorInitialConverter(StringConverter):
     """A group of the author index (views.AuthorListView): a letter, or the digit that
     stands for every digit."""
 
     regex = f"[{views.AUTHOR_INITIALS}{views.DIGITS}]"
-
-    def to_python(self, value):
-        return value
-
-    def to_url(self, value):
-        return value
 
 
 register_converter(CitationFormatConverter, "citation_format")
@@ -51,11 +41,11 @@ register_converter(AuthorInitialConverter, "author_initial")
 
 app_name = "papers"
 
-# Each route the static site publishes is wrapped in distill() with the function listing
-# its pages (pages/distill.py); the search and its results are not files.
+# Each route is marked public (the page cache may store it) or published too, with the
+# function listing its pages (pages/distill.py); the search and its results are not files.
 urlpatterns = [
     distill(path("", views.HomeView.as_view(), name="home")),
-    path("search/", views.SearchView.as_view(), name="search"),
+    public(path("search/", views.SearchView.as_view(), name="search")),
     distill(path("conferences/", views.ConferenceListView.as_view(), name="conference-list")),
     distill(path("venues/", views.VenueListView.as_view(), name="venue-list")),
     distill(path("awards/", views.AwardListView.as_view(), name="award-list")),

@@ -1,19 +1,12 @@
 """The site's chrome: the parts of every page that show no content.
 
-``{% site_chrome %}...{% endsite_chrome %}`` (templates/base.html: the site's name,
-the search form, the sections, the footer) renders what it encloses once per
-language, current route name and site address, and then reuses that HTML. Those parts
-hold only interface text, static files and links to fixed pages, so they are the same
-on every request with the same key; each render cost about 3 ms of every page
-(17 gettext calls, 9 ``reverse()`` calls, the static files' manifest), every time.
-Nothing an editor changes is inside: content and the page's own address (the
-language switcher, the canonical and alternate links) stay outside the tag.
-
-The enclosed part may use the context's ``request`` only through the key's parts:
-the active language, ``request.resolver_match.url_name`` (the nav's
-``aria-current``) and the site's absolute address (``feed_url``, from
-``DJANGO_SITE_URL`` or the request's host). The stored HTML is forgotten when a
-setting changes (tests), and at most ``MAX_KEYS`` keys are kept per tag.
+``{% site_chrome %}...{% endsite_chrome %}`` (templates/base.html: name, search form,
+sections, footer) renders what it encloses once per language, route name, script
+prefix and site address, and reuses the HTML: it holds only interface text, static
+files and links to fixed pages, and cost about 3 ms of every page (17 gettext calls, 9
+``reverse()``, the static manifest). Nothing an editor changes, and nothing of the
+request but the key's parts, may be inside. Forgotten when a setting changes (tests);
+at most ``MAX_KEYS`` keys per tag.
 """
 
 import weakref

@@ -17,62 +17,39 @@ from pages import citations
 from pages.views.common import mark_preview, previewing
 
 
-def citation_text(papers, fmt, request=None):
-    """The text of ``papers`` (fetched with ``Paper.objects.for_citation()``) in citation
-    format ``fmt`` (a key of citations.FORMATS), each naming its page in the active
-    language by its absolute URL (``absolute_url``: SITE_URL, else ``request``'s host).
-    What a citation download holds; publish_site writes papers' citation files with it
-    too (publishing/site.py's ``paper_citations``)."""
-    formatter, _content_type = citations.FORMATS[fmt]
-    papers = list(papers)
-    urls = {paper.pk: absolute_url(paper.get_absolute_url(), request) for paper in papers}
-    return formatter(papers, urls)
-
-
-def _citation_response(request, papers, fmt, filename):
-    """``papers`` in citation format ``fmt`` (a key of citations.FORMATS) as a download."""
-    _formatter, content_type = citations.FORMATS[fmt]  # the URL allows only these keys
-    response = HttpResponse(citation_text(papers, fmt, request), content_type=content_type)
+def _download(response, fmt, filename):
     response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
     return response
+
+
+def _urls(papers, request):
+    """{pk: the absolute URL of the paper's page in the active language} of ``papers``."""
+    return {paper.pk: absolute_url(paper.get_absolute_url(), request) for paper in papers}
 
 
 # Papers fetched and formatted at a time by a streamed citation download.
 CITATION_BATCH = 200
 
 
+def citation_batches(order, request=None):
+    """The published papers with primary keys ``order`` (a list without repeats), in
+    that order, as the ``(papers, urls)`` batches ``citations.stream()`` reads:
+    ``CITATION_BATCH`` papers at a time, each fetched when it is read (one query plus
+    the prefetches of ``Paper.objects.for_citation()``), so a conference of any size
+    takes bounded memory."""
+    for start in range(0, len(order), CITATION_BATCH):
+        keys = order[start : start + CITATION_BATCH]
+        papers = Paper.objects.published().filter(pk__in=keys).for_citation().in_bulk()
+        batch = [papers[pk] for pk in keys if pk in papers]
+        yield batch, _urls(batch, request)
+
+
 def _streamed_citations(request, pks, fmt, filename):
-    """The published papers with primary keys ``pks``, in that order and once each, in
-    citation format ``fmt`` as a streamed download (``citation_batches``)."""
+    """The published papers with primary keys ``pks`` (read here; a paper's first place
+    counts) in citation format ``fmt`` as a streamed download."""
     _formatter, content_type = citations.FORMATS[fmt]
-    batches = citation_batches(pks, request)
-    response = StreamingHttpResponse(citations.stream(fmt, batches), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
-    return response
-
-
-def citation_batches(pks, request=None, papers=None):
-    """The published papers with primary keys ``pks``, in that order and once each, as
-    the ``(papers, urls)`` batches ``citations.stream()`` reads: ``CITATION_BATCH``
-    papers at a time, each named by its page's absolute URL in the active language.
-    Without ``papers``, each batch is fetched when it is read (one query plus the
-    prefetches of ``Paper.objects.for_citation()``), so a conference of any size takes
-    bounded memory; ``papers``: {pk: paper} fetched already with
-    ``Paper.objects.published().for_citation()`` for all of ``pks`` (publish_site
-    fetches them once for many files; publishing/site.py's ``collection_citations``).
-    ``pks`` is read at once (a queryset: one query)."""
-    order = list(dict.fromkeys(pks))
-
-    def batches():
-        for start in range(0, len(order), CITATION_BATCH):
-            keys = order[start : start + CITATION_BATCH]
-            if papers is None:
-                batch = _in_order(keys)
-            else:
-                batch = [papers[pk] for pk in keys if pk in papers]
-            yield batch, {p.pk: absolute_url(p.get_absolute_url(), request) for p in batch}
-
-    return batches()
+    stream = citations.stream(fmt, citation_batches(list(dict.fromkeys(pks)), request))
+    return _download(StreamingHttpResponse(stream, content_type=content_type), fmt, filename)
 
 
 def paper_citation(request, slug, fmt):
@@ -85,7 +62,9 @@ def paper_citation(request, slug, fmt):
     preview = previewing(request, Paper)
     papers = Paper.objects.all() if preview else Paper.objects.published()
     paper = get_object_or_404(papers.for_citation(), slug=slug)
-    response = _citation_response(request, [paper], fmt, slug)
+    formatter, content_type = citations.FORMATS[fmt]  # the URL allows only these keys
+    text = formatter([paper], _urls([paper], request))
+    response = _download(HttpResponse(text, content_type=content_type), fmt, slug)
     return mark_preview(response) if preview else response
 
 
@@ -134,10 +113,3 @@ def conference_citation_order(conference):
         .values_list("pk", flat=True)
     )
     return [*awarded, *others]
-
-
-def _in_order(pks):
-    """The published papers with primary keys ``pks`` (distinct), in that order (one
-    query plus the prefetches of ``Paper.objects.for_citation()``)."""
-    papers = Paper.objects.published().filter(pk__in=pks).for_citation().in_bulk()
-    return [papers[pk] for pk in pks if pk in papers]

@@ -2,15 +2,10 @@
 
 from django.conf import settings
 from django.core.paginator import InvalidPage, Paginator
-from django.http import (
-    Http404,
-)
+from django.http import Http404
 from django.utils.cache import patch_cache_control
 
-from catalogue.models import (
-    AwardEntry,
-    Status,
-)
+from catalogue.models import AwardEntry, Status
 
 # Items per page of the lists that grow with the data: a conference's papers without
 # an award and an author's papers. Chosen so that the largest conference page stays
@@ -19,9 +14,8 @@ LIST_PAGE_SIZE = 50
 
 
 def paginate(number, items, per_page=LIST_PAGE_SIZE):
-    """Page ``number`` (an int from 1: the view's ``page_number``, see
-    pages/paging.py) of ``items`` as a django.core.paginator Page. A page out of range
-    is a 404, as in Django's ListView; an empty list has one, empty, first page."""
+    """Page ``number`` (an int from 1) of ``items`` as a Paginator Page; out of range a
+    404, as in Django's ListView (an empty list has one, empty, first page)."""
     paginator = Paginator(items, per_page)
     try:
         return paginator.page(number)
@@ -50,14 +44,10 @@ def mark_preview(response):
 
 
 class PreviewMixin:
-    """``?preview=1`` shows a draft conference, award or paper to staff who may view it.
-
-    Only an active staff user with the model's view permission gets a preview; anyone
-    else gets the public page (a 404 for a draft). In preview the object is shown
-    whatever its status (and its conference's), with the lists in it as visitors will
-    see them once it is published; the page is bannered (``preview`` in the context),
-    marked ``noindex``, and never stored by a shared cache.
-    """
+    """``?preview=1`` shows a draft conference, award or paper to active staff with the
+    model's view permission (anyone else gets the public page: a 404 for a draft),
+    whatever its status, its lists as visitors will see them once published; bannered
+    (``preview`` in the context), ``noindex``, never stored by a shared cache."""
 
     preview_parameter = settings.PREVIEW_PARAMETER
 

@@ -1,9 +1,6 @@
 """The pages of one object or one conference: home, venue, conference, award, award
 series, paper, author."""
 
-from django.http import (
-    Http404,
-)
 from django.views import generic
 
 from catalogue.models import (
@@ -18,24 +15,15 @@ from pages import listing
 from pages.paging import PagePathMixin
 from pages.views.common import LIST_PAGE_SIZE, PreviewMixin, paginate, shown_entries
 
-# Conferences the home page shows with their awards, the most recent first; the
-# conference index (ConferenceListView) lists every one. Five is about a season of the
-# field's main venues (ICLR, ICML, NeurIPS, CVPR, ACL, ...), so a visitor finds the
-# latest awards on the front page, while the page stays the same size however many
-# conferences the site holds (issue 13: no page grows without bound with the data).
+# Conferences the home page shows with their awards, newest first: about a season of the
+# field's main venues, and the page does not grow with the data (issue 13).
 HOME_CONFERENCES = 5
 
 
 class HomeView(generic.ListView):
-    """The ``HOME_CONFERENCES`` most recent conferences that give awards, newest first,
-    each with its awards (``ConferenceQuerySet.with_listed_awards()``);
-    ``more_conferences`` is true when there are others (the page then links to the
-    conference index, which lists them all). Two queries (one when there is no
-    conference).
-
-    Editions without awards of their own (kept for the papers a later edition honoured)
-    are left out here; their papers and their venue's page link to them.
-    """
+    """The ``HOME_CONFERENCES`` most recent conferences with awards of their own, each
+    with its awards; ``more_conferences`` when there are others (the page links the
+    conference index). Two queries (one without conferences)."""
 
     template_name = "papers/home.html"
     context_object_name = "conferences"
@@ -168,29 +156,15 @@ class AwardSeriesView(generic.ListView):
 
 
 class PaperDetailView(PreviewMixin, generic.DetailView):
-    """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown.
-
-    ``prepared`` (given to ``as_view()``; None for visitors): ``{slug: paper}`` of papers
-    already read for their pages with ``Paper.objects.published().for_detail()``, as
-    publish_site reads many at once (publishing/site.py); a slug missing there is a 404."""
+    """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown."""
 
     model = Paper
-    prepared = None
 
     def get_queryset(self):
         """Published papers (any paper in a preview) with everything the page shows:
         ``Paper.objects.for_detail()``, five queries."""
         papers = Paper.objects.all() if self.preview else Paper.objects.published()
         return papers.for_detail()
-
-    def get_object(self, queryset=None):
-        """The paper of the URL's slug, from ``prepared`` when given; Http404 when unknown."""
-        if self.prepared is not None and not self.preview:
-            paper = self.prepared.get(self.kwargs["slug"])
-            if paper is None:
-                raise Http404("No such published paper.")
-            return paper
-        return super().get_object(queryset)
 
 
 # Co-authors an author page names, the most frequent first.
@@ -201,40 +175,18 @@ class AuthorDetailView(PagePathMixin, generic.DetailView):
     """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
     a page (page N at ``page/<N>/``, see pages/paging.py and ``paginate``); the
     institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
-    co-authors. 404 when unknown or without a published paper.
-
-    ``prepared`` (given to ``as_view()``; None for visitors): ``{(slug, page number):
-    (author, the page's own context)}`` of pages already built, as
-    ``author_page_contexts()`` builds many at once for publish_site
-    (publishing/site.py); a page missing there is a 404."""
+    co-authors. 404 when unknown or without a published paper."""
 
     model = Author
-    prepared = None
 
     def get_queryset(self):
         """Authors of a published paper, with ``published_papers``, how many (the
         page's paginator needs it)."""
         return Author.objects.published().with_published_papers()
 
-    def get_object(self, queryset=None):
-        """The published author of the URL's slug (one query), or from ``prepared``;
-        Http404 when unknown."""
-        if self.prepared is not None:
-            return self._prepared()[0]
-        return super().get_object(queryset)
-
-    def _prepared(self):
-        page = self.prepared.get((self.kwargs["slug"], self.page_number))
-        if page is None:
-            raise Http404("No such author page.")
-        return page
-
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        if self.prepared is not None:
-            context.update(self._prepared()[1])
-        else:
-            context.update(author_page_contexts([(self.object, self.page_number)])[0])
+        context.update(author_page_contexts([(self.object, self.page_number)])[0])
         return context
 
 

@@ -232,12 +232,10 @@ def initial_range(code):
 
 
 def _letters_in_use_query():
-    """The query of :func:`letters_in_use`: one row (none when no author has a published
-    paper) saying for each letter (and ``digits``) whether a published author's slug
-    starts with it, each an EXISTS that seeks one entry of the index of published
-    authors by slug (catalogue/migrations/0021_author_has_published_paper.py). Reading
-    every published author's first letter (SELECT DISTINCT) took 2.4 ms of SQLite's
-    CPU at 15,000 authors; these 27 seeks take 0.04 ms."""
+    """The query of :func:`letters_in_use`: one row (none without published authors)
+    with, for each letter and ``digits``, an EXISTS seeking one entry of the index of
+    published authors by slug: 0.04 ms at 15,000 authors, against 2.4 ms for SELECT
+    DISTINCT of every first letter."""
     published = Author.objects.published().order_by()
     probes = {
         ("digits" if code == DIGITS else code): Exists(
@@ -249,11 +247,9 @@ def _letters_in_use_query():
     return published.annotate(**probes).values(*probes)[:1]
 
 
-# Built once per process and evaluated afresh by each request (``.all()``): building its
-# 27 subqueries took twice as long as compiling and running it together (at 5,000
-# papers on a busy machine: 9.0 ms to build, 3.3 to compile, 0.25 to run), and the A-Z
-# index's p95 was over 50 ms with it built per request (benchmarks/server_time.py:
-# "authors A-Z p.75" 64 ms, CPU p50 14 ms, against 31 ms and 6 ms before).
+# Built once per process, run afresh by each request (``.all()``): building its 27
+# subqueries per request put the A-Z index's p95 over 50 ms (benchmarks/server_time.py:
+# 64 ms against 31 ms; 9.0 ms to build, 3.3 to compile, 0.25 to run).
 LETTERS_IN_USE = _letters_in_use_query()
 
 
@@ -264,18 +260,11 @@ def letters_in_use():
 
 
 class AuthorListView(PagePathMixin, generic.ListView):
-    """Every author of a published paper, A to Z, ``AUTHOR_PAGE_SIZE`` a page (page N
-    at ``page/<N>/``, see pages/paging.py).
-
-    Authors are ordered by slug: their name as the importer and the admin romanise it
-    (accents dropped, Chinese written in pinyin: catalogue/slugs.py), so names in any
-    script fall into one A-Z order, the way a reader of an English index expects, and
-    the order uses the slug's unique index. ``letter/a/`` shows the authors under one
-    letter (``letter/0/`` for names beginning with a digit), paginated the same way;
-    an unknown letter or page is a 404. An old link's ``?letter=a`` answers 301 with
-    that address (see ``dispatch``). Three queries: the letters in use, the count, the
-    page.
-    """
+    """Every author of a published paper, A to Z by slug (the name romanised:
+    catalogue/slugs.py, so names in any script fall into one order, on the slug's
+    index), ``AUTHOR_PAGE_SIZE`` a page (pages/paging.py). ``letter/a/`` shows one
+    letter (``letter/0/``: digits); an unknown letter or page is a 404. Three queries:
+    the letters in use, the count, the page."""
 
     template_name = "papers/author_list.html"
     context_object_name = "authors"
@@ -283,9 +272,9 @@ class AuthorListView(PagePathMixin, generic.ListView):
     letter_kwarg = "letter"
 
     def dispatch(self, request, *args, **kwargs):
-        """An old link's ``?letter=x`` (and ``page``) to the path of that letter's page
-        (a 301, the other query parameters kept; an empty letter is the whole index);
-        a letter that is not in the index is a 404. Otherwise as PagePathMixin."""
+        """An old link's ``?letter=x`` (and ``page``): a 301 to that letter's path (an
+        empty letter: the whole index), a 404 for a letter not in the index. Otherwise
+        as PagePathMixin."""
         if self.letter_kwarg not in request.GET:
             return super().dispatch(request, *args, **kwargs)
         letter = request.GET[self.letter_kwarg]

@@ -17,13 +17,9 @@ from pages import listing
 
 class SearchMatches:
     """What a search asks for: folded ``words`` (at most ``SEARCH_MAX_WORDS``) and the
-    filters ``conference`` (slug), ``year`` and ``award`` (series slug), each ``None``
-    when not asked; ``criteria=False`` (``nothing()``) matches nothing (no search was made).
-
-    ``queryset`` is the published papers matching, in the search page's order;
-    ``rows(start, stop)`` the same matches' ``(key, number of matches)`` pairs from
-    ``start`` to ``stop`` (see :class:`MatchKeys`).
-    """
+    filters ``conference`` (slug), ``year`` and ``award`` (series slug), ``None`` when not
+    asked; ``nothing()`` matches nothing. ``queryset``: the matching published papers in
+    order; ``rows(start, stop)``: their ``(key, number of matches)`` (:class:`MatchKeys`)."""
 
     def __init__(self, words=(), conference=None, year=None, award=None, *, criteria=True):
         self.words = list(words)
@@ -65,17 +61,13 @@ def _search_matches(words, conference, year, award):
 @contextlib.contextmanager
 def planned_for_its_values(connection):
     """A block whose queries on ``connection`` (a Django connection) are planned for
-    their values on every run: on a psycopg 3 connection that prepares statements
-    (server-side binding, awardsite/settings.py), preparing is turned off for the block
-    (psycopg's public ``prepare_threshold``: None), then restored; elsewhere no change.
+    their values: on a psycopg 3 connection that prepares statements, psycopg's
+    ``prepare_threshold`` is None for the block; elsewhere no change.
 
-    Kept for a search's key query (``SearchMatches.rows``). Psycopg prepares a query
-    after 5 runs on a connection and PostgreSQL switches to a generic plan 5 runs later,
-    which guesses a handful of matches for any ``LIKE`` pattern, far off for a common
-    word. EXPLAIN ANALYZE of the key query on make bench's data (5,000 papers; planning
-    and execution, the plan made for the words against the generic plan): "prediction"
-    (1,063 matches) 2.6 against 2.3 ms, "synthetic" (all of them) 16 against 36 ms,
-    "prediction learning" 0.8 against 1.3 ms, "synthetic abstract" 19 against 61 ms."""
+    For a search's key query: a prepared query's generic plan guesses a handful of
+    matches for any ``LIKE``, far off for a common word. EXPLAIN ANALYZE on make bench's
+    data, own plan against generic: "synthetic" (every paper) 16 against 36 ms,
+    "synthetic abstract" 19 against 61 ms, "prediction" 2.6 against 2.3 ms."""
     connection.ensure_connection()
     database = connection.connection
     threshold = getattr(database, "prepare_threshold", None)
@@ -90,17 +82,11 @@ def planned_for_its_values(connection):
 
 
 class MatchKeys:
-    """The keys of the papers a search matches (a :class:`SearchMatches`), in its order,
-    for Django's Paginator: the ``per_page`` keys of page ``number`` and the number of
-    matches come from one query (``COUNT(*) OVER ()`` beside each key of the page), so
-    the matches are found and sorted once, and only the page's keys reach Python.
-
-    ``count()`` and the page's slice share that query. A page past the end has no
-    row to carry the count: then (and for a ``number`` that is not a whole number,
-    such as "last", or whose offset no database integer holds) the count is a query
-    of its own, and Paginator decides as usual (a 404 for a page out of range). Any
-    other slice is a query of its own.
-    """
+    """The keys of the papers a search matches (a :class:`SearchMatches`), in order, for
+    Django's Paginator: page ``number``'s keys and the count come from one query
+    (``COUNT(*) OVER ()`` beside each key), so the matches are found once. Past the
+    end, or for a ``number`` that is no whole number or too large, the count is a query
+    of its own and Paginator decides (a 404); so is any other slice."""
 
     MAX_OFFSET = listing.MAX_OFFSET  # the largest offset sent to the database
 

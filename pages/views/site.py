@@ -27,18 +27,14 @@ def robots_txt(request):
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
-# Error pages (handler400, handler403, handler404 and handler500 in awardsite/urls.py).
-# Django's default handlers first run a CSRF check, so that an error template may use
-# {% csrf_token %}; for a POST carrying a CSRF cookie that check reads the body, and a
-# body that cannot be parsed (multipart without a boundary, too many fields, too large)
-# then raised again while the error page was built: a 404 or 400 became a 500. These
-# pages hold no form, so the handlers below never look at the body.
+# Error pages (awardsite/urls.py's handlers). Django's own run a CSRF check, which reads
+# a POST's body: one it cannot parse turned a 404 or 400 into a 500. These hold no form
+# and never read the body.
 
 
 def bad_request(request, exception):
-    """400, for a request Django refuses (a bad Host header, a body it cannot parse):
-    templates/400.html, plain and bilingual, built without the request (whose host may
-    be what was wrong) or the database."""
+    """400 (a bad Host header, a body Django cannot parse): templates/400.html, bilingual,
+    built without the request (whose host may be what was wrong) or the database."""
     return HttpResponseBadRequest(loader.render_to_string("400.html"))
 
 
@@ -49,11 +45,9 @@ def permission_denied(request, exception):
 
 
 def csrf_failure(request, reason=""):
-    """403 for a form whose CSRF check failed (settings.CSRF_FAILURE_VIEW), typically an
-    expired session or a page left open too long: templates/403.html, bilingual, saying
-    so in both languages. Replaces Django's page, whose inline style the
-    Content-Security-Policy blocks and which points to DEBUG=True. ``reason`` (Django's
-    technical explanation) is not shown to the visitor."""
+    """403 for a failed CSRF check (settings.CSRF_FAILURE_VIEW: an expired session, a
+    page left open too long): templates/403.html saying so in both languages. Django's
+    page has an inline style the CSP blocks; its ``reason`` is not shown."""
     return HttpResponseForbidden(loader.render_to_string("403.html", {"csrf_failure": True}))
 
 

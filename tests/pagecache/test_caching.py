@@ -22,6 +22,7 @@ from django.db import connection, transaction
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext, override_settings
+from django.urls import path
 from reversion.models import Version
 
 from awardsite.release import fingerprint
@@ -29,6 +30,7 @@ from catalogue.models import ContentGeneration, Paper, Status
 from editorial.roles import create_editor
 from pagecache import caching
 from pagecache.caching import is_storable, retire_cached_pages
+from pages.distill import public
 from pages.views import LIST_PAGE_SIZE
 from tests import factories
 from tests.editorial.test_admin import _change_url, _form_data
@@ -133,6 +135,44 @@ def test_every_kind_of_public_page_is_cached(visitor, path):
     response = cached_twice(visitor, url)
 
     assert response["Cache-Control"] == "public, max-age=0, s-maxage=60"
+
+
+def test_the_cache_reads_which_routes_are_public_from_the_urlconf():
+    """The registry (pages/distill.py) marks every public route, published or not."""
+    names = caching.public_view_names("awardsite.urls")
+
+    assert {"papers:search", "papers:paper-detail", "api-v1:paper", "robots-txt"} <= names
+    assert {"sitemap-section-page", "opendata-conference-csv"} <= names
+    assert "set_language" not in names
+    assert not [name for name in names if name.startswith("admin:")]
+
+
+RENDERED = []
+
+
+def _page(request):
+    RENDERED.append(request.path)
+    return HttpResponse("the same page for everyone")
+
+
+# A URLconf with one route marked public and the same view unmarked.
+urlpatterns = [
+    public(path("marked/", _page, name="marked")),
+    path("unmarked/", _page, name="unmarked"),
+]
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF=__name__)
+def test_only_a_route_marked_public_is_stored(visitor):
+    RENDERED.clear()
+    cached_twice(visitor, "/marked/")
+    visitor.get("/unmarked/")
+    again = visitor.get("/unmarked/")
+
+    assert RENDERED == ["/marked/", "/unmarked/", "/unmarked/"]
+    assert again.status_code == 200
+    assert "public" not in again.get("Cache-Control", "")
 
 
 @pytest.mark.django_db

@@ -5,6 +5,10 @@ import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+from django_distill.utils import iter_url_patterns
 
 from pages import sitemaps
 from tests import factories
@@ -58,6 +62,39 @@ def test_sitemap_lists_every_public_page_in_both_languages(icml, client):
     # The home page, 4 index pages and the Open data page, 1 venue, 2 conferences,
     # 3 awards, 3 series, 19 papers and 66 authors.
     assert len(paths) == 2 * (6 + 1 + 2 + 3 + 3 + 19 + 66)
+
+
+# The routes of the sitemap's sections of objects, and its list of index pages.
+SITEMAP_ROUTES = {
+    "venue-detail",
+    "conference-detail",
+    "award-detail",
+    "award-series",
+    "paper-detail",
+    "author-detail",
+}
+INDEX_PAGES = ["home", "conference-list", "award-list", "author-list", "venue-list", "open-data"]
+
+
+def test_sitemap_lists_the_pages_the_urlconf_publishes(icml, client):
+    """The registry of public pages (pages/distill.py) and the sitemap agree: each object
+    page the static site publishes is in the sitemap, in both languages, and no other."""
+    published = [
+        (pattern.name, kwargs)
+        for pattern, namespace, _depth in iter_url_patterns()
+        if namespace == "papers" and getattr(pattern, "distill_func", None)
+        for kwargs in (pattern.distill_func() or [{}])
+        if pattern.name in SITEMAP_ROUTES or pattern.name in INDEX_PAGES
+    ]
+    expected = set()
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            expected |= {reverse(f"papers:{name}", kwargs=kwargs) for name, kwargs in published}
+
+    paths = {_path(loc.text) for loc in _sitemap(client).findall("s:url/s:loc", NS)}
+
+    assert paths == expected
+    assert {name for name, _kwargs in published} == SITEMAP_ROUTES | set(INDEX_PAGES)
 
 
 def test_every_sitemap_url_exists_and_its_alternates_lead_to_it(icml, client):
