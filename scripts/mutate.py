@@ -90,11 +90,10 @@ TARGETS = {
         "pagecache/caching.py",
         tests=("tests/pagecache/test_caching.py",),
         functions=(
+            "public_view_names",
             "is_public_view",
-            "is_anonymous_visitor",
             "is_anonymous_request",
             "is_storable",
-            "never_cached_prefixes",
             "PublicPageCacheMiddleware.__call__",
         ),
     ),
