@@ -50,6 +50,7 @@ from editorial.editing import EditTokenFormMixin
 from editorial.forms import (
     AuthorshipForm,
     AuthorshipFormSet,
+    AuthorshipRowForm,
     AwardEntryFormSet,
     KnownAutocompleteSelect,
     TeaserImageField,
@@ -365,11 +366,17 @@ class AuthorshipInline(SortableTabularInline):
     """
 
     model = Authorship
-    form = AuthorshipForm
+    form = AuthorshipRowForm
     formset = AuthorshipFormSet
     extra = 0
     autocomplete_fields = ["author"]
     ordering = ["position"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        # The position stays a field of the row form but not of its model fields: the
+        # formset validates it (see AuthorshipRowForm).
+        kwargs["fields"] = ["paper", "author", "affiliations"]
+        return super().get_formset(request, obj, **kwargs)
 
 
 class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
@@ -445,6 +452,13 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
                 transaction.set_rollback(True)
         return response
 
+    def get_object(self, request, object_id, from_field=None):
+        """The paper, with ``stored_image``: its teaser's name before the form changes it."""
+        paper = super().get_object(request, object_id, from_field)
+        if paper is not None:
+            paper.stored_image = paper.image.name
+        return paper
+
     def get_queryset(self, request):
         """Papers with ``shown_title``, the title as the list shows it (see
         ``shown_translation``), which the title column sorts by."""
@@ -468,9 +482,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     @admin.display(description=_("current teaser"))
     def teaser_thumbnail(self, obj):
         """The stored teaser, small; after a refused form, still the stored one."""
-        name = obj.image.name
-        if obj.image and not obj.image._committed:  # an upload the form has not saved
-            name = Paper.objects.filter(pk=obj.pk).values_list("image", flat=True).first()
+        name = getattr(obj, "stored_image", obj.image.name)
         if not name:
             return "–"
         try:

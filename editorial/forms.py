@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
+from django.forms.formsets import DELETION_FIELD_NAME
 from django.utils.choices import BaseChoiceIterator
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -22,12 +23,9 @@ from catalogue.models import Author, Authorship, Award, Conference, Institution
 
 
 class TeaserImageField(forms.ImageField):
-    """An image upload checked and normalised by its content (``catalogue.images.clean_image``).
-
-    Replaces Django's own check (which opens the file with Pillow without our limits and
-    would let a decompression bomb's warning through) with ``clean_image``: every bad
-    upload becomes a form error, and the value saved is the re-encoded image.
-    """
+    """An image upload checked and re-encoded by ``catalogue.images.clean_image`` instead
+    of Django's own check (which opens the file with Pillow without our limits): every
+    bad upload, a decompression bomb too, becomes a form error."""
 
     def to_python(self, data):
         upload = forms.FileField.to_python(self, data)
@@ -36,26 +34,26 @@ class TeaserImageField(forms.ImageField):
         return clean_image(upload)
 
 
+def deleting(form):
+    """Whether ``form``, a valid row of a formset that can delete, is to be deleted."""
+    return bool(form.cleaned_data.get(DELETION_FIELD_NAME))
+
+
 class AuthorshipFormSet(CustomInlineFormSet):
     """A paper's authorships, reorderable by drag and drop (django-admin-sortable2).
 
-    Authorship positions are unique per paper (a database constraint), so swapping two
-    authors cannot be validated or saved row by row: each row would collide with the
-    other's old position. The formset checks the new positions as a whole instead, and
-    moves the rows it is about to renumber out of the way (one UPDATE) before saving.
+    Positions are unique per paper (a database constraint), so swapping two authors
+    cannot be validated or saved row by row: each row would collide with the other's
+    old position. The rows (``AuthorshipRowForm``) leave the position out of the model's
+    validation; ``clean`` checks the positions of the whole formset instead, and
+    ``save_existing_objects`` moves the rows it renumbers out of the way (one UPDATE).
     """
-
-    def add_fields(self, form, index):
-        super().add_fields(form, index)
-        # Per-row validation against the database would see the other row's old
-        # position; ``clean`` checks positions across the whole formset instead.
-        form._get_validation_exclusions = _excluding_position(form._get_validation_exclusions)
 
     def clean(self):
         super().clean()
         seen = set()
         for form in self.forms:
-            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+            if not hasattr(form, "cleaned_data") or deleting(form):
                 continue
             position = form.cleaned_data.get("position")
             if position is None:
@@ -78,7 +76,7 @@ class AuthorshipFormSet(CustomInlineFormSet):
                 form.instance.pk
                 for form in self.initial_forms
                 if form.instance.pk
-                and ("position" in form.changed_data or self._should_delete_form(form))
+                and ("position" in form.changed_data or form in self.deleted_forms)
             ]
             self.model._default_manager.filter(pk__in=moved).move_aside()
         return super().save_existing_objects(commit)
@@ -126,8 +124,8 @@ class AwardEntryFormSet(forms.BaseInlineFormSet):
     is the form's paper, and its award (loaded with its conference by the inline's
     queryset) is given to the award's :class:`KnownAutocompleteSelect`."""
 
-    def _construct_form(self, i, **kwargs):
-        form = super()._construct_form(i, **kwargs)
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
         entry = form.instance
         if self.instance.pk is not None and entry.paper_id == self.instance.pk:
             entry.paper = self.instance
@@ -135,7 +133,6 @@ class AwardEntryFormSet(forms.BaseInlineFormSet):
         widget = getattr(widget, "widget", widget)  # inside the admin's related wrapper
         if entry.pk is not None and isinstance(widget, KnownAutocompleteSelect):
             widget.known = entry.award
-        return form
 
 
 def levels_by_award(queryset, empty_label):
@@ -234,17 +231,42 @@ class AuthorshipForm(forms.ModelForm):
             )
         return cleaned_data
 
-    def _save_m2m(self):
-        super()._save_m2m()
-        if "affiliations" in self.cleaned_data:
-            self.instance.set_affiliations(self.cleaned_data["affiliations"])
+    def save(self, commit=True):
+        """Save as Django does, then the affiliations in their order (with ``save_m2m``
+        when ``commit`` is False, as Django documents)."""
+        authorship = super().save(commit=False)
+        save_m2m = self.save_m2m
+
+        def save_m2m_and_affiliations():
+            save_m2m()
+            if "affiliations" in self.cleaned_data:
+                authorship.set_affiliations(self.cleaned_data["affiliations"])
+
+        self.save_m2m = save_m2m_and_affiliations
+        if commit:
+            authorship.save()
+            self.save_m2m()
+        return authorship
 
 
-def _excluding_position(get_exclusions):
-    def exclusions():
-        return {*get_exclusions(), "position"}
+class AuthorshipRowForm(AuthorshipForm):
+    """A row of ``AuthorshipFormSet``: ``position`` is a plain form field, outside the
+    form's model fields (``AuthorshipInline.get_formset``), so the model's validation
+    leaves it out (Django excludes fields declared on a form but not in its model
+    fields) and the formset checks the positions together. The form sets it."""
 
-    return exclusions
+    position = forms.IntegerField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial.setdefault("position", self.instance.position)
+
+    def clean(self):
+        cleaned_data = super().clean()
+        if cleaned_data.get("position") is not None:
+            self.instance.position = cleaned_data["position"]
+        return cleaned_data
 
 
 # Longer queries are refused with a form error rather than searched.
