@@ -19,8 +19,8 @@ from collections import defaultdict
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
+from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
-from django.core.serializers.python import Serializer as PythonSerializer
 from django.db import router
 from django.utils import timezone, translation
 from django.utils.encoding import force_str
@@ -269,49 +269,6 @@ def _without_versions(model, pks):
     return {pk for pk in ids if force_str(pk) not in have}
 
 
-def _serialised_many_to_many(model, fields):
-    """The names among ``fields`` of ``model``'s many-to-many fields that Django's
-    serializers write, as reversion's versions hold them: those without a model of their
-    own for the relation (``through``). A paper's ``authors`` and an authorship's
-    ``affiliations`` have one: their rows are versioned as the objects they are."""
-    return [
-        field.name
-        for field in model._meta.local_many_to_many
-        if field.name in fields and field.remote_field.through._meta.auto_created
-    ]
-
-
-class _BulkSerializer(PythonSerializer):
-    """Django's python serializer, reading many-to-many values from ``self.many``
-    ({field name: {pk: [related pks]}}, loaded per chunk) instead of one query each.
-    A field missing from ``self.many`` is left out, as Django leaves out one with a
-    ``through`` model (see ``_serialised_many_to_many``)."""
-
-    def __init__(self, many):
-        super().__init__()
-        self.many = many
-
-    def handle_m2m_field(self, obj, field):
-        if field.name in self.many:
-            self._current[field.name] = self.many[field.name].get(obj.pk, [])
-
-
-def _many_to_many_values(model, names, pks):
-    """{field name: {pk: sorted related pks}} for ``model``'s many-to-many fields."""
-    values = {}
-    for name in names:
-        field = model._meta.get_field(name)
-        through = field.remote_field.through
-        source, target = field.m2m_field_name(), field.m2m_reverse_name()
-        found = defaultdict(list)
-        for pk, related in through._base_manager.filter(**{f"{source}__in": pks}).values_list(
-            source, target
-        ):
-            found[pk].append(related)
-        values[name] = {pk: sorted(related) for pk, related in found.items()}
-    return values
-
-
 def _versions(model, pks):
     """``(pk, unsaved Version)`` pairs for ``model``'s objects ``pks``, serialised as
     reversion would (its JSON format, the registered fields), a chunk of objects per query."""
@@ -319,15 +276,14 @@ def _versions(model, pks):
         return []
     content_type = ContentType.objects.get_for_model(model)
     fields = recorded_fields(model)
-    many = _serialised_many_to_many(model, fields)
     db = router.db_for_write(model)
     versions = []
     for chunk in _chunks(pks):
         objects = list(
             model._base_manager.filter(pk__in=chunk).select_related(*REPR_RELATED.get(model, ()))
         )
-        serializer = _BulkSerializer(_many_to_many_values(model, many, chunk))
-        rows = serializer.serialize(objects, fields=fields)
+        # Many-to-many fields all have a through model, whose rows are versions of their own.
+        rows = serializers.serialize("python", objects, fields=fields)
         for obj, row in zip(objects, rows, strict=True):
             versions.append(
                 (
