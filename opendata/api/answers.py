@@ -43,6 +43,13 @@ def found(queryset, noun, **lookups):
         raise HttpError(404, f'No published {noun} "{key}".') from None
 
 
+def narrowed(queryset, **lookups):
+    """``queryset`` filtered by those of ``lookups`` that have a value (not None or "")."""
+    return queryset.filter(
+        **{key: value for key, value in lookups.items() if value not in (None, "")}
+    )
+
+
 def translated(obj, field):
     """``{language code: text or None}`` for ``obj.<field>`` in every language of the
     site, read from the suffixed columns (``name_en``, ``name_zh_hans``): an empty
@@ -209,6 +216,16 @@ def awards_for_api():
     )
 
 
+def paper_award(request, entry):
+    """Where and how a paper was awarded. Needs the entry's award (with its conference)
+    and level."""
+    return {
+        "award": award_ref(request, entry.award),
+        "level": level_ref(entry.level),
+        "position": entry.position,
+    }
+
+
 def paper_out(request, paper):
     links = sorted(paper.links.all(), key=lambda link: link.sort_key)
     return {
@@ -229,14 +246,7 @@ def paper_out(request, paper):
             for authorship in paper.authorships.all()
         ],
         "links": [{"kind": link.kind, "url": link.url} for link in links],
-        "awards": [
-            {
-                "award": award_ref(request, entry.award),
-                "level": level_ref(entry.level),
-                "position": entry.position,
-            }
-            for entry in paper.award_entries.all()
-        ],
+        "awards": [paper_award(request, entry) for entry in paper.award_entries.all()],
         "html": html(request, paper),
     }
 
@@ -344,19 +354,14 @@ def filtered_papers(venue=None, conference=None, year=None, award=None, level=No
     ``conference`` slugs, ``year``), by a published award entry (``award``: an award
     series slug; ``level``: a level slug; both: the same entry), and by an author
     (``author``: slug, ``orcid``: ORCID iD). None leaves a filter open."""
-    papers = Paper.objects.published()
-    if venue:
-        papers = papers.filter(conference__venue__slug=venue)
-    if conference:
-        papers = papers.filter(conference__slug=conference)
-    if year is not None:
-        papers = papers.filter(conference__year=year)
+    papers = narrowed(
+        Paper.objects.published(),
+        conference__venue__slug=venue,
+        conference__slug=conference,
+        conference__year=year,
+    )
     if award or level:
-        entries = AwardEntry.objects.published()
-        if award:
-            entries = entries.filter(award__slug=award)
-        if level:
-            entries = entries.filter(level__slug=level)
+        entries = narrowed(AwardEntry.objects.published(), award__slug=award, level__slug=level)
         papers = papers.filter(pk__in=entries.values("paper"))
     if people.get("author"):
         papers = papers.filter(authorships__author__slug=people["author"])

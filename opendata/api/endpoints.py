@@ -22,7 +22,6 @@ from opendata.api.answers import (
     api_url,
     author_out,
     award_out,
-    award_ref,
     awards_for_api,
     conference_out,
     conferences_for_api,
@@ -31,8 +30,9 @@ from opendata.api.answers import (
     found,
     html,
     institution_out,
-    level_ref,
+    narrowed,
     paginated,
+    paper_award,
     paper_out,
     paper_ref,
     papers_for_api,
@@ -122,12 +122,7 @@ def conferences(
 ):
     """Published conferences, newest first as on the site (``newest_first()``: by year,
     then start date, then slug), filtered by ``venue`` (slug) and ``year``."""
-    items = conferences_for_api()
-    if venue:
-        items = items.filter(venue__slug=venue)
-    if year is not None:
-        items = items.filter(year=year)
-    items = items.newest_first()
+    items = narrowed(conferences_for_api(), venue__slug=venue, year=year).newest_first()
     return paginated(request, items, page, per_page, partial(conference_out, request))
 
 
@@ -153,17 +148,14 @@ def awards(
     """Published awards with their levels and entries, the newest conference first, then
     in the conference's order; filtered by the giving conference's ``venue``, slug
     (``conference``) and ``year``, by ``award`` slug (one series) and by ``level`` slug."""
-    items = awards_for_api()
-    if venue:
-        items = items.filter(conference__venue__slug=venue)
-    if conference:
-        items = items.filter(conference__slug=conference)
-    if year is not None:
-        items = items.filter(conference__year=year)
-    if award:
-        items = items.filter(slug=award)
-    if level:
-        items = items.filter(levels__slug=level)
+    items = narrowed(
+        awards_for_api(),
+        conference__venue__slug=venue,
+        conference__slug=conference,
+        conference__year=year,
+        slug=award,
+        levels__slug=level,
+    )
     items = items.order_by("-conference__year", "conference__slug", "position", "slug")
     return paginated(request, items, page, per_page, partial(award_out, request))
 
@@ -193,11 +185,9 @@ def award_series_list(
 ):
     """Award series: the same award slug at every edition of a venue, by venue and slug,
     with the years it was given; filtered by ``venue``. One query."""
-    awards = Award.objects.published().select_related("conference__venue")
-    if venue:
-        awards = awards.filter(conference__venue__slug=venue)
+    awards = narrowed(Award.objects.published(), conference__venue__slug=venue)
     groups = {}
-    for award in awards.order_by(
+    for award in awards.select_related("conference__venue").order_by(
         "conference__venue__slug", "slug", "-conference__year", "-conference__start_date"
     ):
         groups.setdefault((award.conference.venue.slug, award.slug), []).append(award)
@@ -278,11 +268,8 @@ def authors(
     """Authors of published papers, by slug; filtered by ``orcid``, and by where their
     papers were published or awarded (as for papers)."""
     matching = filtered_papers(venue, conference, year, award)
-    items = Author.objects.filter(
-        pk__in=Authorship.objects.filter(paper__in=matching).values("author")
-    )
-    if orcid:
-        items = items.filter(orcid=orcid)
+    authorships = Authorship.objects.filter(paper__in=matching)
+    items = narrowed(Author.objects.filter(pk__in=authorships.values("author")), orcid=orcid)
     return paginated(request, items.order_by("slug"), page, per_page, partial(author_out, request))
 
 
@@ -307,12 +294,7 @@ def author(request, slug: Slug):
         **author_out(request, person),
         "papers": [paper_ref(request, authorship.paper) for authorship in authorships],
         "awards": [
-            {
-                "award": award_ref(request, entry.award),
-                "level": level_ref(entry.level),
-                "position": entry.position,
-                "paper": authorship.paper.slug,
-            }
+            {**paper_award(request, entry), "paper": authorship.paper.slug}
             for authorship in authorships
             for entry in authorship.paper.award_entries.all()
         ],
