@@ -1,8 +1,6 @@
-"""How the API's answers are built: the querysets each endpoint shows (with the
-prefetches that keep its queries fixed) and the dicts ``schemas`` validates.
-
-Translated fields carry every language's own column (``translated``), never
-modeltranslation's fallback. URLs are absolute (``awardsite.addresses.absolute_url``).
+"""The API's answers: the querysets each endpoint shows (prefetched so its queries are
+fixed) and the dicts ``schemas`` validates, with absolute URLs and every language's own
+column (``translated``), never modeltranslation's fallback.
 """
 
 import math
@@ -34,8 +32,7 @@ NAMESPACE = "api-v1"
 
 
 def found(queryset, noun, **lookups):
-    """The one object of ``queryset`` matching ``lookups``, or a 404 whose JSON body
-    names what was not found (``No paper "x".``)."""
+    """The object of ``queryset`` matching ``lookups``, or a 404 naming what is missing."""
     try:
         return queryset.get(**lookups)
     except queryset.model.DoesNotExist:
@@ -51,9 +48,8 @@ def narrowed(queryset, **lookups):
 
 
 def translated(obj, field):
-    """``{language code: text or None}`` for ``obj.<field>`` in every language of the
-    site, read from the suffixed columns (``name_en``, ``name_zh_hans``): an empty
-    column is None, never another language's text."""
+    """``{language code: text or None}`` for ``obj.<field>`` from each language's own
+    column (``name_en``, ``name_zh_hans``), never another language's text."""
     return {
         code: getattr(obj, build_localized_fieldname(field, code)) or None
         for code, _name in settings.LANGUAGES
@@ -61,7 +57,7 @@ def translated(obj, field):
 
 
 def api_url(request, name, **kwargs):
-    """The absolute URL of the API endpoint ``name`` (see ``awardsite.addresses.absolute_url``)."""
+    """The absolute URL of the API endpoint ``name``."""
     return absolute_url(reverse(f"{NAMESPACE}:{name}", kwargs=kwargs), request)
 
 
@@ -76,9 +72,8 @@ def html(request, obj):
 
 def paginated(request, items, page, per_page, serialize):
     """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, each item
-    passed through ``serialize``: ``count`` and ``items``, ``page`` and ``pages``, and
-    the absolute URLs of the next and previous pages (None at either end). Two queries
-    on a queryset (count and page). A page past the last is a 404 naming ``page``."""
+    through ``serialize``, with the count, the number of pages and the URLs of the
+    neighbours (None at either end). A page past the last is a 404."""
     count = len(items) if isinstance(items, list) else items.count()
     pages = max(1, math.ceil(count / per_page))
     if page > pages:

@@ -1,11 +1,8 @@
 """The API's endpoints: published content only, in a fixed number of queries each.
 
-Every list is ordered by a unique key (so pages never overlap or skip), paginated with
-``?page=`` (from 1) and ``?per_page=`` (1 to ``MAX_PER_PAGE``), and links its
-neighbours. Filters take slugs, years and ORCID iDs; a value of the wrong form is a 422
-naming the parameter (``opendata.api.validation_error``), an unknown slug simply matches
-nothing, and an unknown object is a 404. Translated fields carry every language's own
-column (``translated``), never modeltranslation's fallback.
+Lists are ordered by a unique key (pages never overlap), paginated (``?page=`` from 1,
+``?per_page=`` up to ``MAX_PER_PAGE``) and link their neighbours. A filter value of the
+wrong form is a 422, an unknown slug matches nothing, an unknown object is a 404.
 """
 
 from functools import partial
@@ -55,13 +52,19 @@ get = partial(router.get, by_alias=True)
 Slug = Annotated[str, Path(pattern=SLUG, description="A slug, e.g. icml-2025.")]
 SlugFilter = Annotated[str | None, Query(pattern=SLUG)]
 Year = Annotated[int | None, Query(ge=1, le=32767, description="A conference's year.")]
+
+
+def slug_filter(description):
+    """The type of an optional query parameter holding a slug, with its description."""
+    return Annotated[str | None, Query(pattern=SLUG, description=description)]
+
+
 Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description="The page, from 1.")]
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Items a page.")]
 
 
 def answers(ok, not_found=True, invalid=True):
-    """The documented answers of an operation: ``ok`` (200), a 404 when an object or
-    page may be missing, a 422 when it reads parameters, and the rate limit's 429."""
+    """An operation's documented answers: 200 ``ok``, 404, 422 and the rate limit's 429."""
     return {
         200: ok,
         **({404: schemas.Error} if not_found else {}),
@@ -138,10 +141,8 @@ def awards(
     venue: SlugFilter = None,
     conference: SlugFilter = None,
     year: Year = None,
-    award: Annotated[str | None, Query(pattern=SLUG, description="An award slug.")] = None,
-    level: Annotated[
-        str | None, Query(pattern=SLUG, description="Awards that give this level.")
-    ] = None,
+    award: slug_filter("An award slug.") = None,
+    level: slug_filter("Awards that give this level.") = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
 ):
@@ -217,22 +218,14 @@ def award_series(request, venue: Slug, slug: Slug):
 @get("/papers", response=answers(schemas.page_of(schemas.Paper)), url_name="papers")
 def papers(
     request,
-    venue: Annotated[
-        str | None, Query(pattern=SLUG, description="Published at this venue.")
-    ] = None,
-    conference: Annotated[
-        str | None, Query(pattern=SLUG, description="Published at this conference.")
-    ] = None,
+    venue: slug_filter("Published at this venue.") = None,
+    conference: slug_filter("Published at this conference.") = None,
     year: Annotated[
         int | None, Query(ge=1, le=32767, description="Published at a conference of this year.")
     ] = None,
-    award: Annotated[
-        str | None, Query(pattern=SLUG, description="With an entry in this award series.")
-    ] = None,
-    level: Annotated[
-        str | None, Query(pattern=SLUG, description="With an entry at this level.")
-    ] = None,
-    author: Annotated[str | None, Query(pattern=SLUG, description="An author's slug.")] = None,
+    award: slug_filter("With an entry in this award series.") = None,
+    level: slug_filter("With an entry at this level.") = None,
+    author: slug_filter("An author's slug.") = None,
     orcid: Annotated[str | None, Query(pattern=ORCID, description="An author's ORCID iD.")] = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
@@ -256,12 +249,10 @@ def paper(request, slug: Slug):
 def authors(
     request,
     orcid: Annotated[str | None, Query(pattern=ORCID)] = None,
-    venue: Annotated[str | None, Query(pattern=SLUG, description="Published at.")] = None,
-    conference: Annotated[str | None, Query(pattern=SLUG, description="Published at.")] = None,
+    venue: slug_filter("Published at.") = None,
+    conference: slug_filter("Published at.") = None,
     year: Year = None,
-    award: Annotated[
-        str | None, Query(pattern=SLUG, description="Of a paper in this award series.")
-    ] = None,
+    award: slug_filter("Of a paper in this award series.") = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
 ):
