@@ -237,7 +237,7 @@ class AuthorshipRowForm(AuthorshipForm):
     leaves it out (Django excludes fields declared on a form but not in its model
     fields) and the formset checks the positions together. The form sets it."""
 
-    position = forms.IntegerField(required=False)
+    position = Authorship._meta.get_field("position").formfield(required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
