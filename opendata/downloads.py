@@ -226,15 +226,13 @@ def table_columns():
     }
 
 
-INTEGER_COLUMNS = {"year", "position", "level_position"}
-DATE_COLUMNS = {"announced_on"}  # YYYY-MM-DD, empty when unknown
-
-
-def column_type(column):
-    """A column's Frictionless type: integer, date or string."""
-    if column in INTEGER_COLUMNS:
-        return "integer"
-    return "date" if column in DATE_COLUMNS else "string"
+# Each column's Frictionless type when not "string" (dates YYYY-MM-DD, empty when unknown).
+COLUMN_TYPES = {
+    "year": "integer",
+    "position": "integer",
+    "level_position": "integer",
+    "announced_on": "date",
+}
 
 
 def licence_lines(today):
@@ -265,10 +263,7 @@ def archive(name, title, rows_by_table, today=None):
                 "encoding": "utf-8",
                 "schema": {
                     "fields": [
-                        {
-                            "name": column,
-                            "type": column_type(column),
-                        }
+                        {"name": column, "type": COLUMN_TYPES.get(column, "string")}
                         for column in columns[table]
                     ]
                 },
