@@ -158,16 +158,23 @@ def paper_ref(request, paper):
 
 def downloads(request, conference=None):
     """The whole downloads of ``conference``, or of the site when None (opendata/downloads.py)."""
-    if conference is None:
-        csv = reverse("opendata-site-csv")
-        compact = reverse("opendata-site-compact")
-    else:
-        csv = reverse("opendata-conference-csv", kwargs={"slug": conference.slug})
-        compact = reverse("opendata-conference-compact", kwargs={"slug": conference.slug})
-    return {"csv": absolute_url(csv, request), "compact": absolute_url(compact, request)}
+    scope, kwargs = (
+        ("site", {}) if conference is None else ("conference", {"slug": conference.slug})
+    )
+    return {
+        kind: absolute_url(reverse(f"opendata-{scope}-{kind}", kwargs=kwargs), request)
+        for kind in ("csv", "compact")
+    }
 
 
 # Querysets: what each endpoint shows, with the prefetches that keep its queries fixed.
+
+
+def published_entries(lookup):
+    """A prefetch of the published award entries of papers at ``lookup``, with what
+    ``paper_award`` shows."""
+    entries = AwardEntry.objects.published().for_paper()
+    return Prefetch(lookup, queryset=entries.select_related("award__conference", "level"))
 
 
 def papers_for_api():
@@ -178,12 +185,7 @@ def papers_for_api():
         .prefetch_related(
             authorships_with_affiliations(),
             "links",
-            Prefetch(
-                "award_entries",
-                queryset=AwardEntry.objects.published()
-                .for_paper()
-                .select_related("award__conference", "level"),
-            ),
+            published_entries("award_entries"),
         )
     )
 

@@ -9,11 +9,10 @@ from functools import partial
 from typing import Annotated
 
 from django.conf import settings
-from django.db.models import Prefetch
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
-from catalogue.models import Author, Authorship, Award, AwardEntry, Institution, Paper
+from catalogue.models import Author, Authorship, Award, Institution, Paper
 from opendata.api import schemas
 from opendata.api.answers import (
     api_url,
@@ -33,6 +32,7 @@ from opendata.api.answers import (
     paper_out,
     paper_ref,
     papers_for_api,
+    published_entries,
     series_out,
     venue_out,
     venues_for_api,
@@ -271,14 +271,7 @@ def author(request, slug: Slug):
     authorships = list(
         Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
         .select_related("paper__conference")
-        .prefetch_related(
-            Prefetch(
-                "paper__award_entries",
-                queryset=AwardEntry.objects.published()
-                .for_paper()
-                .select_related("award__conference", "level"),
-            )
-        )
+        .prefetch_related(published_entries("paper__award_entries"))
         .order_by("-paper__conference__year", "paper__slug")
     )
     return {
