@@ -470,16 +470,11 @@ class AwardEntryForAwardInline(admin.TabularInline):
     fields = ["paper", "level", "position"]
 
     def get_formset(self, request, obj=None, **kwargs):
-        self.award = obj
-        return super().get_formset(request, obj, **kwargs)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "level":
-            award = getattr(self, "award", None)
-            kwargs["queryset"] = AwardLevel.objects.filter(
-                award=award if award is not None and award.pk else None
-            ).select_related("award__conference")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        # On the formset's own form class: the inline is shared by concurrent requests.
+        formset = super().get_formset(request, obj, **kwargs)
+        levels = AwardLevel.objects.filter(award=obj if obj is not None and obj.pk else None)
+        formset.form.base_fields["level"].queryset = levels.select_related("award__conference")
+        return formset
 
 
 @admin.register(Award)
