@@ -71,14 +71,12 @@ def changes_since(token, obj):
         for name in now["fields"]
         if then["fields"].get(name) != now["fields"][name]
     ]
-    related = set(now["related"]) | set(then["related"])
-    kinds = []
-    for key in sorted(related):
-        if now["related"].get(key) != then["related"].get(key):
-            label = key.split(":", 1)[0]
-            if label not in kinds:
-                kinds.append(label)
-    for label in kinds:
+    changed = [
+        key
+        for key in sorted(set(now["related"]) | set(then["related"]))
+        if now["related"].get(key) != then["related"].get(key)
+    ]
+    for label in dict.fromkeys(key.split(":", 1)[0] for key in changed):
         names.append(str(apps.get_model(label)._meta.verbose_name_plural))
     return names, opened
 
