@@ -2,23 +2,17 @@
 
 A backup is one gzip-compressed tar archive holding:
 
-- ``manifest.json``: the archive's format and version, when it was made, the Django
-  version, the migrations applied (per app), and the SHA-256 digest and size of every
-  other member;
-- ``database.json``: every row of every model, as Django's ``dumpdata`` writes it
-  (JSON, so it loads into SQLite, PostgreSQL or any other database Django supports).
-  Primary keys are kept, because django-reversion's history and the admin's log name
-  objects by primary key; content types and permissions are referred to by natural key
-  (``--natural-foreign``), because their primary keys differ between installations.
-  Left out: content types and permissions themselves (``migrate`` creates them) and
-  sessions (a restored site asks everyone to sign in again; sessions are short-lived
-  and signed with the secret key of the site that made them);
-- ``media/<name>``: every file in the default storage (``MEDIA_ROOT``): uploaded images
-  and their thumbnails.
+- ``manifest.json``: format and version, when it was made, the Django version, the
+  migrations applied (per app), and the SHA-256 digest and size of every other member;
+- ``database.json``: every row, as ``dumpdata`` writes it (JSON loads into any database
+  Django supports), primary keys kept (history and the admin log name objects by them),
+  content types and permissions named by natural key. Left out: content types and
+  permissions (``migrate`` makes them) and sessions (everyone signs in again);
+- ``media/<name>``: every file in the default storage (images and thumbnails).
 
-:func:`write_backup` makes one; :func:`restore_backup` loads one into an installation
-that is migrated and holds no content. Both raise :class:`BackupError` with a message
-for people; a restore that fails changes nothing.
+:func:`write_backup` makes one; :func:`restore_backup` loads one into a migrated
+installation without content. Both raise :class:`BackupError` saying why; a failed
+restore changes nothing.
 """
 
 import datetime
@@ -94,13 +88,11 @@ def _digest(data):
 
 
 def write_backup(path, using=DEFAULT_DB_ALIAS):
-    """Write a backup of the database ``using`` and of the media storage to ``path``.
+    """Write a backup of the database ``using`` and the media storage to ``path``, under a
+    temporary name renamed when complete; the database read in one transaction.
 
-    The archive is written next to ``path`` under a temporary name and then renamed,
-    so ``path`` holds either the old file or a complete archive, never half of one.
-    The database is read in one transaction. Returns the manifest (a dict: see the
-    module docstring). Raises :class:`BackupError` when the database cannot be read or
-    ``path`` cannot be written.
+    Returns the manifest (a dict). Raises :class:`BackupError` when the database cannot
+    be read or ``path`` cannot be written.
     """
     path = Path(path)
     labels = [model._meta.label for model in saved_models() if not model._meta.auto_created]
@@ -156,14 +148,12 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
 
 
 def read_backup(path):
-    """Read and check the archive at ``path``; return ``(manifest, members)``.
+    """Read and check the archive at ``path``; return ``(manifest, {member: bytes})``.
 
-    ``members`` maps each member name to its bytes. Raises :class:`BackupError` when
-    the file cannot be read, is not a gzip-compressed tar archive, has no manifest or
-    one of another format or version, holds a member that is not a plain file, whose
-    name is not ``database.json`` or a safe ``media/...`` name (no absolute path, no
-    ``..``, nothing outside ``MEDIA_ROOT``), that the manifest does not list, or whose
-    digest differs from the manifest's; and when a listed member is missing.
+    Raises :class:`BackupError` for a file that cannot be read or is not a gzipped tar,
+    no manifest or one of another format or version, a member that is not a plain
+    file, not ``database.json`` nor a safe ``media/...`` name (see ``_media_name``),
+    unlisted, missing, or whose digest differs from the manifest's.
     """
     path = Path(path)
     members = {}
@@ -233,13 +223,10 @@ def _media_name(member, path):
 
 
 def content_left(media=None, using=DEFAULT_DB_ALIAS):
-    """What the installation holds that a restore would replace, as readable lines.
-
-    Empty for an installation that is migrated and holds no content: only what
-    ``migrate`` makes (content types, permissions, the Editors group with its
-    permissions) and sessions may be there. ``media`` maps storage names to the bytes
-    a restore would write; a stored file of one of these names with other bytes counts
-    as content (files the backup does not name are left alone by a restore).
+    """What the installation holds that a restore would replace, as readable lines;
+    empty when it holds only what ``migrate`` makes (and the Editors group) and sessions.
+    ``media`` ({storage name: bytes to write}): a stored file of one of these names with
+    other bytes counts too (a restore leaves other files alone).
     """
     found = []
     for model in saved_models():
@@ -269,16 +256,13 @@ def _stored(name):
 def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
     """Load the backup at ``path`` into this installation; return its manifest.
 
-    The installation must be migrated to exactly the migrations the backup was made
-    with (restore on the code that made it, then ``migrate``) and, unless ``force``,
-    hold no content (see :func:`content_left`). With ``force``, every saved table is
-    emptied first and stored media files of the backup's names are overwritten; other
-    media files are left alone. Everything happens in one database transaction, and
-    media files are written only after the database has loaded; if anything fails,
-    the transaction is rolled back and the files written so far are put back as they
-    were, so a failed restore changes nothing. Raises :class:`BackupError` for a
-    damaged or unsafe archive (see :func:`read_backup`), other migrations, a
-    non-empty installation, or data the database refuses.
+    The installation must have exactly the backup's migrations and, unless ``force``,
+    no content (:func:`content_left`); ``force`` empties every saved table and
+    overwrites stored media files of the backup's names. One transaction; media files
+    are written after the database loads and put back if anything fails, so a failed
+    restore changes nothing. Raises :class:`BackupError` for a damaged or unsafe archive
+    (:func:`read_backup`), other migrations, content without ``force``, or data the
+    database refuses.
     """
     manifest, members = read_backup(path)
     here = applied_migrations(using)
@@ -316,18 +300,16 @@ def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
 
 def _migration_difference(path, saved, here):
     """A message naming the migrations that differ between a backup and the database."""
-    missing = sorted(
-        f"{app}.{name}"
-        for app, names in saved.items()
-        for name in names
-        if name not in here.get(app, [])
-    )
-    extra = sorted(
-        f"{app}.{name}"
-        for app, names in here.items()
-        for name in names
-        if name not in saved.get(app, [])
-    )
+
+    def only_in(first, second):
+        return sorted(
+            f"{app}.{name}"
+            for app, names in first.items()
+            for name in names
+            if name not in second.get(app, [])
+        )
+
+    missing, extra = only_in(saved, here), only_in(here, saved)
     lines = [f"{path} was made with other migrations than this installation has."]
     if missing:
         lines.append("Not applied here: " + ", ".join(missing) + ".")

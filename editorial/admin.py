@@ -50,6 +50,7 @@ from editorial.editing import EditTokenFormMixin
 from editorial.forms import (
     AuthorshipForm,
     AuthorshipFormSet,
+    AuthorshipRowForm,
     AwardEntryFormSet,
     KnownAutocompleteSelect,
     TeaserImageField,
@@ -68,8 +69,7 @@ URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
 
 
 def missing_chinese_q(model):
-    """A Q for rows of ``model`` where some translated field has its original (the
-    default language's column, English) but lacks another language's (Chinese)."""
+    """A Q for rows of ``model`` with a translated field in English but not in Chinese."""
     condition = Q()
     for field in translator.get_options_for_model(model).fields:
         english, *others = languages.columns(field)
@@ -80,8 +80,7 @@ def missing_chinese_q(model):
 
 
 def missing_chinese_fields(obj):
-    """The translated fields of ``obj`` with an original (English) and no translation in
-    another language (Chinese), in declared order."""
+    """The translated fields of ``obj`` in English but not in Chinese, in declared order."""
     missing = []
     for field in translator.get_options_for_model(type(obj)).fields:
         english, *others = (getattr(obj, column) for column in languages.columns(field))
@@ -109,13 +108,9 @@ class MissingChineseFilter(admin.SimpleListFilter):
 
 
 def shown_translation(field):
-    """An expression for ``field`` (a translated field's name) as the admin shows it in
-    the active language: that language's column, or the default language's when it is
-    empty (modeltranslation's fallback, ``MODELTRANSLATION_FALLBACK_LANGUAGES``).
-
-    Ordering a list by it sorts rows by the text the editor reads; ordering by the
-    Chinese column would put every untranslated row first, in no visible order.
-    """
+    """An expression for the translated ``field`` as the admin shows it: the active
+    language's column, else the default language's (modeltranslation's fallback), so a
+    list sorts by the text the editor reads, not untranslated rows first."""
     default = build_localized_fieldname(field, settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
     own = build_localized_fieldname(field, get_language() or settings.LANGUAGE_CODE)
     if own == default:
@@ -125,12 +120,8 @@ def shown_translation(field):
 
 
 class AwardSeriesFilter(admin.SimpleListFilter):
-    """Papers by award, named as the editor reads it (the newest edition's name in the
-    admin's language), across every year of the award: an award series, by its slug.
-
-    Replaces a filter on ``awards__slug``, which Django titled after the field ("By
-    slug") and listed by slug.
-    """
+    """Papers by award series (slug), named by the newest edition's name in the admin's
+    language; a filter on ``awards__slug`` would be titled "By slug" and list slugs."""
 
     title = _("award")
     parameter_name = "award"
@@ -156,16 +147,12 @@ class ChoicesListedMixin:
 
 
 class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
-    """History, compare and restore for every content model (django-reversion-compare).
+    """History, compare and restore for every content model (django-reversion-compare),
+    the compare view needing the model's view permission as the history page does.
 
-    django-reversion-compare's compare view checks only that the user is staff; here it
-    also needs permission to view the model, like the history page it is reached from.
-
-    A save enters the history only when it changes something: the form or an inline
-    changed, or a version was restored or a deleted object recovered. The version holds
-    the object with what belongs to it (``editorial.history.FOLLOW``). A change form
-    carries an edit token (``editorial.editing``): a form opened before someone else's
-    save is refused instead of undoing that save.
+    Only a save that changes something (the form, an inline, a restore or recovery)
+    enters the history, with what belongs to the object (``editorial.history.FOLLOW``).
+    A change form carries an edit token (``editorial.editing``).
     """
 
     formfield_overrides = URL_FIELDS
@@ -202,13 +189,8 @@ class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
         return entry
 
     def lookup_allowed(self, lookup, value, request):
-        """Django's rule, and no filter value holding a NUL character.
-
-        PostgreSQL cannot compare text holding NUL (psycopg refuses to send it), so
-        ``?status__exact=a%00b`` in a changelist's address would be a 500 there; a
-        refused lookup is Django's 400 on every database. (The search box ``q`` is
-        checked by Django's own form, which shows an error and lists every row.)
-        """
+        """Django's rule, and no filter value holding NUL: PostgreSQL cannot compare it
+        (a 500), a refused lookup is Django's 400 on every database."""
         if "\x00" in value:
             return False
         return super().lookup_allowed(lookup, value, request)
@@ -220,8 +202,7 @@ class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
 
 
 class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
-    """Tabbed translation fields (Django's jQuery, our copy of jQuery UI), history, and
-    the "missing Chinese" filter, column and counts."""
+    """Tabbed translation fields, history, and the "missing Chinese" filter, column and count."""
 
     show_facets = admin.ShowFacets.ALWAYS
     change_list_template = "admin/papers/translated_change_list.html"
@@ -253,11 +234,7 @@ class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
 
 
 class PublishingAdmin(TranslatedContentAdmin):
-    """Draft and published: actions for the changelist, and a preview of drafts.
-
-    "View on site" opens a draft's public page in preview mode (see pages.views);
-    each status change is saved through the model, so it enters the history.
-    """
+    """Publish and unpublish actions, and "View on site" opening a draft's preview."""
 
     actions = ["publish", "unpublish"]
 
@@ -267,11 +244,8 @@ class PublishingAdmin(TranslatedContentAdmin):
         return url if obj.status == Status.PUBLISHED else f"{url}?{PREVIEW_PARAMETER}=1"
 
     def _set_status(self, request, queryset, status, message):
-        """Give ``status`` to the items of ``queryset`` that lack it, in one revision.
-
-        Returns how many changed. Each is saved through the model, so the history shows
-        who published or withdrew it, and when.
-        """
+        """Give ``status`` to the items of ``queryset`` that lack it, each saved through the
+        model in one revision (the history shows who and when); returns how many."""
         changed = 0
         with reversion.create_revision():
             reversion.set_user(request.user)
@@ -358,18 +332,20 @@ class AuthorAdmin(ContentAdmin):
 
 
 class AuthorshipInline(SortableTabularInline):
-    """Authors in order: drag a row by its handle; the position is renumbered to match.
-
-    Pick an author or institution by typing part of the name; the "+" beside the
-    author adds a new person without leaving the paper.
-    """
+    """Authors in order: drag a row by its handle; the positions are renumbered."""
 
     model = Authorship
-    form = AuthorshipForm
+    form = AuthorshipRowForm
     formset = AuthorshipFormSet
     extra = 0
     autocomplete_fields = ["author"]
     ordering = ["position"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        # The position stays a field of the row form but not of its model fields: the
+        # formset validates it (see AuthorshipRowForm).
+        kwargs["fields"] = ["paper", "author", "affiliations"]
+        return super().get_formset(request, obj, **kwargs)
 
 
 class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
@@ -379,12 +355,9 @@ class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
 
 
 class AwardEntryInline(admin.TabularInline):
-    """A paper's awards; the level is one of the chosen award's levels (checked on save).
-
-    The level list groups every award's levels under the award and its conference (the
-    newest conference first), read once for the whole form (``levels_by_award``); the
-    rows' awards are drawn from the entries already loaded (``AwardEntryFormSet``), so
-    the form runs as many queries for twenty entries as for one.
+    """A paper's awards. The level list groups every award's levels under the award,
+    read once for the form (``levels_by_award``), and rows draw their awards from the
+    loaded entries (``AwardEntryFormSet``): as many queries for twenty entries as for one.
     """
 
     model = AwardEntry
@@ -428,13 +401,9 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
 
     def revision_view(self, request, object_id, version_id, extra_context=None):
-        """Restore a version, including an earlier author order.
-
-        django-reversion saves the old authorships one at a time, so two authors who
-        swapped places would each collide with the other's current position. Their rows
-        are moved aside first; if the version is only viewed, or cannot be restored,
-        the move is undone with everything else.
-        """
+        """Restore a version, an earlier author order too: the paper's authorships are
+        moved aside first (django-reversion saves them one at a time), and the move is
+        rolled back when the version is only viewed or cannot be restored."""
         paper_id = unquote(object_id)
         if not paper_id.isdigit():  # no such paper: django-reversion answers 404
             return super().revision_view(request, object_id, version_id, extra_context)
@@ -445,9 +414,15 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
                 transaction.set_rollback(True)
         return response
 
+    def get_object(self, request, object_id, from_field=None):
+        """The paper, with ``stored_image``: its teaser's name before the form changes it."""
+        paper = super().get_object(request, object_id, from_field)
+        if paper is not None:
+            paper.stored_image = paper.image.name
+        return paper
+
     def get_queryset(self, request):
-        """Papers with ``shown_title``, the title as the list shows it (see
-        ``shown_translation``), which the title column sorts by."""
+        """Papers with ``shown_title`` (``shown_translation``), which the title column sorts by."""
         return super().get_queryset(request).annotate(shown_title=shown_translation("title"))
 
     @admin.display(description=_("title"), ordering="shown_title")
@@ -457,8 +432,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
 
     @admin.display(description=_("teaser image"))
     def teaser_state(self, obj):
-        """The change list's flag: "–" without an image, "missing file" when the stored
-        name has no file behind it (pages then show no image), else "stored"."""
+        """ "–" without an image, "missing file" when the stored name has no file, else "stored"."""
         if not obj.image:
             return "–"
         if not obj.image.storage.exists(obj.image.name):
@@ -468,9 +442,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     @admin.display(description=_("current teaser"))
     def teaser_thumbnail(self, obj):
         """The stored teaser, small; after a refused form, still the stored one."""
-        name = obj.image.name
-        if obj.image and not obj.image._committed:  # an upload the form has not saved
-            name = Paper.objects.filter(pk=obj.pk).values_list("image", flat=True).first()
+        name = getattr(obj, "stored_image", obj.image.name)
         if not name:
             return "–"
         try:
@@ -481,10 +453,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
 
 
 class AwardLevelInline(TranslationTabularInline):
-    """An award's levels (winner, runner-up, ...), the top level with the lowest position.
-
-    A slug left blank is made from the English name (``SlugsMadeFormSet``).
-    """
+    """An award's levels, the top one first; a blank slug is made from the English name."""
 
     model = AwardLevel
     formset = SlugsMadeFormSet
@@ -501,16 +470,11 @@ class AwardEntryForAwardInline(admin.TabularInline):
     fields = ["paper", "level", "position"]
 
     def get_formset(self, request, obj=None, **kwargs):
-        self.award = obj
-        return super().get_formset(request, obj, **kwargs)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "level":
-            award = getattr(self, "award", None)
-            kwargs["queryset"] = AwardLevel.objects.filter(
-                award=award if award is not None and award.pk else None
-            ).select_related("award__conference")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        # On the formset's own form class: the inline is shared by concurrent requests.
+        formset = super().get_formset(request, obj, **kwargs)
+        levels = AwardLevel.objects.filter(award=obj if obj is not None and obj.pk else None)
+        formset.form.base_fields["level"].queryset = levels.select_related("award__conference")
+        return formset
 
 
 @admin.register(Award)
@@ -524,9 +488,8 @@ class AwardAdmin(PublishingAdmin):
     inlines = [AwardLevelInline, AwardEntryForAwardInline]
 
     def get_queryset(self, request):
-        """Awards with their conference, which ``str(award)`` names: the autocomplete
-        of an award (which, unlike the changelist, ignores ``list_select_related``)
-        runs one query for its results, not one more per row."""
+        """Awards with their conference, which ``str(award)`` names: one query for the
+        autocomplete, which ignores ``list_select_related``."""
         return super().get_queryset(request).select_related("conference")
 
 

@@ -1,18 +1,13 @@
 """Optimistic locking for the editors' admin: a form opened before another save is refused.
 
-A change form carries a hidden, signed *edit token*: a digest of each field of the object
-and of each object that belongs to it (``editorial.history.belongings``: a paper's
-authorships, links and award entries, an award's entries, ...) as they were when the form
-was opened. On submit the form compares it with the database: if anything differs,
-someone else saved in between (in the admin, through the importer, anywhere), and the
-form is refused with a message naming what changed, instead of silently putting back
-the values it was opened with. The editor's input stays in the form; the token is
-renewed, so saving again is a deliberate choice to keep what the form shows.
+A change form carries a signed *edit token*: a digest of each field of the object and of
+what belongs to it (``editorial.history.belongings``) when the form was opened. If the
+database differs on submit, someone saved in between (admin, importer, anywhere) and the
+form is refused, naming what changed, with the editor's input kept and the token renewed.
 
-Why not django-concurrency: it needs a version column on every model, patches Django's
-private ``Model._do_update``, does not see writes made with ``bulk_update`` (the
-importer) or by django-reversion's restore (an old version number), and its message
-("Record Modified") has no Chinese and does not say what changed.
+Not django-concurrency: it needs a version column on every model, patches Django's
+private ``Model._do_update``, misses ``bulk_update`` and restores, and its message has
+no Chinese and does not say what changed.
 """
 
 import hashlib
@@ -61,13 +56,9 @@ def edit_token(obj):
 
 
 def changes_since(token, obj):
-    """What changed in ``obj`` and what belongs to it since ``token`` was made.
-
-    Returns a list of names (fields of ``obj``, then the kinds of related objects
-    added, changed or removed), empty when nothing changed, and the time the form was
-    opened (seconds since the epoch, or None). A missing or forged token counts as
-    everything changed: the form cannot say what it was opened with.
-    """
+    """``(names, opened)``: the fields of ``obj`` and kinds of its related objects that
+    changed since ``token`` (empty: none), and when the form was opened (epoch seconds,
+    or None). A missing or forged token counts as everything changed."""
     now = _state(obj)
     try:
         payload = signing.loads(token or "", salt=_SALT)
@@ -80,14 +71,12 @@ def changes_since(token, obj):
         for name in now["fields"]
         if then["fields"].get(name) != now["fields"][name]
     ]
-    related = set(now["related"]) | set(then["related"])
-    kinds = []
-    for key in sorted(related):
-        if now["related"].get(key) != then["related"].get(key):
-            label = key.split(":", 1)[0]
-            if label not in kinds:
-                kinds.append(label)
-    for label in kinds:
+    changed = [
+        key
+        for key in sorted(set(now["related"]) | set(then["related"]))
+        if now["related"].get(key) != then["related"].get(key)
+    ]
+    for label in dict.fromkeys(key.split(":", 1)[0] for key in changed):
         names.append(str(apps.get_model(label)._meta.verbose_name_plural))
     return names, opened
 
@@ -102,8 +91,7 @@ class EditTokenField(forms.CharField):
 
 
 class EditTokenFormMixin:
-    """A ModelForm mixin for changing an existing object: carries the edit token and
-    refuses, with a translated non-field error, a submit whose object changed since."""
+    """A ModelForm mixin carrying the edit token; refuses a submit whose object changed."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
+from django.forms.formsets import DELETION_FIELD_NAME
 from django.utils.choices import BaseChoiceIterator
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -22,12 +23,9 @@ from catalogue.models import Author, Authorship, Award, Conference, Institution
 
 
 class TeaserImageField(forms.ImageField):
-    """An image upload checked and normalised by its content (``catalogue.images.clean_image``).
-
-    Replaces Django's own check (which opens the file with Pillow without our limits and
-    would let a decompression bomb's warning through) with ``clean_image``: every bad
-    upload becomes a form error, and the value saved is the re-encoded image.
-    """
+    """An image upload checked and re-encoded by ``catalogue.images.clean_image`` instead
+    of Django's own check (which opens the file with Pillow without our limits): every
+    bad upload, a decompression bomb too, becomes a form error."""
 
     def to_python(self, data):
         upload = forms.FileField.to_python(self, data)
@@ -36,26 +34,26 @@ class TeaserImageField(forms.ImageField):
         return clean_image(upload)
 
 
+def deleting(form):
+    """Whether ``form``, a valid row of a formset that can delete, is to be deleted."""
+    return bool(form.cleaned_data.get(DELETION_FIELD_NAME))
+
+
 class AuthorshipFormSet(CustomInlineFormSet):
     """A paper's authorships, reorderable by drag and drop (django-admin-sortable2).
 
-    Authorship positions are unique per paper (a database constraint), so swapping two
-    authors cannot be validated or saved row by row: each row would collide with the
-    other's old position. The formset checks the new positions as a whole instead, and
-    moves the rows it is about to renumber out of the way (one UPDATE) before saving.
+    Positions are unique per paper (a database constraint), so swapping two authors
+    cannot be validated or saved row by row: each row would collide with the other's
+    old position. The rows (``AuthorshipRowForm``) leave the position out of the model's
+    validation; ``clean`` checks the positions of the whole formset instead, and
+    ``save_existing_objects`` moves the rows it renumbers out of the way (one UPDATE).
     """
-
-    def add_fields(self, form, index):
-        super().add_fields(form, index)
-        # Per-row validation against the database would see the other row's old
-        # position; ``clean`` checks positions across the whole formset instead.
-        form._get_validation_exclusions = _excluding_position(form._get_validation_exclusions)
 
     def clean(self):
         super().clean()
         seen = set()
         for form in self.forms:
-            if not hasattr(form, "cleaned_data") or self._should_delete_form(form):
+            if not hasattr(form, "cleaned_data") or deleting(form):
                 continue
             position = form.cleaned_data.get("position")
             if position is None:
@@ -78,17 +76,14 @@ class AuthorshipFormSet(CustomInlineFormSet):
                 form.instance.pk
                 for form in self.initial_forms
                 if form.instance.pk
-                and ("position" in form.changed_data or self._should_delete_form(form))
+                and ("position" in form.changed_data or form in self.deleted_forms)
             ]
             self.model._default_manager.filter(pk__in=moved).move_aside()
         return super().save_existing_objects(commit)
 
 
 def choices_listed(field, choices):
-    """``field`` (a form ChoiceField) with an invalid-choice error naming every allowed value.
-
-    Django's own message says only that the value is not one of the choices.
-    """
+    """``field`` (a ChoiceField) with an invalid-choice error naming every allowed value."""
     allowed = ", ".join(str(value) for value, _label in choices if value not in ("", None))
     field.error_messages["invalid_choice"] = _(
         "Select a valid choice. %%(value)s is not one of the allowed values: %(allowed)s."
@@ -97,14 +92,9 @@ def choices_listed(field, choices):
 
 
 class KnownAutocompleteSelect(AutocompleteSelect):
-    """An autocomplete select that draws its chosen object from ``known``, when set.
-
-    Django's autocomplete looks the chosen object up again for every select it draws:
-    a query (and one more for what its name shows) per row of an inline. A formset that
-    has loaded the rows' objects already sets ``known`` on each row's widget
-    (:class:`AwardEntryFormSet`); any other value (a refused form's new choice) is
-    looked up as Django does.
-    """
+    """An autocomplete select drawing its chosen object from ``known`` when that is the
+    value (set by :class:`AwardEntryFormSet`), where Django's looks it up again: a query
+    or two per row of an inline. Any other value is looked up as Django does."""
 
     known = None
 
@@ -126,8 +116,8 @@ class AwardEntryFormSet(forms.BaseInlineFormSet):
     is the form's paper, and its award (loaded with its conference by the inline's
     queryset) is given to the award's :class:`KnownAutocompleteSelect`."""
 
-    def _construct_form(self, i, **kwargs):
-        form = super()._construct_form(i, **kwargs)
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
         entry = form.instance
         if self.instance.pk is not None and entry.paper_id == self.instance.pk:
             entry.paper = self.instance
@@ -135,19 +125,14 @@ class AwardEntryFormSet(forms.BaseInlineFormSet):
         widget = getattr(widget, "widget", widget)  # inside the admin's related wrapper
         if entry.pk is not None and isinstance(widget, KnownAutocompleteSelect):
             widget.known = entry.award
-        return form
 
 
 def levels_by_award(queryset, empty_label):
-    """The choices of an award entry's level on a form listing any award's levels: a
-    callable giving ``empty_label``, then one group per award ("conference: award", in
-    the admin's language) of its levels' names, in ``queryset``'s order.
-
-    ``queryset`` is of AwardLevel with ``award__conference`` selected. It is read once,
-    when a select is first drawn: every row of a formset shares the callable (forms copy
-    their fields shallowly), so a form with many entries runs one query for its levels,
-    not one per row. Only the labels come from here; a submitted level is still looked
-    up in the field's queryset and checked against the award by ``AwardEntry.clean``.
+    """A callable giving an award entry's level choices: ``empty_label``, then a group
+    per award ("conference: award") of its levels, in ``queryset``'s order (AwardLevel,
+    ``award__conference`` selected). Every row of a formset shares it, so ``queryset``
+    is read once per form. Only labels: a submitted level is still checked by the field
+    and ``AwardEntry.clean``.
     """
     choices = []
 
@@ -166,8 +151,7 @@ def levels_by_award(queryset, empty_label):
 
 
 class OrderedAutocompleteSelectMultiple(AutocompleteSelectMultiple):
-    """The admin's autocomplete for several objects, showing the chosen ones in the
-    order of the value (the browser then submits them in that order too)."""
+    """The admin's autocomplete for several objects, the chosen ones in the value's order."""
 
     def optgroups(self, name, value, attr=None):
         groups = super().optgroups(name, value, attr)
@@ -186,11 +170,7 @@ class OrderedInstitutionsField(forms.ModelMultipleChoiceField):
 
 
 class AuthorshipForm(forms.ModelForm):
-    """An authorship with its affiliations in order (see ``catalogue.models.Affiliation``).
-
-    The institutions are picked by typing part of the name; the order they are picked
-    in is the order the paper lists them, and is kept when the form is shown again.
-    """
+    """An authorship with its affiliations in the order picked (``models.Affiliation``)."""
 
     affiliations = OrderedInstitutionsField(
         queryset=Institution.objects.all(),
@@ -216,9 +196,8 @@ class AuthorshipForm(forms.ModelForm):
             ]
 
     def clean(self):
-        """A row whose author was deleted since (recovering a deleted paper brings back
-        its rows, naming their authors by id) says how to mend it, where the empty
-        select alone would only say the field is required."""
+        """A row whose author was deleted since (a recovered paper's rows name authors by
+        id) says how to mend it, not only that the field is required."""
         cleaned_data = super().clean()
         missing = self.instance.author_id
         if "author" in self.errors and missing and not Author.objects.filter(pk=missing).exists():
@@ -234,17 +213,42 @@ class AuthorshipForm(forms.ModelForm):
             )
         return cleaned_data
 
-    def _save_m2m(self):
-        super()._save_m2m()
-        if "affiliations" in self.cleaned_data:
-            self.instance.set_affiliations(self.cleaned_data["affiliations"])
+    def save(self, commit=True):
+        """Save as Django does, then the affiliations in their order (with ``save_m2m``
+        when ``commit`` is False, as Django documents)."""
+        authorship = super().save(commit=False)
+        save_m2m = self.save_m2m
+
+        def save_m2m_and_affiliations():
+            save_m2m()
+            if "affiliations" in self.cleaned_data:
+                authorship.set_affiliations(self.cleaned_data["affiliations"])
+
+        self.save_m2m = save_m2m_and_affiliations
+        if commit:
+            authorship.save()
+            self.save_m2m()
+        return authorship
 
 
-def _excluding_position(get_exclusions):
-    def exclusions():
-        return {*get_exclusions(), "position"}
+class AuthorshipRowForm(AuthorshipForm):
+    """A row of ``AuthorshipFormSet``: ``position`` is a plain form field, outside the
+    form's model fields (``AuthorshipInline.get_formset``), so the model's validation
+    leaves it out (Django excludes fields declared on a form but not in its model
+    fields) and the formset checks the positions together. The form sets it."""
 
-    return exclusions
+    position = Authorship._meta.get_field("position").formfield(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial.setdefault("position", self.instance.position)
+
+    def clean(self):
+        cleaned_data = super().clean()
+        if cleaned_data.get("position") is not None:
+            self.instance.position = cleaned_data["position"]
+        return cleaned_data
 
 
 # Longer queries are refused with a form error rather than searched.
@@ -266,14 +270,12 @@ def _attributes(attrs):
 
 
 class ListSelect(forms.Select):
-    """A ``<select>`` written in Python: the same HTML as Django's ``Select``, without
-    rendering a template for each option.
+    """A ``<select>`` written in Python: the same HTML as Django's ``Select``, without a
+    template per option; choices in groups go to Django's templates.
 
-    Django renders every option through its own template include; the search form's
-    award list has an option per award series (200 at the benchmark's size), which was
-    a quarter of the search page's time. Each option is one f-string here (Django's
-    ``optgroups()`` built a dict of a dozen keys per option, and ``format_html()`` for
-    each was most of what was left). Choices in groups go to Django's templates.
+    Kept for the uncached search page's 50 ms target: the form's award list has an
+    option per award series, and at 200 options Django's ``Select`` takes 13 ms to
+    render, this 0.1 ms (measured for issue 28).
     """
 
     def render(self, name, value, attrs=None, renderer=None):
@@ -302,28 +304,21 @@ class ListSelect(forms.Select):
 
 
 def _escaped(text):
-    """``text`` escaped as ``conditional_escape()`` (which format_html() uses) escapes
-    it: the standard library's ``html.escape`` (Django's escape() calls it), HTML that
-    is marked safe left as it is; lazy translations are made text first."""
+    """``text`` escaped as ``conditional_escape()`` does: safe HTML kept, the rest through
+    ``html.escape`` (as Django's escape())."""
     if hasattr(text, "__html__"):
         return text.__html__()
     return escape(str(text))
 
 
 def without_nul(text):
-    """``text`` with each NUL character replaced by U+FFFD, the replacement character.
-
-    A NUL in a query is refused (Django's ProhibitNullCharactersValidator), but the page
-    shows the query again; written into HTML a NUL is a parse error, which browsers show
-    as U+FFFD anyway. ``None`` stays ``None``.
-    """
+    """``text`` with each NUL replaced by U+FFFD (``None`` stays ``None``): a refused
+    query is shown again, and a NUL in HTML is a parse error browsers show as U+FFFD."""
     return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
 
 
 class ChoiceShownField(forms.ChoiceField):
-    """A ChoiceField whose "not one of the available choices" error repeats the refused
-    value as ``without_nul`` shows it: the page prints the error, and a NUL in HTML is a
-    parse error (the Nu checker's, and HTML's "unexpected-null-character")."""
+    """A ChoiceField whose invalid-choice error shows the refused value ``without_nul``."""
 
     def validate(self, value):
         """Django's validation; an ``invalid_choice`` error's value made printable."""
@@ -347,14 +342,12 @@ class QueryInput(forms.SearchInput):
         return without_nul(super().format_value(value))
 
 
-# The search form's choices, as plain rows of the columns they show (building every
-# conference and award as a model instance was most of the form's time, about 4 ms a
-# page).
+# The search form's choices, as plain rows (model instances took about 4 ms a page).
 
 
 def conference_choices():
     """The published conferences, newest first, as dicts of ``slug``, ``year`` and the
-    name's columns (``name_en``, ...): the search form's conferences and years."""
+    name's columns."""
     return (
         Conference.objects.published()
         .newest_first()
@@ -364,8 +357,8 @@ def conference_choices():
 
 
 def award_choices():
-    """The published awards, newest conference first and then in their order on its
-    page, as dicts of ``slug`` and the name's columns: the search form's award series."""
+    """The published awards, newest conference first, then in their order, as dicts of
+    ``slug`` and the name's columns."""
     return (
         Award.objects.published()
         .order_by("-conference__year", "position")
@@ -375,10 +368,8 @@ def award_choices():
 
 
 def _localized_name():
-    """A function giving the name of a row of ``conference_choices()`` or ``award_choices()``
-    as ``localized_value()`` gives it: in the active language, else in the default one,
-    else "". The columns are found once, for all the rows of a form (asking for the
-    active language for each of the benchmark's 210 rows took about a millisecond)."""
+    """A function giving a choice row's name as ``localized_value()`` would: in the
+    active language, else the default one, else "" (the columns found once a form)."""
     language = get_language() or settings.LANGUAGE_CODE
     active = build_localized_fieldname("name", language)
     default = build_localized_fieldname("name", settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
@@ -386,11 +377,8 @@ def _localized_name():
 
 
 class ListedChoices(BaseChoiceIterator):
-    """A list of ``(value, label)`` choices without groups, given to a field or widget
-    as it is: Django's ``normalize_choices()``, which a ChoiceField and its widget each
-    run on a list they are given, passes a ``BaseChoiceIterator`` through. Run on the
-    search form's lists (an award series per option, 200 at the benchmark's size) it
-    took a few milliseconds a page, for lists that are already in its form."""
+    """``(value, label)`` choices without groups, which Django's ``normalize_choices()``
+    passes through as they are (it took a few ms a page on the search form's lists)."""
 
     def __init__(self, choices):
         self.choices = choices
@@ -399,21 +387,15 @@ class ListedChoices(BaseChoiceIterator):
         return iter(self.choices)
 
 
-# Django's own message for a NUL in any text field (ProhibitNullCharactersValidator),
-# marked here so that makemessages keeps it in this project's catalogue, whose Chinese
-# overrides Django's ("empty strings are not allowed", with a typo):
-# tests/catalogue/test_search.py, test_a_nul_in_the_query_is_named_correctly_in_chinese.
+# Django's message for a NUL (ProhibitNullCharactersValidator), kept in our catalogue,
+# whose Chinese overrides Django's wrong one (tests/catalogue/test_search.py).
 NULL_CHARACTERS_MESSAGE = gettext_noop("Null characters are not allowed.")
 
 
 class SearchForm(forms.Form):
-    """Search text and filters, read from the query string of the search page.
-
-    ``conference`` is a conference slug, ``year`` a conference year and
-    ``award`` an award series slug, each limited to published values (two
-    queries, whatever the number of conferences and awards). Unknown values,
-    text over ``QUERY_MAX_LENGTH`` characters and NUL characters are form
-    errors, shown on the page; they never reach the database.
+    """The search page's query string: text, a conference slug, a year and an award
+    series slug, each limited to published values (two queries). Unknown values, text
+    over ``QUERY_MAX_LENGTH`` and NUL characters are form errors, never queries.
     """
 
     q = forms.CharField(

@@ -1,17 +1,13 @@
 """The history of content objects (django-reversion): what belongs to what, and versions
 written in bulk by the importer.
 
-An object's version is taken together with what belongs to it (django-reversion's
-``follow``), so that restoring a version or recovering a deleted object brings all of it
-back: a conference with its awards, an award with its levels and their entries, a paper
-with its authorships (and their affiliations, in order), links and award entries.
-
-``register_models()`` registers every content model once, explicitly (the admin would
-otherwise register them implicitly, in the order it meets them, and an award met first
-as a conference's inline would lose its entries). Versions leave out modeltranslation's
-original columns (``title`` beside ``title_en`` and ``title_zh_hans``): they only mirror
-the active language, so they would make one unchanged object look different to editors
-working in different languages.
+A version holds the object with what belongs to it (``FOLLOW``), so restoring or
+recovering brings all of it back: a conference with its awards, an award with its
+levels and entries, a paper with its authorships (and their affiliations), links and
+award entries. ``register_models()`` registers every model explicitly (registered
+implicitly by the admin, an award met first as an inline would lose its entries).
+Versions leave out modeltranslation's original columns (``title`` beside ``title_en``):
+they mirror the active language, so one object would differ between editors.
 """
 
 import json
@@ -19,8 +15,8 @@ from collections import defaultdict
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
+from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
-from django.core.serializers.python import Serializer as PythonSerializer
 from django.db import router
 from django.utils import timezone, translation
 from django.utils.encoding import force_str
@@ -77,12 +73,9 @@ def mirrored_fields(model):
         return ()
 
 
-# Columns worked out from other objects' rows (a paper's matched text holds its authors'
-# names: catalogue/search.py; whether an author has a published paper:
-# catalogue/published_authors.py): a version does not hold them (a restore works them out
-# again) and an edit token leaves them out, so renaming an author does not refuse an
-# open form of each of the author's papers, nor publishing a paper an open form of
-# each of its authors.
+# Columns derived from other objects' rows (catalogue/search.py,
+# catalogue/published_authors.py): not in versions (a restore derives them again) nor
+# in edit tokens (renaming an author must not refuse open forms of the author's papers).
 NOT_RECORDED = {"match_text", "has_published_paper"}
 
 
@@ -100,8 +93,8 @@ def recorded_fields(model):
 def register_models():
     """Register every content model with django-reversion, with its ``FOLLOW`` relations.
 
-    Call once, after modeltranslation has added its columns (``editorial.admin`` does, before
-    its ModelAdmins are built). Raises ``reversion.RegistrationError`` on a second call.
+    Call once, after modeltranslation (``editorial.admin`` does); a second call raises
+    ``reversion.RegistrationError``.
     """
     for model, follow in FOLLOW.items():
         reversion.register(model, fields=recorded_fields(model), follow=follow)
@@ -114,10 +107,8 @@ def _relation(model, name):
 
 
 def belongings(obj):
-    """``obj`` and everything that belongs to it (``FOLLOW``, recursively), in a fixed order.
-
-    The objects a version of ``obj`` holds. One query per relation followed.
-    """
+    """``obj`` and all that belongs to it (``FOLLOW``, recursively; a version's objects),
+    in a fixed order; a query per relation followed."""
     found, queue = [], [obj]
     while queue:
         current = queue.pop(0)
@@ -137,11 +128,10 @@ def _owners(model):
     ]
 
 
-def _with_owners_and_belongings(keys):
-    """``keys`` ({model: set of pks}) grown by their owners, then by everything that
-    belongs to those, in bulk (a few queries per model, not per object)."""
+def _with_owners(keys):
+    """``keys`` ({model: set of pks}) grown by their owners, in bulk: whoever owns a
+    changed object changed too (a new author changes the paper)."""
     keys = defaultdict(set, {model: set(pks) for model, pks in keys.items()})
-    # Up: whoever owns a changed object changed too (a new author changes the paper).
     for model in reversed(list(FOLLOW)):
         for owner, foreign_key in _owners(model):
             for chunk in _chunks(sorted(keys[model])):
@@ -150,91 +140,13 @@ def _with_owners_and_belongings(keys):
                         f"{foreign_key}_id", flat=True
                     )
                 )
-    # Down: a version of an owner holds all it owns.
-    for model in FOLLOW:
-        for name in FOLLOW[model]:
-            related, foreign_key = _relation(model, name)
-            for chunk in _chunks(sorted(keys[model])):
-                keys[related].update(
-                    related._base_manager.filter(**{f"{foreign_key}__in": chunk}).values_list(
-                        "pk", flat=True
-                    )
-                )
     return keys
 
 
-def _chunks(items):
-    for start in range(0, len(items), BATCH_SIZE):
-        yield items[start : start + BATCH_SIZE]
-
-
-def record_versions(keys, comment, *, missing_only=None):
-    """Write the history of the objects in ``keys``, in bulk: one revision per object,
-    holding a version of the object and of everything that belongs to it (``FOLLOW``).
-
-    ``keys`` maps a model to the primary keys of its objects that were created or changed;
-    their owners and what belongs to those are added, as django-reversion's ``follow``
-    would. ``missing_only`` maps a model to primary keys that get a version only if they
-    have none yet (objects that predate history). Returns the revisions written, owners
-    before what they own (so an object's latest version is the one of its own revision).
-
-    One revision per object, not one for the whole import: django-reversion restores and
-    recovers a whole revision, so a single revision would make recovering one deleted
-    award also put back every other imported object as it was at the import, undoing
-    editors' later changes. For ``import_conference``: a few queries per 500 objects,
-    where ``reversion.add_to_revision`` would take several per object.
-    """
-    keys = _with_owners_and_belongings(keys)
-    for model, pks in (missing_only or {}).items():
-        keys[model].update(_without_versions(model, pks - keys[model]))
-    # What belongs to the objects added above gets its versions too, down to the leaves.
-    while True:
-        children = _children(keys)
-        added = [
-            (model, pk)
-            for nodes in children.values()
-            for model, pk in nodes
-            if pk not in keys[model]
-        ]
-        if not added:
-            break
-        for model, pk in added:
-            keys[model].add(pk)
-    serialised = {}
-    with translation.override("en"):  # object_repr of translated models
-        for model in FOLLOW:
-            for pk, version in _versions(model, sorted(keys[model])):
-                serialised[(model, pk)] = version
-    if not serialised:
-        return []
-    groups = [_subtree((model, pk), children) for model in FOLLOW for pk in sorted(keys[model])]
-    now = timezone.now()
-    revisions = Revision.objects.bulk_create(
-        [Revision(comment=comment, date_created=now) for _group in groups],
-        batch_size=BATCH_SIZE,
-    )
-    versions = []
-    for revision, group in zip(revisions, groups, strict=True):
-        for node in group:
-            template = serialised[node]
-            versions.append(
-                Version(
-                    revision_id=revision.pk,
-                    content_type_id=template.content_type_id,
-                    object_id=template.object_id,
-                    db=template.db,
-                    format=template.format,
-                    serialized_data=template.serialized_data,
-                    object_repr=template.object_repr,
-                )
-            )
-    Version.objects.bulk_create(versions, batch_size=BATCH_SIZE)
-    return revisions
-
-
-def _children(keys):
-    """{(model, pk): [(related model, pk), ...]}: what directly belongs to each object of
-    ``keys`` (``FOLLOW``), read a chunk of owners per query."""
+def _add_belongings(keys):
+    """Add to ``keys`` all that belongs to its objects, a chunk of owners per query; owners
+    come before what they own in ``FOLLOW``, so one pass reaches the leaves. Returns
+    {(model, pk): [(related model, pk), ...]}, what directly belongs to each object."""
     children = defaultdict(list)
     for model, names in FOLLOW.items():
         for name in names:
@@ -243,7 +155,51 @@ def _children(keys):
                 rows = related._base_manager.filter(**{f"{foreign_key}__in": chunk})
                 for owner, pk in rows.values_list(f"{foreign_key}_id", "pk").order_by("pk"):
                     children[(model, owner)].append((related, pk))
+                    keys[related].add(pk)
     return children
+
+
+def _chunks(items):
+    for start in range(0, len(items), BATCH_SIZE):
+        yield items[start : start + BATCH_SIZE]
+
+
+def record_versions(keys, comment, *, missing_only=None):
+    """Write the history of the objects in ``keys`` ({model: primary keys created or
+    changed}) in bulk: one revision per object, holding it and all that belongs to it
+    (``FOLLOW``), their owners added as django-reversion's ``follow`` would.
+    ``missing_only`` ({model: primary keys}) get a version only if they have none yet.
+    Returns the revisions, owners before what they own.
+
+    One revision per object, as restoring or recovering takes a whole revision: one for
+    the whole import would put every imported object back. A few queries per 500
+    objects, where ``reversion.add_to_revision`` takes several per object.
+    """
+    keys = _with_owners(keys)
+    for model, pks in (missing_only or {}).items():
+        keys[model].update(_without_versions(model, pks - keys[model]))
+    children = _add_belongings(keys)
+    serialised = {}
+    with translation.override("en"):  # object_repr of translated models
+        for model in FOLLOW:
+            serialised.update(
+                ((model, pk), version) for pk, version in _versions(model, sorted(keys[model]))
+            )
+    if not serialised:
+        return []
+    groups = [_subtree((model, pk), children) for model in FOLLOW for pk in sorted(keys[model])]
+    now = timezone.now()
+    revisions = Revision.objects.bulk_create(
+        [Revision(comment=comment, date_created=now) for _group in groups],
+        batch_size=BATCH_SIZE,
+    )
+    versions = [
+        Version(revision=revision, **serialised[node])
+        for revision, group in zip(revisions, groups, strict=True)
+        for node in group
+    ]
+    Version.objects.bulk_create(versions, batch_size=BATCH_SIZE)
+    return revisions
 
 
 def _subtree(node, children):
@@ -269,79 +225,29 @@ def _without_versions(model, pks):
     return {pk for pk in ids if force_str(pk) not in have}
 
 
-def _serialised_many_to_many(model, fields):
-    """The names among ``fields`` of ``model``'s many-to-many fields that Django's
-    serializers write, as reversion's versions hold them: those without a model of their
-    own for the relation (``through``). A paper's ``authors`` and an authorship's
-    ``affiliations`` have one: their rows are versioned as the objects they are."""
-    return [
-        field.name
-        for field in model._meta.local_many_to_many
-        if field.name in fields and field.remote_field.through._meta.auto_created
-    ]
-
-
-class _BulkSerializer(PythonSerializer):
-    """Django's python serializer, reading many-to-many values from ``self.many``
-    ({field name: {pk: [related pks]}}, loaded per chunk) instead of one query each.
-    A field missing from ``self.many`` is left out, as Django leaves out one with a
-    ``through`` model (see ``_serialised_many_to_many``)."""
-
-    def __init__(self, many):
-        super().__init__()
-        self.many = many
-
-    def handle_m2m_field(self, obj, field):
-        if field.name in self.many:
-            self._current[field.name] = self.many[field.name].get(obj.pk, [])
-
-
-def _many_to_many_values(model, names, pks):
-    """{field name: {pk: sorted related pks}} for ``model``'s many-to-many fields."""
-    values = {}
-    for name in names:
-        field = model._meta.get_field(name)
-        through = field.remote_field.through
-        source, target = field.m2m_field_name(), field.m2m_reverse_name()
-        found = defaultdict(list)
-        for pk, related in through._base_manager.filter(**{f"{source}__in": pks}).values_list(
-            source, target
-        ):
-            found[pk].append(related)
-        values[name] = {pk: sorted(related) for pk, related in found.items()}
-    return values
-
-
 def _versions(model, pks):
-    """``(pk, unsaved Version)`` pairs for ``model``'s objects ``pks``, serialised as
+    """``(pk, Version fields)`` pairs for ``model``'s objects ``pks``, serialised as
     reversion would (its JSON format, the registered fields), a chunk of objects per query."""
     if not pks:
         return []
     content_type = ContentType.objects.get_for_model(model)
     fields = recorded_fields(model)
-    many = _serialised_many_to_many(model, fields)
     db = router.db_for_write(model)
     versions = []
     for chunk in _chunks(pks):
         objects = list(
             model._base_manager.filter(pk__in=chunk).select_related(*REPR_RELATED.get(model, ()))
         )
-        serializer = _BulkSerializer(_many_to_many_values(model, many, chunk))
-        rows = serializer.serialize(objects, fields=fields)
+        # Many-to-many fields all have a through model, whose rows are versions of their own.
+        rows = serializers.serialize("python", objects, fields=fields)
         for obj, row in zip(objects, rows, strict=True):
-            versions.append(
-                (
-                    obj.pk,
-                    Version(
-                        content_type=content_type,
-                        object_id=force_str(obj.pk),
-                        db=db,
-                        format="json",
-                        serialized_data=json.dumps(
-                            [row], cls=DjangoJSONEncoder, ensure_ascii=False
-                        ),
-                        object_repr=force_str(obj),
-                    ),
-                )
-            )
+            version = {
+                "content_type": content_type,
+                "object_id": force_str(obj.pk),
+                "db": db,
+                "format": "json",
+                "serialized_data": json.dumps([row], cls=DjangoJSONEncoder, ensure_ascii=False),
+                "object_repr": force_str(obj),
+            }
+            versions.append((obj.pk, version))
     return versions

@@ -1,11 +1,9 @@
 """Roles: the "Editors" group and editor accounts.
 
-Editors maintain content and nothing else: the group holds exactly the add, change,
-delete and view permissions of the ``papers`` app's models (history, compare and restore
-need no more: django-reversion checks the model's own permissions), and none on users,
-groups or any other app. ``sync_editors_group`` runs after every ``migrate``
-(``PapersConfig.ready``), so the group exists on a new database and follows new models;
-rights given to the group by hand are reset there, so give other rights to another group.
+Editors maintain content only: the group holds exactly the permissions of the ``papers``
+app's models (history and restore need no more), none on users, groups or other apps.
+``sync_editors_group`` runs after every ``migrate`` (``EditorialConfig.ready``), so the
+group follows new models; rights given to it by hand are reset there.
 """
 
 from django.contrib.auth import get_user_model
@@ -36,12 +34,9 @@ def sync_editors_group(using="default", **kwargs):
 
 
 def unsaved_editor(username, email):
-    """The staff account ``create_editor`` would save, without its password, unsaved.
-
-    Raises ValidationError for a taken or invalid username or an invalid e-mail
-    address. The create_editor command checks these before asking for a password, and
-    each password typed against this user (validators such as the similarity one read
-    its username and e-mail address).
+    """The unsaved staff account ``create_editor`` would save, without a password (the
+    command checks it first, and passwords against it). Raises ValidationError for a
+    taken or invalid username or an invalid e-mail address.
     """
     User = get_user_model()
     if User._default_manager.filter(**{User.USERNAME_FIELD: username}).exists():

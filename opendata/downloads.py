@@ -1,23 +1,17 @@
-"""Whole downloads of the published data as CSV tables, and the "Open data" page.
+"""Whole downloads of the published data, and the "Open data" page.
 
-A download is one ZIP archive, for the whole site or for one conference, holding one
-CSV table per kind of object (``TABLES``: papers, authors, authorships, institutions,
-awards, entries), a ``datapackage.json`` (the Frictionless Data Package standard:
-each table's columns, the date, and the licence when one is set) and a ``README.txt``
-naming the licence and the date. Tables are UTF-8 with a header row; each translated
-field has one column per language (``title_en``, ``title_zh_hans``), empty where there
-is no translation; several values in one cell (an author's affiliations) are separated
-by ``|``. Only published content is written.
+A CSV download is one ZIP archive, for the site or one conference: a UTF-8 CSV table
+with a header row per kind of object (``table_columns``), a ``datapackage.json``
+(Frictionless Data Package: each column's type, the date, the licence when set) and a
+README.txt. A translated field has a column per language (``title_en``,
+``title_zh_hans``), empty where untranslated; several values in one cell are separated
+by ``|``. The licence is ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``), empty by
+default: nothing in the sources states one.
 
-The licence is ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``): nothing in the
-project's sources states one, so it is empty by default and then no licence is named.
-
-The same published content is also offered in the compact format that
-``import_conference`` reads (``compact_archive``), so a conference moves between two
-installations: per conference, ``<slug>.yaml`` and its ``images/``, exactly what
-``export_conference SLUG --format compact -o DIR/<slug>.yaml`` writes of the published
-content; for the whole site, one such file per published conference that has
-published awards, each in a folder of its own with its ``images/``.
+A compact download holds the same published content in the format ``import_conference``
+reads (``compact_archive``): per conference, what ``export_conference SLUG --format
+compact`` writes of it (``<slug>.yaml`` and its ``images/``); for the site, one such
+folder per published conference with published awards.
 """
 
 import csv
@@ -51,18 +45,31 @@ def link_columns():
     return [f"link_{kind}" for kind in PaperLink.Kind.values]
 
 
-def published_scope(conference=None):
-    """What a download holds, per table name: a list of rows (dicts), from published
-    content only. ``conference``: the papers published at it or awarded by it, its
-    awards and their entries, and the authors and institutions of those papers (as
-    ``importing.exporting.belonging_to`` takes them); None: the whole site.
+def renamed(row, **names):
+    """``row`` with the value of each key ``names[new]`` also under ``new``."""
+    return {**row, **{new: row[old] for new, old in names.items()}}
 
-    Six queries whatever the size, each reading plain values (``values()``) in the
-    order of the table: at 5,000 papers, loading them as model instances with their
-    related rows took 4.4 s of CPU, most of it building the instances; values take a
-    fraction of that (figures in the commit that made it so). The related rows (links,
-    authorships, affiliations, entries) are selected by joins on the same conditions as
-    the papers and awards, not by lists of keys.
+
+def unprefixed(row, prefix):
+    """``row`` with ``prefix`` taken off its keys (``institution__slug`` -> ``slug``)."""
+    return {key.removeprefix(prefix): value for key, value in row.items()}
+
+
+def other_names(text):
+    """An author's other names as ``Author.other_name_list`` reads them: one a line,
+    blank lines left out."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def published_scope(conference=None):
+    """The rows (dicts holding at least the columns of ``table_columns()``) of each
+    table, from published content only. ``conference``: the papers published at it or
+    awarded by it, its awards and their entries, and the authors and institutions of
+    those papers (as ``importing.exporting.belonging_to`` takes them); None: the site.
+
+    Six queries whatever the size, reading plain values (``values()``): at 5,000 papers,
+    model instances took 4.4 s of CPU, most of it building them. Related rows are
+    selected by joins on the papers' and awards' conditions, not by lists of keys.
     """
     papers = Paper.objects.published()
     awards = Award.objects.published()
@@ -76,20 +83,17 @@ def published_scope(conference=None):
         "paper_id", "kind", "url"
     ):
         links.setdefault(paper_id, {})[f"link_{kind}"] = url
-    paper_rows = [
-        paper_row(paper, links.get(paper["pk"], {}))
-        for paper in papers.values(
-            "pk",
-            "slug",
-            *languages.columns("title"),
-            *languages.columns("abstract"),
-            *languages.columns("summary"),
-            "pages",
-            venue=F("conference__venue__slug"),
-            conference_slug=F("conference__slug"),
-            year=F("conference__year"),
-        ).order_by("-conference__year", "slug")
-    ]
+    paper_rows = papers.values(
+        "pk",
+        "slug",
+        *languages.columns("title"),
+        *languages.columns("abstract"),
+        *languages.columns("summary"),
+        "pages",
+        venue=F("conference__venue__slug"),
+        conference_slug=F("conference__slug"),
+        year=F("conference__year"),
+    ).order_by("-conference__year", "slug")
     affiliations = {}
     institutions = {}
     rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values(
@@ -101,9 +105,9 @@ def published_scope(conference=None):
         "institution__country",
         "institution__website",
     )
-    for row in rows.order_by():
-        affiliations.setdefault(row["authorship_id"], []).append(row)
-        institutions[row["institution__slug"]] = row
+    for row in rows.order_by("position", "pk"):
+        affiliations.setdefault(row["authorship_id"], []).append(row["institution__slug"])
+        institutions[row["institution__slug"]] = unprefixed(row, "institution__")
     authorships = Authorship.objects.filter(paper__in=paper_keys).values(
         "pk",
         "position",
@@ -115,7 +119,7 @@ def published_scope(conference=None):
         "author__homepage",
     )
     authorships = list(authorships.order_by("paper__slug", "position"))
-    authors = {authorship["author__slug"]: authorship for authorship in authorships}
+    authors = {row["author__slug"]: unprefixed(row, "author__") for row in authorships}
     award_rows = awards.values(
         "slug",
         *languages.columns("name"),
@@ -130,9 +134,7 @@ def published_scope(conference=None):
         .filter(award__in=awards.values("pk"))
         .values(
             "position",
-            "level__slug",
-            *(f"level__{column}" for column in languages.columns("name")),
-            "level__position",
+            *(f"level__{column}" for column in ["slug", *languages.columns("name"), "position"]),
             conference_slug=F("award__conference__slug"),
             award_slug=F("award__slug"),
             paper_slug=F("paper__slug"),
@@ -146,102 +148,41 @@ def published_scope(conference=None):
         )
     )
     return {
-        "papers": paper_rows,
-        "authors": [author_row(authors[slug]) for slug in sorted(authors)],
-        "authorships": [
-            authorship_row(authorship, affiliations.get(authorship["pk"], []))
-            for authorship in authorships
+        "papers": [
+            {**renamed(row, conference="conference_slug"), **links.get(row["pk"], {})}
+            for row in paper_rows
         ],
-        "institutions": [institution_row(institutions[slug]) for slug in sorted(institutions)],
-        "awards": [award_row(award) for award in award_rows],
-        "entries": [entry_row(entry) for entry in entries],
-    }
-
-
-def translated_cells(values, field, prefix=""):
-    """The columns of a translated ``field`` from ``values`` (a row of ``values()``,
-    whose keys carry ``prefix``), "" where there is no translation."""
-    return {column: values[f"{prefix}{column}"] or "" for column in languages.columns(field)}
-
-
-def paper_row(paper, links):
-    return {
-        "slug": paper["slug"],
-        **translated_cells(paper, "title"),
-        **translated_cells(paper, "abstract"),
-        **translated_cells(paper, "summary"),
-        "venue": paper["venue"],
-        "conference": paper["conference_slug"],
-        "year": paper["year"],
-        "pages": paper["pages"],
-        **{column: links.get(column, "") for column in link_columns()},
-    }
-
-
-def author_row(authorship):
-    other_names = authorship["author__other_names"]
-    return {
-        "slug": authorship["author__slug"],
-        "name": authorship["author__name"],
-        # As Author.other_name_list reads them: one a line, blank lines left out.
-        "other_names": SEPARATOR.join(
-            line.strip() for line in other_names.splitlines() if line.strip()
-        ),
-        "orcid": authorship["author__orcid"],
-        "homepage": authorship["author__homepage"],
-    }
-
-
-def authorship_row(authorship, affiliations):
-    rows = sorted(affiliations, key=lambda row: (row["position"], row["pk"]))
-    return {
-        "paper": authorship["paper__slug"],
-        "position": authorship["position"],
-        "author": authorship["author__slug"],
-        "affiliations": SEPARATOR.join(row["institution__slug"] for row in rows),
-    }
-
-
-def institution_row(affiliation):
-    return {
-        "slug": affiliation["institution__slug"],
-        **translated_cells(affiliation, "name", prefix="institution__"),
-        "country": affiliation["institution__country"],
-        "website": affiliation["institution__website"],
-    }
-
-
-def award_row(award):
-    return {
-        "conference": award["conference_slug"],
-        "year": award["year"],
-        "slug": award["slug"],
-        **translated_cells(award, "name"),
-        **translated_cells(award, "description"),
-        "position": award["position"],
-        "announced_on": award["announced_on"].isoformat() if award["announced_on"] else "",
-    }
-
-
-def entry_row(entry):
-    return {
-        "conference": entry["conference_slug"],
-        "award": entry["award_slug"],
-        "paper": entry["paper_slug"],
-        "level": entry["level__slug"],
-        **{
-            f"level_{column}": value
-            for column, value in translated_cells(entry, "name", prefix="level__").items()
-        },
-        "level_position": entry["level__position"],
-        "position": entry["position"],
+        "authors": [
+            {**row, "other_names": SEPARATOR.join(other_names(row["other_names"]))}
+            for _slug, row in sorted(authors.items())
+        ],
+        "authorships": [
+            {
+                **renamed(row, paper="paper__slug", author="author__slug"),
+                "affiliations": SEPARATOR.join(affiliations.get(row["pk"], [])),
+            }
+            for row in authorships
+        ],
+        "institutions": [institutions[slug] for slug in sorted(institutions)],
+        "awards": [renamed(row, conference="conference_slug") for row in award_rows],
+        "entries": [
+            renamed(
+                {key.replace("level__", "level_"): value for key, value in row.items()},
+                conference="conference_slug",
+                award="award_slug",
+                paper="paper_slug",
+                level="level_slug",
+            )
+            for row in entries
+        ],
     }
 
 
 def csv_text(rows, columns):
     """``rows`` as CSV text with a header row of ``columns``."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    # None is written as "", a date as YYYY-MM-DD; keys outside ``columns`` are left out.
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
@@ -285,15 +226,13 @@ def table_columns():
     }
 
 
-INTEGER_COLUMNS = {"year", "position", "level_position"}
-DATE_COLUMNS = {"announced_on"}  # YYYY-MM-DD, empty when unknown
-
-
-def column_type(column):
-    """A column's Frictionless type: integer, date or string."""
-    if column in INTEGER_COLUMNS:
-        return "integer"
-    return "date" if column in DATE_COLUMNS else "string"
+# Each column's Frictionless type when not "string" (dates YYYY-MM-DD, empty when unknown).
+COLUMN_TYPES = {
+    "year": "integer",
+    "position": "integer",
+    "level_position": "integer",
+    "announced_on": "date",
+}
 
 
 def licence_lines(today):
@@ -306,8 +245,7 @@ def licence_lines(today):
 
 def archive(name, title, rows_by_table, today=None):
     """The ZIP archive (bytes) of one download: a CSV file per table, datapackage.json
-    and README.txt, all dated ``today`` (a date; default: today, UTC), so the same data
-    on the same day gives the same bytes."""
+    and README.txt, dated ``today`` (default: today, UTC)."""
     today = today or timezone.now().date()
     licence = settings.DATA_LICENCE
     columns = table_columns()
@@ -325,10 +263,7 @@ def archive(name, title, rows_by_table, today=None):
                 "encoding": "utf-8",
                 "schema": {
                     "fields": [
-                        {
-                            "name": column,
-                            "type": column_type(column),
-                        }
+                        {"name": column, "type": COLUMN_TYPES.get(column, "string")}
                         for column in columns[table]
                     ]
                 },
@@ -346,16 +281,22 @@ def archive(name, title, rows_by_table, today=None):
         "datapackage.json describes every column (Frictionless Data Package).",
         "",
     ]
+    files = {
+        "README.txt": "\n".join(readme),
+        "datapackage.json": json.dumps(package, ensure_ascii=False, indent=2) + "\n",
+        **{f"{table}.csv": csv_text(rows_by_table[table], columns[table]) for table in columns},
+    }
+    return zipped(name, {filename: text.encode("utf-8") for filename, text in files.items()}, today)
+
+
+def zipped(name, files, today):
+    """A ZIP archive (bytes) of ``files`` ({file name: bytes}) in a folder ``name``, each
+    dated ``today`` at midnight, so the same data on the same day gives the same bytes."""
     stamp = (today.year, today.month, today.day, 0, 0, 0)
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
-        files = {
-            "README.txt": "\n".join(readme),
-            "datapackage.json": json.dumps(package, ensure_ascii=False, indent=2) + "\n",
-            **{f"{table}.csv": csv_text(rows_by_table[table], columns[table]) for table in columns},
-        }
-        for filename, text in files.items():
-            zipped.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), text.encode("utf-8"))
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for filename, data in files.items():
+            archive.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), data)
     return buffer.getvalue()
 
 
@@ -366,17 +307,14 @@ def export_compact(conference):
 
 
 def compact_archive(name, title, conferences, today=None, *, folders=False, export=None):
-    """The ZIP archive (bytes) of ``conferences`` (an iterable of published
-    conferences) in the compact format: ``<name>/<slug>.yaml`` per conference (in a
-    folder of its own, ``<name>/<slug>/<slug>.yaml``, with ``folders``), the images
-    each names in ``images/`` beside it, and a ``README.txt`` with the date, the
-    licence when set and how to import. Folders keep the images of two conferences
-    apart when they share a file name. Only published content is written
-    (``export_conference(..., published_only=True)``). Entries are dated ``today``
-    (default: today, UTC). Raises :class:`importing.exporting.ExportError` when two
-    different images of one conference would share one file name. ``export``: the
-    function giving a conference's Export (default ``export_compact``; the publisher
-    passes one that reads it back from the conference's own archive it published)."""
+    """The ZIP archive (bytes) of ``conferences`` (published ones) in the compact format:
+    ``<name>/<slug>.yaml`` per conference (``<name>/<slug>/<slug>.yaml`` with
+    ``folders``, which keeps apart two conferences' images of one name), its images in
+    ``images/`` beside it, and a README.txt with the date, the licence and how to import.
+    Dated ``today`` (default: today, UTC). ``export`` gives a conference's published
+    Export (default ``export_compact``; the publisher reads it back from the archive it
+    published). Raises ``importing.exporting.ExportError`` when two different images
+    of one conference would share a file name."""
     today = today or timezone.now().date()
     export = export or export_compact
     files, paths = {}, []
@@ -407,13 +345,7 @@ def compact_archive(name, title, conferences, today=None, *, folders=False, expo
         "Images named in a file are in images/ next to it. Only published content is here.",
         "",
     ]
-    stamp = (today.year, today.month, today.day, 0, 0, 0)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
-        contents = {"README.txt": "\n".join(readme).encode("utf-8"), **files}
-        for filename, data in contents.items():
-            zipped.writestr(zipfile.ZipInfo(f"{name}/{filename}", stamp), data)
-    return buffer.getvalue()
+    return zipped(name, {"README.txt": "\n".join(readme).encode("utf-8"), **files}, today)
 
 
 def zip_response(content, name):

@@ -1,16 +1,11 @@
-"""The read-only JSON API under ``/api/v1/`` (issue 11, "Open data"), built on django-ninja.
+"""The read-only JSON API under ``/api/v1/`` (issue 11, "Open data"), on django-ninja.
 
-``api`` is mounted in awardsite/urls.py outside the language prefixes: every answer
-holds both languages. ``/api/v1/openapi.json`` is its OpenAPI schema, written by
-django-ninja from the pydantic models in ``schemas`` that also validate every answer;
-``/api/v1/docs`` shows it in Swagger UI, served from django-ninja's own static files
-and template (no other host, no inline script; see ``docs_decorator`` below).
-
-Errors are JSON: an unknown object is a 404 ``{"detail": ...}``; a parameter that cannot
-be read (wrong type, pattern or range) a 422 naming it (``validation_error``); too many
-requests from one address a 429 with ``Retry-After`` (``AnonymousRateThrottle``).
-Caching headers (ETag, 304) come from the site's page cache and Django's
-ConditionalGetMiddleware (pagecache/caching.py), CORS from django-cors-headers (settings).
+Mounted outside the language prefixes (every answer holds both languages).
+``/api/v1/openapi.json`` is its schema, written from the pydantic models in ``schemas``
+that also validate every answer; ``/api/v1/docs`` shows it in django-ninja's own Swagger
+UI. Errors are JSON: 404 ``{"detail": ...}`` for an unknown object, 422 naming a
+parameter that cannot be read, 429 with ``Retry-After`` for too many requests. ETags
+come from the page cache and ConditionalGetMiddleware, CORS from django-cors-headers.
 """
 
 import functools
@@ -30,15 +25,12 @@ logger = logging.getLogger(__name__)
 
 
 class AnonymousRateThrottle(AnonRateThrottle):
-    """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; from
-    ``DJANGO_API_RATE_LIMIT``; empty: no limit) from one client address, counted in
-    Django's default cache, so app servers sharing Redis share the count. The rate is
-    read on every request, so a change of settings applies at once (tests rely on it).
-    The address is ``awardsite.security.client_ip``'s: X-Forwarded-For only from the
-    site's own HTTPS proxy. Answers served from the page cache are not counted: they
-    cost the site one query and no rendering. When the cache cannot be reached (Redis
-    down), the request is let through and the error logged, as the page cache does:
-    a lost count must not turn the API into 500s.
+    """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; empty: no limit)
+    from one address (``awardsite.security.client_ip``), counted in Django's default
+    cache so app servers sharing Redis share the count. The rate is read on every
+    request, so a change of settings applies at once. Answers from the page cache are
+    not counted. When the cache cannot be reached the request is let through and the
+    error logged: a lost count must not turn the API into 500s.
     """
 
     def __init__(self):
@@ -62,10 +54,8 @@ class AnonymousRateThrottle(AnonRateThrottle):
 
 
 class OpenDataAPI(NinjaAPI):
-    """The API, with each operation's OpenAPI ``operationId`` fixed as version 1 published
-    it. django-ninja derives it from the view's module path, which moved when the apps
-    were split by concern (``papers.api.endpoints`` -> ``opendata.api.endpoints``); a
-    client generated from the schema names its methods by it, so it must not change."""
+    """The API, with each operation's ``operationId`` as version 1 published it: from
+    the module path it had before the apps were split (clients name methods by it)."""
 
     def get_openapi_operation_id(self, operation):
         return f"papers_api_endpoints_{operation.view_func.__name__}"
@@ -82,9 +72,8 @@ api = OpenDataAPI(
     ),
     urls_namespace=NAMESPACE,
     throttle=[AnonymousRateThrottle()],
-    # Swagger UI's stylesheet draws its icons as data: URIs, which the site's policy
-    # (img-src 'self') blocks. Images cannot run code, so the docs page (and the schema
-    # beside it) may show data: images; scripts and styles stay 'self' only.
+    # Swagger UI's icons are data: URIs; images cannot run code, so the docs page may
+    # show them (img-src); scripts and styles stay 'self' only.
     docs_decorator=csp_update({"img-src": ["data:"]}),
 )
 api.add_router("/", router)
@@ -126,11 +115,9 @@ def throttled(request, exc):
 
 
 def _answering_head(view):
-    """``view`` answering HEAD as it answers GET, as Django's own views do (a HEAD
-    request's body is dropped by the server: runserver, gunicorn). django-ninja routes
-    only the methods an operation declares, so without this ``curl -I`` and uptime
-    monitors got 405; declaring HEAD on each operation instead would give the OpenAPI
-    schema a second operation with the same id."""
+    """``view`` answering HEAD as GET, as Django's own views do (the server drops the
+    body). django-ninja routes only the declared methods; declaring HEAD on each
+    operation would give the schema a second operation of the same id."""
 
     @functools.wraps(view)
     def answer(request, *args, **kwargs):

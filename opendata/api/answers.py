@@ -1,8 +1,6 @@
-"""How the API's answers are built: the querysets each endpoint shows (with the
-prefetches that keep its queries fixed) and the dicts ``schemas`` validates.
-
-Translated fields carry every language's own column (``translated``), never
-modeltranslation's fallback. URLs are absolute (``awardsite.addresses.absolute_url``).
+"""The API's answers: the querysets each endpoint shows (prefetched so its queries are
+fixed) and the dicts ``schemas`` validates, with absolute URLs and every language's own
+column (``translated``), never modeltranslation's fallback.
 """
 
 import math
@@ -34,8 +32,7 @@ NAMESPACE = "api-v1"
 
 
 def found(queryset, noun, **lookups):
-    """The one object of ``queryset`` matching ``lookups``, or a 404 whose JSON body
-    names what was not found (``No paper "x".``)."""
+    """The object of ``queryset`` matching ``lookups``, or a 404 naming what is missing."""
     try:
         return queryset.get(**lookups)
     except queryset.model.DoesNotExist:
@@ -43,10 +40,16 @@ def found(queryset, noun, **lookups):
         raise HttpError(404, f'No published {noun} "{key}".') from None
 
 
+def narrowed(queryset, **lookups):
+    """``queryset`` filtered by those of ``lookups`` that have a value (not None or "")."""
+    return queryset.filter(
+        **{key: value for key, value in lookups.items() if value not in (None, "")}
+    )
+
+
 def translated(obj, field):
-    """``{language code: text or None}`` for ``obj.<field>`` in every language of the
-    site, read from the suffixed columns (``name_en``, ``name_zh_hans``): an empty
-    column is None, never another language's text."""
+    """``{language code: text or None}`` for ``obj.<field>`` from each language's own
+    column (``name_en``, ``name_zh_hans``), never another language's text."""
     return {
         code: getattr(obj, build_localized_fieldname(field, code)) or None
         for code, _name in settings.LANGUAGES
@@ -54,7 +57,7 @@ def translated(obj, field):
 
 
 def api_url(request, name, **kwargs):
-    """The absolute URL of the API endpoint ``name`` (see ``awardsite.addresses.absolute_url``)."""
+    """The absolute URL of the API endpoint ``name``."""
     return absolute_url(reverse(f"{NAMESPACE}:{name}", kwargs=kwargs), request)
 
 
@@ -69,9 +72,8 @@ def html(request, obj):
 
 def paginated(request, items, page, per_page, serialize):
     """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, each item
-    passed through ``serialize``: ``count`` and ``items``, ``page`` and ``pages``, and
-    the absolute URLs of the next and previous pages (None at either end). Two queries
-    on a queryset (count and page). A page past the last is a 404 naming ``page``."""
+    through ``serialize``, with the count, the number of pages and the URLs of the
+    neighbours (None at either end). A page past the last is a 404."""
     count = len(items) if isinstance(items, list) else items.count()
     pages = max(1, math.ceil(count / per_page))
     if page > pages:
@@ -156,16 +158,23 @@ def paper_ref(request, paper):
 
 def downloads(request, conference=None):
     """The whole downloads of ``conference``, or of the site when None (opendata/downloads.py)."""
-    if conference is None:
-        csv = reverse("opendata-site-csv")
-        compact = reverse("opendata-site-compact")
-    else:
-        csv = reverse("opendata-conference-csv", kwargs={"slug": conference.slug})
-        compact = reverse("opendata-conference-compact", kwargs={"slug": conference.slug})
-    return {"csv": absolute_url(csv, request), "compact": absolute_url(compact, request)}
+    scope, kwargs = (
+        ("site", {}) if conference is None else ("conference", {"slug": conference.slug})
+    )
+    return {
+        kind: absolute_url(reverse(f"opendata-{scope}-{kind}", kwargs=kwargs), request)
+        for kind in ("csv", "compact")
+    }
 
 
 # Querysets: what each endpoint shows, with the prefetches that keep its queries fixed.
+
+
+def published_entries(lookup):
+    """A prefetch of the published award entries of papers at ``lookup``, with what
+    ``paper_award`` shows."""
+    entries = AwardEntry.objects.published().for_paper()
+    return Prefetch(lookup, queryset=entries.select_related("award__conference", "level"))
 
 
 def papers_for_api():
@@ -176,12 +185,7 @@ def papers_for_api():
         .prefetch_related(
             authorships_with_affiliations(),
             "links",
-            Prefetch(
-                "award_entries",
-                queryset=AwardEntry.objects.published()
-                .for_paper()
-                .select_related("award__conference", "level"),
-            ),
+            published_entries("award_entries"),
         )
     )
 
@@ -209,6 +213,16 @@ def awards_for_api():
     )
 
 
+def paper_award(request, entry):
+    """Where and how a paper was awarded. Needs the entry's award (with its conference)
+    and level."""
+    return {
+        "award": award_ref(request, entry.award),
+        "level": level_ref(entry.level),
+        "position": entry.position,
+    }
+
+
 def paper_out(request, paper):
     links = sorted(paper.links.all(), key=lambda link: link.sort_key)
     return {
@@ -229,14 +243,7 @@ def paper_out(request, paper):
             for authorship in paper.authorships.all()
         ],
         "links": [{"kind": link.kind, "url": link.url} for link in links],
-        "awards": [
-            {
-                "award": award_ref(request, entry.award),
-                "level": level_ref(entry.level),
-                "position": entry.position,
-            }
-            for entry in paper.award_entries.all()
-        ],
+        "awards": [paper_award(request, entry) for entry in paper.award_entries.all()],
         "html": html(request, paper),
     }
 
@@ -344,19 +351,14 @@ def filtered_papers(venue=None, conference=None, year=None, award=None, level=No
     ``conference`` slugs, ``year``), by a published award entry (``award``: an award
     series slug; ``level``: a level slug; both: the same entry), and by an author
     (``author``: slug, ``orcid``: ORCID iD). None leaves a filter open."""
-    papers = Paper.objects.published()
-    if venue:
-        papers = papers.filter(conference__venue__slug=venue)
-    if conference:
-        papers = papers.filter(conference__slug=conference)
-    if year is not None:
-        papers = papers.filter(conference__year=year)
+    papers = narrowed(
+        Paper.objects.published(),
+        conference__venue__slug=venue,
+        conference__slug=conference,
+        conference__year=year,
+    )
     if award or level:
-        entries = AwardEntry.objects.published()
-        if award:
-            entries = entries.filter(award__slug=award)
-        if level:
-            entries = entries.filter(level__slug=level)
+        entries = narrowed(AwardEntry.objects.published(), award__slug=award, level__slug=level)
         papers = papers.filter(pk__in=entries.values("paper"))
     if people.get("author"):
         papers = papers.filter(authorships__author__slug=people["author"])

@@ -1,28 +1,23 @@
 """The API's endpoints: published content only, in a fixed number of queries each.
 
-Every list is ordered by a unique key (so pages never overlap or skip), paginated with
-``?page=`` (from 1) and ``?per_page=`` (1 to ``MAX_PER_PAGE``), and links its
-neighbours. Filters take slugs, years and ORCID iDs; a value of the wrong form is a 422
-naming the parameter (``opendata.api.validation_error``), an unknown slug simply matches
-nothing, and an unknown object is a 404. Translated fields carry every language's own
-column (``translated``), never modeltranslation's fallback.
+Lists are ordered by a unique key (pages never overlap), paginated (``?page=`` from 1,
+``?per_page=`` up to ``MAX_PER_PAGE``) and link their neighbours. A filter value of the
+wrong form is a 422, an unknown slug matches nothing, an unknown object is a 404.
 """
 
 from functools import partial
 from typing import Annotated
 
 from django.conf import settings
-from django.db.models import Prefetch
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
-from catalogue.models import Author, Authorship, Award, AwardEntry, Institution, Paper
+from catalogue.models import Author, Authorship, Award, Institution, Paper
 from opendata.api import schemas
 from opendata.api.answers import (
     api_url,
     author_out,
     award_out,
-    award_ref,
     awards_for_api,
     conference_out,
     conferences_for_api,
@@ -31,11 +26,13 @@ from opendata.api.answers import (
     found,
     html,
     institution_out,
-    level_ref,
+    narrowed,
     paginated,
+    paper_award,
     paper_out,
     paper_ref,
     papers_for_api,
+    published_entries,
     series_out,
     venue_out,
     venues_for_api,
@@ -55,13 +52,19 @@ get = partial(router.get, by_alias=True)
 Slug = Annotated[str, Path(pattern=SLUG, description="A slug, e.g. icml-2025.")]
 SlugFilter = Annotated[str | None, Query(pattern=SLUG)]
 Year = Annotated[int | None, Query(ge=1, le=32767, description="A conference's year.")]
+
+
+def slug_filter(description):
+    """The type of an optional query parameter holding a slug, with its description."""
+    return Annotated[str | None, Query(pattern=SLUG, description=description)]
+
+
 Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description="The page, from 1.")]
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Items a page.")]
 
 
 def answers(ok, not_found=True, invalid=True):
-    """The documented answers of an operation: ``ok`` (200), a 404 when an object or
-    page may be missing, a 422 when it reads parameters, and the rate limit's 429."""
+    """An operation's documented answers: 200 ``ok``, 404, 422 and the rate limit's 429."""
     return {
         200: ok,
         **({404: schemas.Error} if not_found else {}),
@@ -122,12 +125,7 @@ def conferences(
 ):
     """Published conferences, newest first as on the site (``newest_first()``: by year,
     then start date, then slug), filtered by ``venue`` (slug) and ``year``."""
-    items = conferences_for_api()
-    if venue:
-        items = items.filter(venue__slug=venue)
-    if year is not None:
-        items = items.filter(year=year)
-    items = items.newest_first()
+    items = narrowed(conferences_for_api(), venue__slug=venue, year=year).newest_first()
     return paginated(request, items, page, per_page, partial(conference_out, request))
 
 
@@ -143,27 +141,22 @@ def awards(
     venue: SlugFilter = None,
     conference: SlugFilter = None,
     year: Year = None,
-    award: Annotated[str | None, Query(pattern=SLUG, description="An award slug.")] = None,
-    level: Annotated[
-        str | None, Query(pattern=SLUG, description="Awards that give this level.")
-    ] = None,
+    award: slug_filter("An award slug.") = None,
+    level: slug_filter("Awards that give this level.") = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
 ):
     """Published awards with their levels and entries, the newest conference first, then
     in the conference's order; filtered by the giving conference's ``venue``, slug
     (``conference``) and ``year``, by ``award`` slug (one series) and by ``level`` slug."""
-    items = awards_for_api()
-    if venue:
-        items = items.filter(conference__venue__slug=venue)
-    if conference:
-        items = items.filter(conference__slug=conference)
-    if year is not None:
-        items = items.filter(conference__year=year)
-    if award:
-        items = items.filter(slug=award)
-    if level:
-        items = items.filter(levels__slug=level)
+    items = narrowed(
+        awards_for_api(),
+        conference__venue__slug=venue,
+        conference__slug=conference,
+        conference__year=year,
+        slug=award,
+        levels__slug=level,
+    )
     items = items.order_by("-conference__year", "conference__slug", "position", "slug")
     return paginated(request, items, page, per_page, partial(award_out, request))
 
@@ -193,11 +186,9 @@ def award_series_list(
 ):
     """Award series: the same award slug at every edition of a venue, by venue and slug,
     with the years it was given; filtered by ``venue``. One query."""
-    awards = Award.objects.published().select_related("conference__venue")
-    if venue:
-        awards = awards.filter(conference__venue__slug=venue)
+    awards = narrowed(Award.objects.published(), conference__venue__slug=venue)
     groups = {}
-    for award in awards.order_by(
+    for award in awards.select_related("conference__venue").order_by(
         "conference__venue__slug", "slug", "-conference__year", "-conference__start_date"
     ):
         groups.setdefault((award.conference.venue.slug, award.slug), []).append(award)
@@ -227,22 +218,14 @@ def award_series(request, venue: Slug, slug: Slug):
 @get("/papers", response=answers(schemas.page_of(schemas.Paper)), url_name="papers")
 def papers(
     request,
-    venue: Annotated[
-        str | None, Query(pattern=SLUG, description="Published at this venue.")
-    ] = None,
-    conference: Annotated[
-        str | None, Query(pattern=SLUG, description="Published at this conference.")
-    ] = None,
+    venue: slug_filter("Published at this venue.") = None,
+    conference: slug_filter("Published at this conference.") = None,
     year: Annotated[
         int | None, Query(ge=1, le=32767, description="Published at a conference of this year.")
     ] = None,
-    award: Annotated[
-        str | None, Query(pattern=SLUG, description="With an entry in this award series.")
-    ] = None,
-    level: Annotated[
-        str | None, Query(pattern=SLUG, description="With an entry at this level.")
-    ] = None,
-    author: Annotated[str | None, Query(pattern=SLUG, description="An author's slug.")] = None,
+    award: slug_filter("With an entry in this award series.") = None,
+    level: slug_filter("With an entry at this level.") = None,
+    author: slug_filter("An author's slug.") = None,
     orcid: Annotated[str | None, Query(pattern=ORCID, description="An author's ORCID iD.")] = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
@@ -266,23 +249,18 @@ def paper(request, slug: Slug):
 def authors(
     request,
     orcid: Annotated[str | None, Query(pattern=ORCID)] = None,
-    venue: Annotated[str | None, Query(pattern=SLUG, description="Published at.")] = None,
-    conference: Annotated[str | None, Query(pattern=SLUG, description="Published at.")] = None,
+    venue: slug_filter("Published at.") = None,
+    conference: slug_filter("Published at.") = None,
     year: Year = None,
-    award: Annotated[
-        str | None, Query(pattern=SLUG, description="Of a paper in this award series.")
-    ] = None,
+    award: slug_filter("Of a paper in this award series.") = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
 ):
     """Authors of published papers, by slug; filtered by ``orcid``, and by where their
     papers were published or awarded (as for papers)."""
     matching = filtered_papers(venue, conference, year, award)
-    items = Author.objects.filter(
-        pk__in=Authorship.objects.filter(paper__in=matching).values("author")
-    )
-    if orcid:
-        items = items.filter(orcid=orcid)
+    authorships = Authorship.objects.filter(paper__in=matching)
+    items = narrowed(Author.objects.filter(pk__in=authorships.values("author")), orcid=orcid)
     return paginated(request, items.order_by("slug"), page, per_page, partial(author_out, request))
 
 
@@ -293,26 +271,14 @@ def author(request, slug: Slug):
     authorships = list(
         Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
         .select_related("paper__conference")
-        .prefetch_related(
-            Prefetch(
-                "paper__award_entries",
-                queryset=AwardEntry.objects.published()
-                .for_paper()
-                .select_related("award__conference", "level"),
-            )
-        )
+        .prefetch_related(published_entries("paper__award_entries"))
         .order_by("-paper__conference__year", "paper__slug")
     )
     return {
         **author_out(request, person),
         "papers": [paper_ref(request, authorship.paper) for authorship in authorships],
         "awards": [
-            {
-                "award": award_ref(request, entry.award),
-                "level": level_ref(entry.level),
-                "position": entry.position,
-                "paper": authorship.paper.slug,
-            }
+            {**paper_award(request, entry), "paper": authorship.paper.slug}
             for authorship in authorships
             for entry in authorship.paper.award_entries.all()
         ],

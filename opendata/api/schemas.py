@@ -13,35 +13,29 @@ from django.conf import settings
 from ninja import Schema
 from pydantic import ConfigDict, Field, create_model
 
-# Every language of the site, as a field named by its code ("en", "zh-hans").
-Translated = create_model(
-    "Translated",
-    __config__=ConfigDict(
-        title="Translated",
-        json_schema_extra={
-            "description": "A translated text in every language of the site, keyed by "
-            "language code; null where that language has no text (never a copy of another)."
-        },
-        populate_by_name=True,
-    ),
-    **{
-        code.replace("-", "_"): (str | None, Field(alias=code, description=f"{name} text."))
-        for code, name in [(code, str(name)) for code, name in settings.LANGUAGES]
-    },
-)
 
-Pages = create_model(
-    "Pages",
-    __config__=ConfigDict(
-        title="Pages",
-        json_schema_extra={"description": "The object's web page in each language."},
-        populate_by_name=True,
-    ),
-    **{
-        code.replace("-", "_"): (str, Field(alias=code, description=f"Absolute URL, {name}."))
-        for code, name in [(code, str(name)) for code, name in settings.LANGUAGES]
-    },
+def by_language(title, description, value, field_description):
+    """A model with a field per language of the site, named by its code ("zh-hans")."""
+    return create_model(
+        title,
+        __config__=ConfigDict(
+            title=title, json_schema_extra={"description": description}, populate_by_name=True
+        ),
+        **{
+            code.replace("-", "_"): (value, Field(alias=code, description=field_description % name))
+            for code, name in settings.LANGUAGES
+        },
+    )
+
+
+Translated = by_language(
+    "Translated",
+    "A translated text in every language of the site, keyed by language code; null where "
+    "that language has no text (never a copy of another).",
+    str | None,
+    "%s text.",
 )
+Pages = by_language("Pages", "The object's web page in each language.", str, "Absolute URL, %s.")
 
 
 class Error(Schema):

@@ -1,9 +1,5 @@
-"""Write the whole installation, database and media files, into one archive.
-
-A site that goes public needs a way back after a lost disk or a bad change: this is it,
-together with ``restore``. The archive format, what goes in and what is left out are
-described in :mod:`backups.archives`.
-"""
+"""Write the whole installation, database and media files, into one archive: with
+``restore``, the way back after a lost disk or a bad change (format: backups.archives)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -20,11 +16,8 @@ class Command(BaseCommand):
         parser.add_argument("path", help="the archive to write, e.g. awardsite.tar.gz")
 
     def handle(self, *args, path, **options):
-        """Write the archive at ``path``, replacing a file of that name only once complete.
-
-        Prints the number of database rows and media files saved. Raises
-        ``CommandError`` when the database cannot be read or ``path`` cannot be written.
-        """
+        """Write the archive at ``path`` and print how many media files it holds. Raises
+        ``CommandError`` when the database cannot be read or ``path`` cannot be written."""
         try:
             manifest = write_backup(path)
         except BackupError as error:

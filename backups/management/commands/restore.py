@@ -1,10 +1,5 @@
-"""Load an archive written by ``backup`` into a new installation.
-
-The other half of ``backup``: after ``migrate`` on an empty database, this brings back
-every row and every media file. It refuses an installation that already holds content
-unless told to replace it (``--force``), and a damaged or unsafe archive loads nothing.
-The rules are in :func:`backups.archives.restore_backup`.
-"""
+"""Load an archive written by ``backup`` into a migrated installation: every row and
+media file back (rules: backups.archives.restore_backup)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -29,12 +24,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, force, **options):
-        """Restore ``path``; with ``force``, over existing content.
-
-        Raises ``CommandError`` (and changes nothing) for a file that is not a complete,
-        undamaged backup, for a member outside MEDIA_ROOT, for an installation with other
-        migrations, or a non-empty one without ``force``, and for data the database refuses.
-        """
+        """Restore ``path`` (with ``force``, over existing content). Raises ``CommandError``,
+        changing nothing, for whatever ``restore_backup`` refuses."""
         try:
             manifest = restore_backup(path, force=force)
         except BackupError as error:

@@ -1,9 +1,5 @@
-"""Create an editor account: staff, not a superuser, in the "Editors" group.
-
-Exists so that a conference's communications team gets accounts that can maintain
-every piece of content in the admin and cannot manage users or groups
-(see editorial/roles.py for the permissions).
-"""
+"""Create an editor account (staff, in the "Editors" group): someone who maintains the
+content in the admin and cannot manage users or groups (editorial/roles.py)."""
 
 import getpass
 import sys
@@ -35,14 +31,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, username, email, password_stdin, dry_run, **options):
-        """Create the editor (or with ``--dry-run`` only check) and say so on stdout.
-
-        At a terminal the password is asked for until one is typed twice alike and the
-        validators (AUTH_PASSWORD_VALIDATORS) accept it, each refusal said on stderr,
-        as Django's createsuperuser does; Ctrl-C or Ctrl-D gives up. A password read
-        with ``--password-stdin`` is not asked again. Raises CommandError for a taken
-        username, a refused password from standard input, or no terminal to ask at.
-        """
+        """Create the editor (``--dry-run``: only check) and say so. At a terminal the
+        password is asked until typed twice alike and accepted by the validators, as
+        createsuperuser does. Raises CommandError for a taken username, a refused or
+        empty password from standard input, no terminal, or Ctrl-C/Ctrl-D."""
         try:
             user = unsaved_editor(username, email)
             if password_stdin:
