@@ -1,74 +1,21 @@
 """Papers and their ordered authors from a BibTeX file, as conference sites export it.
 
 :func:`parse_bibtex` reads the ``.bib`` text that PMLR, dblp, the ACL Anthology and
-OpenReview give for a paper (one file may mix them) and returns one plain dict per
-paper, in file order, for the compact conference file to name by citation key
-(``docs/bibtex.md`` shows a worked example)::
+OpenReview give (one file may mix them) and returns one plain dict per paper, in file
+order, for the compact conference file to name by citation key. The rules, field by
+field (entry types, LaTeX and maths in titles, name order, pages, links), are those of
+``docs/bibtex.md``, whose examples a test runs.
 
-    {"key": "kynkaanen25a", "title": "On \\(\\ell_1\\) Priors for BERT",
-     "authors": [{"name": "Ana Kynkäänen"}, ...], "year": 2025, "pages": "1-10",
-     "links": {"pmlr": "https://...", "pdf": "https://..."}}
-
-Libraries: bibtexparser 2 splits the file into entries, ``@string``, ``@comment`` and
-``@preamble`` blocks and splits author lists and names the way BibTeX does;
-pylatexenc turns LaTeX into Unicode. What neither does is here: ``@string``
-references and ``#`` concatenation (bibtexparser resolves only a whole value that
-is one reference), refusing LaTeX it does not know instead of dropping it, keeping
-maths, and reading links.
-
-The rules, field by field (``docs/bibtex.md`` says the same for editors):
-
-- **Entry types.** ``PAPER_TYPES`` are papers. ``SKIPPED_TYPES`` (proceedings
-  volumes, books, theses, ...) are skipped without a word, as dblp exports a paper's
-  ``@proceedings`` beside it. Any other type is refused, so a mistyped
-  ``@inprocedings`` does not vanish. ``@string``, ``@comment``, ``@preamble`` and text
-  between entries are not papers; ``@string`` values are used, the rest is ignored,
-  as BibTeX ignores it. Citation keys are unique regardless of case (BibTeX's rule).
-- **title** (required): LaTeX decoded (``{\\"o}``, ``\\"{o}``, ``\\c{c}``, ``{\\aa}``,
-  ``\\ss``, ``--``, ``~``, ``\\&``, ...), protecting braces removed (``{BERT}``),
-  white space collapsed. Maths is kept as TeX between ``\\(...\\)`` (``\\[...\\]`` when
-  displayed), the delimiters :mod:`catalogue.mathtext` renders; ``$\\ell_1$`` becomes
-  ``\\(\\ell_1\\)``. Only commands that stand for characters, and the font commands
-  whose argument is text (``\\emph``, ``\\textbf``, ``\\texttt``, ...), are decoded:
-  any other command (``\\cite``, ``\\url``, a macro of the author's own) is an error
-  rather than silently dropped, and so is a bare ``%`` (a LaTeX comment).
-- **author** (required): split at ``and`` as BibTeX does; each name in display
-  order: "Last, First", "Last, Jr., First" and "First von Last" give "First Last",
-  "First Last Jr." and "First von Last" (the ``von`` part kept where it was written).
-  A name in braces (``{OpenAI}``) is kept whole. dblp's homonym numbers
-  ("Ana Kynkäänen 0002") are dropped. ``and others`` is refused: the site shows
-  every author, and "others" would be published as an author's name.
-- **year**: the number, or None when absent.
-- **pages**: as written, with a range's dash (``--``, ``-``, an en or em dash) made
-  one hyphen, the site's convention (``Paper.pages``: "448-456"); "" when absent.
-- **links**, a map from :class:`~catalogue.models.PaperLink` kind to URL, from (first
-  wins when two give the same kind): ``pdf`` holding a web address -> pdf (a
-  reference manager's local file is not a link); ``doi`` (bare, ``doi:`` or a
-  doi.org URL) -> doi as ``https://doi.org/<doi>``; ``eprint`` with
-  ``archivePrefix`` or ``eprinttype`` arXiv, or an arXiv-shaped ``eprint`` with
-  neither -> arxiv as ``https://arxiv.org/abs/<id>``; a field named after a link kind
-  (``openreview``, ``code``, ``video``, ``slides``, ``poster``, ``project``,
-  ``dataset``, ``pmlr``, ``proceedings``, ``arxiv``) holding a URL -> that kind; then
-  ``url``, and ``howpublished`` when it is ``\\url{...}``, by address: arxiv.org/abs
-  -> arxiv, openreview.net/forum -> openreview, doi.org -> doi,
-  proceedings.mlr.press -> pmlr, a PDF (openreview.net/pdf, a path ending ``.pdf``)
-  -> pdf, github.com or gitlab.com -> code, any other address -> proceedings (the
-  publisher's page, which is what BibTeX's ``url`` usually is). LaTeX escapes in URLs
-  (dblp's ``paper\\_files``) are undone. Other fields (abstract, booktitle, editor,
-  month, biburl, ...) are not read, nor checked: a ``booktitle`` naming a @string
-  defined in another file is no mistake here.
-
-Values are checked by the models' own fields (``Paper.title``, ``Paper.pages``,
-``Author.name``, ``PaperLink.url``), so a title over the length or maths limits or a
-malformed URL is reported here, with its line. Errors: every mistake in the file is
-collected, and :class:`~importing.fields.FixtureInvalid` is raised with one
-:class:`~importing.fields.Problem` per mistake, naming the file, the line of
-the entry (1-based) and its citation key. Nothing else is raised, whatever the text.
+bibtexparser 2 splits the file into blocks and author lists into names; pylatexenc
+decodes LaTeX (importing/latex.py). Here: ``@string`` references and ``#``
+concatenation (bibtexparser resolves only a whole value that is one reference),
+refusing unknown LaTeX instead of dropping it, and reading links. Values are checked by
+the models' own fields (``Paper.title``, ``Paper.pages``, ``Author.name``,
+``PaperLink.url``), so a problem is reported with its line.
 """
 
 import logging
 import re
-from contextlib import contextmanager
 from urllib.parse import quote, urlsplit
 
 import bibtexparser
@@ -102,6 +49,8 @@ SKIPPED_TYPES = frozenset(
     "suppperiodical manual phdthesis mastersthesis thesis patent dataset software set "
     "xdata".split()
 )
+# The splitter logs what it cannot read; each of those becomes a Problem instead.
+logging.getLogger("bibtexparser.splitter").addFilter(lambda record: False)
 # BibTeX's predefined @string macros.
 MONTHS = {
     month[:3].lower(): month
@@ -160,8 +109,7 @@ class _Reader:
 
     def read(self, text):
         try:
-            with _quiet("bibtexparser.splitter"):
-                library = bibtexparser.parse_string(text, parse_stack=[])
+            library = bibtexparser.parse_string(text, parse_stack=[])
         except Exception as error:  # bibtexparser raises on states it calls its own bugs
             self.problems.append(
                 Problem(self.source, f"cannot be read as BibTeX ({type(error).__name__})")
@@ -487,18 +435,3 @@ def _url_kind(url):
     if host in ("github.com", "gitlab.com"):
         return PaperLink.Kind.CODE
     return PaperLink.Kind.PROCEEDINGS
-
-
-@contextmanager
-def _quiet(logger_name):
-    """Silence a library's logger while it runs: its complaints become our Problems."""
-    logger = logging.getLogger(logger_name)
-
-    def drop(record):
-        return False
-
-    logger.addFilter(drop)
-    try:
-        yield
-    finally:
-        logger.removeFilter(drop)
