@@ -25,7 +25,8 @@ from catalogue.models import (
     Venue,
 )
 from importing import compact
-from importing.pipeline import database_value, field_specs, format_key
+from importing.fields import field_specs, format_key
+from importing.planning import database_value
 
 # Where images go, relative to the exported fixture file.
 IMAGE_DIRECTORY = "images"
