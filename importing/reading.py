@@ -77,10 +77,6 @@ class Fixture:
     document: compact.CompactDocument | None = None
 
 
-def _messages(error):
-    return "; ".join(error.messages)
-
-
 def _type_name(value):
     return {
         str: "a string",
@@ -164,13 +160,9 @@ def clean_value(spec, value, base_dir):
 
 
 def _image_path(base_dir, value):
-    """The file an image path names: relative, and inside the fixture's folder.
-
-    ``value`` is resolved against ``base_dir`` (the fixture file's folder) following
-    ``..`` and symbolic links; an absolute path, or one that ends up outside
-    ``base_dir``, raises ``ValidationError``, so a fixture cannot make the importer read
-    files elsewhere on the server.
-    """
+    """The file an image path names, resolved in ``base_dir`` (``..`` and links
+    followed). Raises ``ValidationError`` for an absolute path or one leading outside
+    ``base_dir``: a fixture cannot make the importer read files elsewhere."""
     if PurePosixPath(value).is_absolute():
         raise ValidationError(
             f"the image path {value!r} is absolute: write it relative to the fixture's folder"
@@ -183,15 +175,6 @@ def _image_path(base_dir, value):
             "be in that folder or below it"
         )
     return resolved
-
-
-def _key_of(model, values):
-    """The natural key tuple from an item's values (reference fields flattened)."""
-    parts = []
-    for name in model.natural_key_fields:
-        value = values[name]
-        parts.extend(value if isinstance(value, list) else [value])
-    return tuple(parts)
 
 
 def read_fixture(path):
@@ -207,19 +190,15 @@ def read_fixture(path):
     return read_objects(data, source=path, document=document)
 
 
-def read_objects(data, *, source, base_dir=None, document=None):
+def read_objects(data, *, source, document=None):
     """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
 
-    The step of :func:`read_fixture` after parsing, for objects from elsewhere (a
-    compact file turned into fixture objects). ``source`` (a path) names the file in
-    every problem; image paths are resolved in ``base_dir``, by default the folder of
-    ``source``; ``document`` is the compact document the objects came from, if any
-    (:func:`importing.compact.relocate` names its places in problems). Raises
-    :class:`FixtureInvalid` only when ``data`` is not a list; every other problem is in
-    ``Fixture.problems``.
+    ``source`` (a path) names the file in every problem, and its folder holds the
+    images; ``document`` is the compact document the objects came from, if any. Raises
+    :class:`FixtureInvalid` only when ``data`` is not a list.
     """
     path = Path(source)
-    base_dir = path.parent if base_dir is None else Path(base_dir)
+    base_dir = path.parent
     problems = []
     if not isinstance(data, list):
         raise FixtureInvalid(
@@ -296,7 +275,7 @@ def _read_object(path, base_dir, index, obj, problems):
             except ValidationError:
                 pass  # reported with the other fields below
     named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
-    key = _key_of(model, values) if named else None
+    key = _written_key(model, values) if named else None
     # An object whose key is invalid is still named by what the file wrote.
     where["key"] = key if key is not None else _written_key(model, fields)
     for name in getattr(fields, "duplicates", ()):
@@ -312,7 +291,7 @@ def _read_object(path, base_dir, index, obj, problems):
             values[name], image = clean_value(spec, value, base_dir)
         except ValidationError as error:
             valid = False
-            problem(_messages(error), field=name, **where)
+            problem("; ".join(error.messages), field=name, **where)
             continue
         if values[name] == "" and name in model.natural_key_fields:
             valid = False
@@ -326,26 +305,22 @@ def _read_object(path, base_dir, index, obj, problems):
             problem("required field missing", field=name, **where)
     valid = valid and key is not None
     if key is None:
-        key = where["key"] if _hashable(where["key"]) else None
+        key = where["key"]
+        try:
+            hash(key)
+        except TypeError:  # a list or mapping where a string belongs
+            key = None
     return Item(index, model, key, values, images, valid)
 
 
 def _written_key(model, fields):
-    """The natural key as the file writes it (a reference's list flattened into it),
-    to name an object whose key is invalid; None when the file writes no part of it."""
+    """The natural key tuple in ``fields`` (a reference's list flattened into it), also
+    to name an object whose key is invalid; None when no part of it is written."""
     parts = []
     for name in model.natural_key_fields:
         value = fields.get(name)
         parts.extend(value if isinstance(value, list) else [value])
     return tuple(parts) if any(part is not None for part in parts) else None
-
-
-def _hashable(value):
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return value is not None
 
 
 def _unknown_field_message(model, name):
