@@ -35,18 +35,15 @@ class _JSONObject(dict):
         return obj
 
 
-def _yaml_loader(yaml):
-    """PyYAML's SafeLoader, building mappings as :class:`_JSONObject` so that a name
+class _Loader(yaml.SafeLoader):
+    """PyYAML's SafeLoader building mappings as :class:`_JSONObject`, so that a name
     written twice in one mapping is reported as in JSON (PyYAML keeps the last one)."""
 
-    class Loader(yaml.SafeLoader):
-        pass
-
-    def construct_mapping(loader, node):
-        loader.flatten_mapping(node)
+    def construct_json_object(self, node):
+        self.flatten_mapping(node)
         pairs = []
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            key = self.construct_object(key_node, deep=True)
             if not isinstance(key, Hashable):  # as SafeLoader's own mappings refuse it
                 raise yaml.constructor.ConstructorError(
                     "while constructing a mapping",
@@ -54,11 +51,13 @@ def _yaml_loader(yaml):
                     "found unhashable key",
                     key_node.start_mark,
                 )
-            pairs.append((key, loader.construct_object(value_node, deep=True)))
+            pairs.append((key, self.construct_object(value_node, deep=True)))
         return _JSONObject.from_pairs(pairs)
 
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
-    return Loader
+
+_Loader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_json_object
+)
 
 
 def parse(path):
@@ -85,40 +84,30 @@ def parse(path):
         ) from None
     if compact.looks_like_bibtex(text):
         raise FixtureInvalid([Problem(path, compact.bibtex_alone_message(path))])
-    too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
     suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml") or (
+    as_yaml = suffix in (".yaml", ".yml") or (
         suffix != ".json" and not text.lstrip().startswith(("[", "{"))
-    ):
-        try:
-            loader = _yaml_loader(yaml)
-            data = yaml.load(text, Loader=loader)  # nosec B506  # loader is a SafeLoader
-        except yaml.YAMLError as error:
-            message = getattr(error, "problem", None) or str(error)
-            mark = getattr(error, "problem_mark", None)
-            if mark is not None:
-                message += f" at line {mark.line + 1} column {mark.column + 1}"
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {message}")]) from None
-        except RecursionError:  # PyYAML's composer and constructor recurse per level
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")]) from None
-        if _too_deep(data):  # also a mapping that contains itself (&a [*a])
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")])
-        _refuse_surrogates(path, data)
-        return data
+    )
+    too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
     try:
-        data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+        if as_yaml:
+            data = yaml.load(text, Loader=_Loader)  # nosec B506  # a SafeLoader
+        else:
+            data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+    except yaml.YAMLError as error:
+        message = getattr(error, "problem", None) or str(error)
+        mark = getattr(error, "problem_mark", None)
+        if mark is not None:
+            message += f" at line {mark.line + 1} column {mark.column + 1}"
     except json.JSONDecodeError as error:
-        raise FixtureInvalid(
-            [
-                Problem(
-                    path, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-                )
-            ]
-        ) from None
-    except RecursionError:  # the json module recurses per level of nesting
-        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")]) from None
-    if _too_deep(data):
-        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")])
+        message = f"{error.msg} at line {error.lineno} column {error.colno}"
+    except RecursionError:  # both parsers recurse per level of nesting
+        message = too_deep
+    else:  # also a YAML mapping that contains itself (&a [*a])
+        message = too_deep if _too_deep(data) else None
+    if message is not None:
+        kind = "YAML" if as_yaml else "JSON"
+        raise FixtureInvalid([Problem(path, f"invalid {kind}: {message}")])
     _refuse_surrogates(path, data)
     return data
 
