@@ -59,7 +59,6 @@ class Plan:
     fixture: Fixture
     changes: list
     problems: list
-    overwrite: bool = False
 
     def count(self, action):
         return sum(change.action == action for change in self.changes)
@@ -81,9 +80,6 @@ def database_value(spec, instance):
     if spec.kind == "reference":
         return list(getattr(instance, spec.name).natural_key())
     if spec.kind == "references":
-        loaded = getattr(instance, "_imported_" + spec.name, None)  # see load_existing()
-        if loaded is not None:
-            return list(loaded)
         return [list(related.natural_key()) for related in ordered_references(spec, instance)]
     value = getattr(instance, spec.attname)
     if spec.kind == "image":
@@ -97,22 +93,31 @@ def database_value(spec, instance):
 
 def ordered_references(spec, instance):
     """The objects a many-to-many field of ``instance`` names, in the list's order: the
-    through model's ``Meta.ordering`` (``position``), else the target's own order."""
+    through model's ``Meta.ordering`` (``position``), else the target's own order.
+    Prefetch :func:`references_lookup` to save the queries."""
     through = spec.field.remote_field.through
     if through._meta.auto_created:
         return list(getattr(instance, spec.name).all())
-    rows = spec.field.m2m_field_name()
-    accessor = through._meta.get_field(rows).remote_field.get_accessor_name()
-    target = spec.field.m2m_reverse_field_name()
-    return [getattr(row, target) for row in getattr(instance, accessor).all()]
+    rows, target = references_lookup(spec).split("__")
+    return [getattr(row, target) for row in getattr(instance, rows).all()]
+
+
+def references_lookup(spec):
+    """The ``prefetch_related`` lookup of a many-to-many field's list: through the rows
+    of a through model that holds the order (``affiliation_rows__institution``)."""
+    through = spec.field.remote_field.through
+    if through._meta.auto_created:
+        return spec.name
+    rows = through._meta.get_field(spec.field.m2m_field_name()).remote_field.get_accessor_name()
+    return f"{rows}__{spec.field.m2m_reverse_field_name()}"
 
 
 def load_existing(model, items):
     """The database objects sharing a first key part with ``items`` (key -> instance):
     for authorships, every authorship of the items' papers.
 
-    One query per batch of first parts, with what natural keys and references need; a
-    many-to-many list (``Authorship.affiliations``) comes as natural keys in order.
+    One query per batch of first parts, with what natural keys, references and
+    many-to-many lists (``Authorship.affiliations``) need.
     """
     specs = field_specs(model).values()
     select = _key_relations(model)
@@ -120,28 +125,12 @@ def load_existing(model, items):
         if spec.kind == "reference":
             select |= {spec.name} | _key_relations(spec.target, f"{spec.name}__")
     lookup = f"{natural_key_lookups(model)[0]}__in"
+    lists = [references_lookup(spec) for spec in specs if spec.kind == "references"]
+    queryset = model.objects.select_related(*select).prefetch_related(*lists)
     found = {}
     for chunk in chunks({item.key[0] for item in items}):
-        for instance in model.objects.select_related(*select).filter(**{lookup: chunk}):
+        for instance in queryset.filter(**{lookup: chunk}):
             found[tuple(instance.natural_key())] = instance
-    by_pk = {instance.pk: instance for instance in found.values()}
-    for spec in specs:
-        if spec.kind != "references":
-            continue
-        through = spec.field.remote_field.through
-        source, target = spec.field.m2m_field_name(), spec.field.m2m_reverse_field_name()
-        name = "_imported_" + spec.name  # see database_value()
-        for instance in by_pk.values():
-            setattr(instance, name, [])
-        target_key = [f"{target}__{lookup}" for lookup in natural_key_lookups(spec.target)]
-        for chunk in chunks(by_pk):
-            rows = (
-                through.objects.filter(**{f"{source}__in": chunk})
-                .order_by(*through._meta.ordering, "pk")
-                .values_list(f"{source}_id", *target_key)
-            )
-            for pk, *key in rows:
-                getattr(by_pk[pk], name).append(key)
     return found
 
 
@@ -215,7 +204,7 @@ def plan_import(fixture, *, overwrite=False):
     _follow_deletions(changes)
     problems.extend(_check_final_values(fixture, [c for c in changes if c.action != DELETED]))
     problems.sort(key=file_order)
-    return Plan(fixture, changes, problems, overwrite)
+    return Plan(fixture, changes, problems)
 
 
 def _follow_deletions(changes):
