@@ -43,13 +43,9 @@ class PreparedImage:
 
 @dataclass
 class Item:
-    """One object of the fixture, with its checked values (JSON values, see below).
-
-    ``values`` holds what the fixture writes, normalised the way export writes it:
-    strings, integers, ``"YYYY-MM-DD"`` or ``None`` for dates, a natural key list for
-    a reference, a list of natural keys in the file's order for ``affiliations`` and the digest
-    of the image as it will be stored for an image (see ``images``).
-    """
+    """One object of the fixture. ``values`` holds what it writes, normalised as export
+    writes it (dates as ``"YYYY-MM-DD"``, references as natural key lists, an image as
+    the digest of the bytes to store)."""
 
     index: int
     model: type
@@ -110,10 +106,8 @@ def _check_reference(spec, value):
 def clean_value(spec, value, base_dir):
     """Check one field value; return ``(normalised value, PreparedImage or None)``.
 
-    Types are strict (a string for text, an integer for numbers, a list for a
-    natural key); no string may hold a NUL character (PostgreSQL cannot store one); an
-    image path must stay inside ``base_dir`` (see :func:`_image_path`); everything else
-    is ``Field.clean``: lengths, slugs, URLs, choices, dates, blank. Raises
+    Types are strict (no ``"5"`` for 5), no NUL characters (PostgreSQL cannot store
+    them), images inside ``base_dir``; the rest is ``Field.clean``. Raises
     ``ValidationError`` with a message for the fixture's author.
     """
     if isinstance(value, str):
@@ -178,13 +172,9 @@ def _image_path(base_dir, value):
 
 
 def read_fixture(path):
-    """Parse and check the fixture at ``path``; return a :class:`Fixture`.
-
-    Never raises for a problem in the content: every problem found is in
-    ``Fixture.problems`` (an unreadable or unparsable file raises
-    :class:`FixtureInvalid`). Queries the database only to find the objects the
-    file refers to but does not contain.
-    """
+    """Parse and check the fixture at ``path``; return a :class:`Fixture`, its
+    problems in ``Fixture.problems``. Raises :class:`FixtureInvalid` only for a file
+    that cannot be read or parsed."""
     path = Path(path)
     data, document = compact.objects_from(parse(path), path)
     return read_objects(data, source=path, document=document)
@@ -341,13 +331,10 @@ def _unknown_field_message(model, name):
 def _check_references(path, items, in_file, problems):
     """Report references found neither in the file nor in the database, once each.
 
-    One mistake gives one problem: a reference to an object of the file that failed
-    its own checks is not reported again (the referring object is left out silently,
-    and so, in turn, are the objects referring to it); a reference whose key extends a
-    missing or failed one (an award level of a missing award) is not reported beside
-    it; a key referred to by several objects is reported once, at the first of them.
-    Returns model -> natural key -> primary key for the referenced objects that the
-    database holds (whether or not the file contains them too).
+    One mistake, one problem: what refers to a failed object of the file is left out
+    silently, a key under a missing one (a level of a missing award) is not reported
+    beside it, and a key is reported at the first object naming it. Returns model ->
+    natural key -> primary key for the referenced objects the database holds.
     """
     wanted = defaultdict(set)
     for item in items:
