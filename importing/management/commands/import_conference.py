@@ -119,32 +119,22 @@ class Command(BaseCommand):
         if not verbosity and not dry_run:
             return
         if not created and not updated and deleted:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"No object {would}created or updated: {unchanged} unchanged{kept}."
-                )
-            )
+            summary = f"No object {would}created or updated: {unchanged} unchanged{kept}."
         elif not created and not updated and conflicts:
             # Not "already matches": the kept fields differ from the file.
             fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"No object changed: {path} matches the database ({unchanged} objects) "
-                    f"except {fields} an editor changed, kept (use --overwrite to take the "
-                    "file's values)."
-                )
+            summary = (
+                f"No object changed: {path} matches the database ({unchanged} objects) "
+                f"except {fields} an editor changed, kept (use --overwrite to take the "
+                "file's values)."
             )
         elif not created and not updated:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"Nothing to change: the database already matches {path} ({unchanged} objects)."
-                )
+            summary = (
+                f"Nothing to change: the database already matches {path} ({unchanged} objects)."
             )
         else:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"{created} {would}created, {updated} {would}updated, "
-                    f"{unchanged} unchanged{kept}."
-                    + (" Dry run: nothing was written." if dry_run else "")
-                )
+            summary = (
+                f"{created} {would}created, {updated} {would}updated, {unchanged} unchanged{kept}."
             )
+            summary += " Dry run: nothing was written." if dry_run else ""
+        self.stdout.write(self.style.SUCCESS(summary))
