@@ -93,18 +93,21 @@ class _ValueError(Exception):
 
 
 class _Reader:
+    """One file's reading: its problems, its @strings and the entry being read."""
+
     def __init__(self, source):
         self.source = str(source)
         self.problems = []
         self.strings = dict(MONTHS)
+        self.line, self.entry = 0, None  # the block being read
         self.unreadable = set()  # the fields of the current entry that cannot be read
 
-    def problem(self, line, message, *, entry=None, field=None):
-        label = f"line {line}"
-        key = None
-        if entry is not None:
-            label += f", @{entry.entry_type.lower()}"
-            key = (entry.key,) if entry.key else None
+    def problem(self, message, *, field=None):
+        """Report ``message`` at the current block (its line, type and citation key)."""
+        label, key = f"line {self.line}", None
+        if self.entry is not None:
+            label += f", @{self.entry.entry_type.lower()}"
+            key = (self.entry.key,) if self.entry.key else None
         self.problems.append(Problem(self.source, message, label=label, key=key, field=field))
 
     def read(self, text):
@@ -117,86 +120,79 @@ class _Reader:
             return []
         papers, seen = [], {}
         for block in library.blocks:
-            line = (block.start_line or 0) + 1
+            self.line, self.entry = (block.start_line or 0) + 1, None
             if isinstance(block, DuplicateBlockKeyBlock):
                 # The key is checked below, regardless of case; a redefined @string is
                 # allowed, the later definition wins (as in BibTeX).
                 block = block.ignore_error_block
             if isinstance(block, DuplicateFieldKeyBlock):
-                fields = ", ".join(sorted(block.duplicate_keys))
-                self.problem(
-                    line, f"a field is given twice: {fields}", entry=block.ignore_error_block
-                )
-                continue
-            if isinstance(block, ParsingFailedBlock):
+                self.entry = block.ignore_error_block
+                self.problem(f"a field is given twice: {', '.join(sorted(block.duplicate_keys))}")
+            elif isinstance(block, ParsingFailedBlock):
                 reason = (
                     getattr(block.error, "abort_reason", "").strip() or type(block.error).__name__
                 )
-                self.problem(line, f"this entry cannot be read as BibTeX: {reason}")
-                continue
-            if isinstance(block, String):
-                self.read_string(block, line)
+                self.problem(f"this entry cannot be read as BibTeX: {reason}")
+            elif isinstance(block, String):
+                self.read_string(block)
             elif isinstance(block, Entry):
-                paper = self.read_entry(block, line, seen)
+                self.entry = block
+                paper = self.read_entry(block, seen)
                 if paper is not None:
                     papers.append(paper)
         return papers
 
-    def read_string(self, block, line):
+    def read_string(self, block):
         try:
             self.strings[block.key.lower()] = self.resolve(block.value)
         except _ValueError as error:
             self.problems.append(
-                Problem(self.source, str(error), label=f"line {line}, @string", key=(block.key,))
+                Problem(
+                    self.source, str(error), label=f"line {self.line}, @string", key=(block.key,)
+                )
             )
 
-    def read_entry(self, entry, line, seen):
+    def read_entry(self, entry, seen):
         """The paper of ``entry``, or None when it is no paper or has a problem."""
         entry_type = entry.entry_type.lower()
         if not entry.key:
-            self.problem(line, "the entry has no citation key", entry=entry)
+            self.problem("the entry has no citation key")
             return None
         folded = entry.key.casefold()
         if folded in seen:
             self.problem(
-                line,
                 f"the citation key is used already, by the entry on line {seen[folded]} "
-                "(BibTeX ignores case in keys)",
-                entry=entry,
+                "(BibTeX ignores case in keys)"
             )
             return None
-        seen[folded] = line
+        seen[folded] = self.line
         if entry_type in SKIPPED_TYPES:
             return None
         if entry_type not in PAPER_TYPES:
             allowed = ", ".join(f"@{name}" for name in sorted(PAPER_TYPES))
-            self.problem(
-                line,
-                f"unknown entry type @{entry_type}: a paper is one of {allowed}",
-                entry=entry,
-            )
+            self.problem(f"unknown entry type @{entry_type}: a paper is one of {allowed}")
             return None
         count = len(self.problems)
         fields, self.unreadable = {}, set()
         for field in entry.fields:
             name = field.key.lower()
             if name in fields:
-                self.problem(line, f"the field {name!r} is given twice", entry=entry)
+                self.problem(f"the field {name!r} is given twice")
                 continue
             if name not in READ_FIELDS:
                 continue  # not read, so not checked either (a @string defined elsewhere)
             try:
                 fields[name] = self.resolve(field.value)
             except _ValueError as error:
-                self.problem(line, str(error), entry=entry, field=name)
+                self.problem(str(error), field=name)
                 self.unreadable.add(name)  # reported once: not "missing" below
         paper = {
             "key": entry.key,
-            "title": self.title(fields, entry, line),
-            "authors": self.authors(fields, entry, line),
-            "year": self.year(fields, entry, line),
-            "pages": self.pages(fields, entry, line),
-            "links": self.links(fields, entry, line),
+            "title": self.title(fields),
+            "authors": self.authors(fields),
+            "year": self.year(fields),
+            "pages": self.pages(fields),
+            "links": self.links(fields),
         }
         return paper if len(self.problems) == count else None
 
@@ -240,15 +236,15 @@ class _Reader:
                 raise _ValueError(f"expected “#” between parts of a value, found “{raw[position]}”")
             position += 1
 
-    def decode(self, value, entry, line, field):
+    def decode(self, value, field):
         """LaTeX ``value`` as Unicode text (see the module docstring), or None after
         reporting why it cannot be decoded."""
         text, mistakes = latex_to_text(value)
         for mistake in mistakes:
-            self.problem(line, mistake, entry=entry, field=field)
+            self.problem(mistake, field=field)
         return text
 
-    def check(self, model_field, value, entry, line, field, *, quote=False):
+    def check(self, model_field, value, field, *, quote=False):
         """Whether the model's own field accepts ``value``; reports why not (after the
         value itself when ``quote``)."""
         try:
@@ -256,96 +252,90 @@ class _Reader:
         except ValidationError as error:
             for message in error.messages:
                 message = f"“{value}”: {message}" if quote else message
-                self.problem(line, message, entry=entry, field=field)
+                self.problem(message, field=field)
             return False
         return True
 
-    def title(self, fields, entry, line):
+    def title(self, fields):
         raw = fields.get("title", "")
         if "title" in self.unreadable:
             return ""
         if not raw.strip():
-            self.problem(line, "the entry has no title", entry=entry, field="title")
+            self.problem("the entry has no title", field="title")
             return ""
-        title = self.decode(raw, entry, line, "title")
+        title = self.decode(raw, "title")
         if title is None:
             return ""
         if not title:
-            self.problem(
-                line, "the title is empty once its LaTeX is read", entry=entry, field="title"
-            )
+            self.problem("the title is empty once its LaTeX is read", field="title")
             return ""
-        self.check(Paper._meta.get_field("title"), title, entry, line, "title")
+        self.check(Paper._meta.get_field("title"), title, "title")
         return title
 
-    def authors(self, fields, entry, line):
+    def authors(self, fields):
         if "author" in self.unreadable:
             return []
         names = split_multiple_persons_names(fields.get("author", ""))
         if not names:
-            self.problem(line, "the entry has no authors", entry=entry, field="author")
+            self.problem("the entry has no authors", field="author")
             return []
         authors = []
         for number, name in enumerate(names, start=1):
-            display = self.author_name(name, number, entry, line)
+            display = self.author_name(name, number)
             if display is not None:
                 authors.append({"name": display})
         return authors
 
-    def author_name(self, raw, number, entry, line):
+    def author_name(self, raw, number):
         """One BibTeX name in display order ("First von Last Jr."), or None."""
         raw = DBLP_HOMONYM.sub("", raw.strip())
         where = f"author {number} “{' '.join(raw.split())}”"
         if raw.lower() == "others":
             self.problem(
-                line,
                 "“and others” stands for authors left out: list every author, as the "
                 "site shows the complete list",
-                entry=entry,
                 field="author",
             )
             return None
         try:
             parts = parse_single_name_into_parts(raw, strict=True)
         except InvalidNameError as error:
-            self.problem(line, f"{where}: {error.reason}", entry=entry, field="author")
+            self.problem(f"{where}: {error.reason}", field="author")
             return None
         words = parts.first + parts.von + parts.last + parts.jr
         if not words or "and" in words:
             self.problem(
-                line,
                 f"{where}: a name is empty (“and” at the start or end, or twice in a row)",
-                entry=entry,
                 field="author",
             )
             return None
-        name = self.decode(" ".join(words), entry, line, "author")
+        name = self.decode(" ".join(words), "author")
         if name is None:
             return None
         if not name:
-            self.problem(line, f"{where}: the name is empty", entry=entry, field="author")
+            self.problem(f"{where}: the name is empty", field="author")
             return None
-        if not self.check(Author._meta.get_field("name"), name, entry, line, "author"):
+        if not self.check(Author._meta.get_field("name"), name, "author"):
             return None
         return name
 
-    def year(self, fields, entry, line):
+    def year(self, fields):
         raw = " ".join(fields.get("year", "").replace("{", "").replace("}", "").split())
         if not raw:
             return None
         if not re.fullmatch(r"\d{1,4}", raw):
-            self.problem(line, f"the year “{raw}” is not a number", entry=entry, field="year")
+            self.problem(f"the year “{raw}” is not a number", field="year")
             return None
         return int(raw)
 
-    def pages(self, fields, entry, line):
+    def pages(self, fields):
         raw = " ".join(fields.get("pages", "").replace("{", "").replace("}", "").split())
         pages = PAGE_DASH.sub("-", raw)
-        if pages and not self.check(Paper._meta.get_field("pages"), pages, entry, line, "pages"):
+        if pages and not self.check(Paper._meta.get_field("pages"), pages, "pages"):
             return ""
         return pages
 
-    def links(self, fields, entry, line):
+    def links(self, fields):
         found = {}  # kind -> (url, field)
 
         def add(kind, url, field):
@@ -360,9 +350,7 @@ class _Reader:
             if doi.startswith("10."):
                 add(PaperLink.Kind.DOI, "https://doi.org/" + quote(doi, safe="/:;()[]._-<>"), "doi")
             else:
-                self.problem(
-                    line, f"“{doi}” is not a DOI (one starts “10.”)", entry=entry, field="doi"
-                )
+                self.problem(f"“{doi}” is not a DOI (one starts “10.”)", field="doi")
         eprint = _clean_url(fields.get("eprint", "")).removeprefix("arXiv:")
         prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip()
         if eprint and (prefix.lower() == "arxiv" or (not prefix and ARXIV_ID.match(eprint))):
@@ -381,7 +369,7 @@ class _Reader:
         return {
             kind: url
             for kind, (url, field) in found.items()
-            if self.check(url_field, url, entry, line, field, quote=True)
+            if self.check(url_field, url, field, quote=True)
         }
 
 
