@@ -256,46 +256,39 @@ def _read_object(path, base_dir, index, obj, problems):
         problem(f"'fields' must be an object, got {_type_name(fields)}", label=label)
         return None
     specs = field_specs(model)
-    values, images, valid, where = {}, {}, True, {"label": label}
-    # The key first, so every later message can name the object by it.
-    for name in model.natural_key_fields:
-        if name in fields:
-            try:
-                values[name], _ = clean_value(specs[name], fields[name], base_dir)
-            except ValidationError:
-                pass  # reported with the other fields below
-    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
-    key = _written_key(model, values) if named else None
-    # An object whose key is invalid is still named by what the file wrote.
-    where["key"] = key if key is not None else _written_key(model, fields)
-    for name in getattr(fields, "duplicates", ()):
-        valid = False
-        problem("written more than once in this object", field=name, **where)
+    values, images = {}, {}
+    failed = [
+        (name, "written more than once in this object")
+        for name in getattr(fields, "duplicates", ())  # see parsing._JSONObject
+    ]
     for name, value in fields.items():
         spec = specs.get(name)
         if spec is None:
-            valid = False
-            problem(_unknown_field_message(model, name), field=name, **where)
+            failed.append((name, _unknown_field_message(model, name)))
             continue
         try:
             values[name], image = clean_value(spec, value, base_dir)
         except ValidationError as error:
-            valid = False
-            problem("; ".join(error.messages), field=name, **where)
+            failed.append((name, "; ".join(error.messages)))
             continue
         if values[name] == "" and name in model.natural_key_fields:
-            valid = False
-            problem("part of the natural key: it cannot be empty", field=name, **where)
-            continue
-        if image is not None:
+            failed.append((name, "part of the natural key: it cannot be empty"))
+        elif image is not None:
             images[name] = image
-    for name, spec in specs.items():
-        if spec.required and name not in fields:
-            valid = False
-            problem("required field missing", field=name, **where)
-    valid = valid and key is not None
+    failed += [
+        (name, "required field missing")
+        for name, spec in specs.items()
+        if spec.required and name not in fields
+    ]
+    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
+    key = _written_key(model, values) if named else None
+    # Every message names the object by its key; an invalid key, as the file wrote it.
+    written = key if key is not None else _written_key(model, fields)
+    for name, message in failed:
+        problem(message, field=name, label=label, key=written)
+    valid = not failed and key is not None
     if key is None:
-        key = where["key"]
+        key = written
         try:
             hash(key)
         except TypeError:  # a list or mapping where a string belongs
