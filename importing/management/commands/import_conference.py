@@ -2,11 +2,9 @@
 
 ``loaddata`` overwrites whatever it is given and stops at the first error. This command
 checks the whole file first and writes nothing unless all of it is valid, shows what
-it would change (``--dry-run``), and keeps the fields editors changed in the admin
-since the last import (``--overwrite`` takes the file's values instead). The logic is
-in :mod:`importing`; the formats are documented in ``docs/fixture-format.md``
-(a fixture) and ``docs/compact-format.md`` (a compact conference file, which may name a
-BibTeX file). The file's kind is told by its content, never its name.
+it would change (``--dry-run``), and keeps the fields editors changed since the last
+import (unless ``--overwrite``). The logic is in :mod:`importing.pipeline`; the formats
+in ``docs/fixture-format.md`` and ``docs/compact-format.md``.
 """
 
 import json
