@@ -26,14 +26,9 @@ from importing.planning import DELETED
 def apply_plan(plan, *, source=""):
     """Write ``plan`` to the database in one transaction; return the plan.
 
-    Creates and updates objects with bulk queries in dependency order, stores new
-    images in the media storage, sets affiliations, records what was imported
-    (:class:`~catalogue.models.ImportRecord`) and writes the history (:func:`record_history`).
-    Bulk queries send no model signals, so it sends ``content_changed``
-    (:mod:`catalogue.signals`) with the papers and authors the changes reach: their
-    matched text and published-paper column follow, and the page cache retires every
-    cached page.
-    On PostgreSQL the tables it wrote are analysed (:func:`refresh_statistics`).
+    Bulk queries in dependency order, images, affiliations, import records and history
+    (:func:`record_history`). Bulk queries send no model signals, so it sends
+    ``content_changed`` with the papers and authors the changes reach (:func:`_reached`).
     Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
     """
     if plan.problems:
@@ -98,13 +93,10 @@ def refresh_statistics(models):
 def record_history(changes, source, primary_keys=None):
     """One django-reversion revision for the import (comment ``import_conference <file>``).
 
-    It holds a first version of every object the import created and a version of every
-    object it updated, each with what belongs to it (``editorial.history.FOLLOW``), so an
-    editor's first change can be undone and a deleted object recovered. Objects the file
-    names but left unchanged get a version only if they have none yet (imported before
-    the importer wrote history). Written in bulk: a few queries per 500 objects.
-    ``primary_keys`` ({model: {natural key: pk}}) names objects created without their
-    primary key coming back (databases without RETURNING). Returns the revision or None.
+    A version of every object created or updated (so an editor's first change can be
+    undone), and of the unchanged ones that have none yet. ``primary_keys`` ({model:
+    {natural key: pk}}) names objects created without their primary key coming back
+    (databases without RETURNING). Returns the revision or None.
     """
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
@@ -128,8 +120,7 @@ def _reached(changes, primary_keys):
     Papers: those created or updated, of authorships created or updated, of authors and
     institutions updated. Authors: those of authorships created or updated, of papers
     updated and of the papers of conferences updated (a status may have changed).
-    ``primary_keys`` ({model: {natural key: pk}}) names papers created without their
-    primary key coming back (databases without RETURNING).
+    ``primary_keys`` as for :func:`record_history`.
     """
     papers, authors = set(), set()
     updated = defaultdict(set)  # model -> primary keys of the objects updated

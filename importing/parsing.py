@@ -63,12 +63,9 @@ _Loader.add_constructor(
 def parse(path):
     """Load the fixture file at ``path`` into Python lists and dicts.
 
-    ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), and so is
-    any other file but a ``.json`` one whose text does not start with ``[`` or ``{``
-    (a compact file may have any name); others as JSON. Raises
-    :class:`FixtureInvalid` when the file cannot be read, is not UTF-8, is a BibTeX
-    file (which needs a compact file to name it), is not valid JSON or YAML, or nests
-    lists and objects more than ``MAX_DEPTH`` levels deep.
+    YAML for ``.yaml`` and ``.yml``, and for other files but ``.json`` whose text does not
+    start with ``[`` or ``{``; JSON otherwise. Raises :class:`FixtureInvalid` for each
+    refusal of the module docstring.
     """
     path = Path(path)
     try:
@@ -172,10 +169,8 @@ def _field_name(where):
 def _too_deep(data):
     """True when lists and objects nest more than MAX_DEPTH levels (or contain themselves).
 
-    Walks without recursion, so that the checks after parsing never recurse deeper than
-    MAX_DEPTH. A container reached again at no greater depth than before is not walked
-    again (YAML aliases may share one list many times); one that contains itself is
-    reached deeper each time, until it is too deep.
+    Walks without recursion; a container shared by YAML aliases is walked again only
+    when reached deeper, so one that contains itself ends up too deep.
     """
     checked = {}
     stack = [(data, 1)]

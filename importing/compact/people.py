@@ -1,10 +1,8 @@
 """People and institutions of a compact file, matched to the database and to each other.
 
-By ORCID, then slug, then exact name (``docs/compact-format.md``). A name that matches
-someone only loosely (the same when accents, case and spacing are folded, or the same
-derived slug) becomes a new person or institution with a free slug, and a note says it
-may be a duplicate: nothing is merged on a guess. :class:`PeopleMixin` is a part of the
-reader's translator (importing/compact/reader.py).
+By ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
+accents, case and spacing, or the same derived slug) becomes a new object with a free
+slug and a note: nothing is merged on a guess. A part of the reader's translator.
 """
 
 import json
