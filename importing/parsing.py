@@ -125,18 +125,7 @@ def _refuse_surrogates(path, data):
         label = obj.get("model") if isinstance(obj, dict) else None
         if not isinstance(label, str) or _has_surrogate(label):
             label = None
-        stack = [((), obj)]
-        while stack:
-            where, value = stack.pop()
-            if isinstance(value, dict):
-                for name, child in value.items():
-                    if isinstance(name, str) and _has_surrogate(name):
-                        problems.append((index, label, (*where, name), f"the name {name!r}"))
-                    stack.append(((*where, name), child))
-            elif isinstance(value, list):
-                stack.extend(((*where, position), child) for position, child in enumerate(value))
-            elif isinstance(value, str) and _has_surrogate(value):
-                problems.append((index, label, where, "the text"))
+        problems += [(index, label, where, what) for where, what in _surrogates(obj)]
     if problems:
         raise FixtureInvalid(
             [
@@ -152,6 +141,21 @@ def _refuse_surrogates(path, data):
                 for index, label, where, what in sorted(problems, key=lambda p: (p[0], str(p[2])))
             ]
         )
+
+
+def _surrogates(value, where=()):
+    """(location, what) for each name or text in ``value`` holding a lone surrogate.
+    Recursive: ``value`` nests at most MAX_DEPTH deep (:func:`_too_deep`)."""
+    if isinstance(value, dict):
+        for name, child in value.items():
+            if isinstance(name, str) and _has_surrogate(name):
+                yield (*where, name), f"the name {name!r}"
+            yield from _surrogates(child, (*where, name))
+    elif isinstance(value, list):
+        for position, child in enumerate(value):
+            yield from _surrogates(child, (*where, position))
+    elif isinstance(value, str) and _has_surrogate(value):
+        yield where, "the text"
 
 
 def _field_name(where):
