@@ -101,30 +101,26 @@ def export_conference(slug, *, format="fixture", as_json=False, published_only=F
         for instance in queryset:
             fields = {}
             for name, spec in specs.items():
-                if spec.kind == "image":
-                    stored = getattr(instance, spec.attname)
-                    data = None
-                    if stored:
-                        relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
-                        try:
-                            with default_storage.open(stored.name, "rb") as image:
-                                data = image.read()
-                        except OSError as error:
-                            warnings.append(
-                                f"{model._meta.label_lower} {format_key(instance.natural_key())}"
-                                f", field {name!r}: the image {stored.name} cannot be read "
-                                f'({error.strerror or error}); it is left out (written "")'
-                            )
-                    if data is not None:
-                        if images.setdefault(relative, data) != data:
-                            raise ExportError(
-                                f"two different images would both be written as {relative}"
-                            )
-                        fields[name] = relative
-                    else:
-                        fields[name] = ""
-                else:
+                if spec.kind != "image":
                     fields[name] = database_value(spec, instance)
+                    continue
+                stored, fields[name] = getattr(instance, spec.attname), ""
+                if not stored:
+                    continue
+                try:
+                    with default_storage.open(stored.name, "rb") as image:
+                        data = image.read()
+                except OSError as error:
+                    warnings.append(
+                        f"{model._meta.label_lower} {format_key(instance.natural_key())}"
+                        f", field {name!r}: the image {stored.name} cannot be read "
+                        f'({error.strerror or error}); it is left out (written "")'
+                    )
+                    continue
+                relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
+                if images.setdefault(relative, data) != data:
+                    raise ExportError(f"two different images would both be written as {relative}")
+                fields[name] = relative
             rows.append((tuple(instance.natural_key()), fields))
         rows.sort(key=lambda row: row[0])
         label = model._meta.label_lower
