@@ -10,6 +10,7 @@ in ``docs/fixture-format.md`` and ``docs/compact-format.md``.
 import json
 
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 
 from importing.pipeline import FixtureInvalid, format_key, import_fixture
 from importing.planning import DELETED
@@ -65,7 +66,7 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.ERROR(str(problem)))
             count = len(error.problems)
             raise CommandError(
-                f"{count} problem{'s' if count != 1 else ''} in {path}; nothing was written."
+                f"{count} problem{pluralize(count)} in {path}; nothing was written."
             ) from None
         would = "would be " if dry_run else ""
         document = plan.fixture.document
@@ -107,20 +108,16 @@ class Command(BaseCommand):
         created, updated = plan.count("create"), plan.count("update")
         unchanged, deleted = plan.count("unchanged"), plan.count(DELETED)
         conflicts = sum(len(change.conflicts) for change in plan.conflicts)
-        kept = (
-            f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
-        )
+        kept = f"; {conflicts} editor change{pluralize(conflicts)} kept" if conflicts else ""
         if deleted:
-            kept += (
-                f"; {deleted} object{'s' if deleted != 1 else ''} editors deleted not created again"
-            )
+            kept += f"; {deleted} object{pluralize(deleted)} editors deleted not created again"
         if not verbosity and not dry_run:
             return
         if not created and not updated and deleted:
             summary = f"No object {would}created or updated: {unchanged} unchanged{kept}."
         elif not created and not updated and conflicts:
             # Not "already matches": the kept fields differ from the file.
-            fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
+            fields = f"{conflicts} field{pluralize(conflicts)}"
             summary = (
                 f"No object changed: {path} matches the database ({unchanged} objects) "
                 f"except {fields} an editor changed, kept (use --overwrite to take the "
