@@ -26,14 +26,9 @@ from importing.planning import DELETED
 def apply_plan(plan, *, source=""):
     """Write ``plan`` to the database in one transaction; return the plan.
 
-    Creates and updates objects with bulk queries in dependency order, stores new
-    images in the media storage, sets affiliations, records what was imported
-    (:class:`~catalogue.models.ImportRecord`) and writes the history (:func:`record_history`).
-    Bulk queries send no model signals, so it sends ``content_changed``
-    (:mod:`catalogue.signals`) with the papers and authors the changes reach: their
-    matched text and published-paper column follow, and the page cache retires every
-    cached page.
-    On PostgreSQL the tables it wrote are analysed (:func:`refresh_statistics`).
+    Bulk queries in dependency order, images, affiliations, import records and history
+    (:func:`record_history`). Bulk queries send no model signals, so it sends
+    ``content_changed`` with the papers and authors the changes reach (:func:`_reached`).
     Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
     """
     if plan.problems:
@@ -54,13 +49,8 @@ def apply_plan(plan, *, source=""):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
         if plan.writes_anything:
-            # Bulk queries send no model signal: the papers and authors the changes reach
-            # (their matched text, whether they have a published paper; the page cache).
-            content_changed.send(
-                sender=apply_plan,
-                papers=_papers_reached(plan.changes, primary_keys),
-                authors=_authors_reached(plan.changes, primary_keys) | former_authors,
-            )
+            papers, authors = _reached(plan.changes, primary_keys)
+            content_changed.send(sender=apply_plan, papers=papers, authors=authors | former_authors)
         _write_records(plan.changes, source)
         record_history(plan.changes, source, primary_keys)
         refresh_statistics(
@@ -73,24 +63,16 @@ def apply_plan(plan, *, source=""):
 
 def refresh_statistics(models):
     """On PostgreSQL, ``ANALYZE`` the tables of ``models`` (Model classes) and of their
-    many-to-many ``through`` models, so that the planner's statistics describe the rows
-    just written; elsewhere nothing. Returns None; database errors propagate.
+    many-to-many ``through`` models; elsewhere nothing. Database errors propagate.
 
-    PostgreSQL plans every query from these statistics, which only ``ANALYZE`` or
-    autovacuum update (autovacuum up to a minute after a large write, and only once
-    the rows changed reach a tenth of the table). Right after make bench's import of
-    5,000 papers into empty tables, the server process spent 343 ms of CPU on a search
-    (``?q=prediction``), 47 ms on the author page and 23 ms on the conference page;
-    after ``ANALYZE`` 13, 6 and 9 ms (in one run; the process's CPU time read from
-    /proc/<pid>/schedstat, as benchmarks/server_time.py's "DB CPU" column reads it).
-    Run inside the import's transaction, it sees the rows the transaction wrote, and its
-    statistics take effect when it commits. It took about 0.15 s at that size,
-    on a loaded machine where the import itself took 110 to 220 s.
-
-    SQLite is left alone: it has no statistics unless ``ANALYZE`` makes them, so it
-    plans a fresh import's queries as it always does, and the site's queries are written
-    for that planner (the SQLite tests of query plans assume it); statistics it made
-    would never be refreshed by itself, as PostgreSQL's autovacuum refreshes them.
+    PostgreSQL plans queries from statistics that only ``ANALYZE`` or autovacuum (up to
+    a minute later, once a tenth of a table changed) update. Right after make bench's
+    import of 5,000 papers into empty tables, a search took 343 ms of server CPU, the
+    author page 47 and the conference page 23; after ``ANALYZE`` 13, 6 and 9 ms (one
+    run, benchmarks/server_time.py's "DB CPU"), for about 0.15 s of ``ANALYZE``. Run in
+    the import's transaction, it sees its rows. SQLite is left alone: it has no
+    statistics unless ``ANALYZE`` makes them, and the site's queries are written for
+    its planner without them (the SQLite query-plan tests assume it).
     """
     if connection.vendor != "postgresql":
         return
@@ -111,13 +93,10 @@ def refresh_statistics(models):
 def record_history(changes, source, primary_keys=None):
     """One django-reversion revision for the import (comment ``import_conference <file>``).
 
-    It holds a first version of every object the import created and a version of every
-    object it updated, each with what belongs to it (``editorial.history.FOLLOW``), so an
-    editor's first change can be undone and a deleted object recovered. Objects the file
-    names but left unchanged get a version only if they have none yet (imported before
-    the importer wrote history). Written in bulk: a few queries per 500 objects.
-    ``primary_keys`` ({model: {natural key: pk}}) names objects created without their
-    primary key coming back (databases without RETURNING). Returns the revision or None.
+    A version of every object created or updated (so an editor's first change can be
+    undone), and of the unchanged ones that have none yet. ``primary_keys`` ({model:
+    {natural key: pk}}) names objects created without their primary key coming back
+    (databases without RETURNING). Returns the revision or None.
     """
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
@@ -133,13 +112,18 @@ def record_history(changes, source, primary_keys=None):
     return record_versions(changed, f"import_conference {source}".strip(), missing_only=unversioned)
 
 
-def _papers_reached(changes, primary_keys):
-    """The primary keys of the papers whose matched text (catalogue/matching.py) ``changes``
-    may have changed: papers created or updated, the papers of authorships created or
-    updated (their affiliations included), of authors and of institutions updated.
-    ``primary_keys`` ({model: {natural key: pk}}) names papers created without their
-    primary key coming back (databases without RETURNING)."""
-    papers, authors, institutions = set(), set(), set()
+def _reached(changes, primary_keys):
+    """``(papers, authors)``: the primary keys of the papers whose matched text
+    (catalogue/matching.py) and of the authors whose ``has_published_paper``
+    (catalogue/published_authors.py) ``changes`` may have changed.
+
+    Papers: those created or updated, of authorships created or updated, of authors and
+    institutions updated. Authors: those of authorships created or updated, of papers
+    updated and of the papers of conferences updated (a status may have changed).
+    ``primary_keys`` as for :func:`record_history`.
+    """
+    papers, authors = set(), set()
+    updated = defaultdict(set)  # model -> primary keys of the objects updated
     for change in changes:
         if change.action not in ("create", "update") or change.instance is None:
             continue
@@ -148,45 +132,20 @@ def _papers_reached(changes, primary_keys):
             papers.add(change.instance.pk or primary_keys[Paper][change.item.key])
         elif model is Authorship:
             papers.add(change.instance.paper_id)
-        elif model is Author and change.action == "update":
-            authors.add(change.instance.pk)
-        elif model is Institution and change.action == "update":
-            institutions.add(change.instance.pk)
-    for chunk in chunks(sorted(authors)):
-        papers.update(
-            Authorship.objects.filter(author__in=chunk).values_list("paper_id", flat=True)
-        )
-    for chunk in chunks(sorted(institutions)):
-        reached = Authorship.objects.filter(affiliation_rows__institution__in=chunk)
-        papers.update(reached.values_list("paper_id", flat=True))
-    return papers
-
-
-def _authors_reached(changes, primary_keys):
-    """The primary keys of the authors whose ``has_published_paper``
-    (catalogue/published_authors.py) ``changes`` may have changed, as they stand after the
-    changes: the authors of authorships created or updated, and the authors of the papers
-    created or updated and of the papers of conferences updated (a status or conference
-    may have changed). ``primary_keys`` as for :func:`_papers_reached`."""
-    authors, papers, conferences = set(), set(), set()
-    for change in changes:
-        if change.action not in ("create", "update") or change.instance is None:
-            continue
-        model = change.item.model
-        if model is Authorship:
             authors.add(change.instance.author_id)
-        elif model is Paper and change.action == "update":
-            papers.add(change.instance.pk)
-        elif model is Conference and change.action == "update":
-            conferences.add(change.instance.pk)
-    for chunk in chunks(sorted(papers)):
-        authors.update(
-            Authorship.objects.filter(paper__in=chunk).values_list("author_id", flat=True)
-        )
-    for chunk in chunks(sorted(conferences)):
-        reached = Authorship.objects.filter(paper__conference__in=chunk)
-        authors.update(reached.values_list("author_id", flat=True))
-    return authors
+        if change.action == "update":
+            updated[model].add(change.instance.pk)
+    # What the objects updated reach through authorships.
+    for model, lookup, reached, column in (
+        (Author, "author__in", papers, "paper_id"),
+        (Institution, "affiliation_rows__institution__in", papers, "paper_id"),
+        (Paper, "paper__in", authors, "author_id"),
+        (Conference, "paper__conference__in", authors, "author_id"),
+    ):
+        for chunk in chunks(sorted(updated[model])):
+            rows = Authorship.objects.filter(**{lookup: chunk})
+            reached.update(rows.values_list(column, flat=True))
+    return papers, authors
 
 
 def _python_value(spec, value, primary_keys, change):

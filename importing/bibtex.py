@@ -1,74 +1,21 @@
 """Papers and their ordered authors from a BibTeX file, as conference sites export it.
 
 :func:`parse_bibtex` reads the ``.bib`` text that PMLR, dblp, the ACL Anthology and
-OpenReview give for a paper (one file may mix them) and returns one plain dict per
-paper, in file order, for the compact conference file to name by citation key
-(``docs/bibtex.md`` shows a worked example)::
+OpenReview give (one file may mix them) and returns one plain dict per paper, in file
+order, for the compact conference file to name by citation key. The rules, field by
+field (entry types, LaTeX and maths in titles, name order, pages, links), are those of
+``docs/bibtex.md``, whose examples a test runs.
 
-    {"key": "kynkaanen25a", "title": "On \\(\\ell_1\\) Priors for BERT",
-     "authors": [{"name": "Ana Kynkäänen"}, ...], "year": 2025, "pages": "1-10",
-     "links": {"pmlr": "https://...", "pdf": "https://..."}}
-
-Libraries: bibtexparser 2 splits the file into entries, ``@string``, ``@comment`` and
-``@preamble`` blocks and splits author lists and names the way BibTeX does;
-pylatexenc turns LaTeX into Unicode. What neither does is here: ``@string``
-references and ``#`` concatenation (bibtexparser resolves only a whole value that
-is one reference), refusing LaTeX it does not know instead of dropping it, keeping
-maths, and reading links.
-
-The rules, field by field (``docs/bibtex.md`` says the same for editors):
-
-- **Entry types.** ``PAPER_TYPES`` are papers. ``SKIPPED_TYPES`` (proceedings
-  volumes, books, theses, ...) are skipped without a word, as dblp exports a paper's
-  ``@proceedings`` beside it. Any other type is refused, so a mistyped
-  ``@inprocedings`` does not vanish. ``@string``, ``@comment``, ``@preamble`` and text
-  between entries are not papers; ``@string`` values are used, the rest is ignored,
-  as BibTeX ignores it. Citation keys are unique regardless of case (BibTeX's rule).
-- **title** (required): LaTeX decoded (``{\\"o}``, ``\\"{o}``, ``\\c{c}``, ``{\\aa}``,
-  ``\\ss``, ``--``, ``~``, ``\\&``, ...), protecting braces removed (``{BERT}``),
-  white space collapsed. Maths is kept as TeX between ``\\(...\\)`` (``\\[...\\]`` when
-  displayed), the delimiters :mod:`catalogue.mathtext` renders; ``$\\ell_1$`` becomes
-  ``\\(\\ell_1\\)``. Only commands that stand for characters, and the font commands
-  whose argument is text (``\\emph``, ``\\textbf``, ``\\texttt``, ...), are decoded:
-  any other command (``\\cite``, ``\\url``, a macro of the author's own) is an error
-  rather than silently dropped, and so is a bare ``%`` (a LaTeX comment).
-- **author** (required): split at ``and`` as BibTeX does; each name in display
-  order: "Last, First", "Last, Jr., First" and "First von Last" give "First Last",
-  "First Last Jr." and "First von Last" (the ``von`` part kept where it was written).
-  A name in braces (``{OpenAI}``) is kept whole. dblp's homonym numbers
-  ("Ana Kynkäänen 0002") are dropped. ``and others`` is refused: the site shows
-  every author, and "others" would be published as an author's name.
-- **year**: the number, or None when absent.
-- **pages**: as written, with a range's dash (``--``, ``-``, an en or em dash) made
-  one hyphen, the site's convention (``Paper.pages``: "448-456"); "" when absent.
-- **links**, a map from :class:`~catalogue.models.PaperLink` kind to URL, from (first
-  wins when two give the same kind): ``pdf`` holding a web address -> pdf (a
-  reference manager's local file is not a link); ``doi`` (bare, ``doi:`` or a
-  doi.org URL) -> doi as ``https://doi.org/<doi>``; ``eprint`` with
-  ``archivePrefix`` or ``eprinttype`` arXiv, or an arXiv-shaped ``eprint`` with
-  neither -> arxiv as ``https://arxiv.org/abs/<id>``; a field named after a link kind
-  (``openreview``, ``code``, ``video``, ``slides``, ``poster``, ``project``,
-  ``dataset``, ``pmlr``, ``proceedings``, ``arxiv``) holding a URL -> that kind; then
-  ``url``, and ``howpublished`` when it is ``\\url{...}``, by address: arxiv.org/abs
-  -> arxiv, openreview.net/forum -> openreview, doi.org -> doi,
-  proceedings.mlr.press -> pmlr, a PDF (openreview.net/pdf, a path ending ``.pdf``)
-  -> pdf, github.com or gitlab.com -> code, any other address -> proceedings (the
-  publisher's page, which is what BibTeX's ``url`` usually is). LaTeX escapes in URLs
-  (dblp's ``paper\\_files``) are undone. Other fields (abstract, booktitle, editor,
-  month, biburl, ...) are not read, nor checked: a ``booktitle`` naming a @string
-  defined in another file is no mistake here.
-
-Values are checked by the models' own fields (``Paper.title``, ``Paper.pages``,
-``Author.name``, ``PaperLink.url``), so a title over the length or maths limits or a
-malformed URL is reported here, with its line. Errors: every mistake in the file is
-collected, and :class:`~importing.fields.FixtureInvalid` is raised with one
-:class:`~importing.fields.Problem` per mistake, naming the file, the line of
-the entry (1-based) and its citation key. Nothing else is raised, whatever the text.
+bibtexparser 2 splits the file into blocks and author lists into names; pylatexenc
+decodes LaTeX (importing/latex.py). Here: ``@string`` references and ``#``
+concatenation (bibtexparser resolves only a whole value that is one reference),
+refusing unknown LaTeX instead of dropping it, and reading links. Values are checked by
+the models' own fields (``Paper.title``, ``Paper.pages``, ``Author.name``,
+``PaperLink.url``), so a problem is reported with its line.
 """
 
 import logging
 import re
-from contextlib import contextmanager
 from urllib.parse import quote, urlsplit
 
 import bibtexparser
@@ -102,6 +49,8 @@ SKIPPED_TYPES = frozenset(
     "suppperiodical manual phdthesis mastersthesis thesis patent dataset software set "
     "xdata".split()
 )
+# The splitter logs what it cannot read; each of those becomes a Problem instead.
+logging.getLogger("bibtexparser.splitter").addFilter(lambda record: False)
 # BibTeX's predefined @string macros.
 MONTHS = {
     month[:3].lower(): month
@@ -144,24 +93,26 @@ class _ValueError(Exception):
 
 
 class _Reader:
+    """One file's reading: its problems, its @strings and the entry being read."""
+
     def __init__(self, source):
         self.source = str(source)
         self.problems = []
         self.strings = dict(MONTHS)
+        self.line, self.entry = 0, None  # the block being read
         self.unreadable = set()  # the fields of the current entry that cannot be read
 
-    def problem(self, line, message, *, entry=None, field=None):
-        label = f"line {line}"
-        key = None
-        if entry is not None:
-            label += f", @{entry.entry_type.lower()}"
-            key = (entry.key,) if entry.key else None
+    def problem(self, message, *, field=None):
+        """Report ``message`` at the current block (its line, type and citation key)."""
+        label, key = f"line {self.line}", None
+        if self.entry is not None:
+            label += f", @{self.entry.entry_type.lower()}"
+            key = (self.entry.key,) if self.entry.key else None
         self.problems.append(Problem(self.source, message, label=label, key=key, field=field))
 
     def read(self, text):
         try:
-            with _quiet("bibtexparser.splitter"):
-                library = bibtexparser.parse_string(text, parse_stack=[])
+            library = bibtexparser.parse_string(text, parse_stack=[])
         except Exception as error:  # bibtexparser raises on states it calls its own bugs
             self.problems.append(
                 Problem(self.source, f"cannot be read as BibTeX ({type(error).__name__})")
@@ -169,86 +120,79 @@ class _Reader:
             return []
         papers, seen = [], {}
         for block in library.blocks:
-            line = (block.start_line or 0) + 1
+            self.line, self.entry = (block.start_line or 0) + 1, None
             if isinstance(block, DuplicateBlockKeyBlock):
                 # The key is checked below, regardless of case; a redefined @string is
                 # allowed, the later definition wins (as in BibTeX).
                 block = block.ignore_error_block
             if isinstance(block, DuplicateFieldKeyBlock):
-                fields = ", ".join(sorted(block.duplicate_keys))
-                self.problem(
-                    line, f"a field is given twice: {fields}", entry=block.ignore_error_block
-                )
-                continue
-            if isinstance(block, ParsingFailedBlock):
+                self.entry = block.ignore_error_block
+                self.problem(f"a field is given twice: {', '.join(sorted(block.duplicate_keys))}")
+            elif isinstance(block, ParsingFailedBlock):
                 reason = (
                     getattr(block.error, "abort_reason", "").strip() or type(block.error).__name__
                 )
-                self.problem(line, f"this entry cannot be read as BibTeX: {reason}")
-                continue
-            if isinstance(block, String):
-                self.read_string(block, line)
+                self.problem(f"this entry cannot be read as BibTeX: {reason}")
+            elif isinstance(block, String):
+                self.read_string(block)
             elif isinstance(block, Entry):
-                paper = self.read_entry(block, line, seen)
+                self.entry = block
+                paper = self.read_entry(block, seen)
                 if paper is not None:
                     papers.append(paper)
         return papers
 
-    def read_string(self, block, line):
+    def read_string(self, block):
         try:
             self.strings[block.key.lower()] = self.resolve(block.value)
         except _ValueError as error:
             self.problems.append(
-                Problem(self.source, str(error), label=f"line {line}, @string", key=(block.key,))
+                Problem(
+                    self.source, str(error), label=f"line {self.line}, @string", key=(block.key,)
+                )
             )
 
-    def read_entry(self, entry, line, seen):
+    def read_entry(self, entry, seen):
         """The paper of ``entry``, or None when it is no paper or has a problem."""
         entry_type = entry.entry_type.lower()
         if not entry.key:
-            self.problem(line, "the entry has no citation key", entry=entry)
+            self.problem("the entry has no citation key")
             return None
         folded = entry.key.casefold()
         if folded in seen:
             self.problem(
-                line,
                 f"the citation key is used already, by the entry on line {seen[folded]} "
-                "(BibTeX ignores case in keys)",
-                entry=entry,
+                "(BibTeX ignores case in keys)"
             )
             return None
-        seen[folded] = line
+        seen[folded] = self.line
         if entry_type in SKIPPED_TYPES:
             return None
         if entry_type not in PAPER_TYPES:
             allowed = ", ".join(f"@{name}" for name in sorted(PAPER_TYPES))
-            self.problem(
-                line,
-                f"unknown entry type @{entry_type}: a paper is one of {allowed}",
-                entry=entry,
-            )
+            self.problem(f"unknown entry type @{entry_type}: a paper is one of {allowed}")
             return None
         count = len(self.problems)
         fields, self.unreadable = {}, set()
         for field in entry.fields:
             name = field.key.lower()
             if name in fields:
-                self.problem(line, f"the field {name!r} is given twice", entry=entry)
+                self.problem(f"the field {name!r} is given twice")
                 continue
             if name not in READ_FIELDS:
                 continue  # not read, so not checked either (a @string defined elsewhere)
             try:
                 fields[name] = self.resolve(field.value)
             except _ValueError as error:
-                self.problem(line, str(error), entry=entry, field=name)
+                self.problem(str(error), field=name)
                 self.unreadable.add(name)  # reported once: not "missing" below
         paper = {
             "key": entry.key,
-            "title": self.title(fields, entry, line),
-            "authors": self.authors(fields, entry, line),
-            "year": self.year(fields, entry, line),
-            "pages": self.pages(fields, entry, line),
-            "links": self.links(fields, entry, line),
+            "title": self.title(fields),
+            "authors": self.authors(fields),
+            "year": self.year(fields),
+            "pages": self.pages(fields),
+            "links": self.links(fields),
         }
         return paper if len(self.problems) == count else None
 
@@ -292,15 +236,15 @@ class _Reader:
                 raise _ValueError(f"expected “#” between parts of a value, found “{raw[position]}”")
             position += 1
 
-    def decode(self, value, entry, line, field):
+    def decode(self, value, field):
         """LaTeX ``value`` as Unicode text (see the module docstring), or None after
         reporting why it cannot be decoded."""
         text, mistakes = latex_to_text(value)
         for mistake in mistakes:
-            self.problem(line, mistake, entry=entry, field=field)
+            self.problem(mistake, field=field)
         return text
 
-    def check(self, model_field, value, entry, line, field, *, quote=False):
+    def check(self, model_field, value, field, *, quote=False):
         """Whether the model's own field accepts ``value``; reports why not (after the
         value itself when ``quote``)."""
         try:
@@ -308,96 +252,90 @@ class _Reader:
         except ValidationError as error:
             for message in error.messages:
                 message = f"“{value}”: {message}" if quote else message
-                self.problem(line, message, entry=entry, field=field)
+                self.problem(message, field=field)
             return False
         return True
 
-    def title(self, fields, entry, line):
+    def title(self, fields):
         raw = fields.get("title", "")
         if "title" in self.unreadable:
             return ""
         if not raw.strip():
-            self.problem(line, "the entry has no title", entry=entry, field="title")
+            self.problem("the entry has no title", field="title")
             return ""
-        title = self.decode(raw, entry, line, "title")
+        title = self.decode(raw, "title")
         if title is None:
             return ""
         if not title:
-            self.problem(
-                line, "the title is empty once its LaTeX is read", entry=entry, field="title"
-            )
+            self.problem("the title is empty once its LaTeX is read", field="title")
             return ""
-        self.check(Paper._meta.get_field("title"), title, entry, line, "title")
+        self.check(Paper._meta.get_field("title"), title, "title")
         return title
 
-    def authors(self, fields, entry, line):
+    def authors(self, fields):
         if "author" in self.unreadable:
             return []
         names = split_multiple_persons_names(fields.get("author", ""))
         if not names:
-            self.problem(line, "the entry has no authors", entry=entry, field="author")
+            self.problem("the entry has no authors", field="author")
             return []
         authors = []
         for number, name in enumerate(names, start=1):
-            display = self.author_name(name, number, entry, line)
+            display = self.author_name(name, number)
             if display is not None:
                 authors.append({"name": display})
         return authors
 
-    def author_name(self, raw, number, entry, line):
+    def author_name(self, raw, number):
         """One BibTeX name in display order ("First von Last Jr."), or None."""
         raw = DBLP_HOMONYM.sub("", raw.strip())
         where = f"author {number} “{' '.join(raw.split())}”"
         if raw.lower() == "others":
             self.problem(
-                line,
                 "“and others” stands for authors left out: list every author, as the "
                 "site shows the complete list",
-                entry=entry,
                 field="author",
             )
             return None
         try:
             parts = parse_single_name_into_parts(raw, strict=True)
         except InvalidNameError as error:
-            self.problem(line, f"{where}: {error.reason}", entry=entry, field="author")
+            self.problem(f"{where}: {error.reason}", field="author")
             return None
         words = parts.first + parts.von + parts.last + parts.jr
         if not words or "and" in words:
             self.problem(
-                line,
                 f"{where}: a name is empty (“and” at the start or end, or twice in a row)",
-                entry=entry,
                 field="author",
             )
             return None
-        name = self.decode(" ".join(words), entry, line, "author")
+        name = self.decode(" ".join(words), "author")
         if name is None:
             return None
         if not name:
-            self.problem(line, f"{where}: the name is empty", entry=entry, field="author")
+            self.problem(f"{where}: the name is empty", field="author")
             return None
-        if not self.check(Author._meta.get_field("name"), name, entry, line, "author"):
+        if not self.check(Author._meta.get_field("name"), name, "author"):
             return None
         return name
 
-    def year(self, fields, entry, line):
+    def year(self, fields):
         raw = " ".join(fields.get("year", "").replace("{", "").replace("}", "").split())
         if not raw:
             return None
         if not re.fullmatch(r"\d{1,4}", raw):
-            self.problem(line, f"the year “{raw}” is not a number", entry=entry, field="year")
+            self.problem(f"the year “{raw}” is not a number", field="year")
             return None
         return int(raw)
 
-    def pages(self, fields, entry, line):
+    def pages(self, fields):
         raw = " ".join(fields.get("pages", "").replace("{", "").replace("}", "").split())
         pages = PAGE_DASH.sub("-", raw)
-        if pages and not self.check(Paper._meta.get_field("pages"), pages, entry, line, "pages"):
+        if pages and not self.check(Paper._meta.get_field("pages"), pages, "pages"):
             return ""
         return pages
 
-    def links(self, fields, entry, line):
+    def links(self, fields):
         found = {}  # kind -> (url, field)
 
         def add(kind, url, field):
@@ -412,9 +350,7 @@ class _Reader:
             if doi.startswith("10."):
                 add(PaperLink.Kind.DOI, "https://doi.org/" + quote(doi, safe="/:;()[]._-<>"), "doi")
             else:
-                self.problem(
-                    line, f"“{doi}” is not a DOI (one starts “10.”)", entry=entry, field="doi"
-                )
+                self.problem(f"“{doi}” is not a DOI (one starts “10.”)", field="doi")
         eprint = _clean_url(fields.get("eprint", "")).removeprefix("arXiv:")
         prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip()
         if eprint and (prefix.lower() == "arxiv" or (not prefix and ARXIV_ID.match(eprint))):
@@ -433,7 +369,7 @@ class _Reader:
         return {
             kind: url
             for kind, (url, field) in found.items()
-            if self.check(url_field, url, entry, line, field, quote=True)
+            if self.check(url_field, url, field, quote=True)
         }
 
 
@@ -487,18 +423,3 @@ def _url_kind(url):
     if host in ("github.com", "gitlab.com"):
         return PaperLink.Kind.CODE
     return PaperLink.Kind.PROCEEDINGS
-
-
-@contextmanager
-def _quiet(logger_name):
-    """Silence a library's logger while it runs: its complaints become our Problems."""
-    logger = logging.getLogger(logger_name)
-
-    def drop(record):
-        return False
-
-    logger.addFilter(drop)
-    try:
-        yield
-    finally:
-        logger.removeFilter(drop)

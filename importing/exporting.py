@@ -25,7 +25,8 @@ from catalogue.models import (
     Venue,
 )
 from importing import compact
-from importing.pipeline import database_value, field_specs, format_key
+from importing.fields import field_specs, format_key
+from importing.planning import database_value
 
 # Where images go, relative to the exported fixture file.
 IMAGE_DIRECTORY = "images"
@@ -48,18 +49,11 @@ class Export:
 def belonging_to(conference, *, published_only=False):
     """The objects that make up ``conference``, per model (model -> queryset).
 
-    The conference, its awards and award entries; the papers published at it and the
-    papers awarded at it (a test-of-time award goes to papers of an earlier edition);
-    their authorships (affiliations in order), authors, affiliated institutions and
-    links; the awards' levels; and the
-    conferences those papers were published at, with their venues, so the file
-    imports into an empty database. An earlier conference is exported on its own,
-    without its awards or other papers (export that conference for those).
-
-    ``published_only``: only what visitors see (the whole downloads, opendata/downloads.py):
-    published papers (of published conferences), published awards with their levels,
-    and the entries whose award and paper are both published; the other objects follow
-    from those. The conference itself is expected to be published.
+    Its awards, levels and entries; the papers published or awarded at it (a
+    test-of-time award goes to an earlier edition's) with their authorships, authors,
+    institutions and links; and those papers' conferences and venues (without their
+    other papers), so the file imports into an empty database. ``published_only``: only
+    what visitors see (opendata/downloads.py), the conference itself being published.
     """
     papers = Paper.objects.all()
     awards = Award.objects.filter(conference=conference)
@@ -92,17 +86,12 @@ def belonging_to(conference, *, published_only=False):
 def export_conference(slug, *, format="fixture", as_json=False, published_only=False):
     """Export the conference with natural key ``slug``; return an :class:`Export`.
 
-    ``format`` is ``"fixture"`` (a JSON fixture, ``docs/fixture-format.md``) or
-    ``"compact"`` (a compact conference file, ``docs/compact-format.md``: YAML, or
-    JSON with ``as_json``), built from the same objects. ``published_only``: only
-    published content (see :func:`belonging_to`).
-
-    Images are named ``images/<file name>`` relative to the fixture; the caller writes
-    ``Export.images`` there. Empty translations stay ``""``. A stored image that
-    cannot be read (e.g. its file is gone from the media storage) is left out: the
-    field is written ``""`` and ``Export.warnings`` names the object, so one lost file
-    does not stop the export. Raises ``Conference.DoesNotExist`` for an unknown slug
-    and :class:`ExportError` when two images share a file name.
+    ``format`` is ``"fixture"`` (JSON, ``docs/fixture-format.md``) or ``"compact"``
+    (``docs/compact-format.md``; YAML, or JSON with ``as_json``). ``published_only``:
+    see :func:`belonging_to`. Images are named ``images/<file name>``, for the caller
+    to write ``Export.images`` there; one that cannot be read is written ``""`` with a
+    warning. Raises ``Conference.DoesNotExist`` for an unknown slug and
+    :class:`ExportError` when two images share a file name.
     """
     conference = Conference.objects.get(slug=slug)
     objects, images, warnings = [], {}, []
@@ -112,30 +101,26 @@ def export_conference(slug, *, format="fixture", as_json=False, published_only=F
         for instance in queryset:
             fields = {}
             for name, spec in specs.items():
-                if spec.kind == "image":
-                    stored = getattr(instance, spec.attname)
-                    data = None
-                    if stored:
-                        relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
-                        try:
-                            with default_storage.open(stored.name, "rb") as image:
-                                data = image.read()
-                        except OSError as error:
-                            warnings.append(
-                                f"{model._meta.label_lower} {format_key(instance.natural_key())}"
-                                f", field {name!r}: the image {stored.name} cannot be read "
-                                f'({error.strerror or error}); it is left out (written "")'
-                            )
-                    if data is not None:
-                        if images.setdefault(relative, data) != data:
-                            raise ExportError(
-                                f"two different images would both be written as {relative}"
-                            )
-                        fields[name] = relative
-                    else:
-                        fields[name] = ""
-                else:
+                if spec.kind != "image":
                     fields[name] = database_value(spec, instance)
+                    continue
+                stored, fields[name] = getattr(instance, spec.attname), ""
+                if not stored:
+                    continue
+                try:
+                    with default_storage.open(stored.name, "rb") as image:
+                        data = image.read()
+                except OSError as error:
+                    warnings.append(
+                        f"{model._meta.label_lower} {format_key(instance.natural_key())}"
+                        f", field {name!r}: the image {stored.name} cannot be read "
+                        f'({error.strerror or error}); it is left out (written "")'
+                    )
+                    continue
+                relative = f"{IMAGE_DIRECTORY}/{PurePosixPath(stored.name).name}"
+                if images.setdefault(relative, data) != data:
+                    raise ExportError(f"two different images would both be written as {relative}")
+                fields[name] = relative
             rows.append((tuple(instance.natural_key()), fields))
         rows.sort(key=lambda row: row[0])
         label = model._meta.label_lower

@@ -118,11 +118,9 @@ def translated_fields(model):
 def field_specs(model):
     """The fixture fields of ``model`` in the order export writes them (name -> spec).
 
-    Every concrete field except the primary key and derived (non-editable) ones; a
-    translated field appears as ``<name>_en`` and ``<name>_zh_hans``, never under its
-    bare name. A field is
-    required when it is part of the natural key, or when the model allows it neither
-    blank nor has a default (for a translated field: its English column).
+    Every editable field but the primary key, a translated one as its language columns.
+    Required: a natural key's parts, and fields neither blank nor with a default (for a
+    translated field, its default language's column).
     """
     specs = {}
     translated = translated_fields(model)
@@ -168,10 +166,9 @@ def field_specs(model):
 
 
 def _written_as_list(model_field):
-    """Whether a many-to-many field is a list in its object: an automatic join table,
-    or a through model without a natural key of its own that holds only the pair and a
-    ``position``, the list's order (``Authorship.affiliations``). Other through models
-    (``Authorship`` for ``Paper.authors``) are fixture objects of their own."""
+    """Whether a many-to-many field is a list in its object: an automatic join table, or
+    a through model holding only the pair and a ``position`` (``Authorship.affiliations``).
+    Other through models (``Authorship``) are fixture objects of their own."""
     through = model_field.remote_field.through
     if through._meta.auto_created:
         return True

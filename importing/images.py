@@ -13,14 +13,9 @@ from importing.fields import IMAGE_DIRECTORY
 
 
 def prepare_image(data, source_name):
-    """Check and normalise an image file's bytes as the admin does; return (name, bytes).
-
-    The rules are the admin's, in one place: :func:`catalogue.images.clean_image` (size and
-    pixel limits from ``settings.PAPER_IMAGE_MAX_BYTES`` and ``PAPER_IMAGE_MAX_PIXELS``;
-    PNG, JPEG, GIF or WebP by content, never SVG; re-encoded without EXIF, so without
-    GPS positions). Returns the file name to store (the source's stem, the extension
-    of the stored format) and the bytes to store. Raises ``ValidationError`` for an
-    empty file and for everything ``clean_image`` refuses.
+    """Check and normalise an image file's bytes by the admin's rules
+    (:func:`catalogue.images.clean_image`); return (file name to store, bytes to store).
+    Raises ``ValidationError`` for an empty file and whatever ``clean_image`` refuses.
     """
     if not data:
         raise ValidationError("the image file is empty")
@@ -35,11 +30,8 @@ def image_digest(data):
 
 
 def stored_image_digest(name):
-    """The digest of an image in the media storage, or ``""`` for no image.
-
-    A stored name whose file is gone gives ``"missing:<name>"``, which differs from
-    every fixture value, so the importer treats it as a change to report.
-    """
+    """The digest of an image in the media storage, ``""`` for no image, or
+    ``"missing:<name>"`` when its file is gone (unequal to any fixture's value)."""
     if not name:
         return ""
     try:
@@ -52,10 +44,8 @@ def stored_image_digest(name):
 def store_image(file_name, data):
     """Save image bytes in the media storage under ``papers/<file_name>``; return the name.
 
-    When a file of that name with the same bytes is already stored, it is reused, so
-    importing the same fixture twice, or after ``flush``, stores nothing new. Its
-    thumbnails (``settings.THUMBNAIL_ALIASES``) are made here, as the admin makes them
-    at upload, so that no visitor's request has to (missing ones are made again).
+    A stored file of that name with the same bytes is reused (importing twice stores
+    nothing new). Its thumbnails are made here, as the admin makes them at upload.
     """
     name = f"{IMAGE_DIRECTORY}/{file_name}"
     if not (default_storage.exists(name) and stored_image_digest(name) == image_digest(data)):

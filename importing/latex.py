@@ -2,8 +2,7 @@
 
 :func:`latex_to_text` decodes one value: accents and other commands to their characters,
 groups and ties dropped, maths kept as its source; macros that would read files
-(``\\input``, ``\\include``) refused. Values are decoded once each (an LRU cache): the
-names of a large proceedings repeat.
+(``\\input``, ``\\include``) refused.
 """
 
 import re

@@ -35,18 +35,15 @@ class _JSONObject(dict):
         return obj
 
 
-def _yaml_loader(yaml):
-    """PyYAML's SafeLoader, building mappings as :class:`_JSONObject` so that a name
+class _Loader(yaml.SafeLoader):
+    """PyYAML's SafeLoader building mappings as :class:`_JSONObject`, so that a name
     written twice in one mapping is reported as in JSON (PyYAML keeps the last one)."""
 
-    class Loader(yaml.SafeLoader):
-        pass
-
-    def construct_mapping(loader, node):
-        loader.flatten_mapping(node)
+    def construct_json_object(self, node):
+        self.flatten_mapping(node)
         pairs = []
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            key = self.construct_object(key_node, deep=True)
             if not isinstance(key, Hashable):  # as SafeLoader's own mappings refuse it
                 raise yaml.constructor.ConstructorError(
                     "while constructing a mapping",
@@ -54,22 +51,21 @@ def _yaml_loader(yaml):
                     "found unhashable key",
                     key_node.start_mark,
                 )
-            pairs.append((key, loader.construct_object(value_node, deep=True)))
+            pairs.append((key, self.construct_object(value_node, deep=True)))
         return _JSONObject.from_pairs(pairs)
 
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
-    return Loader
+
+_Loader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_json_object
+)
 
 
 def parse(path):
     """Load the fixture file at ``path`` into Python lists and dicts.
 
-    ``.yaml`` and ``.yml`` files are read as YAML (PyYAML's safe loader), and so is
-    any other file but a ``.json`` one whose text does not start with ``[`` or ``{``
-    (a compact file may have any name); others as JSON. Raises
-    :class:`FixtureInvalid` when the file cannot be read, is not UTF-8, is a BibTeX
-    file (which needs a compact file to name it), is not valid JSON or YAML, or nests
-    lists and objects more than ``MAX_DEPTH`` levels deep.
+    YAML for ``.yaml`` and ``.yml``, and for other files but ``.json`` whose text does not
+    start with ``[`` or ``{``; JSON otherwise. Raises :class:`FixtureInvalid` for each
+    refusal of the module docstring.
     """
     path = Path(path)
     try:
@@ -85,40 +81,30 @@ def parse(path):
         ) from None
     if compact.looks_like_bibtex(text):
         raise FixtureInvalid([Problem(path, compact.bibtex_alone_message(path))])
-    too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
     suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml") or (
+    as_yaml = suffix in (".yaml", ".yml") or (
         suffix != ".json" and not text.lstrip().startswith(("[", "{"))
-    ):
-        try:
-            loader = _yaml_loader(yaml)
-            data = yaml.load(text, Loader=loader)  # nosec B506  # loader is a SafeLoader
-        except yaml.YAMLError as error:
-            message = getattr(error, "problem", None) or str(error)
-            mark = getattr(error, "problem_mark", None)
-            if mark is not None:
-                message += f" at line {mark.line + 1} column {mark.column + 1}"
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {message}")]) from None
-        except RecursionError:  # PyYAML's composer and constructor recurse per level
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")]) from None
-        if _too_deep(data):  # also a mapping that contains itself (&a [*a])
-            raise FixtureInvalid([Problem(path, f"invalid YAML: {too_deep}")])
-        _refuse_surrogates(path, data)
-        return data
+    )
+    too_deep = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
     try:
-        data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+        if as_yaml:
+            data = yaml.load(text, Loader=_Loader)  # nosec B506  # a SafeLoader
+        else:
+            data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+    except yaml.YAMLError as error:
+        message = getattr(error, "problem", None) or str(error)
+        mark = getattr(error, "problem_mark", None)
+        if mark is not None:
+            message += f" at line {mark.line + 1} column {mark.column + 1}"
     except json.JSONDecodeError as error:
-        raise FixtureInvalid(
-            [
-                Problem(
-                    path, f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-                )
-            ]
-        ) from None
-    except RecursionError:  # the json module recurses per level of nesting
-        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")]) from None
-    if _too_deep(data):
-        raise FixtureInvalid([Problem(path, f"invalid JSON: {too_deep}")])
+        message = f"{error.msg} at line {error.lineno} column {error.colno}"
+    except RecursionError:  # both parsers recurse per level of nesting
+        message = too_deep
+    else:  # also a YAML mapping that contains itself (&a [*a])
+        message = too_deep if _too_deep(data) else None
+    if message is not None:
+        kind = "YAML" if as_yaml else "JSON"
+        raise FixtureInvalid([Problem(path, f"invalid {kind}: {message}")])
     _refuse_surrogates(path, data)
     return data
 
@@ -139,18 +125,7 @@ def _refuse_surrogates(path, data):
         label = obj.get("model") if isinstance(obj, dict) else None
         if not isinstance(label, str) or _has_surrogate(label):
             label = None
-        stack = [((), obj)]
-        while stack:
-            where, value = stack.pop()
-            if isinstance(value, dict):
-                for name, child in value.items():
-                    if isinstance(name, str) and _has_surrogate(name):
-                        problems.append((index, label, (*where, name), f"the name {name!r}"))
-                    stack.append(((*where, name), child))
-            elif isinstance(value, list):
-                stack.extend(((*where, position), child) for position, child in enumerate(value))
-            elif isinstance(value, str) and _has_surrogate(value):
-                problems.append((index, label, where, "the text"))
+        problems += [(index, label, where, what) for where, what in _surrogates(obj)]
     if problems:
         raise FixtureInvalid(
             [
@@ -168,6 +143,21 @@ def _refuse_surrogates(path, data):
         )
 
 
+def _surrogates(value, where=()):
+    """(location, what) for each name or text in ``value`` holding a lone surrogate.
+    Recursive: ``value`` nests at most MAX_DEPTH deep (:func:`_too_deep`)."""
+    if isinstance(value, dict):
+        for name, child in value.items():
+            if isinstance(name, str) and _has_surrogate(name):
+                yield (*where, name), f"the name {name!r}"
+            yield from _surrogates(child, (*where, name))
+    elif isinstance(value, list):
+        for position, child in enumerate(value):
+            yield from _surrogates(child, (*where, position))
+    elif isinstance(value, str) and _has_surrogate(value):
+        yield where, "the text"
+
+
 def _field_name(where):
     """The field a location inside an object names: ("fields", "title_en", ...) ->
     "title_en"; ("model",) -> "model"; None at the object's top."""
@@ -183,10 +173,8 @@ def _field_name(where):
 def _too_deep(data):
     """True when lists and objects nest more than MAX_DEPTH levels (or contain themselves).
 
-    Walks without recursion, so that the checks after parsing never recurse deeper than
-    MAX_DEPTH. A container reached again at no greater depth than before is not walked
-    again (YAML aliases may share one list many times); one that contains itself is
-    reached deeper each time, until it is too deep.
+    Walks without recursion; a container shared by YAML aliases is walked again only
+    when reached deeper, so one that contains itself ends up too deep.
     """
     checked = {}
     stack = [(data, 1)]

@@ -59,7 +59,6 @@ class Plan:
     fixture: Fixture
     changes: list
     problems: list
-    overwrite: bool = False
 
     def count(self, action):
         return sum(change.action == action for change in self.changes)
@@ -81,9 +80,6 @@ def database_value(spec, instance):
     if spec.kind == "reference":
         return list(getattr(instance, spec.name).natural_key())
     if spec.kind == "references":
-        loaded = getattr(instance, "_imported_" + spec.name, None)  # see load_existing()
-        if loaded is not None:
-            return list(loaded)
         return [list(related.natural_key()) for related in ordered_references(spec, instance)]
     value = getattr(instance, spec.attname)
     if spec.kind == "image":
@@ -96,30 +92,32 @@ def database_value(spec, instance):
 
 
 def ordered_references(spec, instance):
-    """The objects a many-to-many field of ``instance`` names, in the list's order.
-
-    With a through model holding a ``position`` (``Authorship.affiliations``) that is
-    the order of its rows (the through model's ``Meta.ordering``; prefetch the rows to
-    save the queries); otherwise the target's own order.
-    """
+    """The objects a many-to-many field of ``instance`` names, in the list's order: the
+    through model's ``Meta.ordering`` (``position``), else the target's own order.
+    Prefetch :func:`references_lookup` to save the queries."""
     through = spec.field.remote_field.through
     if through._meta.auto_created:
         return list(getattr(instance, spec.name).all())
-    rows = spec.field.m2m_field_name()
-    accessor = through._meta.get_field(rows).remote_field.get_accessor_name()
-    target = spec.field.m2m_reverse_field_name()
-    return [getattr(row, target) for row in getattr(instance, accessor).all()]
+    rows, target = references_lookup(spec).split("__")
+    return [getattr(row, target) for row in getattr(instance, rows).all()]
+
+
+def references_lookup(spec):
+    """The ``prefetch_related`` lookup of a many-to-many field's list: through the rows
+    of a through model that holds the order (``affiliation_rows__institution``)."""
+    through = spec.field.remote_field.through
+    if through._meta.auto_created:
+        return spec.name
+    rows = through._meta.get_field(spec.field.m2m_field_name()).remote_field.get_accessor_name()
+    return f"{rows}__{spec.field.m2m_reverse_field_name()}"
 
 
 def load_existing(model, items):
-    """The database objects with the items' natural keys (key -> instance).
+    """The database objects sharing a first key part with ``items`` (key -> instance):
+    for authorships, every authorship of the items' papers.
 
-    Loaded in bulk (one query per batch of the keys' first parts, e.g. per paper for
-    authorships) with what their natural keys and references need. Objects the file
-    leaves out that share a first part are returned too: for authorships, every
-    authorship of the items' papers (the author order is checked on all of them).
-    A many-to-many list (``Authorship.affiliations``) is loaded as natural keys in
-    its order, one query per batch, without building the related objects.
+    One query per batch of first parts, with what natural keys, references and
+    many-to-many lists (``Authorship.affiliations``) need.
     """
     specs = field_specs(model).values()
     select = _key_relations(model)
@@ -127,28 +125,12 @@ def load_existing(model, items):
         if spec.kind == "reference":
             select |= {spec.name} | _key_relations(spec.target, f"{spec.name}__")
     lookup = f"{natural_key_lookups(model)[0]}__in"
+    lists = [references_lookup(spec) for spec in specs if spec.kind == "references"]
+    queryset = model.objects.select_related(*select).prefetch_related(*lists)
     found = {}
     for chunk in chunks({item.key[0] for item in items}):
-        for instance in model.objects.select_related(*select).filter(**{lookup: chunk}):
+        for instance in queryset.filter(**{lookup: chunk}):
             found[tuple(instance.natural_key())] = instance
-    by_pk = {instance.pk: instance for instance in found.values()}
-    for spec in specs:
-        if spec.kind != "references":
-            continue
-        through = spec.field.remote_field.through
-        source, target = spec.field.m2m_field_name(), spec.field.m2m_reverse_field_name()
-        name = "_imported_" + spec.name  # see database_value()
-        for instance in by_pk.values():
-            setattr(instance, name, [])
-        target_key = [f"{target}__{lookup}" for lookup in natural_key_lookups(spec.target)]
-        for chunk in chunks(by_pk):
-            rows = (
-                through.objects.filter(**{f"{source}__in": chunk})
-                .order_by(*through._meta.ordering, "pk")
-                .values_list(f"{source}_id", *target_key)
-            )
-            for pk, *key in rows:
-                getattr(by_pk[pk], name).append(key)
     return found
 
 
@@ -164,22 +146,13 @@ def _key_relations(model, prefix=""):
 def plan_import(fixture, *, overwrite=False):
     """Compare ``fixture`` with the database; return the :class:`Plan`. Writes nothing.
 
-    For each field the fixture names, with *database* the current value, *record*
-    what the last import set and *file* the fixture's value:
-
-    - file equals database: unchanged;
-    - the database still holds what the last import set (or, for an object never
-      imported, the field is empty): the file's value is taken;
-    - otherwise an editor changed it: the database value is kept and the field is
-      listed as a conflict, unless ``overwrite`` is true.
-
-    Fields the fixture leaves out keep their database value (a new object gets the
-    field's default). An object the last import wrote that is gone from the database
-    was deleted by an editor: it is not created again (action ``deleted``), nor are the
-    file's objects that refer to it, and it is left out of many-to-many lists (an
-    authorship's affiliations), unless ``overwrite`` is true. Problems found here
-    (constraints on the resulting values, author order) go into ``Plan.problems``
-    together with the fixture's.
+    A field the file changes is taken when the database still holds what the last
+    import set (or, never imported, is empty); otherwise an editor changed it and it is
+    kept, a conflict, unless ``overwrite``. Fields left out keep their value (a new
+    object gets the default). An object the last import wrote that an editor deleted is
+    not created again, nor what refers to it (:func:`_follow_deletions`), unless
+    ``overwrite``. The models' rules on the resulting values go into ``Plan.problems``
+    with the fixture's.
     """
     problems = list(fixture.problems)
     changes = []
@@ -231,16 +204,13 @@ def plan_import(fixture, *, overwrite=False):
     _follow_deletions(changes)
     problems.extend(_check_final_values(fixture, [c for c in changes if c.action != DELETED]))
     problems.sort(key=file_order)
-    return Plan(fixture, changes, problems, overwrite)
+    return Plan(fixture, changes, problems)
 
 
 def _follow_deletions(changes):
-    """Spread editors' deletions (changes whose action is ``deleted``) to what refers to
-    the deleted objects, in ``changes``' order (FIXTURE_MODELS': referred-to first).
-
-    A new object referring to a deleted one is not created either (an authorship of a
-    deleted paper); an existing object keeps its reference instead of taking one to a
-    deleted object (a conflict); a many-to-many list loses the deleted objects."""
+    """Spread editors' deletions to what refers to them, referred-to models first: a new
+    object referring to a deleted one is not created (an authorship of a deleted paper),
+    an existing one keeps its reference (a conflict), a many-to-many list drops it."""
     deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
     if not deleted:
         return
@@ -297,14 +267,11 @@ def _load_records(model, items):
 
 
 def _check_final_values(fixture, changes):
-    """Each model's own rules, on the values its objects would end up with.
-
-    The rules are the models', as the admin applies them: ``clean()`` and each of
-    ``Meta.constraints`` (with its ``violation_error_message``), and ``numbering``
-    (numbers 1, 2, 3, ... in each group). A unique constraint is checked on the whole
-    file at once, with the database rows the file leaves out (objects that swap values
-    are no clash); one on the natural key is the reader's duplicate-key check. Each
-    problem is named by the file's object and the rule's last field.
+    """The models' rules, as the admin applies them, on the values the objects would end
+    up with: ``clean()``, ``Meta.constraints`` and ``numbering`` (1, 2, 3, ... in each
+    group). A unique constraint is checked over the whole file and the database rows it
+    leaves out (objects that swap values are no clash). Returns [Problem], each named by
+    the file's object and the rule's last field.
     """
     instances = _UnsavedInstances(fixture, changes)
     by_model = defaultdict(list)
@@ -335,14 +302,9 @@ def _check_final_values(fixture, changes):
 
 
 class _UnsavedInstances(dict):
-    """(model, natural key) -> an unsaved instance holding the values the object of the
-    file would end up with, made when first asked for.
-
-    An object the database holds keeps its primary key. A reference to an object of
-    the file is that object's instance, so that rules comparing related objects (an
-    award entry's level and award) hold for new objects too; a reference to an object
-    only the database holds is its primary key.
-    """
+    """(model, natural key) -> an unsaved instance with the values the file's object
+    would end up with, made when first asked for. A reference to an object of the file
+    is its instance, so that rules comparing related objects hold for new ones too."""
 
     def __init__(self, fixture, changes):
         super().__init__()
@@ -375,9 +337,8 @@ class _UnsavedInstances(dict):
 def _model_rules(change, instance, checked):
     """``clean()`` and the check constraints on ``instance``: [(change, field, message)].
 
-    A message on a reference names the object referred to; a check constraint's names
-    the values it compared. ``checked`` remembers the check constraints' answers by the
-    values they compare, so that 20,000 authorships need a few queries, not 20,000."""
+    ``checked`` remembers the constraints' answers by the values they compare, so that
+    20,000 authorships need a few queries, not 20,000."""
     model, found = change.item.model, []
     try:
         instance.clean()
@@ -428,9 +389,8 @@ def _unique_on_the_whole_file(model, constraint):
 
 
 def _final_rows(model, names, changes, instances):
-    """The values of the fields ``names`` after the import: (change, values) for the
-    file's objects, and (natural key, values) for the database rows the file leaves out
-    whose first value is one of the file's (one query per 500 of those)."""
+    """The values of ``names`` after the import: (change, values) for the file's
+    objects, (natural key, values) for database rows it leaves out sharing a first value."""
     fields = [model._meta.get_field(name) for name in names]
     rows = [(change, _values(instances[model, change.item.key], fields)) for change in changes]
     in_file = {change.instance.pk for change in changes if change.instance is not None}
@@ -480,13 +440,12 @@ def _unique_problems(model, constraint, changes, instances):
 
 
 def _numbering_problems(fixture, model, changes, instances):
-    """Groups whose numbers do not run 1, 2, 3, ... (``model.numbering``, e.g. the
-    author positions of a paper): [(change, field, message)], on the highest number.
+    """Groups whose numbers do not run 1, 2, 3, ... (``model.numbering``, e.g. a paper's
+    author positions): [(change, field, message)], on the highest number.
 
-    Counts the group's database rows the file leaves out, and the file's objects that
-    failed their own checks as the file writes them (a mistyped author slug must not
-    make a position look missing). Numbers below 1 or given twice are the constraints'
-    to report, and are not reported again here.
+    Counts the database rows the file leaves out, and the file's failed objects as
+    written (a mistyped author slug must not make a position look missing). Numbers
+    below 1 or given twice are left to the constraints.
     """
     group, number = model.numbering
     numbers, keys, last = defaultdict(list), {}, {}

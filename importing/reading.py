@@ -43,13 +43,9 @@ class PreparedImage:
 
 @dataclass
 class Item:
-    """One object of the fixture, with its checked values (JSON values, see below).
-
-    ``values`` holds what the fixture writes, normalised the way export writes it:
-    strings, integers, ``"YYYY-MM-DD"`` or ``None`` for dates, a natural key list for
-    a reference, a list of natural keys in the file's order for ``affiliations`` and the digest
-    of the image as it will be stored for an image (see ``images``).
-    """
+    """One object of the fixture. ``values`` holds what it writes, normalised as export
+    writes it (dates as ``"YYYY-MM-DD"``, references as natural key lists, an image as
+    the digest of the bytes to store)."""
 
     index: int
     model: type
@@ -75,10 +71,6 @@ class Fixture:
     database_keys: dict
     # The compact document the objects came from (importing.compact), or None.
     document: compact.CompactDocument | None = None
-
-
-def _messages(error):
-    return "; ".join(error.messages)
 
 
 def _type_name(value):
@@ -114,10 +106,8 @@ def _check_reference(spec, value):
 def clean_value(spec, value, base_dir):
     """Check one field value; return ``(normalised value, PreparedImage or None)``.
 
-    Types are strict (a string for text, an integer for numbers, a list for a
-    natural key); no string may hold a NUL character (PostgreSQL cannot store one); an
-    image path must stay inside ``base_dir`` (see :func:`_image_path`); everything else
-    is ``Field.clean``: lengths, slugs, URLs, choices, dates, blank. Raises
+    Types are strict (no ``"5"`` for 5), no NUL characters (PostgreSQL cannot store
+    them), images inside ``base_dir``; the rest is ``Field.clean``. Raises
     ``ValidationError`` with a message for the fixture's author.
     """
     if isinstance(value, str):
@@ -164,13 +154,9 @@ def clean_value(spec, value, base_dir):
 
 
 def _image_path(base_dir, value):
-    """The file an image path names: relative, and inside the fixture's folder.
-
-    ``value`` is resolved against ``base_dir`` (the fixture file's folder) following
-    ``..`` and symbolic links; an absolute path, or one that ends up outside
-    ``base_dir``, raises ``ValidationError``, so a fixture cannot make the importer read
-    files elsewhere on the server.
-    """
+    """The file an image path names, resolved in ``base_dir`` (``..`` and links
+    followed). Raises ``ValidationError`` for an absolute path or one leading outside
+    ``base_dir``: a fixture cannot make the importer read files elsewhere."""
     if PurePosixPath(value).is_absolute():
         raise ValidationError(
             f"the image path {value!r} is absolute: write it relative to the fixture's folder"
@@ -185,41 +171,24 @@ def _image_path(base_dir, value):
     return resolved
 
 
-def _key_of(model, values):
-    """The natural key tuple from an item's values (reference fields flattened)."""
-    parts = []
-    for name in model.natural_key_fields:
-        value = values[name]
-        parts.extend(value if isinstance(value, list) else [value])
-    return tuple(parts)
-
-
 def read_fixture(path):
-    """Parse and check the fixture at ``path``; return a :class:`Fixture`.
-
-    Never raises for a problem in the content: every problem found is in
-    ``Fixture.problems`` (an unreadable or unparsable file raises
-    :class:`FixtureInvalid`). Queries the database only to find the objects the
-    file refers to but does not contain.
-    """
+    """Parse and check the fixture at ``path``; return a :class:`Fixture`, its
+    problems in ``Fixture.problems``. Raises :class:`FixtureInvalid` only for a file
+    that cannot be read or parsed."""
     path = Path(path)
     data, document = compact.objects_from(parse(path), path)
     return read_objects(data, source=path, document=document)
 
 
-def read_objects(data, *, source, base_dir=None, document=None):
+def read_objects(data, *, source, document=None):
     """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
 
-    The step of :func:`read_fixture` after parsing, for objects from elsewhere (a
-    compact file turned into fixture objects). ``source`` (a path) names the file in
-    every problem; image paths are resolved in ``base_dir``, by default the folder of
-    ``source``; ``document`` is the compact document the objects came from, if any
-    (:func:`importing.compact.relocate` names its places in problems). Raises
-    :class:`FixtureInvalid` only when ``data`` is not a list; every other problem is in
-    ``Fixture.problems``.
+    ``source`` (a path) names the file in every problem, and its folder holds the
+    images; ``document`` is the compact document the objects came from, if any. Raises
+    :class:`FixtureInvalid` only when ``data`` is not a list.
     """
     path = Path(source)
-    base_dir = path.parent if base_dir is None else Path(base_dir)
+    base_dir = path.parent
     problems = []
     if not isinstance(data, list):
         raise FixtureInvalid(
@@ -287,65 +256,54 @@ def _read_object(path, base_dir, index, obj, problems):
         problem(f"'fields' must be an object, got {_type_name(fields)}", label=label)
         return None
     specs = field_specs(model)
-    values, images, valid, where = {}, {}, True, {"label": label}
-    # The key first, so every later message can name the object by it.
-    for name in model.natural_key_fields:
-        if name in fields:
-            try:
-                values[name], _ = clean_value(specs[name], fields[name], base_dir)
-            except ValidationError:
-                pass  # reported with the other fields below
-    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
-    key = _key_of(model, values) if named else None
-    # An object whose key is invalid is still named by what the file wrote.
-    where["key"] = key if key is not None else _written_key(model, fields)
-    for name in getattr(fields, "duplicates", ()):
-        valid = False
-        problem("written more than once in this object", field=name, **where)
+    values, images = {}, {}
+    failed = [
+        (name, "written more than once in this object")
+        for name in getattr(fields, "duplicates", ())  # see parsing._JSONObject
+    ]
     for name, value in fields.items():
         spec = specs.get(name)
         if spec is None:
-            valid = False
-            problem(_unknown_field_message(model, name), field=name, **where)
+            failed.append((name, _unknown_field_message(model, name)))
             continue
         try:
             values[name], image = clean_value(spec, value, base_dir)
         except ValidationError as error:
-            valid = False
-            problem(_messages(error), field=name, **where)
+            failed.append((name, "; ".join(error.messages)))
             continue
         if values[name] == "" and name in model.natural_key_fields:
-            valid = False
-            problem("part of the natural key: it cannot be empty", field=name, **where)
-            continue
-        if image is not None:
+            failed.append((name, "part of the natural key: it cannot be empty"))
+        elif image is not None:
             images[name] = image
-    for name, spec in specs.items():
-        if spec.required and name not in fields:
-            valid = False
-            problem("required field missing", field=name, **where)
-    valid = valid and key is not None
+    failed += [
+        (name, "required field missing")
+        for name, spec in specs.items()
+        if spec.required and name not in fields
+    ]
+    named = all(values.get(name) not in (None, "") for name in model.natural_key_fields)
+    key = _written_key(model, values) if named else None
+    # Every message names the object by its key; an invalid key, as the file wrote it.
+    written = key if key is not None else _written_key(model, fields)
+    for name, message in failed:
+        problem(message, field=name, label=label, key=written)
+    valid = not failed and key is not None
     if key is None:
-        key = where["key"] if _hashable(where["key"]) else None
+        key = written
+        try:
+            hash(key)
+        except TypeError:  # a list or mapping where a string belongs
+            key = None
     return Item(index, model, key, values, images, valid)
 
 
 def _written_key(model, fields):
-    """The natural key as the file writes it (a reference's list flattened into it),
-    to name an object whose key is invalid; None when the file writes no part of it."""
+    """The natural key tuple in ``fields`` (a reference's list flattened into it), also
+    to name an object whose key is invalid; None when no part of it is written."""
     parts = []
     for name in model.natural_key_fields:
         value = fields.get(name)
         parts.extend(value if isinstance(value, list) else [value])
     return tuple(parts) if any(part is not None for part in parts) else None
-
-
-def _hashable(value):
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return value is not None
 
 
 def _unknown_field_message(model, name):
@@ -366,13 +324,10 @@ def _unknown_field_message(model, name):
 def _check_references(path, items, in_file, problems):
     """Report references found neither in the file nor in the database, once each.
 
-    One mistake gives one problem: a reference to an object of the file that failed
-    its own checks is not reported again (the referring object is left out silently,
-    and so, in turn, are the objects referring to it); a reference whose key extends a
-    missing or failed one (an award level of a missing award) is not reported beside
-    it; a key referred to by several objects is reported once, at the first of them.
-    Returns model -> natural key -> primary key for the referenced objects that the
-    database holds (whether or not the file contains them too).
+    One mistake, one problem: what refers to a failed object of the file is left out
+    silently, a key under a missing one (a level of a missing award) is not reported
+    beside it, and a key is reported at the first object naming it. Returns model ->
+    natural key -> primary key for the referenced objects the database holds.
     """
     wanted = defaultdict(set)
     for item in items:

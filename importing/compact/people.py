@@ -1,13 +1,12 @@
 """People and institutions of a compact file, matched to the database and to each other.
 
-By ORCID, then slug, then exact name (``docs/compact-format.md``). A name that matches
-someone only loosely (the same when accents, case and spacing are folded, or the same
-derived slug) becomes a new person or institution with a free slug, and a note says it
-may be a duplicate: nothing is merged on a guess. :class:`PeopleMixin` is a part of the
-reader's translator (importing/compact/reader.py).
+By ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
+accents, case and spacing, or the same derived slug) becomes a new object with a free
+slug and a note: nothing is merged on a guess. A part of the reader's translator.
 """
 
 import json
+from functools import cached_property
 
 from catalogue.models import Author, Institution
 from catalogue.orcid import is_orcid
@@ -53,14 +52,9 @@ class PeopleMixin:
             return exact[0]
         derived = slug_from(name, slug_length(Institution)) or "institution"
         taken = set(self.institutions)
-        if self._database_institutions is None:
-            self._database_institutions = [
-                _Known(slug, other, slug_length(Institution))
-                for slug, other in Institution.objects.values_list("slug", "name_en")
-            ]
         similar = [
             (known.slug, known.name)
-            for known in self._database_institutions
+            for known in self.database_institutions
             if known.loosely(name, derived)
         ] + [
             (other_slug, other_name)
@@ -100,16 +94,23 @@ class PeopleMixin:
 
     # -- people --------------------------------------------------------------------
 
+    @cached_property
+    def database_institutions(self):
+        """Every institution in the database, as :class:`_Known`, read once."""
+        return [
+            _Known(slug, name, slug_length(Institution))
+            for slug, name in Institution.objects.values_list("slug", "name_en")
+        ]
+
+    @cached_property
     def database_people(self):
         """Every author in the database (:class:`_Known`, with its ORCID), read once."""
-        if self._database_people is None:
-            self._database_people = [
-                _Known(slug, name, slug_length(Author), orcid, other_names)
-                for slug, name, orcid, other_names in Author.objects.values_list(
-                    "slug", "name", "orcid", "other_names"
-                )
-            ]
-        return self._database_people
+        return [
+            _Known(slug, name, slug_length(Author), orcid, other_names)
+            for slug, name, orcid, other_names in Author.objects.values_list(
+                "slug", "name", "orcid", "other_names"
+            )
+        ]
 
     def person(self, item, place):
         """Record one author of a paper; return (slug, affiliations) or None."""
@@ -172,7 +173,7 @@ class PeopleMixin:
         """The slug of the person: by ORCID, then slug, then exact name, else a new one."""
         if orcid:
             found = {self.people_by_orcid[orcid]} if orcid in self.people_by_orcid else set()
-            found |= {known.slug for known in self.database_people() if known.orcid == orcid}
+            found |= {known.slug for known in self.database_people if known.orcid == orcid}
             if slug and found and slug not in found:
                 self.problem(
                     f"{place}.slug",
@@ -191,7 +192,7 @@ class PeopleMixin:
         if slug:
             return slug
         in_file = self.people_by_name.get(name, set()) | self.reserved.get(name, set())
-        exact = in_file or {known.slug for known in self.database_people() if known.name == name}
+        exact = in_file or {known.slug for known in self.database_people if known.name == name}
         if len(exact) > 1:
             self.problem(
                 place,
@@ -204,7 +205,7 @@ class PeopleMixin:
         derived = slug_from(name, slug_length(Author)) or "author"
         similar = [
             (known.slug, known.name, "in the database")
-            for known in self.database_people()
+            for known in self.database_people
             if known.loosely(name, derived)
         ] + [
             (other_slug, person["fields"]["name"], f"at {person['place']}")

@@ -40,11 +40,8 @@ BIBTEX_ALONE = (
 
 
 class CompactProblem(Problem):
-    """A problem named by its place in the compact file, e.g. ``papers[3].authors[2].orcid``.
-
-    Places count from 1, as the fixture's object numbers do: ``papers[3]`` is the third
-    paper.
-    """
+    """A problem named by its place in the compact file, e.g. ``papers[3].authors[2].orcid``
+    (counting from 1, as the fixture's object numbers do)."""
 
     def __init__(self, file, place, message):
         super().__init__(file, message)
@@ -56,12 +53,9 @@ class CompactProblem(Problem):
 
 @dataclass
 class CompactDocument:
-    """A compact file turned into fixture objects.
-
-    ``objects`` is the fixture object list; ``places[i]`` names where object ``i + 1``
-    came from: ``""`` -> the object's place, a fixture field name -> that value's
-    place. ``notes`` are lines for the person importing (possible duplicates).
-    """
+    """A compact file turned into fixture ``objects``; ``places[i]`` names where object
+    ``i + 1`` came from (``""``: the object, a field name: its value); ``notes`` are
+    lines for the person importing (possible duplicates)."""
 
     path: Path
     objects: list = field(default_factory=list)
@@ -89,13 +83,9 @@ def bibtex_alone_message(path):
 
 
 def objects_from(data, path):
-    """The fixture object list of a parsed file, and its :class:`CompactDocument`.
-
-    A list (a fixture) is returned as it is, with ``None``. A mapping is a compact
-    document: it is translated, matching people and institutions to the database.
-    Raises :class:`FixtureInvalid` (with :class:`CompactProblem` places) when its
-    structure is wrong: unknown keys, a list where a mapping belongs, an unknown level
-    or paper in an award, an ORCID that is not one, two people in one name.
+    """The fixture object list of a parsed file, and its :class:`CompactDocument`
+    (``None`` for a fixture, a list, returned as it is). Raises :class:`FixtureInvalid`
+    with :class:`CompactProblem` places when a compact document's structure is wrong.
     """
     if not isinstance(data, dict):
         return data, None
@@ -155,8 +145,6 @@ class _Translator(PeopleMixin):
         self.papers_failed = False
         self.reserved = {}  # exact name -> {slugs} the file writes for authors
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
-        self._database_people = None
-        self._database_institutions = None
         self.bib_name = "the BibTeX file"
 
     # -- output ------------------------------------------------------------------

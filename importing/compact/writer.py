@@ -6,6 +6,7 @@
 
 import datetime
 import json
+from collections import Counter
 
 import yaml
 
@@ -188,18 +189,14 @@ def _compact_values(model, row, source, skip=()):
 def _unique_names(model, name_field, rows):
     """name -> slug for the names of ``rows`` that exactly one object in the database has."""
     names = [row[name_field] for row in rows.values()]
-    counts = {}
-    for name in model.objects.filter(**{f"{name_field}__in": names}).values_list(
-        name_field, flat=True
-    ):
-        counts[name] = counts.get(name, 0) + 1
+    found = model.objects.filter(**{f"{name_field}__in": names})
+    counts = Counter(found.values_list(name_field, flat=True))
     slugs = other_slugs(model)
-    unique = {}
-    for slug, row in rows.items():
-        name = row[name_field]
-        if name_stands_alone(name, slug, counts, slugs):
-            unique[name] = slug
-    return unique
+    return {
+        row[name_field]: slug
+        for slug, row in rows.items()
+        if name_stands_alone(row[name_field], slug, counts, slugs)
+    }
 
 
 def other_slugs(model):

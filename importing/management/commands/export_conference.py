@@ -40,16 +40,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, slug, output, format, list_slugs, **options):
-        """Export conference ``slug`` to ``output`` (or standard output) in ``format``;
-        with ``list_slugs`` (``--list``), print the slug of every conference instead
-        (drafts too, in slug order, one a line: what the README's restore drill exports).
-
-        A compact file is YAML, or JSON when ``output`` ends in ``.json``.
-
-        Raises ``CommandError`` for an unknown slug, for neither or both of a slug and
-        ``--list``, for two images with one file name, or when the conference has images
-        and no ``--output`` says where to put them. A stored image that cannot be read
-        is left out, with a warning on standard error.
+        """Export conference ``slug`` to ``output`` (or standard output) in ``format``
+        (compact: JSON when ``output`` ends in ``.json``); with ``--list``, print every
+        conference's slug instead, drafts too. Raises ``CommandError`` for an unknown
+        slug, neither or both of a slug and ``--list``, two images with one file name,
+        or images without ``--output``. An unreadable image is left out, with a warning.
         """
         if list_slugs:
             if slug is not None:

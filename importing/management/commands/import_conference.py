@@ -2,16 +2,15 @@
 
 ``loaddata`` overwrites whatever it is given and stops at the first error. This command
 checks the whole file first and writes nothing unless all of it is valid, shows what
-it would change (``--dry-run``), and keeps the fields editors changed in the admin
-since the last import (``--overwrite`` takes the file's values instead). The logic is
-in :mod:`importing`; the formats are documented in ``docs/fixture-format.md``
-(a fixture) and ``docs/compact-format.md`` (a compact conference file, which may name a
-BibTeX file). The file's kind is told by its content, never its name.
+it would change (``--dry-run``), and keeps the fields editors changed since the last
+import (unless ``--overwrite``). The logic is in :mod:`importing.pipeline`; the formats
+in ``docs/fixture-format.md`` and ``docs/compact-format.md``.
 """
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 
 from importing.pipeline import FixtureInvalid, format_key, import_fixture
 from importing.planning import DELETED
@@ -67,7 +66,7 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.ERROR(str(problem)))
             count = len(error.problems)
             raise CommandError(
-                f"{count} problem{'s' if count != 1 else ''} in {path}; nothing was written."
+                f"{count} problem{pluralize(count)} in {path}; nothing was written."
             ) from None
         would = "would be " if dry_run else ""
         document = plan.fixture.document
@@ -109,42 +108,28 @@ class Command(BaseCommand):
         created, updated = plan.count("create"), plan.count("update")
         unchanged, deleted = plan.count("unchanged"), plan.count(DELETED)
         conflicts = sum(len(change.conflicts) for change in plan.conflicts)
-        kept = (
-            f"; {conflicts} editor change{'s' if conflicts != 1 else ''} kept" if conflicts else ""
-        )
+        kept = f"; {conflicts} editor change{pluralize(conflicts)} kept" if conflicts else ""
         if deleted:
-            kept += (
-                f"; {deleted} object{'s' if deleted != 1 else ''} editors deleted not created again"
-            )
+            kept += f"; {deleted} object{pluralize(deleted)} editors deleted not created again"
         if not verbosity and not dry_run:
             return
         if not created and not updated and deleted:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"No object {would}created or updated: {unchanged} unchanged{kept}."
-                )
-            )
+            summary = f"No object {would}created or updated: {unchanged} unchanged{kept}."
         elif not created and not updated and conflicts:
             # Not "already matches": the kept fields differ from the file.
-            fields = f"{conflicts} field{'s' if conflicts != 1 else ''}"
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"No object changed: {path} matches the database ({unchanged} objects) "
-                    f"except {fields} an editor changed, kept (use --overwrite to take the "
-                    "file's values)."
-                )
+            fields = f"{conflicts} field{pluralize(conflicts)}"
+            summary = (
+                f"No object changed: {path} matches the database ({unchanged} objects) "
+                f"except {fields} an editor changed, kept (use --overwrite to take the "
+                "file's values)."
             )
         elif not created and not updated:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"Nothing to change: the database already matches {path} ({unchanged} objects)."
-                )
+            summary = (
+                f"Nothing to change: the database already matches {path} ({unchanged} objects)."
             )
         else:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"{created} {would}created, {updated} {would}updated, "
-                    f"{unchanged} unchanged{kept}."
-                    + (" Dry run: nothing was written." if dry_run else "")
-                )
+            summary = (
+                f"{created} {would}created, {updated} {would}updated, {unchanged} unchanged{kept}."
             )
+            summary += " Dry run: nothing was written." if dry_run else ""
+        self.stdout.write(self.style.SUCCESS(summary))
