@@ -16,7 +16,7 @@ and its time to build is bounded too (10,000 URLs took seconds: each is reversed
 both languages for its alternates).
 Django's Sitemap lists every item of a section to paginate it, so items are slugs
 (rows of ``values_list()``, not model instances) and each address is made from them by
-``reversing.reverse_slugs``, as the models' ``get_absolute_url()`` makes it. On the
+``reverse()``, as the models' ``get_absolute_url()`` makes it. On the
 benchmark's data (15,000 authors) a part of the authors' sitemap took 310 ms of CPU
 with instances of Author, 0 ms with slugs (benchmarks/server_time.py's data, in process).
 """
@@ -35,7 +35,6 @@ from django.urls import reverse
 
 from awardsite.addresses import absolute_url
 from catalogue.models import Author, Award, Conference, Paper, Venue
-from catalogue.reversing import reverse_slugs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -89,7 +88,7 @@ class _SlugSitemap(_Sitemap):
         return self.model.objects.published().order_by("slug").values_list("slug", flat=True)
 
     def location(self, item):
-        return reverse_slugs(self.route, slug=item)
+        return reverse(self.route, kwargs={"slug": item})
 
 
 class VenueSitemap(_SlugSitemap):
@@ -108,7 +107,9 @@ class AwardSitemap(_Sitemap):
 
     def location(self, item):
         conference_slug, slug = item
-        return reverse_slugs("papers:award-detail", conference_slug=conference_slug, slug=slug)
+        return reverse(
+            "papers:award-detail", kwargs={"conference_slug": conference_slug, "slug": slug}
+        )
 
 
 class AwardSeriesSitemap(_Sitemap):

@@ -37,23 +37,24 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.template import Context
 from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.translation import ngettext
 
+from catalogue import listing
 from catalogue.languages import localized_value
 from catalogue.models import Authorship, AwardEntry, Paper
 from editorial.forms import SearchForm
-from pages import listing
-from pages.templatetags.awards import untranslated_notice_text
 
 # The node program that turns the documents into a MiniSearch index.
 INDEX_SCRIPT = Path(settings.BASE_DIR) / "scripts" / "search-index.js"
 # Papers read and rendered at a time, so that memory stays bounded at any size.
 BATCH = 500
+# A result as the live search page lists it (templates/papers/search.html).
+RESULT_TEMPLATE = "papers/lists/paper_list.html"
+RESULT = {"heading": 3, "show_awards": True, "show_conference": True}
 # Results a page shows, as the live search page (pages/views/search.py SearchView).
 RESULTS_PER_PAGE = 20
 
@@ -196,11 +197,11 @@ def _listings():
         "paper_id", "award__conference__slug", "award__conference__year", "award__slug"
     )
     for pk, slug, year, award in entries.order_by("award__conference__year", "pk"):
-        listing = listings[pk]
-        if [slug, year] not in listing["at"]:
-            listing["at"].append([slug, year])
-        if award not in listing["awards"]:
-            listing["awards"].append(award)
+        found = listings[pk]
+        if [slug, year] not in found["at"]:
+            found["at"].append([slug, year])
+        if award not in found["awards"]:
+            found["awards"].append(award)
     return listings
 
 
@@ -233,12 +234,13 @@ def _documents(keys, first, reuse=None):
     ]
     known = set(keys).intersection(*(shown.keys() for shown in reuse.values())) if reuse else set()
     fresh = [key for key in keys if key not in known]
-    rows = {row.pk: row for row in listing.search_result_rows(fresh)} if fresh else {}
-    papers = {paper.pk: paper for paper in listing.prepare([rows[key] for key in fresh])}
+    papers = listing.search_results(fresh)
+    lists = listing.PageLists()
+    lists.papers(papers.values())
+    lists.fetch()
     results = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            renderer = listing.Renderer(Context())
             results[code] = {}
             for key in keys:
                 if key in known:
@@ -249,8 +251,8 @@ def _documents(keys, first, reuse=None):
                 if not snippet:
                     snippet, language = localized_value(paper, "summary", code)
                 results[code][paper.pk] = {
-                    "html": renderer.paper(
-                        paper, heading=3, show_awards=True, show_conference=True
+                    "html": render_to_string(
+                        RESULT_TEMPLATE, {"papers": [paper], **RESULT}, using="jinja2"
                     ),
                     "snippet": " ".join(snippet.split()),
                     "snippetLang": "" if language in (code, None) else language,
@@ -324,10 +326,6 @@ def _search_page(path):
         "form": SearchForm(),
         # The live page's notice about untranslated text, which the script shows when a
         # result it lists is marked untranslated; an English page has none.
-        "untranslated_notice": (
-            untranslated_notice_text()
-            if translation.get_language() != settings.LANGUAGE_CODE
-            else ""
-        ),
+        "untranslated_notice": translation.get_language() != settings.LANGUAGE_CODE,
     }
     return render_to_string("papers/static_search.html", context, request=request)

@@ -130,6 +130,7 @@ def translated_block(context, obj, field, math=False):
     return format_html('<div lang="{}" class="untranslated">{}</div>', language, paragraphs)
 
 
+@register.simple_tag
 def untranslated_notice_text():
     """The notice a page shows once, at the top, when it holds untranslated text (see
     marking_untranslated; the published search page shows it too when its results do),
