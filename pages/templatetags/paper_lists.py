@@ -2,7 +2,8 @@
 templates/papers/lists/ (see pages/jinja.py for why), from catalogue/listing.py's data.
 
 ``{% paper_items papers heading=3 show_awards=True %}`` lists papers,
-``{% award_levels award %}`` an award's papers level by level; ``{% award_badge entry %}``
+``{% award_levels award %}`` an award's papers level by level, ``{% award_sections awards %}``
+a conference page's awards; ``{% award_badge entry %}``
 and ``{% paper_links links %}`` give the paper page's badges and links the same markup.
 None makes a query.
 """
@@ -36,6 +37,13 @@ def award_levels(context, award, level_heading=3, paper_heading=4):
     first, headed (level ``level_heading``) by the level's name."""
     values = {"level_heading": level_heading, "paper_heading": paper_heading}
     return render(context, "award_levels", award=award, **values)
+
+
+@register.simple_tag(takes_context=True)
+def award_sections(context, awards):
+    """The conference page's ``awards``, a ``<section class="award">`` each: the award's
+    linked name as an ``<h2>``, then its papers level by level (``<h3>``, ``<h4>``)."""
+    return render(context, "award_sections", awards=awards)
 
 
 @register.simple_tag(takes_context=True)
