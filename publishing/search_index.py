@@ -252,7 +252,9 @@ def _documents(keys, first, reuse=None):
                     snippet, language = localized_value(paper, "summary", code)
                 results[code][paper.pk] = {
                     "html": render_to_string(
-                        RESULT_TEMPLATE, {"papers": [paper], **RESULT}, using="jinja2"
+                        RESULT_TEMPLATE,
+                        {"papers": [paper], "language": code, **RESULT},
+                        using="jinja2",
                     ),
                     "snippet": " ".join(snippet.split()),
                     "snippetLang": "" if language in (code, None) else language,

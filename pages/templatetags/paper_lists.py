@@ -11,14 +11,17 @@ None makes a query.
 from django import template
 from django.template import engines
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 
 register = template.Library()
 
 
 def render(context, name, **values):
     """The Jinja2 template ``papers/lists/<name>.html`` rendered with ``values`` and the
-    page's ``preview`` flag and notice about untranslated text (``context``'s)."""
+    page's ``preview`` flag and notice about untranslated text (``context``'s), in the
+    active ``language``."""
     page = {key: context.get(key) for key in ("preview", "untranslated_tracker")}
+    page["language"] = get_language()
     html = engines["jinja2"].get_template(f"papers/lists/{name}.html").render(page | values)
     return mark_safe(html)  # noqa: S308 - rendered with every value escaped
 
