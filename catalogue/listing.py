@@ -1,7 +1,7 @@
 """What lists of papers show, read for a whole page at once.
 
 Every list of papers (a conference's awards and other papers, an award, a series, an
-author's papers, search results) is rendered by templates/papers/includes/paper_list.html
+author's papers, search results) is rendered by templates/papers/lists/paper_list.html
 from Paper instances that hold only the columns a list shows (built from rows of
 ``values()`` with ``Model.from_db()``, the others deferred), each with ``conference``
 set. :class:`PageLists` gives every paper of a page, with one query per kind however

@@ -520,7 +520,7 @@ class PaperQuerySet(NaturalKeyQuerySet):
 
         For ICML 2025 these are the other papers we feature; for ICML 2015 the
         papers honoured ten years later. In title order, without the long columns;
-        pages/listing.py's ``prepare()`` adds their authors, links and awards.
+        catalogue/listing.py's ``PageLists`` adds their authors, links and awards.
         """
         return (
             self.filter(conference=conference)
@@ -596,7 +596,7 @@ class PaperQuerySet(NaturalKeyQuerySet):
 
     def for_listing(self):
         """Papers with their conference, without the long columns no list shows, for a
-        list of results: pages/listing.py's ``prepare()`` adds authors, links, awards."""
+        list of results: catalogue/listing.py's ``PageLists`` adds authors, links, awards."""
         return self.select_related("conference").defer(*unlisted_paper_fields())
 
 
@@ -730,7 +730,7 @@ class AuthorshipQuerySet(NaturalKeyQuerySet):
 
     def for_author_page(self, author):
         """``author``'s authorships of published papers, newest first: the author
-        page's list, whose papers pages/listing.py's ``AuthorPapers`` reads."""
+        page's list, whose papers catalogue/listing.py's ``AuthorPapers`` reads."""
         return self.filter(published_q("paper__"), author=author).order_by(
             "-paper__conference__year", "paper__slug"
         )
@@ -1183,7 +1183,7 @@ class AwardEntryQuerySet(NaturalKeyQuerySet):
         """Entries with ``level_rank`` as ``in_level_order()`` annotates it (how many of
         the award's levels come before the entry's), without its ``is_top_level`` and
         ``select_related()``: for ``values()`` of entry, award, level and paper columns
-        (pages/listing.py). A subquery per entry, looked up by the award's index: a
+        (catalogue/listing.py). A subquery per entry, looked up by the award's index: a
         count over a join to the levels grouped the rows by every selected column, which
         took SQLite twice as long for a conference page's 100 entries."""
         return self.annotate(level_rank=_level_rank())
