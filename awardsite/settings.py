@@ -182,6 +182,12 @@ TEMPLATES = [
             ],
         },
     },
+    # The lists of papers (templates/papers/lists/, pages/jinja.py says why).
+    {
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "OPTIONS": {"environment": "pages.jinja.environment"},
+    },
 ]
 
 WSGI_APPLICATION = "awardsite.wsgi.application"

@@ -25,7 +25,6 @@ from django.urls import reverse
 
 from awardsite.addresses import absolute_url
 from catalogue.models import Author, Conference, Paper, Venue
-from catalogue.reversing import reverse_slugs
 from pages.distill import award_slugs, published_slugs, series_slugs
 from pages.paging import page_number
 
@@ -80,7 +79,7 @@ class _SlugSitemap(_Sitemap):
         return published_slugs(self.model)
 
     def location(self, item):
-        return reverse_slugs(self.route, slug=item)
+        return reverse(self.route, kwargs={"slug": item})
 
 
 class VenueSitemap(_SlugSitemap):
@@ -99,7 +98,9 @@ class AwardSitemap(_Sitemap):
 
     def location(self, item):
         conference_slug, slug = item
-        return reverse_slugs("papers:award-detail", conference_slug=conference_slug, slug=slug)
+        return reverse(
+            "papers:award-detail", kwargs={"conference_slug": conference_slug, "slug": slug}
+        )
 
 
 class AwardSeriesSitemap(_Sitemap):

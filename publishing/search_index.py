@@ -1,32 +1,21 @@
 """Search for the published static site (issue 12): an index built at publish time, a page
 that searches it in the browser.
 
-``manage.py publish_site DIR`` writes :func:`search_files` with the pages.
-For each language of ``settings.LANGUAGES`` it writes, under ``DIR/<lang>/search/``,
-``index.json`` (a MiniSearch index of the published papers, the same in every
-language), ``results.json`` (how each paper is shown in that language) and
-``index.html``, the search page (``papers/static_search.html``) that loads both with
-``static/js/static-search.js``. No server reads the query: the page's script does, from the address.
+``manage.py publish_site DIR`` writes, for each language, under ``DIR/<lang>/search/``:
+``index.json`` (a MiniSearch index of the published papers, the same in every language),
+``results.json`` (how each paper is shown in that language) and ``index.html`` (the page,
+``papers/static_search.html``, whose ``static/js/static-search.js`` reads the query).
 
-Why MiniSearch and not Pagefind: Pagefind (npm ``pagefind`` 1.6.0) installs with
-``npm install --ignore-scripts`` and indexes offline, Chinese included, but it searches
-with WebAssembly, which Chromium 156 refuses under the site's policy (``script-src
-'self'``): "CompileError: WebAssembly.instantiate(): ... 'unsafe-eval' is not an allowed
-source of script". It works only when the search page's policy adds
-``'wasm-unsafe-eval'`` to ``script-src``. MiniSearch (npm ``minisearch`` 7.2.0, no
-dependencies) is plain JavaScript, runs under the unchanged policy, and loads an index
-built ahead (``MiniSearch.loadJSON``). It has no Chinese word splitter of its own:
-``static/js/search-terms.js`` gives it character bigrams.
+MiniSearch (npm ``minisearch`` 7.2.0, plain JavaScript, no dependencies), not Pagefind:
+Pagefind searches with WebAssembly, which Chromium refuses under the site's policy
+(``script-src 'self'``) unless ``'wasm-unsafe-eval'`` is added. MiniSearch has no Chinese
+word splitter: ``static/js/search-terms.js`` gives it character bigrams.
 
-Why the database and not the published HTML: the index needs the fields the live search
-matches (titles, abstracts and summaries in every language, authors, institutions), which
-the models already keep folded in their ``search_text`` columns (catalogue/search.py); a
-page's HTML holds one language and would have to be parsed back into those fields. Only
-published papers are indexed (``Paper.objects.published()``), in the live search's order.
-
-The index is built by node (Node.js, which ``make test`` already needs) running
-``scripts/search-index.js`` with the MiniSearch committed in ``static/vendor/``, so the
-browser reads the index with exactly the code and options that wrote it.
+The index is built from the database, not the HTML: it needs every language's titles,
+abstracts, summaries, authors and institutions, which the models keep folded in their
+``search_text`` columns (catalogue/search.py), of the published papers only, in the live
+search's order. Node runs ``scripts/search-index.js`` with the MiniSearch committed in
+``static/vendor/``, so the browser reads the index with the code that wrote it.
 """
 
 import json
@@ -37,23 +26,24 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.template import Context
 from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.translation import ngettext
 
+from catalogue import listing
 from catalogue.languages import localized_value
 from catalogue.models import Authorship, AwardEntry, Paper
 from editorial.forms import SearchForm
-from pages import listing
-from pages.templatetags.awards import untranslated_notice_text
 
 # The node program that turns the documents into a MiniSearch index.
 INDEX_SCRIPT = Path(settings.BASE_DIR) / "scripts" / "search-index.js"
 # Papers read and rendered at a time, so that memory stays bounded at any size.
 BATCH = 500
+# A result as the live search page lists it (templates/papers/search.html).
+RESULT_TEMPLATE = "papers/lists/paper_list.html"
+RESULT = {"heading": 3, "show_awards": True, "show_conference": True}
 # Results a page shows, as the live search page (pages/views/search.py SearchView).
 RESULTS_PER_PAGE = 20
 
@@ -75,23 +65,15 @@ def search_paths():
 
 
 def search_files(previous=None, changed=None):
-    """The published site's search as ``{relative path: bytes}``: for each language of
-    ``settings.LANGUAGES``, ``<lang>/search/index.json`` (the MiniSearch index, one
-    for every language, built once), ``results.json`` (how each paper is shown in that
-    language) and ``index.html`` (the search page), the paths of
-    :func:`search_paths`, relative to the published site's root (POSIX strings).
-
-    Nothing is written: ``manage.py publish_site`` writes these with the pages
-    (``Publisher.write``), :func:`build_search_index` into a folder. The page loads the
-    site's CSS and ``static/js/static-search.js`` from ``STATIC_URL``: whoever writes
-    it publishes the static files too. Raises :class:`SearchIndexError` when node is
-    not installed or fails.
+    """The published site's search as ``{relative path: bytes}``, the files of
+    :func:`search_paths` (see the module's docstring); nothing is written. The page
+    loads the static files from ``STATIC_URL``: whoever writes it publishes those too.
+    Raises :class:`SearchIndexError` when node is not installed or fails.
 
     ``previous``: the site's root the last publish wrote them in, and ``changed``: the
-    slugs of the papers whose pages changed since (publishing.affected.Affected.papers).
-    Each other paper's result, as it is shown, is then taken from the last run's
-    ``results.json`` instead of being rendered again (5,000 papers in two languages
-    took seconds); the index itself is always built afresh. The bytes are the same.
+    slugs of the papers whose pages changed since (publishing.affected.Affected.papers):
+    the other papers' results are then read back from the last ``results.json`` instead
+    of rendered again (seconds at 5,000 papers); the bytes are the same.
     """
     return start_search_files(previous, changed)()
 
@@ -196,11 +178,11 @@ def _listings():
         "paper_id", "award__conference__slug", "award__conference__year", "award__slug"
     )
     for pk, slug, year, award in entries.order_by("award__conference__year", "pk"):
-        listing = listings[pk]
-        if [slug, year] not in listing["at"]:
-            listing["at"].append([slug, year])
-        if award not in listing["awards"]:
-            listing["awards"].append(award)
+        found = listings[pk]
+        if [slug, year] not in found["at"]:
+            found["at"].append([slug, year])
+        if award not in found["awards"]:
+            found["awards"].append(award)
     return listings
 
 
@@ -233,12 +215,13 @@ def _documents(keys, first, reuse=None):
     ]
     known = set(keys).intersection(*(shown.keys() for shown in reuse.values())) if reuse else set()
     fresh = [key for key in keys if key not in known]
-    rows = {row.pk: row for row in listing.search_result_rows(fresh)} if fresh else {}
-    papers = {paper.pk: paper for paper in listing.prepare([rows[key] for key in fresh])}
+    papers = listing.search_results(fresh)
+    lists = listing.PageLists()
+    lists.papers(papers.values())
+    lists.fetch()
     results = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            renderer = listing.Renderer(Context())
             results[code] = {}
             for key in keys:
                 if key in known:
@@ -249,8 +232,10 @@ def _documents(keys, first, reuse=None):
                 if not snippet:
                     snippet, language = localized_value(paper, "summary", code)
                 results[code][paper.pk] = {
-                    "html": renderer.paper(
-                        paper, heading=3, show_awards=True, show_conference=True
+                    "html": render_to_string(
+                        RESULT_TEMPLATE,
+                        {"papers": [paper], "language": code, **RESULT},
+                        using="jinja2",
                     ),
                     "snippet": " ".join(snippet.split()),
                     "snippetLang": "" if language in (code, None) else language,
@@ -324,10 +309,6 @@ def _search_page(path):
         "form": SearchForm(),
         # The live page's notice about untranslated text, which the script shows when a
         # result it lists is marked untranslated; an English page has none.
-        "untranslated_notice": (
-            untranslated_notice_text()
-            if translation.get_language() != settings.LANGUAGE_CODE
-            else ""
-        ),
+        "untranslated_notice": translation.get_language() != settings.LANGUAGE_CODE,
     }
     return render_to_string("papers/static_search.html", context, request=request)

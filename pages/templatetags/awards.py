@@ -1,20 +1,12 @@
 """Template tags for translated content, language switching and date ranges.
 
-Translated prose goes through ``{% translated obj "field" %}`` (inline) or
-``{% translated_block obj "field" %}`` (paragraphs). Where the visitor's language
-has no value, the tags show the English original marked ``lang="en"``:
-
-- a *name* (a field listed in its model's ``TranslationOptions.names``, such as a
-  conference name "NeurIPS 2024", a venue or an institution) left empty in Chinese is
-  written the same in both languages: it is shown as it is, with no marking;
-- other text (titles, abstracts, award names, ...) is really untranslated: it gets the
-  class ``untranslated`` (a quiet visual cue, see static/css/site.css), and the page
-  says once, at the top, what the cue means (``{% untranslated_notice %}`` inside
-  ``{% marking_untranslated %}``). No label text is put inside the text itself, so
-  headings, breadcrumbs and badges stay clean.
-
-An empty field never passes for a translation, and an English page never shows
-another language's text.
+``{% translated obj "field" %}`` (inline) and ``{% translated_block obj "field" %}``
+(paragraphs) show the visitor's language, or else the English original marked
+``lang="en"``: a *name* (a field in its model's ``TranslationOptions.names``, such as a
+conference or an institution) as it is; other text with the class ``untranslated`` (a
+quiet cue, static/css/site.css), and the page then says once, at the top, what the cue
+means (``{% untranslated_notice %}`` inside ``{% marking_untranslated %}``). An empty
+field never passes for a translation; an English page never shows another language.
 """
 
 import re
@@ -90,13 +82,9 @@ def translated(context, obj, field, math=False):
 
 
 def translated_html(obj, field, *, math=False, model=None, context=None, language=None):
-    """What ``{% translated obj field %}`` shows, for Python code that builds HTML
-    (pages/listing.py). ``obj`` is a model instance, or any object with the field's
-    columns (``name_en``, ``name_zh_hans``) when ``model`` says which model they are
-    of (it decides whether the field is a name). ``context`` is the template context
-    whose page notice a fallback turns on (see :func:`marking_untranslated`), if any;
-    ``language`` the active language, when the caller knows it.
-    """
+    """What ``{% translated obj field %}`` shows: ``obj`` a model instance, or an object
+    with the field's columns when ``model`` says whose (a name or not); ``context``'s
+    notice a fallback turns on, if any; ``language`` the active one, if known."""
     active = language or get_language() or settings.LANGUAGE_CODE
     text, language = localized_value(obj, field, active)
     if math:
@@ -130,6 +118,7 @@ def translated_block(context, obj, field, math=False):
     return format_html('<div lang="{}" class="untranslated">{}</div>', language, paragraphs)
 
 
+@register.simple_tag
 def untranslated_notice_text():
     """The notice a page shows once, at the top, when it holds untranslated text (see
     marking_untranslated; the published search page shows it too when its results do),
@@ -256,13 +245,9 @@ def object_url(context, obj):
 
 @register.filter
 def paper_count(number):
-    """``number`` papers in the active language: "1 paper", "3 papers" ("3 篇论文").
-
-    The text of ``{% blocktranslate count counter=number %}{{ counter }} paper{% plural
-    %}{{ counter }} papers{% endblocktranslate %}`` (the same message), at a fifth of its
-    cost: the home page shows one per award (100 at make bench's size), where the block
-    tag was a quarter of the page's time (cProfile of benchmarks/server_time.py's data:
-    0.67 of 2.47 s)."""
+    """``number`` papers in the active language: "1 paper", "3 papers" ("3 篇论文"), the
+    message of ``{% blocktranslate count %}`` at a fifth of its cost (the home page shows
+    one per award: the block tag was a quarter of its time, benchmarks/server_time.py)."""
     return ngettext("%(counter)s paper", "%(counter)s papers", number) % {"counter": number}
 
 

@@ -1,75 +1,63 @@
-"""Template tags for lists of papers, built in Python by pages/listing.py.
+"""Lists of papers in Django's templates, rendered by the Jinja2 templates of
+templates/papers/lists/ (see pages/jinja.py for why), from catalogue/listing.py's data.
 
-``{% paper_items papers heading=3 show_awards=True %}`` lists papers that
-``listing.prepare()`` gave what a list shows; ``{% award_levels award %}`` an award's
-papers level by level (``listing.with_entries()``), ``{% award_sections awards %}`` a
-conference page's awards, each in its section; ``{% award_badge entry %}`` and
-``{% paper_links links %}`` the paper page's badges and links, in the same markup.
+``{% paper_items papers heading=3 show_awards=True %}`` lists papers,
+``{% award_levels award %}`` an award's papers level by level, ``{% award_sections awards %}``
+a conference page's awards; ``{% award_badge entry %}``
+and ``{% paper_links links %}`` give the paper page's badges and links the same markup.
+None makes a query.
 """
 
 from django import template
+from django.template import engines
 from django.utils.safestring import mark_safe
-
-from pages.listing import Renderer
+from django.utils.translation import get_language
 
 register = template.Library()
 
 
+def render(context, name, **values):
+    """The Jinja2 template ``papers/lists/<name>.html`` rendered with ``values`` and the
+    page's ``preview`` flag and notice about untranslated text (``context``'s), in the
+    active ``language``."""
+    page = {key: context.get(key) for key in ("preview", "untranslated_tracker")}
+    page["language"] = get_language()
+    html = engines["jinja2"].get_template(f"papers/lists/{name}.html").render(page | values)
+    return mark_safe(html)  # noqa: S308 - rendered with every value escaped
+
+
 @register.simple_tag(takes_context=True)
-def paper_items(
-    context,
-    papers,
-    heading=4,
-    award=None,
-    show_awards=False,
-    show_conference=False,
-    snippet_query=None,
-    show_links=True,
-):
+def paper_items(context, papers, heading=4, **options):
     """Each of ``papers`` as an ``<article class="paper-item">`` whose title is a heading
-    of level ``heading``: thumbnail, title, authors, then where it was published (when
-    ``show_conference``, on an author page, or when ``award`` is of another conference),
-    a search snippet around ``snippet_query`` (unless None), its award badges
-    (``show_awards``) and its links (``show_links``). No query."""
-    return Renderer.of(context).papers(
-        papers,
-        heading=heading,
-        award=award,
-        show_awards=show_awards,
-        show_conference=show_conference,
-        snippet_query=snippet_query,
-        show_links=show_links,
-    )
+    of level ``heading``; ``options``: ``show_awards``, ``show_conference``,
+    ``snippet_query`` (the words a snippet shows) and ``hide_links`` (paper_list.html)."""
+    return render(context, "paper_list", papers=papers, heading=heading, **options)
 
 
 @register.simple_tag(takes_context=True)
 def award_levels(context, award, level_heading=3, paper_heading=4):
     """``award``'s papers in a ``<section class="award-level">`` per level, the top level
-    first, headed (level ``level_heading``) by the level's name. No query."""
-    return Renderer.of(context).levels(
-        award, level_heading=level_heading, paper_heading=paper_heading
-    )
+    first, headed (level ``level_heading``) by the level's name."""
+    values = {"level_heading": level_heading, "paper_heading": paper_heading}
+    return render(context, "award_levels", award=award, **values)
 
 
 @register.simple_tag(takes_context=True)
 def award_sections(context, awards):
     """The conference page's ``awards``, a ``<section class="award">`` each: the award's
-    linked name as an ``<h2>``, then its papers level by level (as ``award_levels``
-    with ``level_heading=3 paper_heading=4``). No query."""
-    return Renderer.of(context).award_sections(awards)
+    linked name as an ``<h2>``, then its papers level by level (``<h3>``, ``<h4>``)."""
+    return render(context, "award_sections", awards=awards)
 
 
 @register.simple_tag(takes_context=True)
 def award_badge(context, entry):
-    """The badge of an award entry (with its award, the award's conference and its
-    level loaded, and ``level_rank`` and ``is_top_level`` annotated, as
-    ``AwardEntryQuerySet.for_paper()`` gives). No query."""
-    return mark_safe(Renderer.of(context).badge(entry))  # noqa: S308 - built escaped
+    """The badge of an award ``entry`` (with its award, the award's conference and its
+    level, ``level_rank`` and ``is_top_level``, as ``AwardEntryQuerySet.for_paper()``)."""
+    return render(context, "award_badge", entry=entry)
 
 
 @register.simple_tag(takes_context=True)
 def paper_links(context, links):
     """A paper's links (PaperLink instances) as ``<ul class="links">``, in the order of
-    ``PaperLink.Kind``; "" without links. No query."""
-    ordered = sorted(links, key=lambda link: link.sort_key)
-    return mark_safe(Renderer.of(context).links([(link.kind, link.url) for link in ordered]))  # noqa: S308
+    ``PaperLink.Kind``; "" without links."""
+    return render(context, "paper_links", links=sorted(links, key=lambda link: link.sort_key))

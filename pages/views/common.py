@@ -69,5 +69,5 @@ def previewed_entries():
 
 def shown_entries(preview):
     """The award entries a page lists, for ``PageLists.awards()``: a preview's (see
-    above), or ``None`` for the published ones (its prepared query)."""
+    above), or ``None`` for the published ones."""
     return previewed_entries() if preview else None

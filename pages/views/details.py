@@ -3,6 +3,7 @@ series, paper, author."""
 
 from django.views import generic
 
+from catalogue import listing
 from catalogue.models import (
     Author,
     Award,
@@ -11,9 +12,8 @@ from catalogue.models import (
     Paper,
     Venue,
 )
-from pages import listing
 from pages.paging import PagePathMixin
-from pages.views.common import LIST_PAGE_SIZE, PreviewMixin, paginate, shown_entries
+from pages.views.common import PreviewMixin, paginate, shown_entries
 
 # Conferences the home page shows with their awards, newest first: about a season of the
 # field's main venues, and the page does not grow with the data (issue 13).
@@ -72,25 +72,19 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
         context = super().get_context_data(**kwargs)
         conference = self.object
         # The conference's published awards (outside a preview the conference itself is
-        # published: get_queryset() says so), each given the page's conference and venue
-        # instead of joining them again for every award (a third of the query's time).
-        awards = listing.published_awards_at(conference)
+        # published: get_queryset() says so), each given the page's conference.
+        awards = Award.objects.published(ignore_conference=True).filter(conference=conference)
+        awards = list(awards.order_by("position", "slug"))
+        for award in awards:
+            award.conference = conference
         lists = listing.PageLists()
         context["awards"] = lists.awards(awards, shown_entries(self.preview))
-        if self.preview:
-            # published_without_award_at() sets aside the papers of the awards shown
-            # above (the conference's published awards, whatever its own status).
-            papers = Paper.objects.published(ignore_conference=True)
-            page = paginate(self.page_number, papers.published_without_award_at(conference))
-            rows = listing.paper_rows(page.object_list)
-        else:
-            others = listing.OtherPapers(
-                conference, context["awards"], self.page_number, LIST_PAGE_SIZE
-            )
-            page = paginate(self.page_number, others)
-            rows = page.object_list
+        # published_without_award_at() sets aside the papers of the awards shown above
+        # (the conference's published awards, whatever its own status).
+        papers = Paper.objects.published(ignore_conference=True)
+        page = paginate(self.page_number, papers.published_without_award_at(conference))
         context["page_obj"] = page
-        context["other_papers"] = lists.papers(rows)
+        context["other_papers"] = lists.papers(listing.papers(page.object_list))
         lists.fetch()
         if self.preview:
             # The conference's data downloads and API have no preview: not linked for a draft.
@@ -197,8 +191,8 @@ def author_page_contexts(pages):
     ``AuthorDetailView`` builds its one page with it, and publish_site (papers/
     publishing.py) many at once: the papers of all the pages are listed together
     (``listing.PageLists``: three queries for them all, not three a page), and the
-    papers (``listing.AuthorsPapers``: two queries), institutions and co-authors of all
-    the authors in one query each.
+    papers (``listing.authors_rows``), institutions and co-authors of all the authors
+    in one query each.
     Raises Http404 for a page number past an author's last page."""
     lists = listing.PageLists()
     authors = [author for author, _number in pages]
@@ -210,10 +204,11 @@ def author_page_contexts(pages):
     coauthors = _by_author(coauthors, pks, limit=COAUTHORS_SHOWN)
     # One page: its papers only (an author may have hundreds); many: every paper of them
     # all, in two queries.
-    many = listing.AuthorsPapers(authors) if len(pages) > 1 else None
+    many = listing.authors_rows(authors) if len(pages) > 1 else {}
     contexts = []
     for author, number in pages:
-        page = paginate(number, listing.AuthorPapers(author, author.published_papers, many))
+        papers = listing.AuthorPapers(author, author.published_papers, many.get(author.pk))
+        page = paginate(number, papers)
         contexts.append(
             {
                 "page_obj": page,
@@ -222,8 +217,6 @@ def author_page_contexts(pages):
                 "coauthors": coauthors[author.pk],
             }
         )
-    if many is not None:
-        many.fetch()
     lists.fetch()
     return contexts
 

@@ -8,6 +8,8 @@ from django.http import (
     Http404,
     HttpResponsePermanentRedirect,
 )
+from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import ngettext
 from django.views import generic
@@ -24,9 +26,9 @@ from catalogue.models import (
     count_of,
     published_q,
 )
-from catalogue.reversing import slug_url, slugs_url
-from pages import listing, paging
+from pages import paging
 from pages.paging import PagePathMixin
+from pages.templatetags.awards import translated_html
 
 
 class ConferenceListView(generic.ListView):
@@ -112,10 +114,7 @@ class AwardListView(generic.ListView):
         # A fallback to English in an award's name turns the page's notice on, as
         # {% translated %} would: the template asks for it when ``untranslated`` is set.
         shown = types.SimpleNamespace(found=False)
-        renderer = listing.Renderer({"untranslated_tracker": shown})
-        venue_url = slug_url("papers:venue-detail", "slug")
-        series_url = slugs_url("papers:award-series", "venue_slug", "slug")
-        award_url = slugs_url("papers:award-detail", "conference_slug", "slug")
+        tracker = {"untranslated_tracker": shown}
         counts = {}  # "3 papers" once per number on the page, not once per award
 
         def papers_count(number):
@@ -134,11 +133,12 @@ class AwardListView(generic.ListView):
                     {
                         "id": latest["conference__venue_id"],
                         "slug": slug,
-                        "url": venue_url(slug),
-                        "name": mark_safe(  # noqa: S308 - escaped by Renderer.translated()
-                            renderer.translated(
-                                _names(latest, "conference__venue__"), "name", model=Venue
-                            )
+                        "url": reverse("papers:venue-detail", kwargs={"slug": slug}),
+                        "name": translated_html(
+                            _names(latest, "conference__venue__"),
+                            "name",
+                            model=Venue,
+                            context=tracker,
                         ),
                         "series": [],
                     }
@@ -146,13 +146,23 @@ class AwardListView(generic.ListView):
             venues[-1]["series"].append(
                 {
                     "slug": latest["slug"],
-                    "url": series_url(latest["conference__venue__slug"], latest["slug"]),
-                    "name": mark_safe(  # noqa: S308 - escaped by Renderer.translated()
-                        renderer.translated(_names(latest), "name", model=Award)
+                    "url": reverse(
+                        "papers:award-series",
+                        kwargs={
+                            "venue_slug": latest["conference__venue__slug"],
+                            "slug": latest["slug"],
+                        },
                     ),
+                    "name": translated_html(_names(latest), "name", model=Award, context=tracker),
                     "editions": [
                         {
-                            "url": award_url(row["conference__slug"], row["slug"]),
+                            "url": reverse(
+                                "papers:award-detail",
+                                kwargs={
+                                    "conference_slug": row["conference__slug"],
+                                    "slug": row["slug"],
+                                },
+                            ),
                             "year": row["conference__year"],
                             "count": papers_count(row["entry_count"]),
                         }
@@ -177,13 +187,13 @@ def _series_html(series):
     parts = []
     for item in series:
         parts.append(
-            f'\n    <li><a class="index-name" href="{listing.escape(item["url"])}">'
+            f'\n    <li><a class="index-name" href="{escape(item["url"])}">'
             f'{item["name"]}</a>\n      <ul class="editions">\n        '
         )
         for award in item["editions"]:
             parts.append(
-                f'\n        <li><a href="{listing.escape(award["url"])}">{award["year"]:d}</a> '
-                f'<span class="count">{listing.escape(award["count"])}</span></li>\n        '
+                f'\n        <li><a href="{escape(award["url"])}">{award["year"]:d}</a> '
+                f'<span class="count">{escape(award["count"])}</span></li>\n        '
             )
         parts.append("\n      </ul></li>\n    ")
     return mark_safe("".join(parts))  # noqa: S308 - every text in it escaped or safe
@@ -210,7 +220,7 @@ AWARD_INDEX_COLUMNS = (
 
 def _names(row, prefix=""):
     """The name columns of ``row`` (a dict of AWARD_INDEX_COLUMNS) under ``prefix``, as
-    attributes, for listing.Renderer.translated()."""
+    attributes, for translated_html()."""
     return types.SimpleNamespace(**{column: row[prefix + column] for column in NAME_COLUMNS})
 
 

@@ -6,13 +6,12 @@ from django.db import connection
 from django.db.models import Count, Window
 from django.views import generic
 
-from catalogue import search
+from catalogue import listing, search
 from catalogue.models import (
     SEARCH_MAX_WORDS,
     Paper,
 )
 from editorial.forms import SearchForm
-from pages import listing
 
 
 class SearchMatches:
@@ -88,7 +87,9 @@ class MatchKeys:
     end, or for a ``number`` that is no whole number or too large, the count is a query
     of its own and Paginator decides (a 404); so is any other slice."""
 
-    MAX_OFFSET = listing.MAX_OFFSET  # the largest offset sent to the database
+    # The largest offset sent to the database: SQL's LIMIT and OFFSET are 64-bit integers
+    # on SQLite and PostgreSQL, and a larger one is an error, not an empty page.
+    MAX_OFFSET = 2**62
 
     def __init__(self, matches, number, per_page):
         self.matches = matches
@@ -167,15 +168,17 @@ class SearchView(generic.ListView):
         page's keys in order and the number of matches (see ``MatchKeys``); the
         page's papers come by key as rows of values, with what the list shows and
         the abstract and summary its snippets are cut from
-        (``listing.search_result_rows``).
+        (``listing.search_results``).
         """
         number = self.kwargs.get(self.page_kwarg) or self.request.GET.get(self.page_kwarg) or 1
         keys = MatchKeys(queryset, number, page_size)
         paginator, page, keys, is_paginated = super().paginate_queryset(keys, page_size)
         # A result shows a snippet of its abstract or summary (either language), which
         # lists of papers otherwise leave out: load them here, not once per result.
-        papers = {row.pk: row for row in listing.search_result_rows(keys)}
-        page.object_list = listing.prepare([papers[pk] for pk in keys if pk in papers])
+        papers = listing.search_results(keys)
+        lists = listing.PageLists()
+        page.object_list = lists.papers([papers[pk] for pk in keys if pk in papers])
+        lists.fetch()
         return paginator, page, page.object_list, is_paginated
 
     def get_context_data(self, **kwargs):

@@ -173,7 +173,7 @@ def markup_from_input(html):
 
     The site's own markup has no event handlers, no style attributes, no javascript:
     URLs, no frames, images from ``src=x``, or SVG but the award icons (exactly the
-    attributes of pages/listing.py ICONS); its only scripts are the
+    attributes of templates/papers/lists/award_icon.html); its only scripts are the
     JSON-LD block and static files. Any class named "evil" came from ``\\class``.
     """
     parser = _Markup()

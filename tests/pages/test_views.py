@@ -102,19 +102,18 @@ def test_home_queries_do_not_grow_with_conferences(assert_queries):
 def test_conference_queries_do_not_grow_with_awards_and_papers(assert_queries):
     one = _award_with_papers(1)
     _other_papers(one.conference, 1)
-    # The conference; awards; their entries; a page of other papers, each row with the
-    # conference's count of published papers (listing.OtherPapers); then for the
-    # papers of both lists together (pages/listing.py): authors, links, and the other
-    # papers' award badges.
-    assert_queries(one.conference.get_absolute_url(), 7)
+    # The conference; awards; their entries; the count of other papers and their page;
+    # then for the papers of both lists together (catalogue/listing.py): authors,
+    # links, and the other papers' award badges.
+    assert_queries(one.conference.get_absolute_url(), 8)
 
     many = _award_with_papers(15)
     _award_with_papers(4, conference=many.conference)
     _other_papers(many.conference, LIST_PAGE_SIZE + 10)
     url = many.conference.get_absolute_url()
 
-    first = assert_queries(url, 7)
-    second = assert_queries(f"{url}page/2/", 7)
+    first = assert_queries(url, 8)
+    second = assert_queries(f"{url}page/2/", 8)
     assert len(first.context["awards"]) == 2
     assert len(first.context["other_papers"]) == LIST_PAGE_SIZE
     assert len(second.context["other_papers"]) == 10
@@ -211,14 +210,14 @@ def test_conference_page_lists_every_award_and_pages_the_other_papers(client):
 
 
 @pytest.mark.django_db
-def test_conference_page_counts_its_other_papers_with_their_page(assert_queries):
+def test_conference_page_counts_its_other_papers(assert_queries):
     award = _award_with_papers(2)
     url = award.conference.get_absolute_url()
-    # Every paper awarded: an empty first page says there are none, without a count.
+    # Every paper awarded: counted, and then no page to read.
     none = assert_queries(url, 6)
     _other_papers(award.conference, LIST_PAGE_SIZE + 3)
 
-    last = assert_queries(f"{url}page/2/", 7)
+    last = assert_queries(f"{url}page/2/", 8)
 
     assert none.context["page_obj"].paginator.count == 0
     assert last.context["page_obj"].paginator.count == LIST_PAGE_SIZE + 3

@@ -14,9 +14,10 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
+from catalogue import listing
 from catalogue.models import Author, AwardEntry, Paper, Status
 from opendata import downloads as opendata
-from pages import listing, sitemaps
+from pages import sitemaps
 from publishing import changes as publish_changes
 from publishing import files as publish_files
 from publishing import render as publish_render
@@ -657,10 +658,8 @@ def test_after_an_edit_only_its_search_result_is_rendered_again(icml, publish, m
     publish()
     paper = Paper.objects.published().first()
     rendered = []
-    rows = listing.search_result_rows
-    monkeypatch.setattr(
-        listing, "search_result_rows", lambda keys: rendered.extend(keys) or rows(keys)
-    )
+    rows = listing.search_results
+    monkeypatch.setattr(listing, "search_results", lambda keys: rendered.extend(keys) or rows(keys))
     paper.title_en = "A title changed after the first publish"
     paper.save()
 

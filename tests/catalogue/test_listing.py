@@ -1,28 +1,25 @@
-"""Lists of papers built in Python (pages/listing.py): their data, queries and markup."""
+"""Lists of papers: their data (catalogue/listing.py), queries and markup
+(templates/papers/lists/, rendered by Jinja2 through pages/templatetags/paper_lists.py)."""
 
-import html
+import re
 
 import pytest
-from django.core.paginator import EmptyPage, Paginator
-from django.db import connection
-from django.template import Context
-from django.test import RequestFactory
+from django.template import engines
 from django.utils import translation
-from django.utils.translation import gettext_lazy
 
-from catalogue.models import Award, AwardEntry, Paper, PaperLink, Status
-from pages import listing
+from catalogue import listing
+from catalogue.models import AwardEntry, Paper, PaperLink, Status
 from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
 def _listed(*papers, badges=True, links=True):
-    return listing.prepare(
-        listing.paper_rows(Paper.objects.filter(pk__in=[p.pk for p in papers]).order_by("pk")),
-        badges=badges,
-        links=links,
-    )
+    lists = listing.PageLists()
+    queryset = Paper.objects.filter(pk__in=[p.pk for p in papers]).order_by("pk")
+    listed = lists.papers(listing.papers(queryset), badges=badges, links=links)
+    lists.fetch()
+    return listed
 
 
 def test_lists_give_authors_in_order_links_in_kind_order_and_badges_top_level_first():
@@ -39,10 +36,12 @@ def test_lists_give_authors_in_order_links_in_kind_order_and_badges_top_level_fi
 
     (listed,) = _listed(paper)
 
-    assert listed.listed_authors == [("Zoe First", first.slug), ("Adam Second", second.slug)]
-    assert listed.listed_links == [("pmlr", "https://p.example/"), ("code", "https://c.example/")]
+    authors = [(author["name"], author["slug"]) for author in listed.listed_authors]
+    assert authors == [("Zoe First", first.slug), ("Adam Second", second.slug)]
+    links = [(link.kind, link.url) for link in listed.listed_links]
+    assert links == [("pmlr", "https://p.example/"), ("code", "https://c.example/")]
     # The top level first, whatever the year; then each badge's rank and level.
-    assert [(b.award.name_en, b.rank, b.is_top_level) for b in listed.listed_badges] == [
+    assert [(b.award.name_en, b.level_rank, b.is_top_level) for b in listed.listed_badges] == [
         ("Best Paper", 0, True),
         ("Older Award", 1, False),
     ]
@@ -58,7 +57,7 @@ def test_page_lists_fetch_in_three_queries_however_many_papers(django_assert_num
             )
             factories.award_entry(factories.award(), paper)
             made.append(paper)
-        return listing.paper_rows(Paper.objects.filter(pk__in=[p.pk for p in made]))
+        return listing.papers(Paper.objects.filter(pk__in=[p.pk for p in made]))
 
     for count in (1, 12):
         rows = papers(count)
@@ -95,11 +94,20 @@ def test_a_paper_in_two_awards_of_a_conference_lists_its_authors_under_both(clie
     assert html.count(f'<a href="{person.get_absolute_url()}">Ada Twice</a>') == 2
 
 
-def _render(paper, language, **options):
-    """The list item of ``paper`` in ``language``, as a conference page lists it."""
+def _jinja(name, **values):
+    return engines["jinja2"].get_template(f"papers/lists/{name}.html").render(values)
+
+
+def _render(paper, language, heading=4, **options):
+    """The list item of ``paper`` in ``language``, as a conference page lists it, its
+    runs of white space made one space (none between tags), as browsers show it."""
     with translation.override(language):
         (row,) = _listed(paper)
-        return listing.Renderer().paper(row, **options)
+        return _spaces(_jinja("paper_list", papers=[row], heading=heading, **options))
+
+
+def _spaces(html):
+    return re.sub(r"> <", "><", re.sub(r"\s+", " ", html)).strip()
 
 
 def test_a_list_item_has_the_markup_of_the_lists():
@@ -120,8 +128,8 @@ def test_a_list_item_has_the_markup_of_the_lists():
 
     html = _render(paper, "zh-hans", heading=3, show_awards=True)
 
-    icon = listing.award_icon(2)
-    assert html == (
+    icon = _jinja("award_icon", tier=2)
+    assert html == _spaces(
         '<article class="paper-item">\n'
         '  <h3 class="paper-title"><a href="/zh-hans/papers/a-paper/">'
         '<span lang="en" class="untranslated">A &lt;b&gt;bold&lt;/b&gt; paper</span></a></h3>\n'
@@ -194,57 +202,13 @@ def test_the_paper_page_badges_and_links_have_the_list_markup(client):
         '</li><li><a href="https://c.example/" rel="external">Code</a></li></ul>'
     ) in html
     assert (
-        f'<dd class="award-badge"><span class="badge tier-1">{listing.award_icon(1)}'
+        f'<dd class="award-badge"><span class="badge tier-1">{_jinja("award_icon", tier=1)}'
         f'<a href="{award.get_absolute_url()}">{award.conference.name_en} {award.name_en}</a>'
         "</span></dd>"
     ) in html
 
 
-def test_renderer_of_a_context_is_shared_by_the_page_in_one_language():
-    page = Context({"request": RequestFactory().get("/")})
-
-    with translation.override("en"):
-        english = listing.Renderer.of(page)
-        assert listing.Renderer.of(page) is english
-    with translation.override("zh-hans"):
-        assert listing.Renderer.of(page).language == "zh-hans"
-
-
-def test_other_papers_pages_are_those_of_the_queryset(django_assert_num_queries):
-    conference = factories.conference()
-    award = factories.award(conference=conference)
-    factories.award_entry(award, factories.paper(conference=conference))
-    factories.paper(conference=conference, status=Status.DRAFT)
-    for n in (3, 1, 4, 0, 2):
-        factories.paper(conference=conference, title_en=f"Title {n}")
-    factories.paper()  # at another conference
-    queryset = Paper.objects.published().published_without_award_at(conference)
-    awards = _published_awards(conference)
-
-    with django_assert_num_queries(1):
-        count = listing.OtherPapers(conference, awards, 1, 2).count()
-    assert count == queryset.count() == 5
-    for number in (1, 2, 3):
-        with django_assert_num_queries(1):  # the page, whose rows carry the count
-            others = listing.OtherPapers(conference, awards, number, 2)
-            page = Paginator(others, 2).page(number)
-        expected = Paginator(queryset, 2).page(number)
-        assert [row.slug for row in page] == [paper.slug for paper in expected]
-        assert [row.title_en for row in page] == sorted(row.title_en for row in page)
-    assert listing.OtherPapers(conference, awards, 1, 2)[0:0] == []
-    # Past the end: no row carries the count, which is then a query of its own.
-    for number in (4, 2**62):
-        with django_assert_num_queries(2 if number == 4 else 1), pytest.raises(EmptyPage):
-            Paginator(listing.OtherPapers(conference, awards, number, 2), 2).page(number)
-
-
-def _published_awards(conference):
-    """The conference's published awards with their published entries, as its page has."""
-    awards = Award.objects.filter(conference=conference, status=Status.PUBLISHED)
-    return listing.PageLists().awards(awards)
-
-
-def test_other_papers_count_sets_aside_each_paper_awarded_there_once():
+def test_other_papers_count_sets_aside_each_paper_awarded_there_once(client):
     conference = factories.conference()
     first, second = factories.award(conference=conference), factories.award(conference=conference)
     twice = factories.paper(conference=conference)
@@ -263,19 +227,17 @@ def test_other_papers_count_sets_aside_each_paper_awarded_there_once():
     factories.award_entry(factories.award(), elsewhere)
     queryset = Paper.objects.published().published_without_award_at(conference)
 
-    count = listing.OtherPapers(conference, _published_awards(conference), 1, 50).count()
+    page = client.get(conference.get_absolute_url()).context["page_obj"]
 
-    assert count == queryset.count() == 2
+    assert page.paginator.count == queryset.count() == 2
 
 
-def test_other_papers_of_a_conference_without_any_is_one_empty_page(django_assert_num_queries):
+def test_other_papers_of_a_conference_without_any_is_one_empty_page(client):
     conference = factories.conference()
-    awards = _published_awards(conference)
 
-    with django_assert_num_queries(1):  # the empty first page: there are none, no count
-        page = Paginator(listing.OtherPapers(conference, awards, 1, 2), 2).page(1)
+    page = client.get(conference.get_absolute_url()).context["page_obj"]
 
-    assert list(page) == []
+    assert (page.number, list(page)) == (1, [])
 
 
 def test_badges_are_those_of_published_awards_at_published_conferences():
@@ -295,35 +257,3 @@ def test_badges_are_those_of_published_awards_at_published_conferences():
     assert list(AwardEntry.objects.published().values_list("award__name_en", flat=True)) == [
         "Shown Award"
     ]
-
-
-def test_badges_are_read_from_the_listed_papers_entries():
-    """SQLite (without statistics) started the badges' query from every published award
-    when the award's status was a condition of it, probing each award for each listed
-    paper: milliseconds at a few hundred awards. The query starts from the entries of
-    the listed papers, found by their keys."""
-    if connection.vendor != "sqlite":
-        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plan depends on statistics")
-    queryset = listing.BADGES.build(papers=list(range(1, 51)))
-    sql, params = queryset.query.sql_with_params()
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
-        first_step = cursor.fetchall()[0][-1]
-
-    # The papers by their key, or their entries by the paper's index.
-    by_paper = ("SEARCH papers_paper USING INTEGER PRIMARY KEY", "SEARCH papers_awardentry")
-    assert first_step.startswith(by_paper), first_step
-    assert "status" not in first_step
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["Plain title", "", "R&D <b>", "\"quoted\" and 'quoted'", "&amp; already", "中文标题"],
-)
-def test_escape_is_html_escape(text):
-    assert listing.escape(text) == html.escape(text)
-
-
-def test_escape_takes_a_lazy_translation():
-    assert listing.escape(gettext_lazy("Authors:")) == "Authors:"
