@@ -375,7 +375,8 @@ def test_files_it_did_not_write_survive(icml, publish, tmp_path):
 
 def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, monkeypatch):
     route = publishing.Route("paper-detail", "papers", func=lambda: [{"slug": "no-such-paper"}])
-    monkeypatch.setattr(publishing, "routes", lambda: [publishing.Route("home", "papers"), route])
+    home = publishing.Route("home", "papers", func=lambda: None)
+    monkeypatch.setattr(publishing, "routes", lambda: [home, route])
     site = tmp_path / "site"
 
     with pytest.raises(CommandError, match="/en/papers/no-such-paper/ answered 404"):
@@ -581,10 +582,21 @@ def test_the_sites_compact_archive_is_rendered_after_every_other_page(icml, publ
 
 
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
-    monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
+    monkeypatch.setattr(publishing, "resolve", lambda uri: "a route's match")
 
-    with pytest.raises(publish_files.PublishError, match="/en/404.html answered 200, not 404"):
+    with pytest.raises(publish_files.PublishError, match="/en/404.html is a page of the site"):
         publishing.not_found_pages(publishing.Site(SITE_URL))
+
+
+def test_the_404_pages_are_the_sites_own_with_debug_on(icml, settings):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    settings.DEBUG = True  # Django would answer a missing page with its technical page
+
+    pages = publishing.not_found_pages(publishing.Site(SITE_URL))
+
+    assert "<h1>Page not found</h1>" in pages["en/404.html"].decode()
+    assert "<h1>页面不存在</h1>" in pages["zh-hans/404.html"].decode()
 
 
 def _tree(site):
