@@ -599,6 +599,34 @@ def test_the_404_pages_are_the_sites_own_with_debug_on(icml, settings):
     assert "<h1>页面不存在</h1>" in pages["zh-hans/404.html"].decode()
 
 
+def test_dry_run_without_collected_static_files_collects_them_first(
+    icml, publish, settings, tmp_path
+):
+    # The production storage names static files by collectstatic's manifest (hashed
+    # names): without one, every page using {% static %} answered 500.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "awardsite.storage.StaticFilesStorage"},
+    }
+    site = tmp_path / "site"
+    out = StringIO()
+
+    call_command("publish_site", str(site), "--dry-run", stdout=out)
+
+    assert "Would publish" in out.getvalue() and not site.exists()
+    assert (settings.STATIC_ROOT / "staticfiles.json").is_file()
+
+
+def test_no_collectstatic_without_collected_static_files_says_so(icml, publish, settings, tmp_path):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "awardsite.storage.StaticFilesStorage"},
+    }
+
+    with pytest.raises(CommandError, match="STATIC_ROOT has no collectstatic manifest"):
+        call_command("publish_site", str(tmp_path / "site"), "--no-collectstatic")
+
+
 def _tree(site):
     """{path: bytes} of every file publish_site wrote under ``site`` but its own records."""
     own = {publish_files.MANIFEST, ".publish-snapshot.json"}
