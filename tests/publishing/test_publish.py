@@ -275,34 +275,6 @@ def test_language_choice_at_the_root_links_both_homes(icml, publish, tmp_path):
     }
 
 
-@pytest.mark.parametrize("path", ["/", "/papers/x/", "/a&b/", "/q\"u<o>te's/", "/论文/"])
-def test_a_language_choice_is_its_template_rendered_for_its_path(settings, tmp_path, path):
-    settings.SITE_URL = SITE_URL
-    publisher = publish_files.Publisher(tmp_path)
-
-    body = publisher.language_choice_body(path)
-
-    assert body == publish_files.render_language_choice(path).encode()
-    assert publish_files.CHOICE_MARKER.encode() not in body
-
-
-def test_from_scratch_a_pages_language_choice_is_written_when_the_page_is(settings, tmp_path):
-    settings.SITE_URL = SITE_URL
-    publisher = publish_files.Publisher(tmp_path)
-    publisher.choices_as_recorded = True
-
-    publisher.page("/en/papers/x/", "en/papers/x/index.html", b"<p>x</p>")
-    publisher.page("/zh-hans/papers/x/", "zh-hans/papers/x/index.html", b"<p>x</p>")
-    publisher.page("/en/papers/x/cite.bib", "en/papers/x/cite.bib", b"@x")
-
-    assert (tmp_path / "papers/x/index.html").read_bytes() == (
-        publish_files.render_language_choice("/papers/x/").encode()
-    )
-    assert publisher.counts.written == 4
-    publisher.language_choices()  # only the root's is left
-    assert publisher.counts.written == 5 and (tmp_path / "index.html").is_file()
-
-
 def test_every_published_page_passes_the_nu_checker(icml, publish, tmp_path):
     publish()
     site = tmp_path / "site"
