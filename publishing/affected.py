@@ -1,6 +1,5 @@
 """Which published pages a change of the content reaches (:func:`affected`), from the
-rows :func:`publishing.changes.changed` says were added, changed and deleted between two
-snapshots (publishing/changes.py has the whole design)."""
+rows added, changed and deleted between two snapshots (publishing/changes.py)."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -18,30 +17,20 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
-from publishing.changes import changed, model_label
-
-# --- Which pages -----------------------------------------------------------------------
+from publishing.changes import CONTENT_MODELS, changed, model_label
 
 
 @dataclass
 class Affected:
-    """The pages to render again.
-
-    ``everything``: all of them (no earlier snapshot, or the code changed). ``site``:
-    the pages about the whole site (home, index lists, feeds, sitemaps, open data and its
-    downloads, search, the API's index, robots.txt), on any change of the content.
-    ``author_index``: the A-Z of authors and its pages (names of authors with a
-    published paper). The sets name objects by their URL's slugs: ``venues``,
-    ``conferences``, ``papers``, ``authors`` (slugs), ``awards`` (conference slug, award
-    slug) and ``award_series`` (venue slug, award slug); an object's pages are all of
-    its routes (detail, pages 2..N, citations, its downloads). ``sitemaps``: the
-    sections of the sitemap (pages/sitemaps.py) whose list of URLs changed; the
-    sitemap's index when there is one. ``archives``: conferences (slugs) whose
-    compact archive (open data) must be made again although their pages need not (a
-    name of theirs became shared or stopped being: ``shared_names``); the site's
-    compact archive with them. Pages that show no content (robots.txt, the API's index
-    and schema) only with ``everything``.
-    """
+    """The pages to render again: ``everything`` (no earlier snapshot, or the code
+    changed); ``site``, the pages about the whole site (home, lists, feeds, open data,
+    search), on any change; ``author_index``, the A-Z of authors; the objects whose pages
+    (all their routes) change, by their URL's slugs: ``venues``, ``conferences``,
+    ``papers``, ``authors``, ``awards`` (conference slug, slug), ``award_series`` (venue
+    slug, slug); ``sitemaps``, the sitemap's sections whose URLs changed; ``archives``,
+    conferences whose compact archive changes although their pages do not (a name of
+    theirs became shared or stopped being). Pages without content (robots.txt, the
+    API's index and schema) only with ``everything``."""
 
     everything: bool = False
     site: bool = False
@@ -59,9 +48,8 @@ class Affected:
         return self.everything or self.site
 
     def covers(self, name, kwargs=None):
-        """Whether the page of the URL pattern ``name`` (its name in the URLconf, such
-        as ``"paper-detail"``) with the URL ``kwargs`` must be rendered again. A route
-        this module does not know is taken as a page about the whole site."""
+        """Whether the page of the route ``name`` (``"paper-detail"``) with the URL
+        ``kwargs`` must be rendered again; an unknown route is a page about the site."""
         if self.everything:
             return True
         kwargs = kwargs or {}
@@ -86,25 +74,15 @@ class Affected:
             return (kwargs.get(parent), kwargs.get("slug")) in getattr(self, kind)
         return kwargs.get("slug") in getattr(self, kind)
 
-    def count(self):
-        """How many objects' pages are named (for the publisher's report)."""
-        return sum(
-            len(getattr(self, name))
-            for name in ("venues", "conferences", "awards", "award_series", "papers", "authors")
-        )
 
-
-# The routes of one object's pages (pages/urls.py, awardsite/urls.py and the API's
-# ``conference``), by the set of Affected that names them; pages N of a list are the
-# route "<name>-page" (pages/paging.py, branch pagepaths). Any other route is a page
-# about the whole site: rendered again on any change, which is never wrong.
+# The routes of one object's pages, by the set of Affected that names them. Any other
+# route is a page about the whole site: rendered again on any change, never wrong.
 ROUTE_KINDS = {
     "venue-detail": "venues",
     "conference-detail": "conferences",
     "conference-detail-page": "conferences",
     "conference-citation": "conferences",
     "opendata-conference-csv": "conferences",
-    # A conference's compact archive, and the site's (every conference's compact file).
     "opendata-conference-compact": "conference_archive",
     "opendata-site-compact": "site_archive",
     "conference": "conferences",
@@ -117,26 +95,21 @@ ROUTE_KINDS = {
     "author-detail-page": "authors",
     "author-list": "author_index",
     "author-list-page": "author_index",
-    # The A-Z's letters at paths of their own (branch pagepaths).
     "author-list-letter": "author_index",
     "author-list-letter-page": "author_index",
-    # The sitemap's index (counts of each section's URLs) and its sections, by kwargs.
     "sitemap": "sitemap",
     "sitemap-section": "sitemaps",
-    # Parts 2..N of a long section (pages/sitemaps.py part_path), by their section.
     "sitemap-section-page": "sitemaps",
-    # No content of the database: robots.txt (the sitemap's address), the API's index
-    # (addresses, the licence setting) and its OpenAPI schema and page (the code).
+    # No content of the database: robots.txt, the API's index, schema and docs page.
     "robots-txt": "no_content",
     "index": "no_content",
     "openapi-json": "no_content",
     "openapi-view": "no_content",
 }
 
-# The models whose published rows each section of the sitemap lists, by their keys (slugs
-# and the foreign keys that lead to the slugs in their URLs): a section changes only when
-# one of those rows is added, removed or given other keys (pages/sitemaps.py; no
-# section gives a lastmod). A section not named here is rendered on any change.
+# The models whose rows' keys (slugs, and foreign keys to the slugs in their URLs) each
+# sitemap section lists (pages/sitemaps.py, no lastmod): it changes only when one of
+# those rows is added, removed or given other keys. Others are rendered on any change.
 SITEMAP_MODELS = {
     "home": (),
     "venues": (Venue,),
@@ -149,8 +122,7 @@ SITEMAP_MODELS = {
 
 
 def _sitemaps(old, new, changes):
-    """The sections of the sitemap named in ``SITEMAP_MODELS`` whose URLs differ between
-    the snapshots ``old`` and ``new``."""
+    """The sections of ``SITEMAP_MODELS`` whose URLs differ between ``old`` and ``new``."""
 
     def keys_changed(model):
         change = changes.get(model_label(model))
@@ -169,86 +141,70 @@ def _sitemaps(old, new, changes):
 
 
 class _Index:
-    """One snapshot's rows looked up by the keys the rules follow."""
+    """One snapshot's rows, followed by the columns ``CONTENT_MODELS`` keeps."""
 
     def __init__(self, content):
-        rows = content["rows"]
-        self.rows = rows
+        self.rows = {model: content["rows"].get(model_label(model), {}) for model in CONTENT_MODELS}
+        self.children = {}  # (model, column) -> {value: pks of the rows that have it}
 
-        def table(model):
-            return rows.get(model_label(model), {})
+    def value(self, model, column, pk):
+        """``column`` of ``model``'s row ``pk``, or None when there is no such row."""
+        row = self.rows[model].get(pk)
+        return None if row is None else row[CONTENT_MODELS[model].index(column) + 1]
 
-        def children(model, position):
+    def having(self, model, column, values):
+        """The pks of ``model``'s rows whose ``column`` is one of ``values``."""
+        if (model, column) not in self.children:
+            position = CONTENT_MODELS[model].index(column) + 1
             found = defaultdict(set)
-            for pk, row in table(model).items():
+            for pk, row in self.rows[model].items():
                 found[row[position]].add(pk)
-            return found
-
-        self.venue = table(Venue)
-        self.conference = table(Conference)
-        self.award = table(Award)
-        self.level = table(AwardLevel)
-        self.entry = table(AwardEntry)
-        self.paper = table(Paper)
-        self.link = table(PaperLink)
-        self.authorship = table(Authorship)
-        self.affiliation = table(Affiliation)
-        self.author = table(Author)
-        # Row layout: [hash, *refs] in CONTENT_MODELS' order.
-        self.conferences_of_venue = children(Conference, 1)
-        self.awards_of_conference = children(Award, 1)
-        self.entries_of_award = children(AwardEntry, 1)
-        self.entries_of_paper = children(AwardEntry, 2)
-        self.papers_of_conference = children(Paper, 1)
-        self.authorships_of_paper = children(Authorship, 1)
-        self.authorships_of_author = children(Authorship, 2)
-        self.affiliations_of_institution = children(Affiliation, 2)
-
-    @staticmethod
-    def ref(table, pk, position):
-        row = table.get(pk)
-        return None if row is None else row[position]
+            self.children[(model, column)] = found
+        found = self.children[(model, column)]
+        return set().union(*(found.get(value, ()) for value in values))
 
 
-def _gather(indexes, pks, lookup):
-    """The union over ``indexes`` of ``lookup(index, pk)`` (a value, a set or None)."""
-    found = set()
-    for index in indexes:
-        for pk in pks:
-            value = lookup(index, pk)
-            if isinstance(value, set):
-                found |= value
-            elif value is not None:
-                found.add(value)
-    return found
+def _up(both, model, column, pks):
+    """The values of ``column`` of ``model``'s rows ``pks``, in either snapshot."""
+    return {i.value(model, column, pk) for i in both for pk in pks} - {None}
+
+
+def _down(both, model, column, values):
+    """The pks of ``model``'s rows whose ``column`` is one of ``values``, in either."""
+    return set().union(*(i.having(model, column, values) for i in both))
+
+
+def _award_keys(both, awards, parent_of):
+    """(slug of the award's conference, or of its venue with ``parent_of`` Venue, the
+    award's slug) of each of ``awards`` (pks), looked up in each snapshot."""
+    keys = set()
+    for i in both:
+        for pk in awards:
+            if (slug := i.value(Award, "slug", pk)) is not None:
+                conference = i.value(Award, "conference_id", pk)
+                if parent_of is Venue:
+                    parent = i.value(Venue, "slug", i.value(Conference, "venue_id", conference))
+                else:
+                    parent = i.value(Conference, "slug", conference)
+                keys.add((parent, slug))
+    return keys
 
 
 def affected(old, new):
-    """The pages (:class:`Affected`) that differ between the content of snapshot ``old``
-    (None: there was no publish) and that of ``new``, as ``snapshot()`` gives them.
+    """The pages (:class:`Affected`) that differ between the snapshots ``old`` (None:
+    no publish yet) and ``new``. Everything when ``old`` is None or of another
+    fingerprint; nothing when no published row differs; otherwise the site-wide pages
+    and these objects', each rule followed in both snapshots (so through a deleted
+    row's old keys), as the views and templates show them:
 
-    Everything when ``old`` is None or its fingerprint is not ``new``'s; nothing when no
-    row differs (the snapshots hold published rows only, so edits of drafts re-render
-    nothing); otherwise the site-wide pages and these
-    objects' pages, each rule followed in the old and the new snapshot (so through a
-    deleted row's old keys):
-
-    - Rows whose change shows on many pages: a venue's on its conferences'; a
-      conference's (name, city, dates, status) on its papers', its awards' and theirs;
-      an award's or one of its levels' (name, description, level names and order) on the
-      papers it gives and their pages.
-    - A paper's page shows its row, conference and venue, authorships with the authors'
-      names and their affiliations' institutions, links and award entries with their
-      award, level and the award's conference: a change of any of these, an author
-      renamed, an institution renamed or a link edited touches the paper.
-    - Touching a paper touches its authors' pages (their papers' titles, conferences,
-      badges and co-authors), its conference's page and downloads (the list of its papers
-      with authors), the pages of the awards it received, their award series and the
-      venues above (counts of papers and awards per edition).
-    - An award entry added or removed touches its award and its paper; an authorship its
-      author and paper.
-    - The A-Z of authors when an author of a published paper changed, or one was added
-      or removed (by publishing or returning to draft too).
+    - a venue's change shows on its conferences'; a conference's on its papers' and
+      awards'; an award's or its levels' on the papers it gives;
+    - a paper's page shows its conference and venue, authors and their institutions,
+      links and award entries (award, level): a change of any touches the paper;
+    - a touched paper touches its authors', conference's (and downloads), awards',
+      award series' and venue's pages; an award entry or authorship added or removed
+      touches its award or author and its paper;
+    - the A-Z of authors when an author of a published paper changed, came or went.
     """
     if old is None or old.get("fingerprint") != new.get("fingerprint"):
         return Affected(everything=True)
@@ -259,115 +215,76 @@ def affected(old, new):
     }
     if not changes and not any(shared.values()):
         return Affected()
-
     both = (_Index(old), _Index(new))
     archives = _archives(both, shared)
     if not changes:
         return Affected(archives=archives)
 
-    def gather(keys, lookup):
-        return _gather(both, keys, lookup)
-
     def pks(model):
         change = changes.get(model_label(model))
         return change.all if change else set()
 
+    def up(model, column, pks):
+        return _up(both, model, column, pks)
+
+    def down(model, column, values):
+        return _down(both, model, column, values)
+
     # Rows whose change shows on many pages, followed down to the papers they show on.
     venues = pks(Venue)
-    conferences = pks(Conference) | gather(venues, lambda i, v: i.conferences_of_venue.get(v))
+    conferences = pks(Conference) | down(Conference, "venue_id", venues)
     awards = (
         pks(Award)
-        | gather(pks(AwardLevel), lambda i, pk: i.ref(i.level, pk, 1))
-        | gather(conferences, lambda i, c: i.awards_of_conference.get(c))
+        | up(AwardLevel, "award_id", pks(AwardLevel))
+        | down(Award, "conference_id", conferences)
     )
     authorships = (
         pks(Authorship)
-        | gather(pks(Affiliation), lambda i, pk: i.ref(i.affiliation, pk, 1))
-        | gather(pks(Author), lambda i, a: i.authorships_of_author.get(a))
-        | gather(
-            gather(pks(Institution), lambda i, pk: i.affiliations_of_institution.get(pk)),
-            lambda i, pk: i.ref(i.affiliation, pk, 1),
-        )
+        | up(Affiliation, "authorship_id", pks(Affiliation))
+        | down(Authorship, "author_id", pks(Author))
+        | up(Affiliation, "authorship_id", down(Affiliation, "institution_id", pks(Institution)))
     )
-    entries = pks(AwardEntry) | gather(awards, lambda i, a: i.entries_of_award.get(a))
+    entries = pks(AwardEntry) | down(AwardEntry, "award_id", awards)
     papers = (
         pks(Paper)
-        | gather(conferences, lambda i, c: i.papers_of_conference.get(c))
-        | gather(pks(PaperLink), lambda i, pk: i.ref(i.link, pk, 1))
-        | gather(authorships, lambda i, pk: i.ref(i.authorship, pk, 1))
-        | gather(entries, lambda i, pk: i.ref(i.entry, pk, 2))
+        | down(Paper, "conference_id", conferences)
+        | up(PaperLink, "paper_id", pks(PaperLink))
+        | up(Authorship, "paper_id", authorships)
+        | up(AwardEntry, "paper_id", entries)
     )
-
     # The pages that show a touched paper, award or conference.
-    authors = (
-        pks(Author)
-        | gather(pks(Authorship), lambda i, pk: i.ref(i.authorship, pk, 2))
-        | gather(
-            gather(papers, lambda i, p: i.authorships_of_paper.get(p)),
-            lambda i, pk: i.ref(i.authorship, pk, 2),
-        )
+    authors = pks(Author) | up(
+        Authorship, "author_id", pks(Authorship) | down(Authorship, "paper_id", papers)
     )
-    awards |= gather(entries, lambda i, pk: i.ref(i.entry, pk, 1)) | gather(
-        gather(papers, lambda i, p: i.entries_of_paper.get(p)),
-        lambda i, pk: i.ref(i.entry, pk, 1),
-    )
-    conferences |= gather(papers, lambda i, p: i.ref(i.paper, p, 1)) | gather(
-        awards, lambda i, a: i.ref(i.award, a, 1)
-    )
-    venues |= gather(conferences, lambda i, c: i.ref(i.conference, c, 1))
-
-    # The snapshots hold the authors of published papers only: any change to those rows
-    # is a name, a slug or an author added to or removed from the A-Z.
-    author_index = bool(pks(Author))
-
-    def award_series(i, a):
-        row = i.award.get(a)
-        if row is None:
-            return None
-        venue = i.ref(i.conference, row[1], 1)
-        return (i.ref(i.venue, venue, 1), row[2])
-
-    def awards_by_slug(i, a):
-        row = i.award.get(a)
-        return None if row is None else (i.ref(i.conference, row[1], 2), row[2])
-
+    awards |= up(AwardEntry, "award_id", entries | down(AwardEntry, "paper_id", papers))
+    conferences |= up(Paper, "conference_id", papers) | up(Award, "conference_id", awards)
+    venues |= up(Conference, "venue_id", conferences)
     return Affected(
         site=True,
-        author_index=author_index,
+        # The snapshots hold authors of published papers only: any change shows in the A-Z.
+        author_index=bool(pks(Author)),
         sitemaps=_sitemaps(old, new, changes),
-        venues=gather(venues, lambda i, v: i.ref(i.venue, v, 1)),
-        conferences=gather(conferences, lambda i, c: i.ref(i.conference, c, 2)),
-        awards=gather(awards, awards_by_slug),
-        award_series=gather(awards, award_series),
-        papers=gather(papers, lambda i, p: i.ref(i.paper, p, 2)),
-        authors=gather(authors, lambda i, a: i.ref(i.author, a, 1)),
+        venues=up(Venue, "slug", venues),
+        conferences=up(Conference, "slug", conferences),
+        awards=_award_keys(both, awards, Conference),
+        award_series=_award_keys(both, awards, Venue),
+        papers=up(Paper, "slug", papers),
+        authors=up(Author, "slug", authors),
         archives=archives,
     )
 
 
-def _archives(indexes, shared):
-    """The slugs of the conferences whose compact files name one of the published authors
-    or institutions of ``shared`` (``{label: pks}`` whose name became shared or stopped
-    being: ``shared_names``): the conferences of their papers and those that awarded
-    them, as ``importing.exporting.belonging_to`` gathers a conference's papers."""
-    authorships = _gather(
-        indexes, shared.get(model_label(Author), ()), lambda i, a: i.authorships_of_author.get(a)
-    ) | _gather(
-        indexes,
-        _gather(
-            indexes,
-            shared.get(model_label(Institution), ()),
-            lambda i, pk: i.affiliations_of_institution.get(pk),
-        ),
-        lambda i, pk: i.ref(i.affiliation, pk, 1),
+def _archives(both, shared):
+    """The slugs of the conferences whose compact files name an author or institution
+    of ``shared`` (``{label: pks}``): those of their papers and those that awarded them,
+    as ``importing.exporting.belonging_to`` gathers a conference's papers."""
+    institutions = shared.get(model_label(Institution), ())
+    authorships = _down(both, Authorship, "author_id", shared.get(model_label(Author), ())) | _up(
+        both, Affiliation, "authorship_id", _down(both, Affiliation, "institution_id", institutions)
     )
-    papers = _gather(indexes, authorships, lambda i, pk: i.ref(i.authorship, pk, 1))
-    awards = _gather(
-        indexes,
-        _gather(indexes, papers, lambda i, p: i.entries_of_paper.get(p)),
-        lambda i, pk: i.ref(i.entry, pk, 1),
+    papers = _up(both, Authorship, "paper_id", authorships)
+    awards = _up(both, AwardEntry, "award_id", _down(both, AwardEntry, "paper_id", papers))
+    conferences = _up(both, Paper, "conference_id", papers) | _up(
+        both, Award, "conference_id", awards
     )
-    conferences = _gather(indexes, papers, lambda i, p: i.ref(i.paper, p, 1)) | _gather(
-        indexes, awards, lambda i, a: i.ref(i.award, a, 1)
-    )
-    return _gather(indexes, conferences, lambda i, c: i.ref(i.conference, c, 2))
+    return _up(both, Conference, "slug", conferences)

@@ -276,34 +276,6 @@ def test_language_choice_at_the_root_links_both_homes(icml, publish, tmp_path):
     }
 
 
-@pytest.mark.parametrize("path", ["/", "/papers/x/", "/a&b/", "/q\"u<o>te's/", "/论文/"])
-def test_a_language_choice_is_its_template_rendered_for_its_path(settings, tmp_path, path):
-    settings.SITE_URL = SITE_URL
-    publisher = publish_files.Publisher(tmp_path)
-
-    body = publisher.language_choice_body(path)
-
-    assert body == publish_files.render_language_choice(path).encode()
-    assert publish_files.CHOICE_MARKER.encode() not in body
-
-
-def test_from_scratch_a_pages_language_choice_is_written_when_the_page_is(settings, tmp_path):
-    settings.SITE_URL = SITE_URL
-    publisher = publish_files.Publisher(tmp_path)
-    publisher.choices_as_recorded = True
-
-    publisher.page("/en/papers/x/", "en/papers/x/index.html", b"<p>x</p>")
-    publisher.page("/zh-hans/papers/x/", "zh-hans/papers/x/index.html", b"<p>x</p>")
-    publisher.page("/en/papers/x/cite.bib", "en/papers/x/cite.bib", b"@x")
-
-    assert (tmp_path / "papers/x/index.html").read_bytes() == (
-        publish_files.render_language_choice("/papers/x/").encode()
-    )
-    assert publisher.counts.written == 4
-    publisher.language_choices()  # only the root's is left
-    assert publisher.counts.written == 5 and (tmp_path / "index.html").is_file()
-
-
 def test_every_published_page_passes_the_nu_checker(icml, publish, tmp_path):
     publish()
     site = tmp_path / "site"
@@ -376,7 +348,8 @@ def test_files_it_did_not_write_survive(icml, publish, tmp_path):
 
 def test_page_not_answering_200_is_an_error_naming_it(icml, publish, tmp_path, monkeypatch):
     route = publishing.Route("paper-detail", "papers", func=lambda: [{"slug": "no-such-paper"}])
-    monkeypatch.setattr(publishing, "routes", lambda: [publishing.Route("home", "papers"), route])
+    home = publishing.Route("home", "papers", func=lambda: None)
+    monkeypatch.setattr(publishing, "routes", lambda: [home, route])
     site = tmp_path / "site"
 
     with pytest.raises(CommandError, match="/en/papers/no-such-paper/ answered 404"):
@@ -582,10 +555,49 @@ def test_the_sites_compact_archive_is_rendered_after_every_other_page(icml, publ
 
 
 def test_a_route_at_the_404_pages_address_is_an_error(icml, publish, monkeypatch):
-    monkeypatch.setattr(publishing.Site, "get", lambda self, uri: (200, b"a page"))
+    monkeypatch.setattr(publishing, "resolve", lambda uri: "a route's match")
 
-    with pytest.raises(publish_files.PublishError, match="/en/404.html answered 200, not 404"):
+    with pytest.raises(publish_files.PublishError, match="/en/404.html is a page of the site"):
         publishing.not_found_pages(publishing.Site(SITE_URL))
+
+
+def test_the_404_pages_are_the_sites_own_with_debug_on(icml, settings):
+    settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
+    settings.DEBUG = True  # Django would answer a missing page with its technical page
+
+    pages = publishing.not_found_pages(publishing.Site(SITE_URL))
+
+    assert "<h1>Page not found</h1>" in pages["en/404.html"].decode()
+    assert "<h1>页面不存在</h1>" in pages["zh-hans/404.html"].decode()
+
+
+def test_dry_run_without_collected_static_files_collects_them_first(
+    icml, publish, settings, tmp_path
+):
+    # The production storage names static files by collectstatic's manifest (hashed
+    # names): without one, every page using {% static %} answered 500.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "awardsite.storage.StaticFilesStorage"},
+    }
+    site = tmp_path / "site"
+    out = StringIO()
+
+    call_command("publish_site", str(site), "--dry-run", stdout=out)
+
+    assert "Would publish" in out.getvalue() and not site.exists()
+    assert (settings.STATIC_ROOT / "staticfiles.json").is_file()
+
+
+def test_no_collectstatic_without_collected_static_files_says_so(icml, publish, settings, tmp_path):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "awardsite.storage.StaticFilesStorage"},
+    }
+
+    with pytest.raises(CommandError, match="STATIC_ROOT has no collectstatic manifest"):
+        call_command("publish_site", str(tmp_path / "site"), "--no-collectstatic")
 
 
 def _tree(site):

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import CommandError, call_command
 from django.utils import translation
 
@@ -301,6 +300,7 @@ def test_parallel_publish_of_the_shipped_content_is_the_serial_ones_byte_for_byt
 
 def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, settings):
     settings.SITE_URL = SITE_URL
+    settings.ALLOWED_HOSTS = ["awards.example.org"]
     route = next(route for route in publishing.routes() if route.name == "paper-citation")
 
     rendered = publishing.Site(SITE_URL).render_many(
@@ -313,38 +313,12 @@ def test_site_renders_a_missing_papers_citation_as_an_error_naming_it(icml, sett
         list(rendered)
 
 
-# --- The middleware a publish run leaves out. ------------------------------------------
-
-
-def test_every_shipped_page_is_the_same_without_the_middleware_publishing_leaves_out(
-    icml, settings
-):
-    settings.SITE_URL = SITE_URL
-    settings.ALLOWED_HOSTS = ["awards.example.org"]
-    site = publishing.Site(SITE_URL)
-    everything = publishing.Site(SITE_URL)
-    everything.handler = WSGIHandler()  # settings.MIDDLEWARE, all of it
-    left_out = set(settings.MIDDLEWARE) - set(publishing.publish_middleware())
-    assert left_out == publishing.NOT_PUBLISHING_MIDDLEWARE & set(settings.MIDDLEWARE)
-    assert "django.middleware.locale.LocaleMiddleware" not in left_out
-
-    pages = list(publishing.pages())
-    assert {route.name for route, _kwargs, _language in pages} >= {
-        "paper-detail",
-        "author-detail",
-        "home",
-    }
-    for route, kwargs, language in pages:
-        uri, _path, body = site.render(route, kwargs, language)
-        assert everything.render(route, kwargs, language)[2] == body, uri
-
-
 def test_pages_are_every_url_once_in_each_language_it_has(icml):
     """pages() decides a route's languages from its first page: the same list as
     reversing every page in every language and keeping each URL once."""
     expected = []
     for route in publishing.routes():
-        for kwargs in route.distill_func() or [()]:
+        for kwargs in route.func() or [()]:
             seen = set()
             for code in LANGUAGES:
                 with translation.override(code):

@@ -1,9 +1,8 @@
 """``manage.py publish_site DIR``: the public site as files for a plain static host.
 
 Why: a static copy is served by any web server, object store or CDN at full speed, and
-outlives the servers that made it (issue 12). Editors keep working in the admin; this
-command writes what visitors see. The rules of what is published and how files are
-written live in publishing/site.py.
+outlives the servers that made it. Editors keep working in the admin; this command
+writes what visitors see (publishing/site.py says what and how).
 """
 
 import contextlib
@@ -11,6 +10,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
@@ -18,10 +18,17 @@ from tqdm import tqdm
 
 from publishing import affected as publish_affected
 from publishing import changes as publish_changes
-from publishing import files as publish_files
 from publishing import render as publish_render
 from publishing import search_index as static_search
 from publishing import site as publishing
+from publishing.files import Publisher, PublishError
+
+
+def static_manifest_missing():
+    """Whether the static files' storage names files by a manifest (hashed names) that
+    ``STATIC_ROOT`` lacks: collectstatic has not run, and every ``{% static %}`` fails."""
+    name = getattr(staticfiles_storage, "manifest_name", None)
+    return name is not None and not staticfiles_storage.exists(name)
 
 
 class Command(BaseCommand):
@@ -63,21 +70,20 @@ class Command(BaseCommand):
     ):
         """Publishes into ``directory``; prints the files written, kept and removed.
 
-        ``jobs`` worker processes render the pages (publishing/render.py); inside a
-        database transaction, whose data they could not see, this process does, and
-        says so. Raises CommandError when no public address is known (sitemaps, feeds
-        and canonical links need one), when DIR cannot be written, when ``jobs`` is
-        below 1, or when a page answers other than 200 (naming its URL); files already
-        written then stay complete and listed in the manifest, as after Ctrl-C.
+        Raises CommandError when no public address is known (sitemaps, feeds and
+        canonical links need one), when DIR cannot be written, when ``jobs`` is below 1,
+        when STATIC_ROOT has no collectstatic manifest with --no-collectstatic, or when a
+        page answers other than 200 (naming its URL); files already written then stay
+        complete and listed in the manifest, as after Ctrl-C.
         """
+        self.verbosity = verbosity
         if jobs < 1:
             raise CommandError(f"--jobs must be 1 or more, not {jobs}.")
-        if jobs > 1:
-            can_fork, why_not = publish_render.can_fork()
-            if not can_fork:
-                jobs = 1
-                if verbosity >= 1:
-                    self.stderr.write(f"Rendering in this process, not in workers: {why_not}.")
+        can_fork, why_not = publish_render.can_fork()
+        if jobs > 1 and not can_fork:
+            jobs = 1
+            if verbosity >= 1:
+                self.stderr.write(f"Rendering in this process, not in workers: {why_not}.")
         site_url = (site_url or settings.SITE_URL).strip().rstrip("/")
         if not site_url.startswith(("http://", "https://")):
             raise CommandError(
@@ -88,119 +94,128 @@ class Command(BaseCommand):
         self.steps = {}
         state = Path(directory) / publish_changes.SNAPSHOT
         previous = publish_changes.read(state)
-        collect = not (no_collectstatic or dry_run)
         current = publish_changes.fingerprint()
-        if collect and publish_changes.collected_already(previous, current):
-            # What collectstatic reads (static/, the packages) and writes (its manifest)
-            # is as the last run left it: collecting again, which compresses every file
-            # again, would give the same files (about 3 s a run).
-            collect = False
+        # A dry run collects only when the pages could not name the static files else
+        # (into STATIC_ROOT, not DIR); collecting what the last run collected would give
+        # the same files (about 3 s a run).
+        if no_collectstatic and static_manifest_missing():
+            raise CommandError(
+                "STATIC_ROOT has no collectstatic manifest, so the pages cannot name the "
+                "static files: run collectstatic, or publish without --no-collectstatic."
+            )
+        if dry_run:
+            collect = not no_collectstatic and static_manifest_missing()
+        else:
+            collect = not no_collectstatic and not publish_changes.collected_already(
+                previous, current
+            )
         if collect:
             with self.step("collectstatic"):
                 call_command("collectstatic", interactive=False, verbosity=0)
             current = publish_changes.fingerprint()  # collectstatic's manifest may differ
-        # Pages rendered afresh (not from the page cache), for the public address.
+        # Pages rendered afresh (not from the page cache), for the public address. There
+        # is no documented way to change settings for a while: Django's own for tests.
         with override_settings(
             PAGE_CACHE_ENABLED=False,
             SITE_URL=site_url,
             ALLOWED_HOSTS=[site_url.partition("://")[2].partition("/")[0].partition(":")[0]],
         ):
             try:
-                publisher = publish_files.Publisher(directory, dry_run=dry_run)
-            except publish_files.PublishError as error:
+                publisher = Publisher(directory, dry_run=dry_run)
+            except PublishError as error:
                 raise CommandError(str(error)) from error
-            site = publishing.Site(site_url)
-            search = None  # the search's files being built (start_search)
-            try:
-                # Taken before rendering: an edit saved during the run is seen by the next.
-                with self.step("snapshot"):
-                    content = publish_changes.snapshot(current)
-                    content["collected"] = not no_collectstatic
-                    changes = publish_affected.affected(previous, content)
-                if not publisher.can_keep():
-                    changes = publish_affected.Affected(everything=True)
-                site.reuse_conference_archives(publisher, changes)
-                # From scratch, each page's language choice is written as the page is
-                # recorded, while the workers render (after an edit they are kept).
-                publisher.choices_as_recorded = changes.everything
-                with self.step("listing pages"):
-                    pages = list(publishing.pages())
-                bar = tqdm(
-                    total=len(pages),
-                    desc="Publishing",
-                    unit="page",
-                    file=self.stderr._out,
-                    disable=True if verbosity < 1 else None,  # None: only on a terminal
-                )
-                with (
-                    bar,
-                    publish_render.Rendering(
-                        site, publisher, pages, jobs=jobs, progress=bar.update
-                    ) as rendering,
-                ):
-                    with self.step("pages"):
-                        # The pages the changes name go to the workers first; this
-                        # process meanwhile starts the search and keeps the others,
-                        # rendering those it cannot keep too. A route's ``after`` pages
-                        # (the site's compact archive, made from the files just
-                        # written) are rendered last, here, where all are recorded.
-                        covered = [changes.covers(route.name, kwargs) for route, kwargs, _ in pages]
-                        rendering.add(i for i, cover in enumerate(covered) if cover)
-                    with self.step("search"):
-                        # node builds the index while the pages are rendered.
-                        search = self.start_search(publisher, changes)
-                    with self.step("pages"):
-                        todo = []
-                        for i, page in enumerate(pages):
-                            if covered[i]:
-                                continue
-                            if publisher.keep_page(page, site.target):
-                                bar.update()
-                            else:
-                                todo.append(i)
-                        rendering.add(todo)
-                        rendered = rendering.finish()
-                with self.step("search"):
-                    self.publish_search(publisher, search)
-                    search = None
-                with self.step("404 pages"):
-                    for relative, body in publishing.not_found_pages(site).items():
-                        publisher.write(relative, body)
-                with self.step("language choices"):
-                    publisher.language_choices(keep=not changes.everything)
-                with self.step("static and media files"):
-                    publisher.copy_static()
-                    publisher.copy_media()
-                with self.step("removing and manifest"):
-                    publisher.finish()
-            except (publish_files.PublishError, static_search.SearchIndexError) as error:
-                publisher.interrupted()
-                raise CommandError(str(error)) from error
-            except KeyboardInterrupt:
-                publisher.interrupted()
-                raise
-            finally:
-                if search is not None:
-                    search.cancel()
+            content, pages, rendered = self.publish(publisher, previous, current, site_url, jobs)
+            content["collected"] = not no_collectstatic
             if not dry_run:
                 publish_changes.write(content, state)
         if verbosity >= 2:
             steps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps.items())
             self.stdout.write(f"Time by step: {steps}.")
         counts = publisher.counts
-        done = "Would publish" if dry_run else "Published"
         self.stdout.write(
             self.style.SUCCESS(
-                f"{done} {len(pages)} pages ({rendered} rendered) to {directory} in "
-                f"{time.monotonic() - started:.1f} s: {counts.written} files written, "
-                f"{counts.kept} kept, {counts.removed} removed."
+                f"{'Would publish' if dry_run else 'Published'} {len(pages)} pages "
+                f"({rendered} rendered) to {directory} in {time.monotonic() - started:.1f} s: "
+                f"{counts.written} files written, {counts.kept} kept, {counts.removed} removed."
             )
         )
+
+    def publish(self, publisher, previous, current, site_url, jobs):
+        """Render what changed since the snapshot ``previous`` and keep the rest; returns
+        (the new snapshot, the pages, how many were rendered). After an error or
+        Ctrl-C the manifest names every file written (``Publisher.interrupted()``)."""
+        site = publishing.Site(site_url)
+        search = None
+        try:
+            # Taken before rendering: an edit saved during the run is seen by the next.
+            with self.step("snapshot"):
+                content = publish_changes.snapshot(current)
+                changes = publish_affected.affected(previous, content)
+            if not publisher.can_keep():
+                changes = publish_affected.Affected(everything=True)
+            site.reuse_conference_archives(publisher, changes)
+            with self.step("listing pages"):
+                pages = list(publishing.pages())
+            bar = tqdm(
+                total=len(pages),
+                desc="Publishing",
+                unit="page",
+                file=self.stderr._out,
+                disable=True if self.verbosity < 1 else None,  # None: only on a terminal
+            )
+            rendering = publish_render.Rendering(site, publisher, pages, jobs, bar.update)
+            with bar, rendering:
+                # The pages the changes name go to the workers first; meanwhile node
+                # builds the search, and this process keeps the other pages (rendering
+                # those it cannot keep).
+                with self.step("pages"):
+                    covered = [changes.covers(route.name, kwargs) for route, kwargs, _ in pages]
+                    rendering.add(i for i, cover in enumerate(covered) if cover)
+                with self.step("search"):
+                    search = self.start_search(publisher, changes)
+                with self.step("pages"):
+                    todo = []
+                    for i, page in enumerate(pages):
+                        if not covered[i]:
+                            if publisher.keep_page(page, site.target):
+                                bar.update()
+                            else:
+                                todo.append(i)
+                    rendering.add(todo)
+                    rendered = rendering.finish()
+            with self.step("search"):
+                if search is None:
+                    for relative in static_search.search_paths():
+                        publisher.keep(relative)
+                else:
+                    for relative, data in search().items():
+                        publisher.write(relative, data)
+                    search = None
+            with self.step("404 pages"):
+                for relative, body in publishing.not_found_pages(site).items():
+                    publisher.write(relative, body)
+            with self.step("language choices"):
+                publisher.language_choices(keep=not changes.everything)
+            with self.step("static and media files"):
+                publisher.copy_static()
+                publisher.copy_media()
+            with self.step("removing and manifest"):
+                publisher.finish()
+        except (PublishError, static_search.SearchIndexError) as error:
+            publisher.interrupted()
+            raise CommandError(str(error)) from error
+        except KeyboardInterrupt:
+            publisher.interrupted()
+            raise
+        finally:
+            if search is not None:
+                search.cancel()
+        return content, pages, rendered
 
     @contextlib.contextmanager
     def step(self, name):
         """Times what runs within as step ``name`` (wall-clock seconds, printed with
-        --verbosity 2: where a publish spends its time)."""
+        --verbosity 2)."""
         began = time.monotonic()
         try:
             yield
@@ -208,24 +223,13 @@ class Command(BaseCommand):
             self.steps[name] = self.steps.get(name, 0) + time.monotonic() - began
 
     def start_search(self, publisher, changes):
-        """The published site's search (publishing/search_index.py: its page, index and
-        results in each language) begun when the content changed or a file of it is
-        missing (``static_search.start_search_files``: node builds the index meanwhile),
-        else None: ``publish_search()`` keeps the files. Raises SearchIndexError when
-        node is missing."""
+        """The published site's search (publishing/search_index.py) begun when the
+        content changed or one of its files is missing (node builds the index
+        meanwhile), else None: its files are kept. Raises SearchIndexError when node
+        is missing."""
         paths = static_search.search_paths()
         if not (changes.everything or changes.site) and all(map(publisher.has, paths)):
             return None
         if changes.everything:
             return static_search.start_search_files()
         return static_search.start_search_files(publisher.directory, changes.papers)
-
-    def publish_search(self, publisher, search):
-        """Write the search's files once ``search`` (``start_search()``'s) is built, or
-        keep the last run's when it is None. Raises SearchIndexError when node fails."""
-        if search is None:
-            for relative in static_search.search_paths():
-                publisher.keep(relative)
-            return
-        for relative, data in search().items():
-            publisher.write(relative, data)
