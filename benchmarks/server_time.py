@@ -1,7 +1,7 @@
 """Server time of each public page, in this process, against a trivial Django view.
 
 Run with ``.venv/bin/python benchmarks/server_time.py``. A benchmark that prints figures,
-not a test. It calls Django's WSGI handler directly (what gunicorn calls, without the
+not a test. It calls the site's WSGI application (awardsite/wsgi.py, what gunicorn calls, without the
 HTTP parsing and the network), so the figures are the site's own time, and the machine's
 load weighs on the trivial view and the pages alike: compare the ratios, which hold
 better than the milliseconds on a shared machine.
@@ -188,12 +188,14 @@ def call(handler, path):
 
 
 def handlers():
-    """The site's WSGI handler and the trivial view's (stock middleware, its own URLconf)."""
+    """The site's WSGI application, as gunicorn loads it (awardsite/wsgi.py), and the
+    trivial view's handler (stock middleware, its own URLconf)."""
     import trivial_settings
     from django.core.handlers.wsgi import WSGIHandler
     from django.test.utils import override_settings
 
-    site = WSGIHandler()
+    from awardsite.wsgi import application as site
+
     middleware = ["server_time.TrivialURLconfMiddleware", *trivial_settings.MIDDLEWARE]
     with override_settings(MIDDLEWARE=middleware):
         trivial = WSGIHandler()
