@@ -1,8 +1,8 @@
 """Server time of each public page, in this process, against a trivial Django view.
 
 Run with ``.venv/bin/python benchmarks/server_time.py``. A benchmark that prints figures,
-not a test. It calls the site's WSGI application (awardsite/wsgi.py, what gunicorn calls, without the
-HTTP parsing and the network), so the figures are the site's own time, and the machine's
+not a test. It calls the site's WSGI application (awardsite/wsgi.py, what gunicorn
+calls, without the HTTP parsing and the network), so the figures are the site's own time, and the machine's
 load weighs on the trivial view and the pages alike: compare the ratios, which hold
 better than the milliseconds on a shared machine.
 
