@@ -2,9 +2,9 @@
 
 Run with ``.venv/bin/python benchmarks/server_time.py``. A benchmark that prints figures,
 not a test. It calls the site's WSGI application (awardsite/wsgi.py, what gunicorn
-calls, without the HTTP parsing and the network), so the figures are the site's own time, and the machine's
-load weighs on the trivial view and the pages alike: compare the ratios, which hold
-better than the milliseconds on a shared machine.
+calls, without the HTTP parsing and the network), so the figures are the site's own
+time, and the machine's load weighs on the trivial view and the pages alike: compare
+the ratios, which hold better than the milliseconds on a shared machine.
 
 The data are benchmarks/import_conference.py's synthetic conferences (through the
 importer), by default 5,000 papers and 15,000 authors at *one* conference, with 20
