@@ -1,13 +1,9 @@
 """scripts/audit.py's reading of Lighthouse reports (`make audit`, issue 10): which score
 counts, and the one documented exception, search results' ``is-crawlable``."""
 
-import importlib.util
+from tests.scripts import load
 
-from django.conf import settings
-
-spec = importlib.util.spec_from_file_location("audit", settings.BASE_DIR / "scripts" / "audit.py")
-audit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(audit)
+audit = load("scripts/audit.py", "audit")
 
 ROBOTS_TXT = (
     "User-agent: *\nDisallow: /admin/\nDisallow: /en/search/\nDisallow: /zh-hans/search/\n"

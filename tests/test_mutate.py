@@ -4,14 +4,12 @@ The functions of a target are found by name when the mutation run starts; a modu
 lost one (renamed in a refactoring) stops that target. This keeps the list true
 between runs, which take too long for CI."""
 
-import importlib.util
-
 import pytest
 from django.conf import settings
 
-spec = importlib.util.spec_from_file_location("mutate", settings.BASE_DIR / "scripts" / "mutate.py")
-mutate = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mutate)
+from tests.scripts import load
+
+mutate = load("scripts/mutate.py", "mutate")
 
 
 @pytest.mark.parametrize("name", sorted(mutate.TARGETS))

@@ -34,6 +34,7 @@ from importing.pipeline import (
     read_fixture,
     read_objects,
 )
+from tests.scripts import load
 
 DATA = Path(__file__).parents[1] / "data"
 MODELS = [
@@ -1388,12 +1389,7 @@ def test_import_unknown_link_kind_lists_the_kinds(tmp_path, before):
 
 def test_benchmark_fixture_imports(tmp_path, db):
     """`make bench-import` times a synthetic fixture: it must stay a valid one."""
-    import importlib.util
-
-    script = Path(__file__).parents[2] / "benchmarks" / "import_conference.py"
-    spec = importlib.util.spec_from_file_location("bench_import_conference", script)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load("benchmarks/import_conference.py", "bench_import_conference")
 
     plan = import_fixture(write(tmp_path, bench.synthetic_fixture(papers=20, authors=30)))
 
