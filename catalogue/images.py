@@ -295,17 +295,18 @@ class ListThumbnail(NamedTuple):
 LIST_ALIASES = ("list", "list_2x")
 
 
-def list_thumbnail(fieldfile):
-    """The list-slot thumbnails of ``fieldfile`` as a ``ListThumbnail``, or ``None`` for
-    an empty field; ValueError when settings lack the aliases.
+def list_thumbnail(image):
+    """The list-slot thumbnails of ``image`` (a FieldFile, or the name its column holds,
+    in the default storage) as a ``ListThumbnail``, or ``None`` for an empty field;
+    ValueError when settings lack the aliases.
 
     Runs for every row of a list, so it reads neither database nor storage: the names
     are easy-thumbnails' own, the size the "list" alias's (cropped to exactly it). A
     missing file gives a 404: the decorative image is then an empty slot.
     """
-    if not fieldfile:
+    if not image:
         return None
-    thumbnailer = get_thumbnailer(fieldfile)
+    thumbnailer = get_thumbnailer(image)
     urls = []
     for alias in LIST_ALIASES:
         name = thumbnailer.get_thumbnail_name(_alias(alias))

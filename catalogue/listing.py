@@ -27,6 +27,7 @@ from types import SimpleNamespace
 
 from django.db.models import DEFERRED, F
 
+from catalogue.images import list_thumbnail
 from catalogue.languages import columns
 from catalogue.models import (
     KIND_ORDER,
@@ -63,8 +64,13 @@ def paper_fields(prefix=""):
 
 def paper(row, prefix="", conferences=None):
     """The Paper of a row of :func:`paper_fields`, with its ``conference``, taken from
-    ``conferences`` (a dict by key, which it fills) when given."""
+    ``conferences`` (a dict by key, which it fills) when given, and its
+    ``listed_thumbnail`` (``images.list_thumbnail()``), from the image's name: the
+    ``image`` attribute's FieldFile and the paper would point at each other, a reference
+    cycle that kept every list of the page alive until a full garbage collection, the
+    slowest twentieth of conference pages (benchmarks/server_time.py)."""
     listed = build(Paper, row, prefix)
+    listed.listed_thumbnail = list_thumbnail(row[prefix + "image"])
     conference = None if conferences is None else conferences.get(listed.conference_id)
     if conference is None:
         conference = build(Conference, row, prefix + "conference__")

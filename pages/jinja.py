@@ -38,7 +38,6 @@ def environment(**options):
         preview_query=awards.PREVIEW_QUERY,
         object_url=pass_context(awards.object_url),
         snippet=pass_context(awards.search_snippet),
-        thumbnail=awards.paper_thumbnail,
         translated=translated,
         link_label=link_label,
     )

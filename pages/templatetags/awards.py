@@ -24,7 +24,7 @@ from django.utils.translation import get_language, gettext, ngettext
 from modeltranslation.translator import NotRegistered, translator
 
 from catalogue import search
-from catalogue.images import Picture, list_thumbnail, thumbnail_picture
+from catalogue.images import Picture, thumbnail_picture
 from catalogue.languages import localized_value
 from catalogue.mathtext import math_inline, math_paragraphs
 from pages.cards import share_card
@@ -370,30 +370,6 @@ def teaser_picture(image, alias="teaser"):
     """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
     (catalogue.images.thumbnail_picture; ``None`` when there is nothing to show)."""
     return thumbnail_picture(image, alias)
-
-
-@register.simple_tag
-def paper_thumbnail(paper):
-    """A list's thumbnail of ``paper``'s teaser (catalogue.images.list_thumbnail): an
-    ``<img>`` with ``srcset``, its size, lazy loading and ``alt=""`` (it is decorative:
-    the linked title next to it says what the paper is, so a screen reader does not
-    read the title twice). "" for a paper without a teaser. No query, no file read."""
-    return list_thumbnail_html(paper.image)
-
-
-def list_thumbnail_html(image):
-    """``{% paper_thumbnail %}`` of a paper whose ``image`` is this FieldFile."""
-    picture = list_thumbnail(image)
-    if picture is None:
-        return ""
-    return format_html(
-        '<img class="paper-thumb" src="{}" srcset="{}" width="{}" height="{}" alt="" '
-        'loading="lazy" decoding="async">',
-        picture.src,
-        picture.srcset,
-        picture.width,
-        picture.height,
-    )
 
 
 @register.simple_tag(takes_context=True)
