@@ -134,21 +134,22 @@ class AwardSeriesFilter(admin.SimpleListFilter):
         return None
 
 
-class ChoicesListedMixin:
-    """Choice fields whose invalid-choice error names every allowed value."""
+class EditorFieldsMixin:
+    """Addresses without a scheme are https; an invalid choice's error names the allowed values."""
+
+    formfield_overrides = URL_FIELDS
 
     def formfield_for_choice_field(self, db_field, request, **kwargs):
         field = super().formfield_for_choice_field(db_field, request, **kwargs)
         return choices_listed(field, db_field.choices)
 
 
-class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
+class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
     """History, compare (with the view permission, as the history page) and restore for
     every content model (django-reversion-compare). Only a save that changes something
     enters the history, with what belongs to the object (``editorial.history.FOLLOW``).
     A change form carries an edit token (``editorial.editing``)."""
 
-    formfield_overrides = URL_FIELDS
     # django-reversion's views that save a version back (restore, recover).
     RESTORING_VIEWS = ("_revision", "_recover")
 
@@ -331,10 +332,9 @@ class AuthorshipInline(SortableTabularInline):
         return super().get_formset(request, obj, **kwargs)
 
 
-class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
+class PaperLinkInline(EditorFieldsMixin, admin.TabularInline):
     model = PaperLink
     extra = 0
-    formfield_overrides = URL_FIELDS
 
 
 class AwardEntryInline(admin.TabularInline):
