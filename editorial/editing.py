@@ -37,12 +37,10 @@ def _digest(value):
 
 def _state(obj):
     """{"fields": {name: digest}, "related": {"label:pk": digest}} for ``obj`` now."""
-    objects = belongings(obj)
     rows = {}
-    for item in objects:
-        model = type(item)
-        (row,) = serializers.serialize("python", [item], fields=recorded_fields(model))
-        rows[f"{model._meta.label_lower}:{item.pk}"] = row["fields"]
+    for item in belongings(obj):
+        (row,) = serializers.serialize("python", [item], fields=recorded_fields(type(item)))
+        rows[f"{type(item)._meta.label_lower}:{item.pk}"] = row["fields"]
     main = rows.pop(f"{type(obj)._meta.label_lower}:{obj.pk}")
     return {
         "fields": {name: _digest(value) for name, value in main.items()},
