@@ -127,10 +127,7 @@ INSTALLED_APPS = [
     "awardsite.apps.AwardsiteConfig",
 ]
 
-# In order: CORS on every API answer, cached or not; the ETag's 304 outside the page
-# cache, so hits get it too; the cache, so a hit skips the rest (their headers are
-# stored with the page); the policies before WhiteNoise, so static files carry them;
-# axes last, turning a locked-out login into its page (docs/architecture.md).
+# The order matters (docs/architecture.md, "The path of a request").
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.http.ConditionalGetMiddleware",
@@ -289,14 +286,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
     "loggers": {
-        # A Host header not in DJANGO_ALLOWED_HOSTS (scanners send many).
         "django.security.DisallowedHost": {
             "handlers": ["console"],
             "filters": ["one_line_warning"],
             "level": "WARNING",
             "propagate": False,
         },
-        # Failed logins and lock-outs; not axes's start-up and successful-login notes.
         "axes": {"level": "WARNING"},
     },
 }
