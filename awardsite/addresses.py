@@ -4,13 +4,9 @@ from django.conf import settings
 
 
 def absolute_url(path, request=None):
-    """``path`` (e.g. "/en/papers/x/") as an absolute URL.
-
-    Uses ``settings.SITE_URL`` (from ``DJANGO_SITE_URL``) when it is set, so
-    links in feeds, sitemaps and metadata name the public host even behind a
-    proxy; otherwise the host of ``request``. A URL that is already absolute
-    is returned unchanged. Raises ValueError without either.
-    """
+    """``path`` (e.g. "/en/papers/x/") as an absolute URL on ``settings.SITE_URL`` when
+    set (the public host, even behind a proxy), else on the host of ``request``. An
+    absolute URL is returned unchanged. Raises ValueError without either."""
     if path.startswith(("http://", "https://")):
         return path
     if settings.SITE_URL:

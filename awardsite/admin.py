@@ -1,9 +1,6 @@
 """The admin site: Django's, with an autocomplete endpoint that answers malformed
-requests with a 4xx (Django's own answers some of them with a 500).
-
-Installed as the default site through ``awardsite.apps.AdminConfig``, the documented
-way to replace ``admin.site`` ("Overriding the default admin site"), so every
-``@admin.register`` in editorial/admin.py registers on it.
+requests with a 4xx (Django's own answers some with a 500). ``awardsite.apps.AdminConfig``
+installs it as ``admin.site``, as Django documents ("Overriding the default admin site").
 """
 
 from django.contrib import admin
@@ -29,8 +26,7 @@ class StrictAutocompleteJsonView(AutocompleteJsonView):
 
 
 class AdminSite(admin.AdminSite):
-    """Django's admin site with ``StrictAutocompleteJsonView`` as its autocomplete,
-    named after the site in the editor's language (not "Django administration")."""
+    """Django's admin site, named in the editor's language, with ``StrictAutocompleteJsonView``."""
 
     site_header = _("Conference Awards")
     site_title = _("Conference Awards")

@@ -1,9 +1,6 @@
-"""The release: what turns the content into pages, as one hash.
-
-The page cache keys every page by it (pagecache/caching.py) and the publisher renders
-every page again when it changes (publishing/changes.py), so a deploy never serves a
-page that older code or templates rendered.
-"""
+"""The release: what turns the content into pages, as one hash. The page cache keys pages
+by it and the publisher renders every page again when it changes, so a deploy never
+serves a page that older code or templates rendered."""
 
 import hashlib
 import importlib.metadata

@@ -1,6 +1,5 @@
-"""Login throttling hooks for django-axes (settings: AXES_CLIENT_IP_CALLABLE and
-AXES_LOCKOUT_CALLABLE): whose address a login attempt comes from, and the page a
-locked-out login gets."""
+"""django-axes's hooks (AXES_CLIENT_IP_CALLABLE, AXES_LOCKOUT_CALLABLE): whose address a
+login attempt comes from, and the page a locked-out login gets."""
 
 import ipaddress
 
@@ -35,9 +34,9 @@ def client_ip(request):
 
 
 def lockout_response(request, original_response=None, credentials=None):
-    """The admin's "login locked" page (status 429, the visitor's language) that
-    django-axes answers after ``AXES_FAILURE_LIMIT`` failures: for how many minutes
-    (``AXES_COOLOFF_TIME``, also Retry-After in seconds) and who can unlock it."""
+    """The "login locked" page (status 429, the visitor's language) after
+    ``AXES_FAILURE_LIMIT`` failures: for how many minutes (``AXES_COOLOFF_TIME``, also
+    Retry-After in seconds) and who can unlock it."""
     cool_off = get_cool_off(request)
     minutes = round(cool_off.total_seconds() / 60)
     context = {

@@ -15,12 +15,10 @@ from pages import sitemaps
 from pages.distill import conferences, distill, distill_named
 from pages.views import robots_txt
 
-# Every API route is public (cached). Published are the documents the pages link to (the
-# Open data and conference pages): a static host serves a file by its extension, so the
-# index and a conference are JSON at extensionless URLs, typed by the web server (docs:
-# static hosting); lists with query parameters cannot be files, nor are the other objects
-# published (an award's document names its papers and authors, whose documents name
-# others: every paper and author would follow). The publisher nulls the links to them.
+# Every API route is public (cached). Published are only the documents the pages link to,
+# the index and each conference (JSON at extensionless URLs, typed by the web server):
+# lists with query parameters cannot be files, and an award's document would pull in
+# every paper and author. The publisher nulls the links to the rest (docs/operations.md).
 api_patterns, api_name, api_namespace = api.urls()
 distill_named(
     api_patterns,

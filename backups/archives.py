@@ -1,14 +1,10 @@
 """Backing up and restoring a whole installation: the database and every media file.
 
-A backup is one gzip-compressed tar archive holding:
-
-- ``manifest.json``: format and version, when it was made, the Django version, the
-  migrations applied (per app), and the SHA-256 digest and size of every other member;
-- ``database.json``: every row, as ``dumpdata`` writes it (JSON loads into any database
-  Django supports), primary keys kept (history and the admin log name objects by them),
-  content types and permissions named by natural key. Left out: content types and
-  permissions (``migrate`` makes them) and sessions (everyone signs in again);
-- ``media/<name>``: every file in the default storage (images and thumbnails).
+A backup is one gzip-compressed tar archive (the format: docs/operations.md, "Backups and
+restore") of ``manifest.json`` (format, version, date, Django version, the migrations
+applied, and each other member's SHA-256 digest and size), ``database.json`` (every row
+as ``dumpdata`` writes it, primary keys kept, but content types, permissions and
+sessions) and ``media/<name>`` (every file of the default storage).
 
 :func:`write_backup` makes one; :func:`restore_backup` loads one into a migrated
 installation without content. Both raise :class:`BackupError` saying why; a failed
@@ -88,12 +84,9 @@ def _digest(data):
 
 
 def write_backup(path, using=DEFAULT_DB_ALIAS):
-    """Write a backup of the database ``using`` and the media storage to ``path``, under a
-    temporary name renamed when complete; the database read in one transaction.
-
-    Returns the manifest (a dict). Raises :class:`BackupError` when the database cannot
-    be read or ``path`` cannot be written.
-    """
+    """Write a backup of the database ``using`` (read in one transaction) and the media
+    storage to ``path`` (under a temporary name until complete); return the manifest.
+    Raises :class:`BackupError` when the database cannot be read or ``path`` written."""
     path = Path(path)
     labels = [model._meta.label for model in saved_models() if not model._meta.auto_created]
     dump = io.StringIO()
@@ -149,12 +142,9 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
 
 def read_backup(path):
     """Read and check the archive at ``path``; return ``(manifest, {member: bytes})``.
-
-    Raises :class:`BackupError` for a file that cannot be read or is not a gzipped tar,
-    no manifest or one of another format or version, a member that is not a plain
-    file, not ``database.json`` nor a safe ``media/...`` name (see ``_media_name``),
-    unlisted, missing, or whose digest differs from the manifest's.
-    """
+    Raises :class:`BackupError` for an unreadable file or not a gzipped tar, a missing
+    manifest or another format or version, or a member that is not a plain file, has
+    an unsafe name (``_media_name``), is unlisted, missing or damaged."""
     path = Path(path)
     members = {}
     try:
@@ -223,11 +213,9 @@ def _media_name(member, path):
 
 
 def content_left(media=None, using=DEFAULT_DB_ALIAS):
-    """What the installation holds that a restore would replace, as readable lines;
-    empty when it holds only what ``migrate`` makes (and the Editors group) and sessions.
-    ``media`` ({storage name: bytes to write}): a stored file of one of these names with
-    other bytes counts too (a restore leaves other files alone).
-    """
+    """What the installation holds that a restore would replace, as readable lines
+    (empty: only what ``migrate`` makes, the Editors group and sessions). A stored file
+    named in ``media`` ({storage name: bytes}) with other bytes counts too."""
     found = []
     for model in saved_models():
         queryset = model._base_manager.using(using).all()
@@ -256,13 +244,12 @@ def _stored(name):
 def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
     """Load the backup at ``path`` into this installation; return its manifest.
 
-    The installation must have exactly the backup's migrations and, unless ``force``,
-    no content (:func:`content_left`); ``force`` empties every saved table and
-    overwrites stored media files of the backup's names. One transaction; media files
-    are written after the database loads and put back if anything fails, so a failed
-    restore changes nothing. Raises :class:`BackupError` for a damaged or unsafe archive
-    (:func:`read_backup`), other migrations, content without ``force``, or data the
-    database refuses.
+    The installation must have the backup's migrations and, unless ``force``, no
+    content (:func:`content_left`); ``force`` empties every saved table and overwrites
+    media files of the backup's names. One transaction; media files are put back if
+    anything fails, so a failed restore changes nothing. Raises :class:`BackupError` for
+    a bad archive (:func:`read_backup`), other migrations, content without ``force``, or
+    data the database refuses.
     """
     manifest, members = read_backup(path)
     here = applied_migrations(using)

@@ -59,11 +59,9 @@ from editorial.forms import (
 )
 from editorial.history import register_models
 
-# Explicitly, with what belongs to each model, before the ModelAdmins below would
-# register them implicitly (see editorial.history).
+# With what belongs to each model, before the ModelAdmins below register them implicitly.
 register_models()
 
-PREVIEW_PARAMETER = "preview"
 # Addresses typed without a scheme are https (Django 6's default; 5.2 warns without it).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
 
@@ -108,20 +106,18 @@ class MissingChineseFilter(admin.SimpleListFilter):
 
 
 def shown_translation(field):
-    """An expression for the translated ``field`` as the admin shows it: the active
-    language's column, else the default language's (modeltranslation's fallback), so a
-    list sorts by the text the editor reads, not untranslated rows first."""
+    """An expression for the translated ``field`` as the admin shows it (the active
+    language's column, else the default one's), so a list sorts by what editors read."""
     default = build_localized_fieldname(field, settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
     own = build_localized_fieldname(field, get_language() or settings.LANGUAGE_CODE)
     if own == default:
         return F(default)
-    field_type = models.TextField()
-    return Coalesce(NullIf(own, Value("")), F(default), output_field=field_type)
+    return Coalesce(NullIf(own, Value("")), F(default), output_field=models.TextField())
 
 
 class AwardSeriesFilter(admin.SimpleListFilter):
     """Papers by award series (slug), named by the newest edition's name in the admin's
-    language; a filter on ``awards__slug`` would be titled "By slug" and list slugs."""
+    language (a filter on ``awards__slug`` would list slugs)."""
 
     title = _("award")
     parameter_name = "award"
@@ -138,24 +134,22 @@ class AwardSeriesFilter(admin.SimpleListFilter):
         return None
 
 
-class ChoicesListedMixin:
-    """Choice fields whose invalid-choice error names every allowed value."""
+class EditorFieldsMixin:
+    """Addresses without a scheme are https; an invalid choice's error names the allowed values."""
+
+    formfield_overrides = URL_FIELDS
 
     def formfield_for_choice_field(self, db_field, request, **kwargs):
         field = super().formfield_for_choice_field(db_field, request, **kwargs)
         return choices_listed(field, db_field.choices)
 
 
-class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
-    """History, compare and restore for every content model (django-reversion-compare),
-    the compare view needing the model's view permission as the history page does.
-
-    Only a save that changes something (the form, an inline, a restore or recovery)
+class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
+    """History, compare (with the view permission, as the history page) and restore for
+    every content model (django-reversion-compare). Only a save that changes something
     enters the history, with what belongs to the object (``editorial.history.FOLLOW``).
-    A change form carries an edit token (``editorial.editing``).
-    """
+    A change form carries an edit token (``editorial.editing``)."""
 
-    formfield_overrides = URL_FIELDS
     # django-reversion's views that save a version back (restore, recover).
     RESTORING_VIEWS = ("_revision", "_recover")
 
@@ -173,20 +167,18 @@ class ContentAdmin(ChoicesListedMixin, CompareVersionAdmin):
         return type(form.__name__, (EditTokenFormMixin, form), {})
 
     def log_addition(self, request, obj, message):
-        entry = super().log_addition(request, obj, message)
         if reversion.is_active():
             reversion.add_to_revision(obj)
-        return entry
+        return super().log_addition(request, obj, message)
 
     def log_change(self, request, obj, message):
         """Log and record a change; nothing at all for a save that changed nothing."""
         url_name = request.resolver_match.url_name if request.resolver_match else ""
         if not message and not url_name.endswith(self.RESTORING_VIEWS):
             return None
-        entry = super().log_change(request, obj, message)
         if reversion.is_active():
             reversion.add_to_revision(obj)
-        return entry
+        return super().log_change(request, obj, message)
 
     def lookup_allowed(self, lookup, value, request):
         """Django's rule, and no filter value holding NUL: PostgreSQL cannot compare it
@@ -241,11 +233,11 @@ class PublishingAdmin(TranslatedContentAdmin):
     def view_on_site(self, obj):
         """The public page of a published object, the preview of a draft."""
         url = obj.get_absolute_url()
-        return url if obj.status == Status.PUBLISHED else f"{url}?{PREVIEW_PARAMETER}=1"
+        return url if obj.status == Status.PUBLISHED else f"{url}?{settings.PREVIEW_PARAMETER}=1"
 
     def _set_status(self, request, queryset, status, message):
-        """Give ``status`` to the items of ``queryset`` that lack it, each saved through the
-        model in one revision (the history shows who and when); returns how many."""
+        """Give ``status`` to the items of ``queryset`` that lack it, each saved in one
+        revision (the history shows who and when); returns how many."""
         changed = 0
         with reversion.create_revision():
             reversion.set_user(request.user)
@@ -260,25 +252,17 @@ class PublishingAdmin(TranslatedContentAdmin):
     def publish(self, request, queryset):
         """Make the selected items visible to visitors."""
         changed = self._set_status(request, queryset, Status.PUBLISHED, _("Published."))
-        self.message_user(
-            request,
-            ngettext("%(count)d item published.", "%(count)d items published.", changed)
-            % {"count": changed},
-            messages.SUCCESS,
-        )
+        message = ngettext("%(count)d item published.", "%(count)d items published.", changed)
+        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
 
     @admin.action(permissions=["change"], description=_("Return the selected items to draft"))
     def unpublish(self, request, queryset):
         """Hide the selected items from visitors again (editors can still preview them)."""
         changed = self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."))
-        self.message_user(
-            request,
-            ngettext(
-                "%(count)d item returned to draft.", "%(count)d items returned to draft.", changed
-            )
-            % {"count": changed},
-            messages.SUCCESS,
+        message = ngettext(
+            "%(count)d item returned to draft.", "%(count)d items returned to draft.", changed
         )
+        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
 
 
 @admin.register(Venue)
@@ -348,17 +332,15 @@ class AuthorshipInline(SortableTabularInline):
         return super().get_formset(request, obj, **kwargs)
 
 
-class PaperLinkInline(ChoicesListedMixin, admin.TabularInline):
+class PaperLinkInline(EditorFieldsMixin, admin.TabularInline):
     model = PaperLink
     extra = 0
-    formfield_overrides = URL_FIELDS
 
 
 class AwardEntryInline(admin.TabularInline):
-    """A paper's awards. The level list groups every award's levels under the award,
-    read once for the form (``levels_by_award``), and rows draw their awards from the
-    loaded entries (``AwardEntryFormSet``): as many queries for twenty entries as for one.
-    """
+    """A paper's awards; the level list groups the levels by award (``levels_by_award``),
+    and rows take their awards from the loaded entries (``AwardEntryFormSet``): as many
+    queries for twenty entries as for one."""
 
     model = AwardEntry
     formset = AwardEntryFormSet
@@ -401,9 +383,9 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
 
     def revision_view(self, request, object_id, version_id, extra_context=None):
-        """Restore a version, an earlier author order too: the paper's authorships are
-        moved aside first (django-reversion saves them one at a time), and the move is
-        rolled back when the version is only viewed or cannot be restored."""
+        """Restore a version, an earlier author order too: the authorships are moved aside
+        first (django-reversion saves them one at a time), which is rolled back when the
+        version is only viewed or cannot be restored."""
         paper_id = unquote(object_id)
         if not paper_id.isdigit():  # no such paper: django-reversion answers 404
             return super().revision_view(request, object_id, version_id, extra_context)
@@ -488,8 +470,7 @@ class AwardAdmin(PublishingAdmin):
     inlines = [AwardLevelInline, AwardEntryForAwardInline]
 
     def get_queryset(self, request):
-        """Awards with their conference, which ``str(award)`` names: one query for the
-        autocomplete, which ignores ``list_select_related``."""
+        """Awards with the conference ``str(award)`` names, for the autocomplete too."""
         return super().get_queryset(request).select_related("conference")
 
 

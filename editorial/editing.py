@@ -1,9 +1,9 @@
 """Optimistic locking for the editors' admin: a form opened before another save is refused.
 
-A change form carries a signed *edit token*: a digest of each field of the object and of
-what belongs to it (``editorial.history.belongings``) when the form was opened. If the
-database differs on submit, someone saved in between (admin, importer, anywhere) and the
-form is refused, naming what changed, with the editor's input kept and the token renewed.
+A change form carries a signed *edit token*, a digest of each field of the object and of
+what belongs to it (``editorial.history.belongings``). If the database differs on
+submit, someone saved in between (admin, importer, anywhere): the form is refused,
+naming what changed, with the editor's input kept and the token renewed.
 
 Not django-concurrency: it needs a version column on every model, patches Django's
 private ``Model._do_update``, misses ``bulk_update`` and restores, and its message has
@@ -37,12 +37,10 @@ def _digest(value):
 
 def _state(obj):
     """{"fields": {name: digest}, "related": {"label:pk": digest}} for ``obj`` now."""
-    objects = belongings(obj)
     rows = {}
-    for item in objects:
-        model = type(item)
-        (row,) = serializers.serialize("python", [item], fields=recorded_fields(model))
-        rows[f"{model._meta.label_lower}:{item.pk}"] = row["fields"]
+    for item in belongings(obj):
+        (row,) = serializers.serialize("python", [item], fields=recorded_fields(type(item)))
+        rows[f"{type(item)._meta.label_lower}:{item.pk}"] = row["fields"]
     main = rows.pop(f"{type(obj)._meta.label_lower}:{obj.pk}")
     return {
         "fields": {name: _digest(value) for name, value in main.items()},
@@ -56,9 +54,9 @@ def edit_token(obj):
 
 
 def changes_since(token, obj):
-    """``(names, opened)``: the fields of ``obj`` and kinds of its related objects that
-    changed since ``token`` (empty: none), and when the form was opened (epoch seconds,
-    or None). A missing or forged token counts as everything changed."""
+    """``(names, opened)``: the fields of ``obj`` and kinds of related objects changed
+    since ``token`` (empty: none), and when the form was opened (epoch seconds, or None).
+    A missing or forged token counts as everything changed."""
     now = _state(obj)
     try:
         payload = signing.loads(token or "", salt=_SALT)

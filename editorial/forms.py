@@ -1,8 +1,6 @@
 """Forms: the visitors' search form, and the teaser image field and author-order
 formset the editors' admin uses."""
 
-from html import escape
-
 from adminsortable2.admin import CustomInlineFormSet
 from django import forms
 from django.conf import settings
@@ -11,7 +9,7 @@ from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectM
 from django.core.exceptions import ValidationError
 from django.forms.formsets import DELETION_FIELD_NAME
 from django.utils.choices import BaseChoiceIterator
-from django.utils.html import format_html, format_html_join
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext_lazy as _
@@ -23,9 +21,8 @@ from catalogue.models import Author, Authorship, Award, Conference, Institution
 
 
 class TeaserImageField(forms.ImageField):
-    """An image upload checked and re-encoded by ``catalogue.images.clean_image`` instead
-    of Django's own check (which opens the file with Pillow without our limits): every
-    bad upload, a decompression bomb too, becomes a form error."""
+    """An image upload checked and re-encoded by ``catalogue.images.clean_image``, not by
+    Django's check (Pillow without our limits): every bad upload is a form error."""
 
     def to_python(self, data):
         upload = forms.FileField.to_python(self, data)
@@ -34,26 +31,19 @@ class TeaserImageField(forms.ImageField):
         return clean_image(upload)
 
 
-def deleting(form):
-    """Whether ``form``, a valid row of a formset that can delete, is to be deleted."""
-    return bool(form.cleaned_data.get(DELETION_FIELD_NAME))
-
-
 class AuthorshipFormSet(CustomInlineFormSet):
     """A paper's authorships, reorderable by drag and drop (django-admin-sortable2).
 
-    Positions are unique per paper (a database constraint), so swapping two authors
-    cannot be validated or saved row by row: each row would collide with the other's
-    old position. The rows (``AuthorshipRowForm``) leave the position out of the model's
-    validation; ``clean`` checks the positions of the whole formset instead, and
-    ``save_existing_objects`` moves the rows it renumbers out of the way (one UPDATE).
+    Positions are unique per paper (a constraint), so swapping two authors cannot be
+    checked or saved row by row: ``clean`` checks the whole formset's positions, and
+    ``save_existing_objects`` moves the renumbered rows aside first (one UPDATE).
     """
 
     def clean(self):
         super().clean()
         seen = set()
         for form in self.forms:
-            if not hasattr(form, "cleaned_data") or deleting(form):
+            if not hasattr(form, "cleaned_data") or form.cleaned_data.get(DELETION_FIELD_NAME):
                 continue
             position = form.cleaned_data.get("position")
             if position is None:
@@ -92,9 +82,8 @@ def choices_listed(field, choices):
 
 
 class KnownAutocompleteSelect(AutocompleteSelect):
-    """An autocomplete select drawing its chosen object from ``known`` when that is the
-    value (set by :class:`AwardEntryFormSet`), where Django's looks it up again: a query
-    or two per row of an inline. Any other value is looked up as Django does."""
+    """An autocomplete select taking its chosen object from ``known`` (set by
+    :class:`AwardEntryFormSet`) when that is the value, where Django's queries per row."""
 
     known = None
 
@@ -112,9 +101,8 @@ class KnownAutocompleteSelect(AutocompleteSelect):
 
 
 class AwardEntryFormSet(forms.BaseInlineFormSet):
-    """A paper's award entries whose rows draw without a query each: each entry's paper
-    is the form's paper, and its award (loaded with its conference by the inline's
-    queryset) is given to the award's :class:`KnownAutocompleteSelect`."""
+    """A paper's award entries drawn without a query per row: each entry's paper is the
+    form's, its award (loaded by the inline) goes to :class:`KnownAutocompleteSelect`."""
 
     def add_fields(self, form, index):
         super().add_fields(form, index)
@@ -129,11 +117,9 @@ class AwardEntryFormSet(forms.BaseInlineFormSet):
 
 def levels_by_award(queryset, empty_label):
     """A callable giving an award entry's level choices: ``empty_label``, then a group
-    per award ("conference: award") of its levels, in ``queryset``'s order (AwardLevel,
-    ``award__conference`` selected). Every row of a formset shares it, so ``queryset``
-    is read once per form. Only labels: a submitted level is still checked by the field
-    and ``AwardEntry.clean``.
-    """
+    per award ("conference: award") of ``queryset``'s levels (``award__conference``
+    selected), read once for all the formset's rows. Labels only: the field and
+    ``AwardEntry.clean`` still check a submitted level."""
     choices = []
 
     def grouped():
@@ -196,8 +182,8 @@ class AuthorshipForm(forms.ModelForm):
             ]
 
     def clean(self):
-        """A row whose author was deleted since (a recovered paper's rows name authors by
-        id) says how to mend it, not only that the field is required."""
+        """A row whose author was deleted since (rows of a recovered paper) says how to
+        mend it, not only that the field is required."""
         cleaned_data = super().clean()
         missing = self.instance.author_id
         if "author" in self.errors and missing and not Author.objects.filter(pk=missing).exists():
@@ -232,10 +218,9 @@ class AuthorshipForm(forms.ModelForm):
 
 
 class AuthorshipRowForm(AuthorshipForm):
-    """A row of ``AuthorshipFormSet``: ``position`` is a plain form field, outside the
-    form's model fields (``AuthorshipInline.get_formset``), so the model's validation
-    leaves it out (Django excludes fields declared on a form but not in its model
-    fields) and the formset checks the positions together. The form sets it."""
+    """A row of ``AuthorshipFormSet``: ``position`` is a plain form field, not a model
+    field of the form (``AuthorshipInline.get_formset``), so the model's validation
+    leaves it to the formset; the form sets it on the instance."""
 
     position = Authorship._meta.get_field("position").formfield(required=False)
 
@@ -270,20 +255,16 @@ def _attributes(attrs):
 
 
 class ListSelect(forms.Select):
-    """A ``<select>`` written in Python: the same HTML as Django's ``Select``, without a
-    template per option; choices in groups go to Django's templates.
-
-    Kept for the uncached search page's 50 ms target: the form's award list has an
-    option per award series, and at 200 options Django's ``Select`` takes 13 ms to
-    render, this 0.1 ms (measured for issue 28).
-    """
+    """A ``<select>`` written in Python, the same HTML as Django's ``Select`` without a
+    template per option; choices in groups go to Django's templates. Kept for the
+    uncached search page's 50 ms target: at 200 options (one per award series) Django's
+    ``Select`` takes 13 ms, this 0.1 ms (measured for issue 28)."""
 
     def render(self, name, value, attrs=None, renderer=None):
         choices = list(self.choices)
         if any(isinstance(label, (list, tuple)) for _value, label in choices):
             return super().render(name, value, attrs, renderer)
-        # As ChoiceWidget.optgroups(): the first option whose value is among the
-        # formatted values is selected (a Select selects one).
+        # As ChoiceWidget.optgroups(): only the first option among the values is selected.
         wanted = self.format_value(value)
         options, selected = [], False
         for option_value, label in choices:
@@ -291,8 +272,8 @@ class ListSelect(forms.Select):
             chosen = not selected and option_value in wanted
             selected = selected or chosen
             options.append(
-                f'\n  <option value="{escape(option_value)}"'
-                f"{' selected' if chosen else ''}>{_escaped(label)}</option>\n"
+                f'\n  <option value="{conditional_escape(option_value)}"'
+                f"{' selected' if chosen else ''}>{conditional_escape(label)}</option>\n"
             )
         attrs = self.build_attrs(self.attrs, attrs)
         return format_html(
@@ -303,17 +284,8 @@ class ListSelect(forms.Select):
         )
 
 
-def _escaped(text):
-    """``text`` escaped as ``conditional_escape()`` does: safe HTML kept, the rest through
-    ``html.escape`` (as Django's escape())."""
-    if hasattr(text, "__html__"):
-        return text.__html__()
-    return escape(str(text))
-
-
 def without_nul(text):
-    """``text`` with each NUL replaced by U+FFFD (``None`` stays ``None``): a refused
-    query is shown again, and a NUL in HTML is a parse error browsers show as U+FFFD."""
+    """``text`` with each NUL replaced by U+FFFD, as browsers show it (``None`` stays)."""
     return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
 
 
@@ -346,8 +318,7 @@ class QueryInput(forms.SearchInput):
 
 
 def conference_choices():
-    """The published conferences, newest first, as dicts of ``slug``, ``year`` and the
-    name's columns."""
+    """The published conferences, newest first: dicts of slug, year and name columns."""
     return (
         Conference.objects.published()
         .newest_first()
@@ -357,8 +328,7 @@ def conference_choices():
 
 
 def award_choices():
-    """The published awards, newest conference first, then in their order, as dicts of
-    ``slug`` and the name's columns."""
+    """The published awards, newest conference first: dicts of slug and name columns."""
     return (
         Award.objects.published()
         .order_by("-conference__year", "position")
@@ -368,8 +338,7 @@ def award_choices():
 
 
 def _localized_name():
-    """A function giving a choice row's name as ``localized_value()`` would: in the
-    active language, else the default one, else "" (the columns found once a form)."""
+    """A function of a choice row giving its name as ``localized_value()`` would."""
     language = get_language() or settings.LANGUAGE_CODE
     active = build_localized_fieldname("name", language)
     default = build_localized_fieldname("name", settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
@@ -377,8 +346,8 @@ def _localized_name():
 
 
 class ListedChoices(BaseChoiceIterator):
-    """``(value, label)`` choices without groups, which Django's ``normalize_choices()``
-    passes through as they are (it took a few ms a page on the search form's lists)."""
+    """Choices without groups that Django's ``normalize_choices()`` passes through as they
+    are (normalising took a few ms a page)."""
 
     def __init__(self, choices):
         self.choices = choices
@@ -394,9 +363,8 @@ NULL_CHARACTERS_MESSAGE = gettext_noop("Null characters are not allowed.")
 
 class SearchForm(forms.Form):
     """The search page's query string: text, a conference slug, a year and an award
-    series slug, each limited to published values (two queries). Unknown values, text
-    over ``QUERY_MAX_LENGTH`` and NUL characters are form errors, never queries.
-    """
+    series slug, limited to published values (two queries). Unknown values, text over
+    ``QUERY_MAX_LENGTH`` and NUL characters are form errors, never queries."""
 
     q = forms.CharField(
         label=_("Search for"),

@@ -2,12 +2,10 @@
 written in bulk by the importer.
 
 A version holds the object with what belongs to it (``FOLLOW``), so restoring or
-recovering brings all of it back: a conference with its awards, an award with its
-levels and entries, a paper with its authorships (and their affiliations), links and
-award entries. ``register_models()`` registers every model explicitly (registered
-implicitly by the admin, an award met first as an inline would lose its entries).
-Versions leave out modeltranslation's original columns (``title`` beside ``title_en``):
-they mirror the active language, so one object would differ between editors.
+recovering brings all of it back. ``register_models()`` registers every model
+explicitly (registered by the admin, an award met first as an inline would lose its
+entries). Versions leave out modeltranslation's original columns (``title`` beside
+``title_en``), which mirror the active language and would differ between editors.
 """
 
 import json
@@ -73,9 +71,8 @@ def mirrored_fields(model):
         return ()
 
 
-# Columns derived from other objects' rows (catalogue/search.py,
-# catalogue/published_authors.py): not in versions (a restore derives them again) nor
-# in edit tokens (renaming an author must not refuse open forms of the author's papers).
+# Derived columns: not in versions (a restore derives them again) nor in edit tokens
+# (renaming an author must not refuse open forms of the author's papers).
 NOT_RECORDED = {"match_text", "has_published_paper"}
 
 
@@ -92,10 +89,8 @@ def recorded_fields(model):
 
 def register_models():
     """Register every content model with django-reversion, with its ``FOLLOW`` relations.
-
     Call once, after modeltranslation (``editorial.admin`` does); a second call raises
-    ``reversion.RegistrationError``.
-    """
+    ``reversion.RegistrationError``."""
     for model, follow in FOLLOW.items():
         reversion.register(model, fields=recorded_fields(model), follow=follow)
 
@@ -166,15 +161,11 @@ def _chunks(items):
 
 def record_versions(keys, comment, *, missing_only=None):
     """Write the history of the objects in ``keys`` ({model: primary keys created or
-    changed}) in bulk: one revision per object, holding it and all that belongs to it
-    (``FOLLOW``), their owners added as django-reversion's ``follow`` would.
-    ``missing_only`` ({model: primary keys}) get a version only if they have none yet.
-    Returns the revisions, owners before what they own.
-
-    One revision per object, as restoring or recovering takes a whole revision: one for
-    the whole import would put every imported object back. A few queries per 500
-    objects, where ``reversion.add_to_revision`` takes several per object.
-    """
+    changed}) and of their owners in bulk: a revision per object (restoring takes a
+    whole revision), holding all that belongs to it (``FOLLOW``). ``missing_only``
+    ({model: primary keys}) get a version only if they have none yet. Returns the
+    revisions, owners first. A few queries per 500 objects, where
+    ``reversion.add_to_revision`` takes several per object."""
     keys = _with_owners(keys)
     for model, pks in (missing_only or {}).items():
         keys[model].update(_without_versions(model, pks - keys[model]))
@@ -213,16 +204,11 @@ def _subtree(node, children):
 
 
 def _without_versions(model, pks):
-    content_type = ContentType.objects.get_for_model(model)
-    ids = sorted(pks)
-    have = set()
-    for chunk in _chunks([force_str(pk) for pk in ids]):
-        have.update(
-            Version.objects.filter(content_type=content_type, object_id__in=chunk).values_list(
-                "object_id", flat=True
-            )
-        )
-    return {pk for pk in ids if force_str(pk) not in have}
+    """The primary keys ``pks`` of ``model``'s objects that have no version yet."""
+    versions, have = Version.objects.get_for_model(model), set()
+    for chunk in _chunks(sorted(force_str(pk) for pk in pks)):
+        have.update(versions.filter(object_id__in=chunk).values_list("object_id", flat=True))
+    return {pk for pk in pks if force_str(pk) not in have}
 
 
 def _versions(model, pks):

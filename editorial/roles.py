@@ -1,9 +1,8 @@
 """Roles: the "Editors" group and editor accounts.
 
 Editors maintain content only: the group holds exactly the permissions of the ``papers``
-app's models (history and restore need no more), none on users, groups or other apps.
-``sync_editors_group`` runs after every ``migrate`` (``EditorialConfig.ready``), so the
-group follows new models; rights given to it by hand are reset there.
+app's models, none on users, groups or other apps. ``sync_editors_group`` runs after
+every ``migrate``, so the group follows new models and rights given by hand are reset.
 """
 
 from django.contrib.auth import get_user_model
@@ -23,21 +22,16 @@ def editor_permissions():
 
 
 def sync_editors_group(using="default", **kwargs):
-    """Create the Editors group if needed and give it exactly ``editor_permissions()``.
-
-    Connected to ``post_migrate`` for the papers app (after auth has created the papers
-    permissions). Returns the group.
-    """
+    """Create the Editors group if needed, give it exactly ``editor_permissions()`` and
+    return it (a ``post_migrate`` receiver of the papers app, ``EditorialConfig``)."""
     group, _created = Group.objects.using(using).get_or_create(name=EDITORS)
     group.permissions.set(editor_permissions().using(using))
     return group
 
 
 def unsaved_editor(username, email):
-    """The unsaved staff account ``create_editor`` would save, without a password (the
-    command checks it first, and passwords against it). Raises ValidationError for a
-    taken or invalid username or an invalid e-mail address.
-    """
+    """The unsaved staff account ``create_editor`` would save, without a password.
+    Raises ValidationError for a taken or invalid username or an invalid e-mail address."""
     User = get_user_model()
     if User._default_manager.filter(**{User.USERNAME_FIELD: username}).exists():
         raise ValidationError(
@@ -50,12 +44,9 @@ def unsaved_editor(username, email):
 
 @transaction.atomic
 def create_editor(username, email, password, dry_run=False):
-    """Create a staff, non-superuser account in the Editors group and return it.
-
-    ``password`` is checked by AUTH_PASSWORD_VALIDATORS. Raises ValidationError for a
-    taken username or a password the validators refuse (see ``unsaved_editor``); with
-    ``dry_run`` everything is checked and nothing is saved (the unsaved user is returned).
-    """
+    """Create a staff, non-superuser account in the Editors group and return it (with
+    ``dry_run``: check everything, save nothing, return the unsaved user). Raises
+    ValidationError as ``unsaved_editor`` does, or for a password the validators refuse."""
     user = unsaved_editor(username, email)
     validate_password(password, user)
     user.set_password(password)

@@ -38,7 +38,9 @@ class Command(BaseCommand):
         try:
             user = unsaved_editor(username, email)
             if password_stdin:
-                password = self._read_stdin_password()
+                password = sys.stdin.readline().rstrip("\r\n")
+                if not password:
+                    raise CommandError("The password is empty.")
             else:
                 password = self._ask_password(user)
             user = create_editor(username, email, password, dry_run=dry_run)
@@ -48,12 +50,6 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"{verb} editor {user.get_username()} in the {EDITORS} group.")
         )
-
-    def _read_stdin_password(self):
-        password = sys.stdin.readline().rstrip("\r\n")
-        if not password:
-            raise CommandError("The password is empty.")
-        return password
 
     def _ask_password(self, user):
         """A password typed twice alike that the validators accept for ``user``."""
