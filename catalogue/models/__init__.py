@@ -8,10 +8,10 @@ Paper``).
 """
 
 from catalogue.models.base import (
+    PublishedQuerySet,
     Status,
     count_of,
     natural_key_lookups,
-    published_q,
     unlisted_paper_fields,
 )
 from catalogue.models.bookkeeping import ContentGeneration, ContentGenerationQuerySet, ImportRecord
@@ -47,12 +47,12 @@ __all__ = [
     "Institution",
     "Paper",
     "PaperLink",
+    "PublishedQuerySet",
     "Status",
     "Venue",
     "authorships_with_affiliations",
     "count_of",
     "has_published_paper_rule",
     "natural_key_lookups",
-    "published_q",
     "unlisted_paper_fields",
 ]
