@@ -30,27 +30,8 @@ _SENTENCE_END = re.compile(
     r"|[.!?][\"'”’)\]]*$|[。！？][”’」』）]*"
 )
 # Words whose full stop ends no sentence ("e.g. Smith", "et al. Then").
-_ABBREVIATIONS = {
-    "al",
-    "approx",
-    "cf",
-    "dr",
-    "e.g",
-    "eq",
-    "eqs",
-    "etc",
-    "fig",
-    "figs",
-    "i.e",
-    "mr",
-    "ms",
-    "prof",
-    "ref",
-    "resp",
-    "sec",
-    "st",
-    "vs",
-}
+_ABBREVIATIONS = {"al", "approx", "cf", "e.g", "eq", "eqs", "etc", "fig", "figs", "i.e", "ref"}
+_ABBREVIATIONS |= {"resp", "sec", "vs", "dr", "mr", "ms", "prof", "st"}  # and titles
 # Words whose full stop ends no sentence when a number follows ("No. 5"), but does
 # otherwise ("The answer is no. We show").
 _BEFORE_NUMBER = {"no"}

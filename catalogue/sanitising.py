@@ -20,67 +20,24 @@ of the sanitiser unchanged (tests/catalogue/test_mathtext.py).
 
 import nh3
 
-# MathML Core presentation elements (https://w3c.github.io/mathml-core/#presentation-markup)
-# plus menclose, which latex2mathml writes for \fbox and \boxed.
+# MathML Core presentation elements (https://w3c.github.io/mathml-core/#presentation-markup),
+# by its sections, plus menclose, which latex2mathml writes for \fbox and \boxed.
+_TOKENS = {"mi", "mn", "mo", "ms", "mspace", "mtext"}
+_LAYOUT = {"merror", "mfrac", "mpadded", "mphantom", "mroot", "mrow", "msqrt", "mstyle"}
+_SCRIPTS = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts"}
+_TABLES = {"mtable", "mtr", "mtd"}
+# mprescripts and none mark places inside mmultiscripts.
 MATHML_ELEMENTS = frozenset(
-    {
-        "math",
-        "menclose",
-        "merror",
-        "mfrac",
-        "mi",
-        "mmultiscripts",
-        "mn",
-        "mo",
-        "mover",
-        "mpadded",
-        "mphantom",
-        "mprescripts",
-        "mroot",
-        "mrow",
-        "ms",
-        "mspace",
-        "msqrt",
-        "mstyle",
-        "msub",
-        "msubsup",
-        "msup",
-        "mtable",
-        "mtd",
-        "mtext",
-        "mtr",
-        "munder",
-        "munderover",
-        "none",
-    }
+    {"math", "menclose", "mprescripts", "none"} | _TOKENS | _LAYOUT | _SCRIPTS | _TABLES
 )
 # Attributes allowed on every MathML element: fonts, sizes and script levels.
 _EVERYWHERE = {"mathvariant", "mathsize", "displaystyle", "scriptlevel", "dir"}
-_OPERATOR = {
-    "accent",
-    "fence",
-    "form",
-    "largeop",
-    "lspace",
-    "maxsize",
-    "minsize",
-    "movablelimits",
-    "rspace",
-    "separator",
-    "stretchy",
-    "symmetric",
-}
-_TABLE = {
-    "align",
-    "columnalign",
-    "columnlines",
-    "columnspacing",
-    "frame",
-    "framespacing",
-    "rowalign",
-    "rowlines",
-    "rowspacing",
-}
+# An operator's properties, spacing and sizes.
+_OPERATOR = {"accent", "fence", "form", "largeop", "movablelimits", "separator", "symmetric"}
+_OPERATOR |= {"stretchy", "lspace", "rspace", "maxsize", "minsize"}
+# A table's alignment, lines and spacing.
+_TABLE = {"align", "columnalign", "rowalign", "frame", "columnlines", "rowlines"}
+_TABLE |= {"framespacing", "columnspacing", "rowspacing"}
 MATHML_ATTRIBUTES = {
     "*": _EVERYWHERE,
     "math": _EVERYWHERE | {"xmlns", "display"},
