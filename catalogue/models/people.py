@@ -39,28 +39,24 @@ class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, mode
         return self.name_en or self.slug
 
 
-HAS_PUBLISHED_PAPER_COLUMN = "has_published_paper"
-
-
 def has_published_paper_rule():
-    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py), as
-    an ``Exists`` on Author: the author has a published authorship."""
+    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py): an
+    ``Exists`` of a published authorship of the author."""
     return Exists(Authorship.objects.published().filter(author=OuterRef("pk")))
 
 
 def _refresh_has_published_paper(author):
-    """Set ``author``'s column from the rows stored now (one query; none for an author
-    not saved yet, who has no paper)."""
+    """Set ``author``'s column from the rows stored now (no query for an unsaved author)."""
     value = author.pk is not None and Authorship.objects.published().filter(author=author).exists()
-    setattr(author, HAS_PUBLISHED_PAPER_COLUMN, value)
+    author.has_published_paper = value
 
 
 # A derived column of Author with no source among its own fields: a save limited by
 # ``update_fields`` leaves it alone; any other save (raw ones included) works it out.
 HAS_PUBLISHED_PAPER = DerivedColumn(
-    HAS_PUBLISHED_PAPER_COLUMN,
+    "has_published_paper",
     sources=lambda model: (),
-    columns=lambda model: (HAS_PUBLISHED_PAPER_COLUMN,),
+    columns=lambda model: ("has_published_paper",),
     refresh=_refresh_has_published_paper,
 )
 
