@@ -1,27 +1,20 @@
 """TeX maths in prose, rendered on the server as MathML (no script in the browser).
 
-Delimiters, as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]``
-and ``$$...$$`` displayed. A single ``$`` follows pandoc's rule (it opens when not after
-a letter, digit or backslash nor before a space, closes when not after a space nor
-before a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it
-cannot convert is shown as its TeX source, escaped.
+Delimiters as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]`` and
+``$$...$$`` displayed; a single ``$`` follows pandoc's rule (it opens when not after a
+letter, digit or backslash nor before a space, closes when not after a space nor before
+a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it cannot
+convert is shown as its escaped TeX source. latex2mathml copies ``\\text{}`` as raw HTML
+and turns ``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's
+MathML passes :func:`catalogue.sanitising.clean_mathml`.
 
-Safety: latex2mathml copies ``\\text{}`` into its output as raw HTML and turns
-``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's MathML
-passes through :func:`catalogue.sanitising.clean_mathml` (an nh3 allowlist).
-
-Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms,
-8,000 about 1 s; 400 nested ``\\frac{`` exhaust the recursion limit; before the limits
-a 1 MB formula took 17-19 s on every view; ``benchmarks/mathtext.py`` prints today's
-figures). So a formula has at most ``MAX_FORMULA_LENGTH`` characters and
-``MAX_FORMULA_DEPTH`` levels of nesting, and a text at most ``MAX_MATH_LENGTH``
-characters of maths. :class:`MathLimitsValidator` refuses more in the admin and the
-importer; text stored over a limit is shown as its escaped source, never converted.
-
-Render once: a formula's MathML depends only on its source and display, so it is kept
-in an in-process LRU cache keyed by the two (nothing to invalidate, no pickling or
-network, and never outliving the code that sanitised it): ``FORMULA_CACHE_SIZE``
-entries of at most about 20 KB.
+Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms, 8,000
+about 1 s, 400 nested ``\\frac{`` exhaust the recursion limit; ``benchmarks/mathtext.py``),
+so a formula has at most ``MAX_FORMULA_LENGTH`` characters and ``MAX_FORMULA_DEPTH``
+levels of nesting, a text at most ``MAX_MATH_LENGTH`` characters of maths.
+:class:`MathLimitsValidator` refuses more; stored text over a limit is shown as its
+escaped source. A formula's MathML depends only on its source and display, so it is kept
+in an in-process LRU cache of ``FORMULA_CACHE_SIZE`` entries (at most about 20 KB each).
 """
 
 import re
@@ -43,11 +36,12 @@ MAX_FORMULA_DEPTH = 20
 MAX_MATH_LENGTH = 10000
 FORMULA_CACHE_SIZE = 1024
 
+# A single-dollar formula (pandoc's rule, see the module docstring).
+_SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
 MATH = re.compile(
     r"\\\((?P<inline>.+?)\\\)"
     r"|\\\[(?P<display>.+?)\\\]"
-    r"|\$\$(?P<display_dollars>.+?)\$\$"
-    r"|(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])",
+    r"|\$\$(?P<display_dollars>.+?)\$\$|" + _SINGLE_DOLLAR.pattern,
     re.DOTALL,
 )
 
@@ -57,8 +51,6 @@ _OPENERS = {
     frozenset(kinds): re.compile("|".join([*map(re.escape, kinds), r"\$"]))
     for kinds in [(), ("\\(",), ("\\[",), ("\\(", "\\[")]
 }
-# MATH's last alternative alone: a single-dollar formula.
-_SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
 _CLOSERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
 
 
@@ -195,8 +187,7 @@ def math_inline(text):
     only escaped, exactly as Django's autoescaping would."""
     if not has_math(text) or _too_much_maths(text):
         return conditional_escape(text)
-    chunks = list(_chunks(text))
-    html = _render(chunks, line_breaks=False, convertible=_math_total(chunks) <= MAX_MATH_LENGTH)
+    html = _render(_chunks(text), line_breaks=False, convertible=True)  # within the limit
     return mark_safe(html)  # noqa: S308 - every part escaped or sanitised MathML
 
 
