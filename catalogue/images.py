@@ -164,9 +164,7 @@ def _normalise(image):
     if image.mode == "P" or image.mode == "PA":
         transparent = "transparency" in image.info or image.mode == "PA"
         image = image.convert("RGBA" if transparent else "RGB")
-    elif image.mode == "LA" or (image.mode == "L" and "transparency" in image.info):
-        image = image.convert("RGBA")
-    elif image.mode == "RGB" and "transparency" in image.info:
+    elif image.mode == "LA" or (image.mode in {"L", "RGB"} and "transparency" in image.info):
         image = image.convert("RGBA")
     elif image.mode not in {"RGB", "RGBA", "L"}:
         # 1-bit, 32-bit float, YCbCr, LAB, HSV...

@@ -1,9 +1,6 @@
-"""A paper's lead: the one-line summary every list shows under its authors (issue 10).
-
-Worked out at save in each language (``lead_en``, ``lead_zh_hans``) from the summary in
-that language, else the abstract: the first sentence, shortened past ``LEAD_CHARS``.
-A language with neither has an empty lead, and lists fall back to another language's
-as for every translated field. A derived column (:data:`LEAD`, catalogue/derived.py).
+"""A paper's lead, the one line every list shows under its authors (issue 10): a derived
+column (:data:`LEAD`) worked out in each language from the summary in that language, else
+the abstract: its first sentence, shortened past ``LEAD_CHARS``; empty with neither.
 """
 
 import re
@@ -95,19 +92,14 @@ def lead(text):
 
 
 def refresh(paper):
-    """Set ``paper``'s lead in every language (not saved); returns the columns to save,
-    modeltranslation's original column ``lead`` included."""
-    columns = []
+    """Set ``paper``'s lead in every language (not saved)."""
     for code, _name in settings.LANGUAGES:
         text = ""
         for field in SOURCES:
             text = getattr(paper, build_localized_fieldname(field, code)) or ""
             if text.strip():
                 break
-        column = build_localized_fieldname("lead", code)
-        setattr(paper, column, lead(text))
-        columns.append(column)
-    return [*columns, "lead"]
+        setattr(paper, build_localized_fieldname("lead", code), lead(text))
 
 
 def _sources(model):
