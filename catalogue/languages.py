@@ -1,9 +1,6 @@
-"""The content's languages: which value of a translated field a page shows.
-
-Translated fields (catalogue/translation.py, django-modeltranslation) have one column per
-language of ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``); the default
-language's column holds the original.
-"""
+"""The content's languages: a translated field (catalogue/translation.py) has a column
+per language of ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``), and which one a
+page shows."""
 
 from django.conf import settings
 from django.utils.translation import get_language
@@ -24,9 +21,8 @@ def suffixes():
 
 
 def columns(field, prefix=""):
-    """The per-language columns of the translated ``field``, in :func:`codes` order, each
-    after ``prefix`` (a lookup path such as ``"paper__"``): ``["title_en",
-    "title_zh_hans"]``."""
+    """The columns of the translated ``field`` in :func:`codes` order, after ``prefix``
+    (a lookup path such as ``"paper__"``): ``["title_en", "title_zh_hans"]``."""
     return [prefix + build_localized_fieldname(field, code) for code in codes()]
 
 

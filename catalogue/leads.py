@@ -47,10 +47,8 @@ def _inside(position, spans):
 
 
 def first_sentence(text):
-    """The first sentence of ``text`` with its white space collapsed: up to and
-    including its closing punctuation, or the whole text when no sentence ends in it.
-    A full stop inside maths or after a common abbreviation ("e.g.", "et al.") ends
-    no sentence."""
+    """The first sentence of ``text``, white space collapsed, with its closing punctuation
+    (the whole text if none), a full stop inside maths or after "e.g.", "et al." ending none."""
     text = " ".join(text.split())
     spans = _maths(text)
     for match in _SENTENCE_END.finditer(text):

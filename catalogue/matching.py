@@ -12,12 +12,6 @@ from catalogue.search import SEPARATOR
 MATCH_TEXT_BATCH = 500
 
 
-def match_text(own, authors, institutions):
-    """The matched text of a paper whose search text is ``own``, its authors' and their
-    institutions' ``authors`` and ``institutions`` (lists of str); empty ones left out."""
-    return SEPARATOR.join(text for text in (own, *authors, *institutions) if text)
-
-
 def refresh_match_texts(papers):
     """Save the matched text of the papers whose keys are ``papers`` (any iterable, unknown
     keys skipped) from the search texts stored now: three queries and one update per
@@ -39,10 +33,10 @@ def refresh_match_texts(papers):
             .values_list("authorship__paper_id", "institution__search_text")
         ):
             institutions[paper].append(text)
-        rows = [
-            Paper(pk=pk, match_text=match_text(text, authors[pk], institutions[pk]))
-            for pk, text in own.items()
-        ]
+        rows = []
+        for pk, text in own.items():
+            parts = [text, *authors[pk], *institutions[pk]]  # one per line, empty ones left out
+            rows.append(Paper(pk=pk, match_text=SEPARATOR.join(filter(None, parts))))
         Paper.objects.bulk_update(rows, ["match_text"])
 
 

@@ -55,13 +55,10 @@ _CLOSERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
 
 
 def math_matches(text):
-    """The matches of MATH in ``text``, as ``MATH.finditer(text)`` gives them, in linear time.
-
-    ``MATH.finditer`` alone takes quadratic time on openers that are never closed (32,000
-    ``\\(`` took about a minute): each one scans to the end of the text. An opener whose
-    closer does not occur after it cannot match, and neither can any later one of its
-    kind, so they are skipped without a scan.
-    """
+    """The matches of ``MATH.finditer(text)`` in linear time: that alone scans to the end
+    of the text from each opener never closed (32,000 ``\\(`` took about a minute); here
+    an opener whose closer does not occur after it, and every later one of its kind, is
+    skipped without a scan."""
     last = {opener: text.rfind(closer) for opener, closer in _CLOSERS.items()}
     alive = {kind for kind in ("\\(", "\\[") if last[kind] >= 0}
     position = 0
@@ -101,11 +98,8 @@ _NESTING = re.compile(r"\\(?:left|begin|right|end)(?![A-Za-z])|\\.|[{}]", re.DOT
 
 
 def nesting_depth(formula):
-    """How deeply ``formula`` nests braces, ``\\left...\\right`` and ``\\begin...\\end``.
-
-    ``\\{`` and ``\\}`` are characters, not groups. Unbalanced closers count as 0.
-    Linear in the length of ``formula``.
-    """
+    """How deeply ``formula`` nests braces, ``\\left...\\right`` and ``\\begin...\\end``
+    (``\\{`` is a character; unbalanced closers count as 0), in linear time."""
     depth = deepest = 0
     for match in _NESTING.finditer(formula):
         token = match.group()
@@ -139,11 +133,8 @@ def _too_much_maths(text):
 
 @lru_cache(maxsize=FORMULA_CACHE_SIZE)
 def formula_mathml(formula, display):
-    """Sanitised MathML for one formula (``display`` is "inline" or "block").
-
-    Returns None when latex2mathml cannot convert it (the caller shows the source).
-    Cached, see the module docstring; call only on formulas within the limits.
-    """
+    """Sanitised MathML for one formula within the limits (``display`` "inline" or
+    "block"), cached; None when latex2mathml cannot convert it."""
     try:
         return clean_mathml(convert(formula.strip(), display=display))
     except Exception:  # latex2mathml raises many kinds on bad TeX, RecursionError included.
@@ -192,11 +183,8 @@ def math_inline(text):
 
 
 def math_paragraphs(text):
-    """``text`` as ``<p>`` paragraphs (like the ``linebreaks`` filter) with maths as MathML.
-
-    Text without maths, or with more than the limit, gives exactly
-    ``linebreaks(text, autoescape=True)``.
-    """
+    """``text`` as ``<p>`` paragraphs with maths as MathML; without maths, or with more
+    than the limit, exactly ``linebreaks(text, autoescape=True)``."""
     if not has_math(text) or _too_much_maths(text):
         return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped by Django
     text = normalize_newlines(str(text))
@@ -212,12 +200,10 @@ def math_paragraphs(text):
 
 @deconstructible
 class MathLimitsValidator:
-    """Refuses text whose TeX maths is over the limits (see the module docstring) with
-    a ValidationError, code ``formula_too_long``, ``formula_too_deep`` or
-    ``too_much_maths``, whose message names ``field`` ("title") and quotes the start of
-    the formula. On a translated field it is copied to every language's column, so the
-    admin and ``import_conference`` (through ``Field.clean``) both apply it.
-    """
+    """Refuses text whose TeX maths is over the limits with a ValidationError (code
+    ``formula_too_long``, ``formula_too_deep`` or ``too_much_maths``) naming ``field``
+    ("title") and quoting the formula's start. modeltranslation copies it to every
+    language's column, so the admin and ``import_conference`` both apply it."""
 
     def __init__(self, field):
         self.field = field

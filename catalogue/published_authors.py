@@ -1,19 +1,13 @@
 """Which authors have a published paper: the kept column ``Author.has_published_paper``,
 which ``Author.objects.published()`` reads instead of joining every authorship to its
-paper and conference (15 to 30 ms a query at 5,000 papers). The rule is
-:func:`has_published_paper_rule`. The column follows, like matched texts (matching.py):
-
-- saves of papers, conferences and authorships (raw ones included) and deletions of
-  authorships that change a paper's status or conference, a conference's status, or an
-  authorship's paper or author (:func:`remember_sources`, :func:`published_authors_follow`);
-- every save of an author (a derived column, so a restored version brings no old value);
-- ``content_changed`` naming ``authors`` (the importer's bulk writes).
-
-A ``QuerySet.update()`` of a source refreshes nothing: call :func:`refresh_published_authors`.
-On PostgreSQL's READ COMMITTED two transactions (one unpublishing an author's paper, one
-publishing another) would each read the other's old rows, the last to commit winning, so
-a refresh first waits for every other writer of content
-(``ContentGeneration.objects.wait_for_other_writers()``); SQLite has one writer at a time.
+paper and conference (15 to 30 ms a query at 5,000 papers); the rule is
+:func:`has_published_paper_rule`. It follows saves of papers, conferences and
+authorships and deletions of authorships that change a status, a paper's conference or
+an authorship's paper or author (receivers below); every save of an author (a derived
+column: a restored version brings no old value); ``content_changed`` naming ``authors``.
+After a ``QuerySet.update()`` of a source call :func:`refresh_published_authors`, which
+first waits for other writers of content: on PostgreSQL's READ COMMITTED two
+transactions would each read the other's old rows (SQLite has one writer at a time).
 """
 
 from catalogue.models import Author, Authorship, Conference, ContentGeneration, Paper
@@ -64,10 +58,6 @@ def _concerned(sender, update_fields):
     return bool(names.intersection(source.removesuffix("_id") for source in sources))
 
 
-def _sources_of(instance):
-    return {name: getattr(instance, name) for name in SOURCES[type(instance)._meta.model_name]}
-
-
 def remember_sources(sender, instance, raw=False, update_fields=None, **kwargs):
     """``pre_save`` receiver: note the stored values of the instance's sources (one query)
     for :func:`published_authors_follow`."""
@@ -85,7 +75,7 @@ def published_authors_follow(sender, instance, update_fields=None, **kwargs):
     authors reached (a paper's, a conference's papers', an authorship's old and new)."""
     if not _concerned(sender, update_fields):
         return
-    now = _sources_of(instance)
+    now = {name: getattr(instance, name) for name in SOURCES[sender._meta.model_name]}
     before = instance.__dict__.pop("_published_sources", None)
     deleted = "created" not in kwargs
     if before == now and not deleted:

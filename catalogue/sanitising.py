@@ -1,21 +1,13 @@
-"""The one sanitiser for HTML the site builds from editor or fixture text.
-
-Whatever editors or fixtures write is data, never markup; the markup built from it
-(TeX maths into MathML, catalogue/mathtext.py) passes through :func:`clean_mathml`:
-nh3 (ammonia), which parses as a browser does (html5ever, MathML included), keeps only
-the elements and attributes below, and drops ``<script>`` and ``<style>`` whole.
-
-Allowed: MathML presentation elements, and the presentation attributes latex2mathml
-emits (``mathvariant``, ``display``, ``stretchy``, ``fence``, ``form``, spacing and
-table layout). Never allowed: ``script``, ``style``, event handlers, ``href``, ``src``,
-``style``, ``class``, ``id``, colours (``mathcolor``/``mathbackground``, from
-``\\color``), and the MathML elements that can carry other markup or actions
-(``semantics``, ``annotation``, ``annotation-xml``, ``maction``, ``mglyph``).
-
-One known loss: latex2mathml writes ``\\mathop{E}`` as elements inside ``<mo>``, which
-the HTML parser (a browser's too) places outside MathML, so the sanitiser drops them;
-``\\operatorname{E}`` or ``\\mathbb{E}`` render. Every formula in fixtures/ comes out
-of the sanitiser unchanged (tests/catalogue/test_mathtext.py).
+"""The one sanitiser for HTML the site builds from editor or fixture text (data, never
+markup): the MathML of TeX maths (catalogue/mathtext.py) passes :func:`clean_mathml`, nh3
+(ammonia), which parses as a browser does (html5ever, MathML included) and keeps only the
+MathML presentation elements and attributes below. Never allowed: ``script``, ``style``,
+event handlers, ``href``, ``src``, ``style``, ``class``, ``id``, colours
+(``mathcolor``/``mathbackground``, from ``\\color``), and the elements that can carry
+other markup or actions (``semantics``, ``annotation``, ``annotation-xml``, ``maction``,
+``mglyph``). One known loss: latex2mathml writes ``\\mathop{E}`` as elements inside
+``<mo>``, which the HTML parser places outside MathML, so they are dropped
+(``\\operatorname{E}`` renders). Every formula in fixtures/ comes out unchanged.
 """
 
 import nh3

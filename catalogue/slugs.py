@@ -19,10 +19,9 @@ def slug_from(text, max_length):
 
 
 def unique_slug(instance, text, fallback, scope=None, taken=()):
-    """A slug for ``instance`` made from ``text`` (``fallback`` when it gives none),
-    unique among the rows matching ``scope`` (lookups; None: the table) and not in
-    ``taken``, within the ``slug`` field's max_length; a taken slug gets "-2", "-3", ...
-    Saves nothing."""
+    """A slug for ``instance`` (not saved) from ``text`` (else ``fallback``), within the
+    field's max_length, unique among the rows matching ``scope`` (lookups; None: the
+    table) and not in ``taken``: a taken one gets "-2", "-3", ..."""
     max_length = instance._meta.get_field("slug").max_length
     base = slug_from(text, max_length) or fallback
     others = type(instance)._default_manager.filter(**(scope or {}))

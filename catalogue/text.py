@@ -52,11 +52,8 @@ class _PlainText:
         return clean
 
     def deconstruct(self):
-        name, _path, args, kwargs = super().deconstruct()
-        django_class = next(
-            cls for cls in type(self).__mro__ if cls.__module__ == models.Field.__module__
-        )
-        return name, f"django.db.models.{django_class.__name__}", args, kwargs
+        name, _path, args, kwargs = super().deconstruct()  # named as Django's own classes
+        return name, f"django.db.models.{type(self).__name__}", args, kwargs
 
 
 class TextField(_PlainText, models.TextField):

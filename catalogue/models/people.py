@@ -62,10 +62,7 @@ HAS_PUBLISHED_PAPER = DerivedColumn(
 
 
 class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
-    """One person, across every paper they wrote.
-
-    Affiliations belong to the authorship (people move), not to the person.
-    """
+    """One person, across every paper they wrote (affiliations belong to authorships)."""
 
     slug_source = "name"
     slug_fallback = "author"

@@ -67,13 +67,10 @@ class ConferenceQuerySet(PublishedQuerySet):
         """Conferences with ``award_count`` and ``paper_count`` of their published awards
         and papers (the conference's status is the caller's filter). A subquery each:
         counting both over joins took 97 ms at the benchmark's size."""
+        awards = model("Award").objects.published(ignore_conference=True)
+        papers = model("Paper").objects.published(ignore_conference=True)
         return self.annotate(
-            award_count=count_of(
-                model("Award").objects.published(ignore_conference=True), "conference"
-            ),
-            paper_count=count_of(
-                model("Paper").objects.published(ignore_conference=True), "conference"
-            ),
+            award_count=count_of(awards, "conference"), paper_count=count_of(papers, "conference")
         )
 
 
@@ -183,10 +180,8 @@ class PaperQuerySet(PublishedQuerySet):
         return self.order_by("-conference__year", "title_en", "pk")
 
     def listed_at(self, conference=None, year=None):
-        """Papers a conference page lists: published at it or awarded (published) by it.
-
-        ``conference`` is a slug, ``year`` a conference year; ``None`` leaves either open.
-        """
+        """Papers a conference page lists, published at it or awarded (published) by it:
+        ``conference`` a slug, ``year`` a conference year, ``None`` leaving either open."""
         published_at, awarded_at = Q(), Q()
         if conference is not None:
             published_at &= Q(conference__slug=conference)

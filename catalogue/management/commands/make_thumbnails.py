@@ -1,8 +1,6 @@
-"""Make the missing thumbnails of every paper's teaser image (catalogue/images.py).
-
-Thumbnails are made when an image is saved, never in a visitor's request; images stored
-before a size joined ``settings.THUMBNAIL_ALIASES`` lack it: run this once after such
-an upgrade. Thumbnails that exist are kept.
+"""Make the missing thumbnails of every paper's teaser image (catalogue/images.py): they
+are made at save, so images stored before a size joined ``settings.THUMBNAIL_ALIASES``
+lack it. Run it once after such an upgrade; thumbnails that exist are kept.
 """
 
 from django.core.management.base import BaseCommand, CommandError
