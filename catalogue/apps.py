@@ -40,8 +40,7 @@ class CatalogueConfig(AppConfig):
             dispatch_uid="match-text-affiliations",
         )
         content_changed.connect(matching.match_texts_follow_content, dispatch_uid="match-text")
-        # Whether an author has a published paper (published_authors.py) follows saves of
-        # papers, conferences and authorships and deletions of authorships.
+        # Whether an author has a published paper follows its sources (published_authors.py).
         for name in published_authors.SOURCES:
             model = self.get_model(name)
             pre_save.connect(

@@ -1,15 +1,12 @@
 """Uploaded teaser images, checked and normalised by their content, and their thumbnails.
 
-:func:`clean_image` is the one gate every upload passes: it reads the bytes with Pillow,
-never trusting the name or content type, and refuses with a ValidationError whose
-``code`` says why: ``too_large`` (``PAPER_IMAGE_MAX_BYTES``), ``svg`` (XML could carry
-scripts), ``not_image`` (not JPEG, PNG, GIF or WebP), ``too_many_pixels``
-(``PAPER_IMAGE_MAX_PIXELS``), ``bomb`` (a header over Pillow's ``MAX_IMAGE_PIXELS``,
-refused before decoding), ``truncated``, ``animated`` (pages show a still teaser; moving
-pictures would need a pause control, WCAG 2.2.2). It re-encodes the image with its EXIF
-orientation applied and no EXIF kept (no camera details or GPS positions), in RGB, RGBA
-or L, as PNG when transparent, else in its own format (a GIF becomes a PNG), named after
-its content (``figure.txt`` holding a PNG becomes ``figure.png``).
+:func:`clean_image`, the one gate of every upload, reads the bytes with Pillow (never the
+name or content type) and refuses with a ValidationError coded ``too_large``, ``svg``
+(XML could carry scripts), ``not_image`` (not JPEG, PNG, GIF or WebP), ``too_many_pixels``,
+``bomb`` (refused before decoding), ``truncated`` or ``animated`` (moving pictures would
+need a pause control, WCAG 2.2.2). It re-encodes the image EXIF orientation applied, no
+EXIF kept (camera details, GPS positions), in RGB, RGBA or L, as PNG when transparent,
+else in its own format (GIF as PNG), named after its content (``figure.png``).
 """
 
 import io
@@ -94,9 +91,8 @@ def _looks_like_svg(data):
 def _open(data):
     """Identify and fully decode ``data`` within the limits; return the Pillow image."""
     max_pixels = settings.PAPER_IMAGE_MAX_PIXELS
-    # Pillow warns (DecompressionBombWarning) above MAX_IMAGE_PIXELS and raises above
-    # twice that. Both are refusals here: the warning is turned into an error so a
-    # bomb never gets decoded, whatever the process's warning filters say.
+    # Pillow warns above MAX_IMAGE_PIXELS and raises above twice that: both refuse here,
+    # whatever the process's warning filters say, so a bomb is never decoded.
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:

@@ -42,18 +42,14 @@ def _maths(text):
     return [match.span() for match in math_matches(text)]
 
 
-def _inside(position, spans):
-    return any(start < position < end for start, end in spans)
-
-
 def first_sentence(text):
     """The first sentence of ``text``, white space collapsed, with its closing punctuation
     (the whole text if none), a full stop inside maths or after "e.g.", "et al." ending none."""
     text = " ".join(text.split())
     spans = _maths(text)
     for match in _SENTENCE_END.finditer(text):
-        if _inside(match.start(), spans):
-            continue
+        if any(start < match.start() < end for start, end in spans):
+            continue  # inside maths
         if text[match.start()] == ".":
             word = _LAST_WORD.search(text, 0, match.start())
             word = word.group(1).lower().lstrip("([\"'") if word else ""

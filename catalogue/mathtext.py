@@ -111,10 +111,6 @@ def nesting_depth(formula):
     return deepest
 
 
-def _within_limits(formula):
-    return len(formula) <= MAX_FORMULA_LENGTH and nesting_depth(formula) <= MAX_FORMULA_DEPTH
-
-
 def math_length(text):
     """How many characters of ``text`` are TeX maths (delimiters excluded)."""
     return sum(len(segment) for is_math, segment in math_segments(text) if is_math)
@@ -152,14 +148,11 @@ def _render(chunks, line_breaks, convertible):
             continue
         displayed = match.lastgroup in ("display", "display_dollars")
         mathml = None
-        if convertible and _within_limits(chunk):
-            mathml = formula_mathml(chunk, "block" if displayed else "inline")
+        if convertible and len(chunk) <= MAX_FORMULA_LENGTH:
+            if nesting_depth(chunk) <= MAX_FORMULA_DEPTH:
+                mathml = formula_mathml(chunk, "block" if displayed else "inline")
         parts.append(conditional_escape(match.group(0)) if mathml is None else mathml)
     return "".join(parts)
-
-
-def _math_total(chunks):
-    return sum(len(chunk) for match, chunk in chunks if match is not None)
 
 
 def _chunks(text):
@@ -189,7 +182,8 @@ def math_paragraphs(text):
         return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped by Django
     text = normalize_newlines(str(text))
     paragraphs = [list(_chunks(paragraph)) for paragraph in re.split("\n{2,}", text)]
-    convertible = sum(_math_total(chunks) for chunks in paragraphs) <= MAX_MATH_LENGTH
+    total = sum(len(chunk) for chunks in paragraphs for match, chunk in chunks if match)
+    convertible = total <= MAX_MATH_LENGTH
     return mark_safe(  # noqa: S308 - every part escaped or sanitised MathML
         "\n\n".join(
             f"<p>{_render(chunks, line_breaks=True, convertible=convertible)}</p>"

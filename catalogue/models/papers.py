@@ -70,8 +70,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         help_text=_("The first sentence of the summary or abstract, shown in lists."),
     )
     search_text = search_text_field()
-    # What a search matches: the paper's search text with its authors' and their
-    # institutions' (catalogue/search.py, kept in step by ``search.refresh_match_texts``).
+    # What a search matches, kept by catalogue/matching.py.
     match_text = models.TextField(_("matched text"), blank=True, default="", editable=False)
 
     objects = PaperQuerySet.as_manager()

@@ -79,8 +79,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
     homepage = models.URLField(_("homepage"), blank=True)
     orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True, validators=[validate_orcid])
     search_text = search_text_field()
-    # Kept by catalogue/published_authors.py: whether a paper of theirs is published at a
-    # published conference (what ``Author.objects.published()`` reads).
+    # What ``Author.objects.published()`` reads, kept by catalogue/published_authors.py.
     has_published_paper = models.BooleanField(
         _("has a published paper"), default=False, editable=False
     )
@@ -94,10 +93,8 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
         verbose_name_plural = _("authors")
         ordering = ["name", "slug"]
         indexes = [
-            # The A-Z index of authors (by slug), its count and its letters: the authors
-            # with a published paper in slug order, with the name the page shows and the
-            # key, read from this index alone (a partial index: the others are not in it;
-            # the key is SQLite's rowid anyway, and lets PostgreSQL scan the index only).
+            # The A-Z index of authors, its count and letters, read from this partial index
+            # alone (the id is SQLite's rowid anyway, and lets PostgreSQL scan it only).
             models.Index(
                 fields=["slug", "name", "id"],
                 condition=Q(has_published_paper=True),

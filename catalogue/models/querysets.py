@@ -168,8 +168,7 @@ class PaperQuerySet(PublishedQuerySet):
         """Papers matching every one of ``words``, already folded (``search.words()``)."""
         matches = self
         if words:
-            # Always true: it lets SQLite use the partial index of the matched text
-            # (catalogue/migrations/0019_paper_match_text.py).
+            # Always true: lets SQLite use the partial index of migration 0019.
             matches = matches.filter(match_text__isnull=False)
         for word in words:
             matches = matches.filter(match_text__contains=word)

@@ -4,6 +4,7 @@ lack it. Run it once after such an upgrade; thumbnails that exist are kept.
 """
 
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 from easy_thumbnails.engine import NoSourceGenerator
 from easy_thumbnails.exceptions import InvalidImageFormatError
 
@@ -35,8 +36,7 @@ class Command(BaseCommand):
         for line in failed:
             self.stderr.write(self.style.ERROR(line))
         if options["verbosity"]:
-            images = f"{done} image{'s' if done != 1 else ''}"
-            self.stdout.write(self.style.SUCCESS(f"Thumbnails complete for {images}."))
+            message = f"Thumbnails complete for {done} image{pluralize(done)}."
+            self.stdout.write(self.style.SUCCESS(message))
         if failed:
-            count = len(failed)
-            raise CommandError(f"{count} image{'s' if count != 1 else ''} could not be read.")
+            raise CommandError(f"{len(failed)} image{pluralize(failed)} could not be read.")
