@@ -238,10 +238,9 @@ class Picture(NamedTuple):
 
 
 def thumbnail_picture(fieldfile, alias):
-    """The ``alias`` thumbnail of ``fieldfile`` as a ``Picture`` (never making one: the
-    image itself when it is missing), ``None`` for an empty field or a missing file. The
-    size comes from the file's header (``None`` when unreadable) so the browser keeps the
-    image's place. ValueError for an unknown alias."""
+    """The ``alias`` thumbnail of ``fieldfile`` (else the image itself: none is made) as a
+    ``Picture`` with its size from the file's header (``None`` if unreadable); ``None``
+    for an empty field or a missing file, ValueError for an unknown alias."""
     if not fieldfile:
         return None
     # Kept on the field file (one for the page's <img> and og:image): one look-up a page.
@@ -278,10 +277,9 @@ LIST_ALIASES = ("list", "list_2x")
 
 
 def list_thumbnail(fieldfile):
-    """The list-slot thumbnails of ``fieldfile`` as a ``ListThumbnail``, or ``None`` for
-    an empty field; ValueError when settings lack the aliases. It runs for every row of
-    a list, so it reads neither database nor storage: easy-thumbnails' names, the "list"
-    alias's size (cropped to it); a missing file gives a 404, an empty decorative slot."""
+    """The list-slot thumbnails of ``fieldfile`` as a ``ListThumbnail``, ``None`` for an
+    empty field, ValueError without the aliases. Run for every row of a list, it reads no
+    database nor storage (a missing file gives a 404: an empty decorative slot)."""
     if not fieldfile:
         return None
     thumbnailer = get_thumbnailer(fieldfile)

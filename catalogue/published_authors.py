@@ -25,10 +25,9 @@ SOURCES = {
 
 
 def refresh_published_authors(authors=None):
-    """Store ``Author.has_published_paper`` for the authors whose keys are ``authors``
-    (an iterable, None and unknown keys skipped; a QuerySet of keys; ``None``: every
-    author), two UPDATEs per ``BATCH`` authors, after waiting for other writers (see
-    above). Returns the number of rows changed."""
+    """Store ``has_published_paper`` for the authors whose keys are ``authors`` (None and
+    unknown keys skipped; a QuerySet of keys; ``None``: every author), two UPDATEs per
+    ``BATCH``, after waiting for other writers. Returns the number of rows changed."""
     ContentGeneration.objects.wait_for_other_writers()
 
     if authors is None:

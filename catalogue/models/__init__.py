@@ -1,8 +1,6 @@
-"""The awards domain: venues, conferences, papers, authors, institutions, awards, with
-their prose translated (catalogue/translation.py). The modules import one another in
-layers (``base`` <- ``querysets`` <- ``papers`` <- ``people``; ``conferences`` and
-``bookkeeping`` alone); others import from here (``from catalogue.models import Paper``).
-"""
+"""The awards domain, imported from here (``from catalogue.models import Paper``). The
+modules import one another in layers: ``base`` <- ``querysets`` <- ``papers`` <-
+``people``; ``conferences`` and ``bookkeeping`` alone."""
 
 from catalogue.models.base import (
     PublishedQuerySet,

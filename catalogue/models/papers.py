@@ -273,10 +273,7 @@ class PaperLink(NaturalKeyMixin, models.Model):
     @classmethod
     def kind_label(cls, kind):
         """The label of ``kind`` in the active language, or ``kind`` itself when unknown."""
-        try:
-            return str(cls.Kind(kind).label)
-        except ValueError:
-            return kind
+        return str(dict(cls.Kind.choices).get(kind, kind))
 
     @property
     def sort_key(self):
