@@ -15,56 +15,51 @@ class CatalogueConfig(AppConfig):
     def ready(self):
         from easy_thumbnails.signals import saved_file
 
+        from catalogue import matching, published_authors
         from catalogue.derived import keep_derived_columns
         from catalogue.images import make_thumbnails_of_saved_file
-        from catalogue.matching import (
-            MATCH_SOURCES,
-            match_texts_follow,
-            match_texts_follow_affiliations,
-            match_texts_follow_content,
-        )
-        from catalogue.models import Paper
-        from catalogue.published_authors import (
-            published_authors_follow,
-            published_authors_follow_content,
-            remember_sources,
-        )
         from catalogue.signals import content_changed
 
         # Thumbnails are made when an image is saved, never in a visitor's request.
         saved_file.connect(
-            make_thumbnails_of_saved_file, sender=Paper, dispatch_uid="papers-thumbnails"
+            make_thumbnails_of_saved_file,
+            sender=self.get_model("paper"),
+            dispatch_uid="papers-thumbnails",
         )
-        # A paper's matched text (catalogue/matching.py) follows its sources' saves and deletions.
-        for name in MATCH_SOURCES:
-            model = self.get_model(name)
+        # A paper's matched text follows its sources' saves and deletions (matching.py).
+        for name in matching.MATCH_SOURCES:
             for kind, signal in {"save": post_save, "delete": post_delete}.items():
                 signal.connect(
-                    match_texts_follow, sender=model, dispatch_uid=f"match-text-{kind}-{name}"
+                    matching.match_texts_follow,
+                    sender=self.get_model(name),
+                    dispatch_uid=f"match-text-{kind}-{name}",
                 )
         m2m_changed.connect(
-            match_texts_follow_affiliations,
+            matching.match_texts_follow_affiliations,
             sender=self.get_model("authorship").affiliations.through,
             dispatch_uid="match-text-affiliations",
         )
-        content_changed.connect(match_texts_follow_content, dispatch_uid="match-text-content")
-        # Whether an author has a published paper (catalogue/published_authors.py) follows
-        # saves of papers, conferences and authorships and deletions of authorships.
-        for name in ("paper", "conference", "authorship"):
+        content_changed.connect(matching.match_texts_follow_content, dispatch_uid="match-text")
+        # Whether an author has a published paper follows its sources (published_authors.py).
+        for name in published_authors.SOURCES:
             model = self.get_model(name)
             pre_save.connect(
-                remember_sources, sender=model, dispatch_uid=f"published-authors-pre-{name}"
+                published_authors.remember_sources,
+                sender=model,
+                dispatch_uid=f"published-authors-pre-{name}",
             )
             post_save.connect(
-                published_authors_follow, sender=model, dispatch_uid=f"published-authors-{name}"
+                published_authors.published_authors_follow,
+                sender=model,
+                dispatch_uid=f"published-authors-{name}",
             )
         post_delete.connect(
-            published_authors_follow,
+            published_authors.published_authors_follow,
             sender=self.get_model("authorship"),
             dispatch_uid="published-authors-delete-authorship",
         )
         content_changed.connect(
-            published_authors_follow_content, dispatch_uid="published-authors-content"
+            published_authors.published_authors_follow_content, dispatch_uid="published-authors"
         )
         # Derived columns (search text, lead: catalogue/derived.py), worked out at save.
         for model in self.get_models():

@@ -1,11 +1,8 @@
-"""Derived columns: values a model stores that are worked out from its other fields
-(a search text, a paper's lead), so that no visitor's request works them out again.
-
-A model names them in ``derived_columns`` (each a :class:`DerivedColumn`), kept in step by
-:func:`keep_derived_columns` (``pre_save``: ``save()``, ``loaddata`` and restores),
-:class:`DerivedColumnsMixin` (``update_fields`` widened to the derived columns) and
-:func:`refresh_changed` (the importer's bulk queries). ``QuerySet.update()`` of a
-source refreshes nothing: call :func:`refresh` and save.
+"""Derived columns: values worked out from a model's other fields (a search text, a
+lead) and stored, named in its ``derived_columns`` (each a :class:`DerivedColumn`). Kept
+by :func:`keep_derived_columns` (``pre_save``, raw saves included),
+:class:`DerivedColumnsMixin` (``update_fields``) and :func:`refresh_changed` (the
+importer); after a ``QuerySet.update()`` of a source call :func:`refresh` and save.
 """
 
 from collections.abc import Callable
@@ -47,8 +44,8 @@ def refresh_changed(instance, changed):
 
 
 def keep_derived_columns(sender, instance, raw=False, **kwargs):
-    """``pre_save`` receiver: refresh every derived column of ``instance`` before every
-    save, raw saves (``loaddata``, django-reversion's restore) included."""
+    """``pre_save`` receiver: refresh every derived column of ``instance``, at raw saves
+    (``loaddata``, django-reversion's restore) too."""
     refresh(instance)
 
 

@@ -1,17 +1,12 @@
 """Uploaded teaser images, checked and normalised by their content, and their thumbnails.
 
-``clean_image(upload)`` is the one gate every uploaded image passes. It reads the bytes
-with Pillow, never trusting the file name or content type, and refuses with a
-ValidationError whose ``code`` says why: ``too_large`` (``PAPER_IMAGE_MAX_BYTES``),
-``svg`` (XML that could carry scripts), ``not_image`` (not a JPEG, PNG, GIF or WebP),
-``too_many_pixels`` (``PAPER_IMAGE_MAX_PIXELS``), ``bomb`` (a header claiming more than
-Pillow's ``MAX_IMAGE_PIXELS``, refused before decoding), ``truncated``, ``animated``
-(pages show a still teaser, and moving pictures would need a pause control, WCAG 2.2.2).
-
-An accepted image is re-encoded with its EXIF orientation applied and no EXIF kept
-(no camera details or GPS positions), in RGB, RGBA or L with transparency kept; it is
-stored as PNG when transparent, else in its own format (a GIF becomes a PNG), named
-after its content (``figure.txt`` holding a PNG becomes ``figure.png``).
+:func:`clean_image`, the one gate of every upload, reads the bytes with Pillow (never the
+name or content type) and refuses with a ValidationError coded ``too_large``, ``svg``
+(XML could carry scripts), ``not_image`` (not JPEG, PNG, GIF or WebP), ``too_many_pixels``,
+``bomb`` (refused before decoding), ``truncated`` or ``animated`` (moving pictures would
+need a pause control, WCAG 2.2.2). It re-encodes the image EXIF orientation applied, no
+EXIF kept (camera details, GPS positions), in RGB, RGBA or L, as PNG when transparent,
+else in its own format (GIF as PNG), named after its content (``figure.png``).
 """
 
 import io
@@ -43,8 +38,8 @@ SVG_MARKERS = (b"<svg", b"<?xml", b"<!doctype svg")
 
 def clean_image(upload):
     """Check ``upload`` (a Django File) by its content; return a SimpleUploadedFile of
-    the re-encoded image, named ``<stem>.<ext>``, with the loaded Pillow image as its
-    ``image`` (as Django's ImageField sets). Raises only ValidationError for bad input."""
+    the re-encoded image, ``<stem>.<ext>``, with the Pillow image as its ``image`` (as
+    Django's ImageField sets). Raises only ValidationError for bad input."""
     max_bytes = settings.PAPER_IMAGE_MAX_BYTES
     if upload.size is not None and upload.size > max_bytes:
         raise ValidationError(
@@ -74,9 +69,8 @@ def clean_image(upload):
     buffer = io.BytesIO()
     options = {"JPEG": {"quality": 90, "optimize": True}, "WEBP": {"quality": 90}}
     options = dict(options.get(output_format, {}))
-    # Keep an RGB image's colour profile (e.g. Display P3 from a phone); a CMYK image's
-    # profile described the old pixels, which are now sRGB. No EXIF is written, so
-    # camera details and GPS positions are dropped.
+    # Keep an RGB image's colour profile (Display P3 from a phone), not a CMYK image's
+    # (its pixels are now sRGB). No EXIF is written.
     if image.info.get("icc_profile") and not converted_from_cmyk:
         options["icc_profile"] = image.info["icc_profile"]
     image.save(buffer, format=output_format, **options)
@@ -97,9 +91,8 @@ def _looks_like_svg(data):
 def _open(data):
     """Identify and fully decode ``data`` within the limits; return the Pillow image."""
     max_pixels = settings.PAPER_IMAGE_MAX_PIXELS
-    # Pillow warns (DecompressionBombWarning) above MAX_IMAGE_PIXELS and raises above
-    # twice that. Both are refusals here: the warning is turned into an error so a
-    # bomb never gets decoded, whatever the process's warning filters say.
+    # Pillow warns above MAX_IMAGE_PIXELS and raises above twice that: both refuse here,
+    # whatever the process's warning filters say, so a bomb is never decoded.
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
@@ -165,10 +158,9 @@ def _normalise(image):
     elif image.mode in PREMULTIPLIED:
         image = image.convert(PREMULTIPLIED[image.mode])
     if image.mode == "P" or image.mode == "PA":
-        image = image.convert("RGBA" if _has_transparency(image) else "RGB")
-    elif image.mode == "LA" or (image.mode == "L" and "transparency" in image.info):
-        image = image.convert("RGBA")
-    elif image.mode == "RGB" and "transparency" in image.info:
+        transparent = "transparency" in image.info or image.mode == "PA"
+        image = image.convert("RGBA" if transparent else "RGB")
+    elif image.mode == "LA" or (image.mode in {"L", "RGB"} and "transparency" in image.info):
         image = image.convert("RGBA")
     elif image.mode not in {"RGB", "RGBA", "L"}:
         # 1-bit, 32-bit float, YCbCr, LAB, HSV...
@@ -198,10 +190,6 @@ def _wide_grey_to_8_bits(image):
     return rgba
 
 
-def _has_transparency(image):
-    return "transparency" in image.info or image.mode == "PA"
-
-
 def _cmyk_to_rgb(image):
     """CMYK to RGB, through the image's own ICC profile when it has one."""
     profile = image.info.get("icc_profile")
@@ -218,17 +206,13 @@ def _cmyk_to_rgb(image):
 
 def make_thumbnails(storage, name):
     """Make every size of ``settings.THUMBNAIL_ALIASES`` for the image ``name`` in
-    ``storage``, when it is saved, so that no visitor's request resizes an image.
-
-    Returns the thumbnails' names; up-to-date ones are kept. Raises OSError or
-    easy_thumbnails' InvalidImageFormatError when the file cannot be read.
-    """
+    ``storage`` (at save: no visitor's request resizes an image); returns the names, the
+    up-to-date ones kept. OSError or InvalidImageFormatError for an unreadable file."""
     thumbnailer = get_thumbnailer(storage, relative_name=name)
-    made = []
-    for alias, options in aliases.all(include_global=True).items():
-        thumbnail = thumbnailer.get_thumbnail({**options, "ALIAS": alias})
-        made.append(thumbnail.name)
-    return made
+    return [
+        thumbnailer.get_thumbnail({**options, "ALIAS": alias}).name
+        for alias, options in aliases.all(include_global=True).items()
+    ]
 
 
 def make_thumbnails_of_saved_file(fieldfile, **kwargs):
@@ -254,15 +238,12 @@ class Picture(NamedTuple):
 
 
 def thumbnail_picture(fieldfile, alias):
-    """The ``alias`` thumbnail of ``fieldfile`` as a ``Picture``, never making one: the
-    image itself when the thumbnail is missing, ``None`` for an empty field or a missing
-    file. Its size is read from the file's header (``None`` when unreadable), so the
-    browser keeps the image's place before it loads. Raises ValueError for an unknown
-    alias."""
+    """The ``alias`` thumbnail of ``fieldfile`` (else the image itself: none is made) as a
+    ``Picture`` with its size from the file's header (``None`` if unreadable); ``None``
+    for an empty field or a missing file, ValueError for an unknown alias."""
     if not fieldfile:
         return None
-    # Kept on the field file (the same object for the page's <img> and its og:image),
-    # so a page looks the thumbnail up once.
+    # Kept on the field file (one for the page's <img> and og:image): one look-up a page.
     pictures = fieldfile.__dict__.setdefault("_pictures", {})
     if alias not in pictures:
         pictures[alias] = _picture(fieldfile, alias)
@@ -297,13 +278,9 @@ LIST_ALIASES = ("list", "list_2x")
 
 def list_thumbnail(image):
     """The list-slot thumbnails of ``image`` (a FieldFile, or the name its column holds,
-    in the default storage) as a ``ListThumbnail``, or ``None`` for an empty field;
-    ValueError when settings lack the aliases.
-
-    Runs for every row of a list, so it reads neither database nor storage: the names
-    are easy-thumbnails' own, the size the "list" alias's (cropped to exactly it). A
-    missing file gives a 404: the decorative image is then an empty slot.
-    """
+    in the default storage) as a ``ListThumbnail``, ``None`` for an empty field,
+    ValueError without the aliases. Run for every row of a list, it reads no database
+    nor storage (a missing file gives a 404: an empty decorative slot)."""
     if not image:
         return None
     thumbnailer = get_thumbnailer(image)

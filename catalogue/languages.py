@@ -1,9 +1,6 @@
-"""The content's languages: which value of a translated field a page shows.
-
-Translated fields (catalogue/translation.py, django-modeltranslation) have one column per
-language of ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``); the default
-language's column holds the original.
-"""
+"""The content's languages: a translated field (catalogue/translation.py) has a column
+per language of ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``), and which one a
+page shows."""
 
 from django.conf import settings
 from django.utils.translation import get_language
@@ -11,35 +8,29 @@ from modeltranslation.utils import build_localized_fieldname
 
 
 def codes():
-    """The codes of ``settings.LANGUAGES`` (``["en", "zh-hans"]``), the default
-    language (``MODELTRANSLATION_DEFAULT_LANGUAGE``) first."""
+    """The codes of ``settings.LANGUAGES`` (``["en", "zh-hans"]``), the default first."""
     default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
     return [default, *(code for code, _name in settings.LANGUAGES if code != default)]
 
 
 def suffixes():
-    """The column suffix of each language of :func:`codes` (``("en", "zh_hans")``), as
-    django-modeltranslation writes it."""
+    """The column suffix of each language of :func:`codes`: ``("en", "zh_hans")``."""
     return tuple(build_localized_fieldname("", code).removeprefix("_") for code in codes())
 
 
 def columns(field, prefix=""):
-    """The per-language columns of the translated ``field``, in :func:`codes` order, each
-    after ``prefix`` (a lookup path such as ``"paper__"``): ``["title_en",
-    "title_zh_hans"]``."""
+    """The columns of the translated ``field`` in :func:`codes` order, after ``prefix``
+    (a lookup path such as ``"paper__"``): ``["title_en", "title_zh_hans"]``."""
     return [prefix + build_localized_fieldname(field, code) for code in codes()]
 
 
 def localized_value(obj, field, language=None):
-    """``(text, language)`` of ``obj.field`` in ``language`` (default: the active one),
-    else in the default language, else ``("", None)``. AttributeError for a field that is
-    not translated."""
+    """``(text, language)`` of ``obj.field`` in ``language`` (the active one if None), else
+    the default language, else ``("", None)``; AttributeError for an untranslated field."""
     language = language or get_language() or settings.LANGUAGE_CODE
     default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
     for candidate in dict.fromkeys([language, default]):
         value = getattr(obj, build_localized_fieldname(field, candidate))
         if value:
             return value, candidate
-        if language == default:
-            break
     return "", None

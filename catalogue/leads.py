@@ -1,9 +1,6 @@
-"""A paper's lead: the one-line summary every list shows under its authors (issue 10).
-
-Worked out at save in each language (``lead_en``, ``lead_zh_hans``) from the summary in
-that language, else the abstract: the first sentence, shortened past ``LEAD_CHARS``.
-A language with neither has an empty lead, and lists fall back to another language's
-as for every translated field. A derived column (:data:`LEAD`, catalogue/derived.py).
+"""A paper's lead, the one line every list shows under its authors (issue 10): a derived
+column (:data:`LEAD`) worked out in each language from the summary in that language, else
+the abstract: its first sentence, shortened past ``LEAD_CHARS``; empty with neither.
 """
 
 import re
@@ -30,27 +27,8 @@ _SENTENCE_END = re.compile(
     r"|[.!?][\"'”’)\]]*$|[。！？][”’」』）]*"
 )
 # Words whose full stop ends no sentence ("e.g. Smith", "et al. Then").
-_ABBREVIATIONS = {
-    "al",
-    "approx",
-    "cf",
-    "dr",
-    "e.g",
-    "eq",
-    "eqs",
-    "etc",
-    "fig",
-    "figs",
-    "i.e",
-    "mr",
-    "ms",
-    "prof",
-    "ref",
-    "resp",
-    "sec",
-    "st",
-    "vs",
-}
+_ABBREVIATIONS = {"al", "approx", "cf", "e.g", "eq", "eqs", "etc", "fig", "figs", "i.e", "ref"}
+_ABBREVIATIONS |= {"resp", "sec", "vs", "dr", "mr", "ms", "prof", "st"}  # and titles
 # Words whose full stop ends no sentence when a number follows ("No. 5"), but does
 # otherwise ("The answer is no. We show").
 _BEFORE_NUMBER = {"no"}
@@ -64,20 +42,14 @@ def _maths(text):
     return [match.span() for match in math_matches(text)]
 
 
-def _inside(position, spans):
-    return any(start < position < end for start, end in spans)
-
-
 def first_sentence(text):
-    """The first sentence of ``text`` with its white space collapsed: up to and
-    including its closing punctuation, or the whole text when no sentence ends in it.
-    A full stop inside maths or after a common abbreviation ("e.g.", "et al.") ends
-    no sentence."""
+    """The first sentence of ``text``, white space collapsed, with its closing punctuation
+    (the whole text if none), a full stop inside maths or after "e.g.", "et al." ending none."""
     text = " ".join(text.split())
     spans = _maths(text)
     for match in _SENTENCE_END.finditer(text):
-        if _inside(match.start(), spans):
-            continue
+        if any(start < match.start() < end for start, end in spans):
+            continue  # inside maths
         if text[match.start()] == ".":
             word = _LAST_WORD.search(text, 0, match.start())
             word = word.group(1).lower().lstrip("([\"'") if word else ""
@@ -114,19 +86,14 @@ def lead(text):
 
 
 def refresh(paper):
-    """Set ``paper``'s lead in every language (not saved); returns the columns to save,
-    modeltranslation's original column ``lead`` included."""
-    columns = []
+    """Set ``paper``'s lead in every language (not saved)."""
     for code, _name in settings.LANGUAGES:
         text = ""
         for field in SOURCES:
             text = getattr(paper, build_localized_fieldname(field, code)) or ""
             if text.strip():
                 break
-        column = build_localized_fieldname("lead", code)
-        setattr(paper, column, lead(text))
-        columns.append(column)
-    return [*columns, "lead"]
+        setattr(paper, build_localized_fieldname("lead", code), lead(text))
 
 
 def _sources(model):

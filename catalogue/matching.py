@@ -1,7 +1,6 @@
-"""A paper's matched text (``Paper.match_text``): what a search matches, the paper's
-own search text (catalogue/search.py) then its authors' and their institutions', one
-per line. It depends on other rows, so the receivers below (``CatalogueConfig.ready()``)
-refresh it when any of them changes, and ``content_changed`` after an import.
+"""A paper's matched text (``Paper.match_text``), what a search matches: its own search
+text (catalogue/search.py), its authors' and their institutions', one per line, kept by
+the receivers below (``CatalogueConfig.ready()``) and ``content_changed`` after an import.
 """
 
 from collections import defaultdict
@@ -13,17 +12,10 @@ from catalogue.search import SEPARATOR
 MATCH_TEXT_BATCH = 500
 
 
-def match_text(own, authors, institutions):
-    """A paper's matched text: its own search text ``own``, then the search texts of its
-    authors and of their institutions (lists of str), one per line; empty ones left out."""
-    return SEPARATOR.join(text for text in (own, *authors, *institutions) if text)
-
-
 def refresh_match_texts(papers):
-    """Work out and save the matched text of the papers whose keys are ``papers`` (any
-    iterable; unknown keys skipped) from the search texts stored now: three queries and
-    one update per ``MATCH_TEXT_BATCH`` papers. A ``QuerySet.update()`` of a source
-    refreshes nothing: call this."""
+    """Save the matched text of the papers whose keys are ``papers`` (any iterable, unknown
+    keys skipped) from the search texts stored now: three queries and one update per
+    ``MATCH_TEXT_BATCH`` papers. Call it after a ``QuerySet.update()`` of a source."""
     keys = sorted({key for key in papers if key is not None})
     for start in range(0, len(keys), MATCH_TEXT_BATCH):
         batch = keys[start : start + MATCH_TEXT_BATCH]
@@ -41,15 +33,14 @@ def refresh_match_texts(papers):
             .values_list("authorship__paper_id", "institution__search_text")
         ):
             institutions[paper].append(text)
-        rows = [
-            Paper(pk=pk, match_text=match_text(text, authors[pk], institutions[pk]))
-            for pk, text in own.items()
-        ]
+        rows = []
+        for pk, text in own.items():
+            parts = [text, *authors[pk], *institutions[pk]]  # one per line, empty ones left out
+            rows.append(Paper(pk=pk, match_text=SEPARATOR.join(filter(None, parts))))
         Paper.objects.bulk_update(rows, ["match_text"])
 
 
-# The fields of each model that a paper's matched text is made of (the search text of a
-# paper, author or institution; the links between them), by model name.
+# The fields, by model name, that a paper's matched text is made of.
 MATCH_SOURCES = {
     "paper": frozenset({"search_text"}),
     "author": frozenset({"search_text"}),
@@ -81,9 +72,8 @@ def _papers_of(instance):
 
 
 def match_texts_follow(sender, instance, update_fields=None, **kwargs):
-    """``post_save`` and ``post_delete`` receiver of the ``MATCH_SOURCES`` models (raw
-    saves included): refresh the papers ``instance`` is a source of, unless a save's
-    ``update_fields`` name no source."""
+    """``post_save`` and ``post_delete`` receiver of the ``MATCH_SOURCES`` models: refresh
+    the papers ``instance`` is a source of, unless a save's ``update_fields`` name none."""
     sources = MATCH_SOURCES[sender._meta.model_name]
     if update_fields is not None and not sources.intersection(update_fields):
         return

@@ -1,27 +1,20 @@
 """TeX maths in prose, rendered on the server as MathML (no script in the browser).
 
-Delimiters, as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]``
-and ``$$...$$`` displayed. A single ``$`` follows pandoc's rule (it opens when not after
-a letter, digit or backslash nor before a space, closes when not after a space nor
-before a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it
-cannot convert is shown as its TeX source, escaped.
+Delimiters as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]`` and
+``$$...$$`` displayed; a single ``$`` follows pandoc's rule (it opens when not after a
+letter, digit or backslash nor before a space, closes when not after a space nor before
+a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it cannot
+convert is shown as its escaped TeX source. latex2mathml copies ``\\text{}`` as raw HTML
+and turns ``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's
+MathML passes :func:`catalogue.sanitising.clean_mathml`.
 
-Safety: latex2mathml copies ``\\text{}`` into its output as raw HTML and turns
-``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's MathML
-passes through :func:`catalogue.sanitising.clean_mathml` (an nh3 allowlist).
-
-Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms,
-8,000 about 1 s; 400 nested ``\\frac{`` exhaust the recursion limit; before the limits
-a 1 MB formula took 17-19 s on every view; ``benchmarks/mathtext.py`` prints today's
-figures). So a formula has at most ``MAX_FORMULA_LENGTH`` characters and
-``MAX_FORMULA_DEPTH`` levels of nesting, and a text at most ``MAX_MATH_LENGTH``
-characters of maths. :class:`MathLimitsValidator` refuses more in the admin and the
-importer; text stored over a limit is shown as its escaped source, never converted.
-
-Render once: a formula's MathML depends only on its source and display, so it is kept
-in an in-process LRU cache keyed by the two (nothing to invalidate, no pickling or
-network, and never outliving the code that sanitised it): ``FORMULA_CACHE_SIZE``
-entries of at most about 20 KB.
+Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms, 8,000
+about 1 s, 400 nested ``\\frac{`` exhaust the recursion limit; ``benchmarks/mathtext.py``),
+so a formula has at most ``MAX_FORMULA_LENGTH`` characters and ``MAX_FORMULA_DEPTH``
+levels of nesting, a text at most ``MAX_MATH_LENGTH`` characters of maths.
+:class:`MathLimitsValidator` refuses more; stored text over a limit is shown as its
+escaped source. A formula's MathML depends only on its source and display, so it is kept
+in an in-process LRU cache of ``FORMULA_CACHE_SIZE`` entries (at most about 20 KB each).
 """
 
 import re
@@ -43,11 +36,12 @@ MAX_FORMULA_DEPTH = 20
 MAX_MATH_LENGTH = 10000
 FORMULA_CACHE_SIZE = 1024
 
+# A single-dollar formula (pandoc's rule, see the module docstring).
+_SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
 MATH = re.compile(
     r"\\\((?P<inline>.+?)\\\)"
     r"|\\\[(?P<display>.+?)\\\]"
-    r"|\$\$(?P<display_dollars>.+?)\$\$"
-    r"|(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])",
+    r"|\$\$(?P<display_dollars>.+?)\$\$|" + _SINGLE_DOLLAR.pattern,
     re.DOTALL,
 )
 
@@ -57,19 +51,14 @@ _OPENERS = {
     frozenset(kinds): re.compile("|".join([*map(re.escape, kinds), r"\$"]))
     for kinds in [(), ("\\(",), ("\\[",), ("\\(", "\\[")]
 }
-# MATH's last alternative alone: a single-dollar formula.
-_SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
 _CLOSERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
 
 
 def math_matches(text):
-    """The matches of MATH in ``text``, as ``MATH.finditer(text)`` gives them, in linear time.
-
-    ``MATH.finditer`` alone takes quadratic time on openers that are never closed (32,000
-    ``\\(`` took about a minute): each one scans to the end of the text. An opener whose
-    closer does not occur after it cannot match, and neither can any later one of its
-    kind, so they are skipped without a scan.
-    """
+    """The matches of ``MATH.finditer(text)`` in linear time: that alone scans to the end
+    of the text from each opener never closed (32,000 ``\\(`` took about a minute); here
+    an opener whose closer does not occur after it, and every later one of its kind, is
+    skipped without a scan."""
     last = {opener: text.rfind(closer) for opener, closer in _CLOSERS.items()}
     alive = {kind for kind in ("\\(", "\\[") if last[kind] >= 0}
     position = 0
@@ -109,11 +98,8 @@ _NESTING = re.compile(r"\\(?:left|begin|right|end)(?![A-Za-z])|\\.|[{}]", re.DOT
 
 
 def nesting_depth(formula):
-    """How deeply ``formula`` nests braces, ``\\left...\\right`` and ``\\begin...\\end``.
-
-    ``\\{`` and ``\\}`` are characters, not groups. Unbalanced closers count as 0.
-    Linear in the length of ``formula``.
-    """
+    """How deeply ``formula`` nests braces, ``\\left...\\right`` and ``\\begin...\\end``
+    (``\\{`` is a character; unbalanced closers count as 0), in linear time."""
     depth = deepest = 0
     for match in _NESTING.finditer(formula):
         token = match.group()
@@ -123,10 +109,6 @@ def nesting_depth(formula):
         elif token in ("}", "\\right", "\\end"):
             depth = max(depth - 1, 0)
     return deepest
-
-
-def _within_limits(formula):
-    return len(formula) <= MAX_FORMULA_LENGTH and nesting_depth(formula) <= MAX_FORMULA_DEPTH
 
 
 def math_length(text):
@@ -147,11 +129,8 @@ def _too_much_maths(text):
 
 @lru_cache(maxsize=FORMULA_CACHE_SIZE)
 def formula_mathml(formula, display):
-    """Sanitised MathML for one formula (``display`` is "inline" or "block").
-
-    Returns None when latex2mathml cannot convert it (the caller shows the source).
-    Cached, see the module docstring; call only on formulas within the limits.
-    """
+    """Sanitised MathML for one formula within the limits (``display`` "inline" or
+    "block"), cached; None when latex2mathml cannot convert it."""
     try:
         return clean_mathml(convert(formula.strip(), display=display))
     except Exception:  # latex2mathml raises many kinds on bad TeX, RecursionError included.
@@ -169,14 +148,11 @@ def _render(chunks, line_breaks, convertible):
             continue
         displayed = match.lastgroup in ("display", "display_dollars")
         mathml = None
-        if convertible and _within_limits(chunk):
-            mathml = formula_mathml(chunk, "block" if displayed else "inline")
+        if convertible and len(chunk) <= MAX_FORMULA_LENGTH:
+            if nesting_depth(chunk) <= MAX_FORMULA_DEPTH:
+                mathml = formula_mathml(chunk, "block" if displayed else "inline")
         parts.append(conditional_escape(match.group(0)) if mathml is None else mathml)
     return "".join(parts)
-
-
-def _math_total(chunks):
-    return sum(len(chunk) for match, chunk in chunks if match is not None)
 
 
 def _chunks(text):
@@ -195,22 +171,19 @@ def math_inline(text):
     only escaped, exactly as Django's autoescaping would."""
     if not has_math(text) or _too_much_maths(text):
         return conditional_escape(text)
-    chunks = list(_chunks(text))
-    html = _render(chunks, line_breaks=False, convertible=_math_total(chunks) <= MAX_MATH_LENGTH)
+    html = _render(_chunks(text), line_breaks=False, convertible=True)  # within the limit
     return mark_safe(html)  # noqa: S308 - every part escaped or sanitised MathML
 
 
 def math_paragraphs(text):
-    """``text`` as ``<p>`` paragraphs (like the ``linebreaks`` filter) with maths as MathML.
-
-    Text without maths, or with more than the limit, gives exactly
-    ``linebreaks(text, autoescape=True)``.
-    """
+    """``text`` as ``<p>`` paragraphs with maths as MathML; without maths, or with more
+    than the limit, exactly ``linebreaks(text, autoescape=True)``."""
     if not has_math(text) or _too_much_maths(text):
         return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped by Django
     text = normalize_newlines(str(text))
     paragraphs = [list(_chunks(paragraph)) for paragraph in re.split("\n{2,}", text)]
-    convertible = sum(_math_total(chunks) for chunks in paragraphs) <= MAX_MATH_LENGTH
+    total = sum(len(chunk) for chunks in paragraphs for match, chunk in chunks if match)
+    convertible = total <= MAX_MATH_LENGTH
     return mark_safe(  # noqa: S308 - every part escaped or sanitised MathML
         "\n\n".join(
             f"<p>{_render(chunks, line_breaks=True, convertible=convertible)}</p>"
@@ -221,12 +194,10 @@ def math_paragraphs(text):
 
 @deconstructible
 class MathLimitsValidator:
-    """Refuses text whose TeX maths is over the limits (see the module docstring) with
-    a ValidationError, code ``formula_too_long``, ``formula_too_deep`` or
-    ``too_much_maths``, whose message names ``field`` ("title") and quotes the start of
-    the formula. On a translated field it is copied to every language's column, so the
-    admin and ``import_conference`` (through ``Field.clean``) both apply it.
-    """
+    """Refuses text whose TeX maths is over the limits with a ValidationError (code
+    ``formula_too_long``, ``formula_too_deep`` or ``too_much_maths``) naming ``field``
+    ("title") and quoting the formula's start. modeltranslation copies it to every
+    language's column, so the admin and ``import_conference`` both apply it."""
 
     def __init__(self, field):
         self.field = field

@@ -1,8 +1,6 @@
-"""ORCID iDs: the form ``0000-0002-1825-0097`` and its check digit.
-
-The rule is ORCID's own (support.orcid.org, "Structure of the ORCID Identifier"):
-16 characters in four groups of four, the last a check digit computed with ISO 7064
-MOD 11-2 over the first 15 digits, ``X`` standing for 10.
+"""ORCID iDs, ``0000-0002-1825-0097``, by ORCID's rule (support.orcid.org, "Structure of
+the ORCID Identifier"): four groups of four, the last character an ISO 7064 MOD 11-2
+check digit over the first 15 digits, ``X`` standing for 10.
 """
 
 import re

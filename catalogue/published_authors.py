@@ -1,42 +1,22 @@
-"""Which authors have a published paper: a kept column, ``Author.has_published_paper``.
-
-``Author.objects.published()`` reads it instead of joining every authorship to its
-paper and conference for DISTINCT authors (15 to 30 ms a query at the benchmark's
-5,000 papers, three times per index page). The rule is :func:`has_published_paper_rule`
-(a published authorship). It is kept like a paper's matched text (catalogue/matching.py):
-
-- :func:`remember_sources` and :func:`published_authors_follow`, receivers of Paper,
-  Conference and Authorship saves (raw ones included) and Authorship deletions, refresh
-  the authors a change of a paper's status or conference, a conference's status, or an
-  authorship's paper or author reaches;
-- ``HAS_PUBLISHED_PAPER``, a derived column of Author (catalogue/derived.py), is worked
-  out at every save of an author, so a restored version brings back no old value;
-- ``content_changed`` (the importer's bulk writes) refreshes the authors it names.
-
-A ``QuerySet.update()`` of a source refreshes nothing: call :func:`refresh_published_authors`.
-
-Concurrent edits: on PostgreSQL's READ COMMITTED, two transactions (one unpublishing an
-author's paper, one publishing another) would each work from the other's old rows, and
-the last to commit would win (False, with a published paper). So the refresh first
-waits for every other writer of content (``ContentGeneration.objects
-.wait_for_other_writers()``); SQLite has one writer at a time (``BEGIN IMMEDIATE``).
+"""Which authors have a published paper: the kept column ``Author.has_published_paper``,
+which ``Author.objects.published()`` reads instead of joining every authorship to its
+paper and conference (15 to 30 ms a query at 5,000 papers); the rule is
+:func:`has_published_paper_rule`. It follows saves of papers, conferences and
+authorships and deletions of authorships that change a status, a paper's conference or
+an authorship's paper or author (receivers below); every save of an author (a derived
+column: a restored version brings no old value); ``content_changed`` naming ``authors``.
+After a ``QuerySet.update()`` of a source call :func:`refresh_published_authors`, which
+first waits for other writers of content: on PostgreSQL's READ COMMITTED two
+transactions would each read the other's old rows (SQLite has one writer at a time).
 """
 
-from catalogue.models import HAS_PUBLISHED_PAPER_COLUMN as COLUMN
-from catalogue.models import (
-    Author,
-    Authorship,
-    Conference,
-    ContentGeneration,
-    Paper,
-    has_published_paper_rule,
-)
+from catalogue.models import Author, Authorship, Conference, ContentGeneration, Paper
+from catalogue.models.people import has_published_paper_rule
 
 # Authors refreshed by one pair of UPDATEs (below SQLite's limit of parameters).
 BATCH = 500
 
-# The attribute names of each model (by model name) whose change can change an
-# author's column.
+# The attributes of each model (by model name) whose change can change the column.
 SOURCES = {
     "paper": ("status", "conference_id"),
     "conference": ("status",),
@@ -45,11 +25,9 @@ SOURCES = {
 
 
 def refresh_published_authors(authors=None):
-    """Store ``Author.has_published_paper`` for the authors whose keys are ``authors``
-    (an iterable, None and unknown keys skipped; a QuerySet of keys, as a subquery;
-    ``None``: every author): two UPDATEs per ``BATCH`` authors, writing only the rows
-    that change. Returns the number of rows changed. Waits for other writers first
-    (see "Concurrent edits" above)."""
+    """Store ``has_published_paper`` for the authors whose keys are ``authors`` (None and
+    unknown keys skipped; a QuerySet of keys; ``None``: every author), two UPDATEs per
+    ``BATCH``, after waiting for other writers. Returns the number of rows changed."""
     ContentGeneration.objects.wait_for_other_writers()
 
     if authors is None:
@@ -65,8 +43,8 @@ def refresh_published_authors(authors=None):
 
 def _refresh(authors):
     rule = has_published_paper_rule()
-    gained = authors.filter(rule, **{COLUMN: False}).update(**{COLUMN: True})
-    lost = authors.filter(~rule, **{COLUMN: True}).update(**{COLUMN: False})
+    gained = authors.filter(rule, has_published_paper=False).update(has_published_paper=True)
+    lost = authors.filter(~rule, has_published_paper=True).update(has_published_paper=False)
     return gained + lost
 
 
@@ -79,14 +57,9 @@ def _concerned(sender, update_fields):
     return bool(names.intersection(source.removesuffix("_id") for source in sources))
 
 
-def _sources_of(instance):
-    return {name: getattr(instance, name) for name in SOURCES[type(instance)._meta.model_name]}
-
-
 def remember_sources(sender, instance, raw=False, update_fields=None, **kwargs):
-    """``pre_save`` receiver: note the stored values of the instance's sources (one
-    query), so that :func:`published_authors_follow` refreshes only when they change,
-    and reaches an authorship's former author."""
+    """``pre_save`` receiver: note the stored values of the instance's sources (one query)
+    for :func:`published_authors_follow`."""
     if not _concerned(sender, update_fields):
         return
     before = None
@@ -101,7 +74,7 @@ def published_authors_follow(sender, instance, update_fields=None, **kwargs):
     authors reached (a paper's, a conference's papers', an authorship's old and new)."""
     if not _concerned(sender, update_fields):
         return
-    now = _sources_of(instance)
+    now = {name: getattr(instance, name) for name in SOURCES[sender._meta.model_name]}
     before = instance.__dict__.pop("_published_sources", None)
     deleted = "created" not in kwargs
     if before == now and not deleted:

@@ -1,86 +1,35 @@
-"""The one sanitiser for HTML the site builds from editor or fixture text.
-
-Whatever editors or fixtures write is data, never markup; the markup built from it
-(TeX maths into MathML, catalogue/mathtext.py) passes through :func:`clean_mathml`:
-nh3 (ammonia), which parses as a browser does (html5ever, MathML included), keeps only
-the elements and attributes below, and drops ``<script>`` and ``<style>`` whole.
-
-Allowed: MathML presentation elements, and the presentation attributes latex2mathml
-emits (``mathvariant``, ``display``, ``stretchy``, ``fence``, ``form``, spacing and
-table layout). Never allowed: ``script``, ``style``, event handlers, ``href``, ``src``,
-``style``, ``class``, ``id``, colours (``mathcolor``/``mathbackground``, from
-``\\color``), and the MathML elements that can carry other markup or actions
-(``semantics``, ``annotation``, ``annotation-xml``, ``maction``, ``mglyph``).
-
-One known loss: latex2mathml writes ``\\mathop{E}`` as elements inside ``<mo>``, which
-the HTML parser (a browser's too) places outside MathML, so the sanitiser drops them;
-``\\operatorname{E}`` or ``\\mathbb{E}`` render. Every formula in fixtures/ comes out
-of the sanitiser unchanged (tests/catalogue/test_mathtext.py).
+"""The one sanitiser for HTML the site builds from editor or fixture text (data, never
+markup): the MathML of TeX maths (catalogue/mathtext.py) passes :func:`clean_mathml`, nh3
+(ammonia), which parses as a browser does (html5ever, MathML included) and keeps only the
+MathML presentation elements and attributes below. Never allowed: ``script``, ``style``,
+event handlers, ``href``, ``src``, ``style``, ``class``, ``id``, colours
+(``mathcolor``/``mathbackground``, from ``\\color``), and the elements that can carry
+other markup or actions (``semantics``, ``annotation``, ``annotation-xml``, ``maction``,
+``mglyph``). One known loss: latex2mathml writes ``\\mathop{E}`` as elements inside
+``<mo>``, which the HTML parser places outside MathML, so they are dropped
+(``\\operatorname{E}`` renders). Every formula in fixtures/ comes out unchanged.
 """
 
 import nh3
 
-# MathML Core presentation elements (https://w3c.github.io/mathml-core/#presentation-markup)
-# plus menclose, which latex2mathml writes for \fbox and \boxed.
+# MathML Core presentation elements (https://w3c.github.io/mathml-core/#presentation-markup),
+# by its sections, plus menclose, which latex2mathml writes for \fbox and \boxed.
+_TOKENS = {"mi", "mn", "mo", "ms", "mspace", "mtext"}
+_LAYOUT = {"merror", "mfrac", "mpadded", "mphantom", "mroot", "mrow", "msqrt", "mstyle"}
+_SCRIPTS = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts"}
+_TABLES = {"mtable", "mtr", "mtd"}
+# mprescripts and none mark places inside mmultiscripts.
 MATHML_ELEMENTS = frozenset(
-    {
-        "math",
-        "menclose",
-        "merror",
-        "mfrac",
-        "mi",
-        "mmultiscripts",
-        "mn",
-        "mo",
-        "mover",
-        "mpadded",
-        "mphantom",
-        "mprescripts",
-        "mroot",
-        "mrow",
-        "ms",
-        "mspace",
-        "msqrt",
-        "mstyle",
-        "msub",
-        "msubsup",
-        "msup",
-        "mtable",
-        "mtd",
-        "mtext",
-        "mtr",
-        "munder",
-        "munderover",
-        "none",
-    }
+    {"math", "menclose", "mprescripts", "none"} | _TOKENS | _LAYOUT | _SCRIPTS | _TABLES
 )
 # Attributes allowed on every MathML element: fonts, sizes and script levels.
 _EVERYWHERE = {"mathvariant", "mathsize", "displaystyle", "scriptlevel", "dir"}
-_OPERATOR = {
-    "accent",
-    "fence",
-    "form",
-    "largeop",
-    "lspace",
-    "maxsize",
-    "minsize",
-    "movablelimits",
-    "rspace",
-    "separator",
-    "stretchy",
-    "symmetric",
-}
-_TABLE = {
-    "align",
-    "columnalign",
-    "columnlines",
-    "columnspacing",
-    "frame",
-    "framespacing",
-    "rowalign",
-    "rowlines",
-    "rowspacing",
-}
+# An operator's properties, spacing and sizes.
+_OPERATOR = {"accent", "fence", "form", "largeop", "movablelimits", "separator", "symmetric"}
+_OPERATOR |= {"stretchy", "lspace", "rspace", "maxsize", "minsize"}
+# A table's alignment, lines and spacing.
+_TABLE = {"align", "columnalign", "rowalign", "frame", "columnlines", "rowlines"}
+_TABLE |= {"framespacing", "columnspacing", "rowspacing"}
 MATHML_ATTRIBUTES = {
     "*": _EVERYWHERE,
     "math": _EVERYWHERE | {"xmlns", "display"},

@@ -1,8 +1,5 @@
-"""Slugs made from titles and names, in any script.
-
-python-slugify transliterates through text-unidecode, so a title in Chinese characters
-only ("信任区域策略优化") still gives a readable ASCII slug ("xin-ren-qu-yu-ce-lue-you-hua")
-where Django's own ``slugify`` (and the admin's prepopulating script) give "".
+"""Slugs made from titles and names in any script: python-slugify transliterates, so
+"信任区域策略优化" gives "xin-ren-qu-yu-ce-lue-you-hua" where Django's ``slugify`` gives "".
 """
 
 import re
@@ -16,17 +13,15 @@ from slugify import slugify
 
 
 def slug_from(text, max_length):
-    """The ASCII slug of ``text``, any script transliterated (``张伟`` gives
-    ``zhang-wei``), at most ``max_length`` characters cut at a word boundary; "" for no
-    letters. The admin and the compact conference file make the same slug."""
+    """The ASCII slug of ``text`` (``张伟`` gives ``zhang-wei``), at most ``max_length``
+    characters cut at a word boundary; "" for no letters."""
     return slugify(text or "", max_length=max_length, word_boundary=True)
 
 
 def unique_slug(instance, text, fallback, scope=None, taken=()):
-    """A slug for ``instance`` made from ``text`` (``fallback`` when it gives none),
-    unique among the rows matching ``scope`` (lookups; None: the table) and not in
-    ``taken``, within the ``slug`` field's max_length; a taken slug gets "-2", "-3", ...
-    Saves nothing."""
+    """A slug for ``instance`` (not saved) from ``text`` (else ``fallback``), within the
+    field's max_length, unique among the rows matching ``scope`` (lookups; None: the
+    table) and not in ``taken``: a taken one gets "-2", "-3", ..."""
     max_length = instance._meta.get_field("slug").max_length
     base = slug_from(text, max_length) or fallback
     others = type(instance)._default_manager.filter(**(scope or {}))
@@ -41,9 +36,8 @@ def unique_slug(instance, text, fallback, scope=None, taken=()):
 
 
 class SlugFromTitleMixin:
-    """A ``slug`` left blank is made from the field ``slug_source`` (``slug_fallback``
-    when it gives nothing), unique within ``slug_scope()``, by ``clean()`` (so forms see
-    it) and ``save()``; loaddata saves raw and is untouched."""
+    """A blank ``slug`` is made from the field ``slug_source`` (else ``slug_fallback``),
+    unique within ``slug_scope()``, by ``clean()`` and ``save()`` (not raw saves)."""
 
     slug_source = "title_en"
     slug_fallback = "item"
@@ -67,8 +61,7 @@ class SlugFromTitleMixin:
         super().save(*args, **kwargs)
 
 
-# What a slug may hold: ASCII letters, digits, hyphens and underscores (Django's own
-# rule, whose message says only "letters" and so leaves ä and é unexplained).
+# Django's own rule for slugs, whose message says "letters" and leaves ä and é unexplained.
 ASCII_SLUG = re.compile(r"^[-a-zA-Z0-9_]+\Z")
 
 
@@ -108,12 +101,9 @@ validate_ascii_slug = AsciiSlugValidator()
 
 
 class SlugsMadeFormSet(forms.BaseInlineFormSet):
-    """An inline formset of a ``SlugFromTitleMixin`` model whose slugs may be blank.
-
-    Each row's ``clean()`` makes its slug alone, so two new rows of one name would clash
-    (and a new parent's rows are checked against nothing): here each made slug avoids
-    those of the rows above it and goes into the form's data before the duplicate check.
-    """
+    """An inline formset of a ``SlugFromTitleMixin`` model whose slugs may be blank:
+    each made slug avoids those of the rows above it (a row's ``clean()`` alone would
+    give two new rows of one name the same) before the duplicate check."""
 
     def clean(self):
         taken = set()

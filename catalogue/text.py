@@ -1,11 +1,8 @@
-"""Text fields that store exactly what editors typed, whatever the browser sends.
-
-Browsers submit textareas with CRLF line endings, so a form saved untouched would turn
-every ``\\n`` into ``\\r\\n`` (a change in the history nobody made, an import conflict
-between look-alikes); and modeltranslation makes every translation column nullable, so
-an empty translated ``CharField`` would be saved as NULL. :class:`TextField` and
-:class:`CharField` store LF and ``""``, through their form field and at every save,
-in every language's column. They deconstruct as Django's own (no migration names them).
+"""Text fields that store what editors typed: browsers send textareas with CRLF (a form
+saved untouched would change every line ending), and modeltranslation makes translation
+columns nullable (an empty one saved as NULL). :class:`TextField` and :class:`CharField`
+store LF and ``""`` in every language's column, through their form field and at every
+save; they deconstruct as Django's own (no migration names them).
 """
 
 from django import forms
@@ -55,11 +52,8 @@ class _PlainText:
         return clean
 
     def deconstruct(self):
-        name, _path, args, kwargs = super().deconstruct()
-        django_class = next(
-            cls for cls in type(self).__mro__ if cls.__module__ == models.Field.__module__
-        )
-        return name, f"django.db.models.{django_class.__name__}", args, kwargs
+        name, _path, args, kwargs = super().deconstruct()  # named as Django's own classes
+        return name, f"django.db.models.{type(self).__name__}", args, kwargs
 
 
 class TextField(_PlainText, models.TextField):

@@ -1,8 +1,6 @@
-"""Prose fields translated by django-modeltranslation: only prose, keys (slugs, years,
-URLs) are language-neutral. Run ``makemigrations`` after every change here.
-
-``names`` are fields that may be left empty in Chinese when written alike ("ICML 2025"):
-a Chinese page shows the English unmarked, where other fallbacks are marked untranslated.
+"""Prose fields translated by django-modeltranslation (keys are language-neutral); run
+``makemigrations`` after every change. ``names`` may be left empty in Chinese when
+written alike ("ICML 2025"): pages show the English unmarked, not as untranslated.
 """
 
 from modeltranslation.translator import TranslationOptions, register

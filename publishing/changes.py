@@ -35,8 +35,8 @@ from catalogue.models import (
     Institution,
     Paper,
     PaperLink,
+    PublishedQuerySet,
     Venue,
-    published_q,
 )
 from importing.compact.writer import name_stands_alone, other_slugs
 
@@ -80,9 +80,11 @@ NAMED_ALONE = {Author: "name", Institution: "name_en"}
 
 def published_rows(model):
     """The rows of ``model`` that published pages show, by the models' vocabulary
-    (``published()``, ``published_q``), without modeltranslation's rewriting."""
+    (``published()``, ``published_condition()``), without modeltranslation's rewriting."""
     if model in PUBLISHED_THROUGH:
-        rows = QuerySet(model).filter(published_q(PUBLISHED_THROUGH[model]))
+        rows = QuerySet(model).filter(
+            PublishedQuerySet.published_condition(PUBLISHED_THROUGH[model])
+        )
     else:
         rows = model.objects.published()
     if hasattr(rows, "rewrite"):

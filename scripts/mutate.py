@@ -133,7 +133,6 @@ TARGETS = {
         functions=(
             "PublishedQuerySet.published_condition",
             "PublishedQuerySet.published",
-            "published_q",
         ),
     ),
     "published-querysets": Target(

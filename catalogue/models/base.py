@@ -1,8 +1,6 @@
-"""What every catalogue model shares: natural keys, the publication status and the one
-rule of what is public (``PublishedQuerySet.published()``), and common fields.
-
-Keys are language-neutral slugs. A model that a fixture names says which fields make
-its natural key (``natural_key_fields``), so fixtures never carry primary keys.
+"""What every catalogue model shares: natural keys (``natural_key_fields``, so fixtures
+never carry primary keys), the publication status and the one rule of what is public
+(``PublishedQuerySet.published()``), and common fields.
 """
 
 from django.db import models
@@ -58,14 +56,11 @@ class Status(models.TextChoices):
 
 
 class PublishedQuerySet(NaturalKeyQuerySet):
-    """The one rule of what visitors see, :meth:`published`.
-
-    ``published_paths`` are the relations, from the model, to each row whose status
-    decides (``""`` the row itself): a paper is public when it and its conference are
-    published; an authorship when its paper is public; an award entry when its award
-    and its paper are. Filtering through these relations joins the rows rather than
-    asking ``paper__in=<subquery>``, which SQLite would evaluate into a list of every
-    published id inside each query.
+    """The one rule of what visitors see, :meth:`published`: every status on the
+    relations ``published_paths`` (``""`` the row itself) is published. A paper is public
+    when it and its conference are; an authorship when its paper is; an award entry when
+    its award and its paper are. Joins, not ``paper__in=<subquery>``, which SQLite would
+    evaluate into a list of every published id inside each query.
     """
 
     published_paths = ("", "conference__")
@@ -73,36 +68,22 @@ class PublishedQuerySet(NaturalKeyQuerySet):
     @classmethod
     def published_condition(cls, prefix="", ignore_conference=False):
         """The condition of :meth:`published` as a ``Q``, reached from another model
-        through ``prefix`` (``"paper__"``), for a filter that must share that relation's
-        join (``Count(..., filter=...)``)."""
+        through ``prefix`` (``"paper__"``), for a filter that shares that join."""
         paths = cls.published_paths
         if ignore_conference:
             paths = [path for path in paths if not path.endswith("conference__")]
         return Q(**{f"{prefix}{path}status": Status.PUBLISHED for path in paths})
 
     def published(self, ignore_conference=False):
-        """The rows whose every status on ``published_paths`` is published.
-
-        ``ignore_conference`` leaves conferences' statuses out: an editor's preview of a
-        draft conference, or rows of a conference already known to be published.
-        """
+        """The public rows; ``ignore_conference`` leaves conferences' statuses out (a
+        preview of a draft conference, or one already known to be published)."""
         return self.filter(self.published_condition(ignore_conference=ignore_conference))
 
 
-def published_q(prefix=""):
-    """The condition "published, at a published conference" on a paper or an award
-    reached through ``prefix``: ``PublishedQuerySet.published_condition()``, under the
-    name that modules outside the catalogue still import."""
-    return PublishedQuerySet.published_condition(prefix)
-
-
 def count_of(queryset, field):
-    """The number of rows of ``queryset`` whose ``field`` is the outer query's row: an
-    integer expression (0 when none) for ``annotate()``, as a correlated subquery.
-
-    It counts rows (``COUNT(*)``), not keys: with ``COUNT(id)`` PostgreSQL could not
-    count a conference's published papers from the index ``paper_listing_order`` alone
-    (make bench's data, the venue page's list: 3.99 against 1.79 ms)."""
+    """The number of rows of ``queryset`` whose ``field`` is the outer row, a subquery for
+    ``annotate()`` (0 when none); ``COUNT(*)``: with ``COUNT(id)`` PostgreSQL could not
+    count from the index ``paper_listing_order`` alone (venue page: 3.99 against 1.79 ms)."""
     counted = (
         queryset.filter(**{field: OuterRef("pk")}).order_by().values(field).annotate(n=Count("*"))
     )
@@ -110,10 +91,9 @@ def count_of(queryset, field):
 
 
 def unlisted_paper_fields(prefix=""):
-    """The names of a paper's long columns that no list shows (abstract, summary and
-    their language columns, ``search_text``, ``match_text``), for ``defer()``; ``prefix``
-    reaches the paper through a relation (``"paper__"``). At 5,000 papers they were most
-    of each row read, and SQLite carried them through the sort of a conference's list."""
+    """The names of a paper's long columns that no list shows (abstract, summary, their
+    language columns, ``search_text``, ``match_text``) for ``defer()``, after ``prefix``
+    (``"paper__"``). At 5,000 papers they were most of each row read."""
     names = ["search_text", "match_text"]
     for field in ("abstract", "summary"):
         names += [field, *languages.columns(field)]

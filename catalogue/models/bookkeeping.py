@@ -37,12 +37,9 @@ GENERATION_ID = 1
 
 class ContentGenerationQuerySet(models.QuerySet):
     def current(self):
-        """The current number (0 before the first change): one query.
-
-        Plain SQL: it runs for every page the cache serves, where building the ORM's
-        query more than doubled a hit's CPU time (0.19 to 0.42 ms against a trivial
-        view's 0.20 ms, benchmarks/server_time.py), and a hit must reach half its rate.
-        """
+        """The current number (0 before the first change), in plain SQL: it runs for
+        every page the cache serves, where the ORM more than doubled a hit's CPU time
+        (0.19 to 0.42 ms, a trivial view 0.20; benchmarks/server_time.py)."""
         connection = connections[self.db]
         table = connection.ops.quote_name(self.model._meta.db_table)
         with connection.cursor() as cursor:
@@ -63,14 +60,10 @@ class ContentGenerationQuerySet(models.QuerySet):
 
     def wait_for_other_writers(self):
         """Inside a transaction on a database with ``SELECT ... FOR UPDATE``
-        (PostgreSQL), lock the generation's row until this transaction ends, once every
-        other holder (a writer that called this or :meth:`advance`) has ended; elsewhere
-        (autocommit; SQLite, whose ``BEGIN IMMEDIATE`` serialises writers) no query.
-
-        For work that reads rows others may be changing and writes what it concludes
-        (catalogue/published_authors.py): on READ COMMITTED its statements then see every
-        such writer that committed before. Readers are never held up.
-        """
+        (PostgreSQL), lock the generation's row until the transaction ends, once every
+        other writer that called this or :meth:`advance` has ended, so that on READ
+        COMMITTED later statements see them (catalogue/published_authors.py); no query
+        elsewhere (autocommit; SQLite serialises writers). Readers are never held up."""
         database = transaction.get_connection(self.db)
         if not (database.in_atomic_block and database.features.has_select_for_update):
             return

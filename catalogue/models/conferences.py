@@ -107,10 +107,8 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
 
 
 class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
-    """An award given at a conference, such as the ICML 2025 Test of Time Award.
-
-    The same ``slug`` at every edition of a venue makes an award series.
-    """
+    """An award given at a conference, such as the ICML 2025 Test of Time Award; the same
+    ``slug`` at every edition of a venue makes an award series."""
 
     slug_source = "name_en"
     slug_fallback = "award"
@@ -184,12 +182,8 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
 
 
 class AwardLevel(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
-    """A rank an award gives, such as winner, runner-up or honourable mention.
-
-    Each award declares its own levels; ``position`` orders them, the lowest (the top
-    level) first: on every page, in feeds and citations. A slug left blank is made from
-    the English name, unique within the award (``SlugFromTitleMixin``).
-    """
+    """A rank an award gives (winner, runner-up, honourable mention): each award has its
+    own, ordered by ``position``, the lowest (the top level) first everywhere."""
 
     slug_source = "name_en"
     slug_fallback = "level"
@@ -239,11 +233,9 @@ class AwardLevel(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
 class AwardEntry(NaturalKeyMixin, models.Model):
     """One paper's place in an award, at one of the award's levels."""
 
-    # The one order of an award's entries: by level (the top level first), then by
-    # position within the level. Pages, feeds and citations use it.
+    # The one order of an award's entries: by level (the top level first), then position.
     LEVEL_ORDER = ("level__position", "level__slug", "position", "paper__slug")
-    # The order of a paper's entries: the newest conference first, then the award's
-    # place on its conference page and the level's.
+    # A paper's entries: the newest conference first, then the award's and level's place.
     PAPER_ORDER = (
         "-award__conference__year",
         "award__position",
@@ -261,8 +253,7 @@ class AwardEntry(NaturalKeyMixin, models.Model):
         related_name="award_entries",
         verbose_name=_("paper"),
     )
-    # RESTRICT, not PROTECT: a level in use cannot be deleted on its own, but deleting
-    # the award deletes its levels and entries together.
+    # RESTRICT: a level in use is deleted only with its award (and the award's entries).
     level = models.ForeignKey(
         "papers.AwardLevel",
         on_delete=models.RESTRICT,
@@ -289,11 +280,8 @@ class AwardEntry(NaturalKeyMixin, models.Model):
         return f"{self.award}: {self.paper} ({self.level.name_en})"
 
     def clean(self):
-        """The level must be one of this award's levels.
-
-        Compares the objects, not only their ids, so that it also holds for unsaved
-        ones (the importer checks a file's new award and levels before writing them).
-        """
+        """The level must be one of this award's levels; compares objects, not ids, so
+        that unsaved ones are checked too (the importer's, before writing them)."""
         super().clean()
         try:
             award, level = self.award, self.level

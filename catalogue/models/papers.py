@@ -70,8 +70,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         help_text=_("The first sentence of the summary or abstract, shown in lists."),
     )
     search_text = search_text_field()
-    # What a search matches: the paper's search text with its authors' and their
-    # institutions' (catalogue/search.py, kept in step by ``search.refresh_match_texts``).
+    # What a search matches, kept by catalogue/matching.py.
     match_text = models.TextField(_("matched text"), blank=True, default="", editable=False)
 
     objects = PaperQuerySet.as_manager()
@@ -83,10 +82,9 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         verbose_name_plural = _("papers")
         ordering = ["slug"]
         indexes = [
-            # A conference page's list of other papers (published_without_award_at):
-            # the database walks this index in title order and stops at the page's end,
-            # and counts from it alone, instead of sorting every paper of the
-            # conference (20 ms of 5,000 papers on SQLite, to 0.5 ms; the count 15 to 6).
+            # A conference page's other papers (published_without_award_at), walked in
+            # title order to the page's end and counted from the index alone, not sorted
+            # (SQLite at 5,000 papers: 20 to 0.5 ms; the count 15 to 6 ms).
             models.Index(
                 fields=["conference", "status", "title_en", "slug"], name="paper_listing_order"
             ),
@@ -115,7 +113,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
     @property
     def ordered_authorships(self):
         """The authorships in author order: the list ``authorships_in_order`` prefetched,
-        else from the prefetch cache of ``authorships`` when present."""
+        else ``authorships`` (prefetched or read) sorted."""
         prefetched = getattr(self, AUTHORSHIPS_IN_ORDER, None)
         if prefetched is not None:
             return prefetched
@@ -150,8 +148,8 @@ class Authorship(NaturalKeyMixin, models.Model):
 
     objects = AuthorshipQuerySet.as_manager()
     natural_key_fields = ("paper", "author")
-    # (group, number): positions run 1, 2, 3, ... within each paper, without gaps. The
-    # admin's drag and drop renumbers them; the importer checks a file's against it.
+    # (group, number): positions run 1, 2, 3, ... within each paper, without gaps (the
+    # admin renumbers them, the importer checks a file's).
     numbering = ("paper", "position")
 
     class Meta:
@@ -172,10 +170,8 @@ class Authorship(NaturalKeyMixin, models.Model):
             ),
         ]
         indexes = [
-            # A person's papers, from the author's side: the author page's count, list,
-            # institutions and co-authors. Without it SQLite (which has no statistics)
-            # started from every published paper and looked for the author on each:
-            # 12 ms of the benchmark's author page in those queries, 0.4 ms with it.
+            # A person's papers from the author's side (the author page's queries):
+            # without it SQLite started from every published paper, 12 ms against 0.4.
             models.Index(fields=["author", "paper"], name="authorship_author_paper"),
         ]
 
@@ -183,8 +179,7 @@ class Authorship(NaturalKeyMixin, models.Model):
         try:
             author = self.author
         except ObjectDoesNotExist:
-            # An authorship being recovered with its paper (the admin's recover form)
-            # may name an author deleted since: say so rather than fail the page.
+            # An authorship recovered with its paper may name an author deleted since.
             author = _("deleted author #%(id)s") % {"id": self.author_id}
         return f"{author} ({self.position})"
 
@@ -275,22 +270,10 @@ class PaperLink(NaturalKeyMixin, models.Model):
     def __str__(self):
         return f"{self.get_kind_display()}: {self.url}"
 
-    def get_kind_display(self):
-        """The kind's label in the active language, or the stored value for an unknown kind.
-
-        Django's own ``get_FOO_display()`` builds a dict of every choice on each call,
-        a tenth of the link list's time on a page of 150 papers; this is the same answer
-        from the enum's own lookup.
-        """
-        return self.kind_label(self.kind)
-
     @classmethod
     def kind_label(cls, kind):
         """The label of ``kind`` in the active language, or ``kind`` itself when unknown."""
-        try:
-            return str(cls.Kind(kind).label)
-        except ValueError:
-            return kind
+        return str(dict(cls.Kind.choices).get(kind, kind))
 
     @property
     def sort_key(self):

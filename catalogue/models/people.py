@@ -39,37 +39,30 @@ class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, mode
         return self.name_en or self.slug
 
 
-HAS_PUBLISHED_PAPER_COLUMN = "has_published_paper"
-
-
 def has_published_paper_rule():
-    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py), as
-    an ``Exists`` on Author: the author has a published authorship."""
+    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py): an
+    ``Exists`` of a published authorship of the author."""
     return Exists(Authorship.objects.published().filter(author=OuterRef("pk")))
 
 
 def _refresh_has_published_paper(author):
-    """Set ``author``'s column from the rows stored now (one query; none for an author
-    not saved yet, who has no paper)."""
+    """Set ``author``'s column from the rows stored now (no query for an unsaved author)."""
     value = author.pk is not None and Authorship.objects.published().filter(author=author).exists()
-    setattr(author, HAS_PUBLISHED_PAPER_COLUMN, value)
+    author.has_published_paper = value
 
 
 # A derived column of Author with no source among its own fields: a save limited by
 # ``update_fields`` leaves it alone; any other save (raw ones included) works it out.
 HAS_PUBLISHED_PAPER = DerivedColumn(
-    HAS_PUBLISHED_PAPER_COLUMN,
+    "has_published_paper",
     sources=lambda model: (),
-    columns=lambda model: (HAS_PUBLISHED_PAPER_COLUMN,),
+    columns=lambda model: ("has_published_paper",),
     refresh=_refresh_has_published_paper,
 )
 
 
 class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Model):
-    """One person, across every paper they wrote.
-
-    Affiliations belong to the authorship (people move), not to the person.
-    """
+    """One person, across every paper they wrote (affiliations belong to authorships)."""
 
     slug_source = "name"
     slug_fallback = "author"
@@ -86,8 +79,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
     homepage = models.URLField(_("homepage"), blank=True)
     orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True, validators=[validate_orcid])
     search_text = search_text_field()
-    # Kept by catalogue/published_authors.py: whether a paper of theirs is published at a
-    # published conference (what ``Author.objects.published()`` reads).
+    # What ``Author.objects.published()`` reads, kept by catalogue/published_authors.py.
     has_published_paper = models.BooleanField(
         _("has a published paper"), default=False, editable=False
     )
@@ -101,10 +93,8 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
         verbose_name_plural = _("authors")
         ordering = ["name", "slug"]
         indexes = [
-            # The A-Z index of authors (by slug), its count and its letters: the authors
-            # with a published paper in slug order, with the name the page shows and the
-            # key, read from this index alone (a partial index: the others are not in it;
-            # the key is SQLite's rowid anyway, and lets PostgreSQL scan the index only).
+            # The A-Z index of authors, its count and letters, read from this partial index
+            # alone (the id is SQLite's rowid anyway, and lets PostgreSQL scan it only).
             models.Index(
                 fields=["slug", "name", "id"],
                 condition=Q(has_published_paper=True),

@@ -21,10 +21,10 @@ from catalogue.models import (
     Award,
     AwardEntry,
     Conference,
+    PublishedQuerySet,
     Status,
     Venue,
     count_of,
-    published_q,
 )
 from pages import paging
 from pages.paging import PagePathMixin
@@ -91,7 +91,10 @@ class AwardListView(generic.ListView):
             # A subquery per award, not a count over a join grouped by every column of
             # the award, its conference and venue.
             .annotate(
-                entry_count=count_of(AwardEntry.objects.filter(published_q("paper__")), "award")
+                entry_count=count_of(
+                    AwardEntry.objects.filter(PublishedQuerySet.published_condition("paper__")),
+                    "award",
+                )
             )
             .order_by("conference__venue__acronym", "slug", "-conference__year", "-pk")
             .values(*AWARD_INDEX_COLUMNS)

@@ -162,7 +162,7 @@ def _two_edits_at_once(first_paper, second_paper, wait_for_writers):
     refresh was without it)."""
     from django.db import connections, transaction
 
-    from catalogue.models import ContentGenerationQuerySet
+    from catalogue.models.bookkeeping import ContentGenerationQuerySet
 
     first_refreshed, second_began, second_done = (threading.Event() for _ in range(3))
     errors = []

@@ -1,11 +1,10 @@
-"""Make the missing thumbnails of every paper's teaser image (catalogue/images.py).
-
-Thumbnails are made when an image is saved, never in a visitor's request; images stored
-before a size joined ``settings.THUMBNAIL_ALIASES`` lack it: run this once after such
-an upgrade. Thumbnails that exist are kept.
+"""Make the missing thumbnails of every paper's teaser image (catalogue/images.py): they
+are made at save, so images stored before a size joined ``settings.THUMBNAIL_ALIASES``
+lack it. Run it once after such an upgrade; thumbnails that exist are kept.
 """
 
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 from easy_thumbnails.engine import NoSourceGenerator
 from easy_thumbnails.exceptions import InvalidImageFormatError
 
@@ -37,8 +36,7 @@ class Command(BaseCommand):
         for line in failed:
             self.stderr.write(self.style.ERROR(line))
         if options["verbosity"]:
-            images = f"{done} image{'s' if done != 1 else ''}"
-            self.stdout.write(self.style.SUCCESS(f"Thumbnails complete for {images}."))
+            message = f"Thumbnails complete for {done} image{pluralize(done)}."
+            self.stdout.write(self.style.SUCCESS(message))
         if failed:
-            count = len(failed)
-            raise CommandError(f"{count} image{'s' if count != 1 else ''} could not be read.")
+            raise CommandError(f"{len(failed)} image{pluralize(failed)} could not be read.")
