@@ -187,8 +187,6 @@ class _Reader:
         }
         return paper if len(self.problems) == count else None
 
-    # -- values ------------------------------------------------------------------
-
     def resolve(self, raw):
         """A field's raw value (``{...}``, ``"..."``, a number, a @string name, joined
         by ``#``) as its text, braces inside kept. Raises ``_ValueError``."""

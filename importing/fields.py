@@ -110,10 +110,6 @@ def derived_slug(model, text):
     return slug_from(text if isinstance(text, str) else "", max_length)
 
 
-# ---------------------------------------------------------------------------
-# The fields a fixture may name
-
-
 @dataclass(frozen=True)
 class FieldSpec:
     """One field a fixture may write for a model. ``kind``: ``"text"``, ``"integer"``,

@@ -20,8 +20,6 @@ SLUG = re.compile(r"[-a-z0-9_]+")
 class PeopleMixin:
     """The translator's institutions and people (see ``reader._Translator``)."""
 
-    # -- institutions --------------------------------------------------------------
-
     def institution(self, value, place):
         mapping = self.mapping(value, place)
         if mapping is None:
@@ -85,8 +83,6 @@ class PeopleMixin:
             if not exists:
                 self.emit(Institution, self.institutions[slug], place, {"name_en": place})
         return slug
-
-    # -- people --------------------------------------------------------------------
 
     @cached_property
     def database_institutions(self):

@@ -120,8 +120,6 @@ class _Translator(PeopleMixin):
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
         self.bib_name = "the BibTeX file"
 
-    # -- output ------------------------------------------------------------------
-
     def problem(self, place, message):
         self.problems.append(Problem(self.path, message, place=place))
 
@@ -183,8 +181,6 @@ class _Translator(PeopleMixin):
             return model._meta.model_name, False
         return derived, False
 
-    # -- the document ------------------------------------------------------------
-
     def translate(self, data):
         for key in data:
             if key not in TOP_KEYS:
@@ -242,8 +238,6 @@ class _Translator(PeopleMixin):
             {**places, "venue": f"{place}.venue"},
         )
         return slug
-
-    # -- papers --------------------------------------------------------------------
 
     def papers(self, data, conference):
         """Read every paper (from the file and its BibTeX); return what emit_paper needs."""
@@ -369,8 +363,6 @@ class _Translator(PeopleMixin):
                 {"kind": link_place, "url": link_place},
             )
 
-    # -- BibTeX --------------------------------------------------------------------
-
     def bibtex(self, value):
         """The entries of the BibTeX file ``bibtex`` names (key -> entry), or None."""
         if value is None:
@@ -438,8 +430,6 @@ class _Translator(PeopleMixin):
                 if isinstance(extra, dict):
                     author.update(extra)
         return merged, f"{self.bib_name} @{key}"
-
-    # -- awards --------------------------------------------------------------------
 
     def award(self, value, place, number, conference, awards):
         """Emit an award with its levels and entries; ``awards`` maps the slugs read
