@@ -166,18 +166,15 @@ def _apply_model(model, changes, primary_keys):
         for chunk in chunks(moving):
             model.objects.filter(pk__in=chunk).move_aside()
     created = [change for change in changes if change.action == "create"]
-    new_instances = []
     for change in created:
         kwargs = {
             spec.attname: _python_value(spec, change.final[spec.name], primary_keys, change)
             for spec in plain
         }
-        instance = model(**kwargs)
-        derived.refresh(instance)  # bulk_create sends no pre_save signal
-        new_instances.append(instance)
+        change.instance = model(**kwargs)
+        derived.refresh(change.instance)  # bulk_create sends no pre_save signal
+    new_instances = [change.instance for change in created]
     model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
-    for change, instance in zip(created, new_instances, strict=True):
-        change.instance = instance
     if any(instance.pk is None for instance in new_instances):  # no RETURNING support
         primary_keys[model].update(existing_keys(model, [c.item.key for c in created]))
     else:

@@ -153,12 +153,8 @@ def plan_import(fixture, *, overwrite=False):
     """
     problems = list(fixture.problems)
     changes = []
-    by_model = defaultdict(list)
-    for item in fixture.items:
-        if item.valid:
-            by_model[item.model].append(item)
     for model in FIXTURE_MODELS:
-        items = by_model.get(model, [])
+        items = [item for item in fixture.items if item.model is model and item.valid]
         if not items:
             continue
         existing = load_existing(model, items)

@@ -176,36 +176,32 @@ def read_objects(data, *, source, document=None):
     when ``data`` is not a list.
     """
     path = Path(source)
-    base_dir = path.parent
-    problems = []
     if not isinstance(data, list):
         raise FixtureInvalid(
             [Problem(path, f"expected a list of objects at the top, got {type_name(data)}")]
         )
-    items = []
+    problems, items, seen = [], [], {}  # seen: (model, natural key) -> its first item
     with translation.override("en"):  # Django's messages, in the language of this tool
         for index, obj in enumerate(data, start=1):
-            item = _read_object(path, base_dir, index, obj, problems)
-            if item is not None:
-                items.append(item)
-    # Duplicate natural keys.
-    seen = {}
-    for item in items:
-        if item.key is None:
-            continue
-        first = seen.setdefault((item.model, item.key), item)
-        if first is not item:
-            item.valid = False
-            problems.append(
-                Problem(
-                    path,
-                    f"duplicate natural key: object {first.index} has the same key",
-                    index=item.index,
-                    label=item.label,
-                    key=item.key,
+            item = _read_object(path, path.parent, index, obj, problems)
+            if item is None:
+                continue
+            items.append(item)
+            if item.key is None:
+                continue
+            first = seen.setdefault((item.model, item.key), item)
+            if first is not item:
+                item.valid = False
+                problems.append(
+                    Problem(
+                        path,
+                        f"duplicate natural key: object {first.index} has the same key",
+                        index=item.index,
+                        label=item.label,
+                        key=item.key,
+                    )
                 )
-            )
-    database_keys = _check_references(path, items, seen, problems)
+        database_keys = _check_references(path, items, seen, problems)
     problems.sort(key=file_order)
     return Fixture(path, items, problems, database_keys, document)
 
@@ -355,11 +351,10 @@ def _check_references(path, items, in_file, problems):
             above = key[: key_length(parent)]
             label = model._meta.label_lower
             listed = ", ".join(_siblings(model, above, in_file))
-            with translation.override("en"):
-                known = (
-                    f"; the {model._meta.verbose_name_plural} of {parent._meta.label_lower} "
-                    f"{format_key(above)} are {listed or f'none yet (add {label} objects)'}"
-                )
+            known = (
+                f"; the {model._meta.verbose_name_plural} of {parent._meta.label_lower} "
+                f"{format_key(above)} are {listed or f'none yet (add {label} objects)'}"
+            )
         others = sorted({other.index for other, _ in referrers} - {item.index})
         if len(others) == 1:
             known += f" (object {others[0]} refers to it too)"
