@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path, PurePosixPath
 
 from catalogue.models import (
@@ -89,8 +90,10 @@ SLUG_SOURCES = {
 }
 
 
-def _plain_fields(model):
-    """compact name -> fixture field, for ``model``'s own values (not its references)."""
+@cache
+def plain_fields(model):
+    """compact name -> fixture field, for ``model``'s own values (not its references), in
+    the order export writes them."""
     names = {}
     for name, spec in field_specs(model).items():
         if spec.kind in ("reference", "references"):
@@ -150,7 +153,7 @@ class _Translator(PeopleMixin):
 
     def plain(self, model, mapping, place, structural=()):
         """The fixture fields of ``model`` that ``mapping`` writes, and their places."""
-        names = _plain_fields(model)
+        names = plain_fields(model)
         fields, places = {}, {}
         for key, value in mapping.items():
             if key in structural:

@@ -18,7 +18,7 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
-from importing.compact.reader import SLUG_SOURCES, compact_name
+from importing.compact.reader import SLUG_SOURCES, plain_fields
 from importing.fields import default_value, derived_slug, field_specs
 
 
@@ -154,11 +154,11 @@ def from_objects(objects, conference_slug):
 def _compact_values(model, row, skip=()):
     """``row``'s non-default values under their compact names (dates as dates); the slug
     left out when it is the one the reader derives (``SLUG_SOURCES``)."""
-    out = {}
-    for name, spec in field_specs(model).items():
-        if name in skip or spec.kind in ("reference", "references") or name not in row:
+    out, specs = {}, field_specs(model)
+    for compact, name in plain_fields(model).items():
+        if name in skip or name not in row:
             continue
-        value = row[name]
+        value, spec = row[name], specs[name]
         if name == "slug":
             source = SLUG_SOURCES.get(model)
             if source is None or derived_slug(model, row.get(source)) != value:
@@ -166,7 +166,7 @@ def _compact_values(model, row, skip=()):
         elif value != default_value(spec) or spec.required:
             if spec.kind == "date" and value:  # a date, so that YAML writes it unquoted
                 value = datetime.date.fromisoformat(value)
-            out[compact_name(name) if spec.translated else name] = value
+            out[compact] = value
     other = out.get("other_names")
     if isinstance(other, str) and "\n" in other:
         out["other_names"] = other.split("\n")
