@@ -26,10 +26,10 @@ from importing.planning import DELETED
 def apply_plan(plan, *, source=""):
     """Write ``plan`` to the database in one transaction; return the plan.
 
-    Bulk queries in dependency order, images, affiliations, import records and history
-    (:func:`record_history`). Bulk queries send no model signals, so it sends
-    ``content_changed`` with the papers and authors the changes reach (:func:`_reached`).
-    Raises :class:`FixtureInvalid` if the plan has problems; nothing is written then.
+    Bulk queries in dependency order, images, affiliations, import records and history.
+    Bulk queries send no model signals: it sends ``content_changed`` once, with the
+    papers and authors the changes reach. Raises :class:`FixtureInvalid`, writing
+    nothing, if the plan has problems.
     """
     if plan.problems:
         raise FixtureInvalid(plan.problems)
@@ -62,17 +62,14 @@ def apply_plan(plan, *, source=""):
 
 
 def refresh_statistics(models):
-    """On PostgreSQL, ``ANALYZE`` the tables of ``models`` (Model classes) and of their
-    many-to-many ``through`` models; elsewhere nothing. Database errors propagate.
+    """On PostgreSQL, ``ANALYZE`` the tables of ``models`` and of their many-to-many
+    ``through`` models; elsewhere nothing. Database errors propagate.
 
-    PostgreSQL plans queries from statistics that only ``ANALYZE`` or autovacuum (up to
-    a minute later, once a tenth of a table changed) update. Right after make bench's
-    import of 5,000 papers into empty tables, a search took 343 ms of server CPU, the
-    author page 47 and the conference page 23; after ``ANALYZE`` 13, 6 and 9 ms (one
-    run, benchmarks/server_time.py's "DB CPU"), for about 0.15 s of ``ANALYZE``. Run in
-    the import's transaction, it sees its rows. SQLite is left alone: it has no
-    statistics unless ``ANALYZE`` makes them, and the site's queries are written for
-    its planner without them (the SQLite query-plan tests assume it).
+    PostgreSQL plans from statistics that only ``ANALYZE`` or autovacuum (a minute
+    later) update. After make bench's import of 5,000 papers into empty tables a search
+    took 343 ms of server CPU, the author page 47, the conference page 23; after
+    ``ANALYZE`` (0.15 s) 13, 6 and 9 ms (benchmarks/server_time.py's "DB CPU"). SQLite
+    has no statistics unless ``ANALYZE`` makes them, and its query-plan tests assume none.
     """
     if connection.vendor != "postgresql":
         return
@@ -91,12 +88,10 @@ def refresh_statistics(models):
 
 
 def record_history(changes, source, primary_keys=None):
-    """One django-reversion revision for the import (comment ``import_conference <file>``).
-
-    A version of every object created or updated (so an editor's first change can be
-    undone), and of the unchanged ones that have none yet. ``primary_keys`` ({model:
-    {natural key: pk}}) names objects created without their primary key coming back
-    (databases without RETURNING). Returns the revision or None.
+    """One django-reversion revision for the import (comment ``import_conference <file>``)
+    with a version of every object created or updated, and of the unchanged ones that
+    have none yet; returns it or None. ``primary_keys`` ({model: {natural key: pk}})
+    names objects created without their primary key coming back (no RETURNING).
     """
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
@@ -115,12 +110,9 @@ def record_history(changes, source, primary_keys=None):
 def _reached(changes, primary_keys):
     """``(papers, authors)``: the primary keys of the papers whose matched text
     (catalogue/matching.py) and of the authors whose ``has_published_paper``
-    (catalogue/published_authors.py) ``changes`` may have changed.
-
-    Papers: those created or updated, of authorships created or updated, of authors and
-    institutions updated. Authors: those of authorships created or updated, of papers
-    updated and of the papers of conferences updated (a status may have changed).
-    ``primary_keys`` as for :func:`record_history`.
+    (catalogue/published_authors.py) ``changes`` may have changed: papers created or
+    updated or of authorships created or updated, of authors and institutions updated;
+    authors of authorships created or updated, of papers and conferences updated.
     """
     papers, authors = set(), set()
     updated = defaultdict(set)  # model -> primary keys of the objects updated
@@ -174,18 +166,15 @@ def _apply_model(model, changes, primary_keys):
         for chunk in chunks(moving):
             model.objects.filter(pk__in=chunk).move_aside()
     created = [change for change in changes if change.action == "create"]
-    new_instances = []
     for change in created:
         kwargs = {
             spec.attname: _python_value(spec, change.final[spec.name], primary_keys, change)
             for spec in plain
         }
-        instance = model(**kwargs)
-        derived.refresh(instance)  # bulk_create sends no pre_save signal
-        new_instances.append(instance)
+        change.instance = model(**kwargs)
+        derived.refresh(change.instance)  # bulk_create sends no pre_save signal
+    new_instances = [change.instance for change in created]
     model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
-    for change, instance in zip(created, new_instances, strict=True):
-        change.instance = instance
     if any(instance.pk is None for instance in new_instances):  # no RETURNING support
         primary_keys[model].update(existing_keys(model, [c.item.key for c in created]))
     else:

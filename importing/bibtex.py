@@ -1,17 +1,11 @@
-"""Papers and their ordered authors from a BibTeX file, as conference sites export it.
-
-:func:`parse_bibtex` reads the ``.bib`` text that PMLR, dblp, the ACL Anthology and
-OpenReview give (one file may mix them) and returns one plain dict per paper, in file
-order, for the compact conference file to name by citation key. The rules, field by
-field (entry types, LaTeX and maths in titles, name order, pages, links), are those of
-``docs/bibtex.md``, whose examples a test runs.
+"""Papers and their ordered authors from a BibTeX file (PMLR, dblp, the ACL Anthology,
+OpenReview), for a compact conference file to name by citation key. The rules, field by
+field, are those of ``docs/bibtex.md``, whose examples a test runs.
 
 bibtexparser 2 splits the file into blocks and author lists into names; pylatexenc
 decodes LaTeX (importing/latex.py). Here: ``@string`` references and ``#``
-concatenation (bibtexparser resolves only a whole value that is one reference),
-refusing unknown LaTeX instead of dropping it, and reading links. Values are checked by
-the models' own fields (``Paper.title``, ``Paper.pages``, ``Author.name``,
-``PaperLink.url``), so a problem is reported with its line.
+concatenation (bibtexparser resolves only a whole value that is one reference), and
+links. Values are checked by the models' own fields, so a problem has its line.
 """
 
 import logging
@@ -49,8 +43,6 @@ SKIPPED_TYPES = frozenset(
     "suppperiodical manual phdthesis mastersthesis thesis patent dataset software set "
     "xdata".split()
 )
-# The splitter logs what it cannot read; each of those becomes a Problem instead.
-logging.getLogger("bibtexparser.splitter").addFilter(lambda record: False)
 # BibTeX's predefined @string macros.
 MONTHS = {
     month[:3].lower(): month
@@ -74,12 +66,10 @@ READ_FIELDS = frozenset(
 
 
 def parse_bibtex(text, *, source):
-    """The papers in BibTeX ``text``, in file order, as dicts (see the module docstring).
-
-    ``source`` names the file in problems (e.g. "papers.bib"). Returns
-    ``[{"key", "title", "authors": [{"name"}], "year", "pages", "links"}, ...]``.
-    Raises :class:`FixtureInvalid` listing every mistake (one :class:`Problem` each,
-    naming ``source``, the entry's line and its citation key); raises nothing else.
+    """The papers in BibTeX ``text``, in file order: ``[{"key", "title", "authors":
+    [{"name"}], "year", "pages", "links"}, ...]``. Raises :class:`FixtureInvalid` listing
+    every mistake (each naming ``source``, e.g. "papers.bib", the entry's line and its
+    citation key); raises nothing else.
     """
     reader = _Reader(source)
     papers = reader.read(text)
@@ -99,18 +89,23 @@ class _Reader:
         self.source = str(source)
         self.problems = []
         self.strings = dict(MONTHS)
-        self.line, self.entry = 0, None  # the block being read
+        self.line, self.kind, self.key = 0, None, None  # the block being read: @kind{key
         self.unreadable = set()  # the fields of the current entry that cannot be read
 
     def problem(self, message, *, field=None):
         """Report ``message`` at the current block (its line, type and citation key)."""
-        label, key = f"line {self.line}", None
-        if self.entry is not None:
-            label += f", @{self.entry.entry_type.lower()}"
-            key = (self.entry.key,) if self.entry.key else None
+        label = f"line {self.line}" + (f", @{self.kind}" if self.kind else "")
+        key = (self.key,) if self.key else None
         self.problems.append(Problem(self.source, message, label=label, key=key, field=field))
 
+    def at(self, block):
+        """Make ``block`` (an entry or a @string) the one problems name."""
+        self.kind, self.key = getattr(block, "entry_type", "string").lower(), block.key
+
     def read(self, text):
+        # The splitter logs what it cannot read; each of those becomes a Problem instead.
+        splitter = logging.getLogger("bibtexparser.splitter")
+        splitter.addFilter(_silent)
         try:
             library = bibtexparser.parse_string(text, parse_stack=[])
         except Exception as error:  # bibtexparser raises on states it calls its own bugs
@@ -118,15 +113,17 @@ class _Reader:
                 Problem(self.source, f"cannot be read as BibTeX ({type(error).__name__})")
             )
             return []
+        finally:
+            splitter.removeFilter(_silent)
         papers, seen = [], {}
         for block in library.blocks:
-            self.line, self.entry = (block.start_line or 0) + 1, None
+            self.line, self.kind, self.key = (block.start_line or 0) + 1, None, None
             if isinstance(block, DuplicateBlockKeyBlock):
                 # The key is checked below, regardless of case; a redefined @string is
                 # allowed, the later definition wins (as in BibTeX).
                 block = block.ignore_error_block
             if isinstance(block, DuplicateFieldKeyBlock):
-                self.entry = block.ignore_error_block
+                self.at(block.ignore_error_block)
                 self.problem(f"a field is given twice: {', '.join(sorted(block.duplicate_keys))}")
             elif isinstance(block, ParsingFailedBlock):
                 reason = (
@@ -134,23 +131,17 @@ class _Reader:
                 )
                 self.problem(f"this entry cannot be read as BibTeX: {reason}")
             elif isinstance(block, String):
-                self.read_string(block)
+                self.at(block)
+                try:
+                    self.strings[block.key.lower()] = self.resolve(block.value)
+                except _ValueError as error:
+                    self.problem(str(error))
             elif isinstance(block, Entry):
-                self.entry = block
+                self.at(block)
                 paper = self.read_entry(block, seen)
                 if paper is not None:
                     papers.append(paper)
         return papers
-
-    def read_string(self, block):
-        try:
-            self.strings[block.key.lower()] = self.resolve(block.value)
-        except _ValueError as error:
-            self.problems.append(
-                Problem(
-                    self.source, str(error), label=f"line {self.line}, @string", key=(block.key,)
-                )
-            )
 
     def read_entry(self, entry, seen):
         """The paper of ``entry``, or None when it is no paper or has a problem."""
@@ -196,11 +187,9 @@ class _Reader:
         }
         return paper if len(self.problems) == count else None
 
-    # -- values ------------------------------------------------------------------
-
     def resolve(self, raw):
         """A field's raw value (``{...}``, ``"..."``, a number, a @string name, joined
-        by ``#``) as its text, braces inside kept for the LaTeX reader."""
+        by ``#``) as its text, braces inside kept. Raises ``_ValueError``."""
         if not isinstance(raw, str):
             return str(raw)
         parts, position, length = [], 0, len(raw)
@@ -237,16 +226,15 @@ class _Reader:
             position += 1
 
     def decode(self, value, field):
-        """LaTeX ``value`` as Unicode text (see the module docstring), or None after
-        reporting why it cannot be decoded."""
+        """LaTeX ``value`` as Unicode text, or None after reporting why not."""
         text, mistakes = latex_to_text(value)
         for mistake in mistakes:
             self.problem(mistake, field=field)
         return text
 
     def check(self, model_field, value, field, *, quote=False):
-        """Whether the model's own field accepts ``value``; reports why not (after the
-        value itself when ``quote``)."""
+        """Whether the model's field accepts ``value``; reports why not (after the value
+        when ``quote``)."""
         try:
             model_field.clean(value, None)
         except ValidationError as error:
@@ -320,7 +308,7 @@ class _Reader:
         return name
 
     def year(self, fields):
-        raw = " ".join(fields.get("year", "").replace("{", "").replace("}", "").split())
+        raw = _unbraced(fields.get("year", ""))
         if not raw:
             return None
         if not re.fullmatch(r"\d{1,4}", raw):
@@ -329,8 +317,7 @@ class _Reader:
         return int(raw)
 
     def pages(self, fields):
-        raw = " ".join(fields.get("pages", "").replace("{", "").replace("}", "").split())
-        pages = PAGE_DASH.sub("-", raw)
+        pages = PAGE_DASH.sub("-", _unbraced(fields.get("pages", "")))
         if pages and not self.check(Paper._meta.get_field("pages"), pages, "pages"):
             return ""
         return pages
@@ -373,6 +360,11 @@ class _Reader:
         }
 
 
+def _silent(record):
+    """A logging filter that drops every record."""
+    return False
+
+
 def _closing(raw, start):
     """Where the ``{`` or ``"`` value opened at ``start`` closes (BibTeX's rule: braces
     count whether escaped or not; a quote inside braces is text), or None."""
@@ -393,6 +385,11 @@ def _closing(raw, start):
     return None
 
 
+def _unbraced(value):
+    """``value`` without braces, white space collapsed."""
+    return " ".join(value.replace("{", "").replace("}", "").split())
+
+
 def _clean_url(value):
     """A URL field's text: white space removed at the ends, ``\\url{...}`` unwrapped,
     LaTeX escapes (``\\_``, ``\\%``, ...) undone, braces removed."""
@@ -404,7 +401,7 @@ def _clean_url(value):
 
 
 def _url_kind(url):
-    """The PaperLink kind of a ``url`` field by its address (see the module docstring)."""
+    """The PaperLink kind of a ``url`` field by its address."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower().removeprefix("www.")
     path = parts.path.lower()

@@ -1,7 +1,5 @@
-"""Write a conference and everything that belongs to it as a fixture (``export_conference``).
-
-The output is the format :mod:`importing` reads (``docs/fixture-format.md``):
-the same field names, the same normalised values, objects in dependency order and
+"""Write a conference and everything that belongs to it as a fixture (``export_conference``):
+the fields and normalised values the importer reads, objects in dependency order and
 sorted by natural key, so export, flush, import and export again give the same bytes.
 """
 
@@ -24,7 +22,7 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
-from importing import compact
+from importing.compact.writer import from_objects, render
 from importing.fields import field_specs, format_key
 from importing.planning import database_value
 
@@ -47,13 +45,10 @@ class Export:
 
 
 def belonging_to(conference, *, published_only=False):
-    """The objects that make up ``conference``, per model (model -> queryset).
-
-    Its awards, levels and entries; the papers published or awarded at it (a
-    test-of-time award goes to an earlier edition's) with their authorships, authors,
-    institutions and links; and those papers' conferences and venues (without their
-    other papers), so the file imports into an empty database. ``published_only``: only
-    what visitors see (opendata/downloads.py), the conference itself being published.
+    """The objects that make up ``conference`` (model -> queryset): its awards, levels
+    and entries; the papers published or awarded at it with their authorships, authors,
+    institutions and links; those papers' conferences and venues, so the file imports
+    into an empty database. ``published_only``: only what visitors see.
     """
     papers = Paper.objects.all()
     awards = Award.objects.filter(conference=conference)
@@ -86,12 +81,11 @@ def belonging_to(conference, *, published_only=False):
 def export_conference(slug, *, format="fixture", as_json=False, published_only=False):
     """Export the conference with natural key ``slug``; return an :class:`Export`.
 
-    ``format`` is ``"fixture"`` (JSON, ``docs/fixture-format.md``) or ``"compact"``
-    (``docs/compact-format.md``; YAML, or JSON with ``as_json``). ``published_only``:
-    see :func:`belonging_to`. Images are named ``images/<file name>``, for the caller
-    to write ``Export.images`` there; one that cannot be read is written ``""`` with a
-    warning. Raises ``Conference.DoesNotExist`` for an unknown slug and
-    :class:`ExportError` when two images share a file name.
+    ``format``: ``"fixture"`` (JSON) or ``"compact"`` (YAML, or JSON with ``as_json``).
+    Images are named ``images/<file name>``, for the caller to write ``Export.images``
+    there; one that cannot be read is written ``""`` with a warning. Raises
+    ``Conference.DoesNotExist`` for an unknown slug, :class:`ExportError` when two
+    images share a file name.
     """
     conference = Conference.objects.get(slug=slug)
     objects, images, warnings = [], {}, []
@@ -126,7 +120,7 @@ def export_conference(slug, *, format="fixture", as_json=False, published_only=F
         label = model._meta.label_lower
         objects.extend({"model": label, "fields": fields} for _, fields in rows)
     if format == "compact":
-        text = compact.render(compact.from_objects(objects, slug), as_json=as_json)
+        text = render(from_objects(objects, slug), as_json=as_json)
     else:
         text = json.dumps(objects, ensure_ascii=False, indent=2) + "\n"
     return Export(text, images, warnings)

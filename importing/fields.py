@@ -24,6 +24,7 @@ from catalogue.models import (
     Venue,
     natural_key_lookups,
 )
+from catalogue.slugs import slug_from
 
 # Dependency order: every model refers only to models before it.
 FIXTURE_MODELS = [
@@ -38,22 +39,37 @@ FIXTURE_MODELS = [
     AwardLevel,
     AwardEntry,
 ]
-# Column suffixes of translated fields: settings.LANGUAGES with "-" written "_".
+# Column suffixes of translated fields: settings.LANGUAGES with "-" written "_". A
+# translated field is written bare for the default language in a compact file.
 LANGUAGE_SUFFIXES = languages.suffixes()
-# Where stored images go: Paper.image's upload_to.
-IMAGE_DIRECTORY = "papers"
+DEFAULT_SUFFIX = LANGUAGE_SUFFIXES[0]
 # Rows per bulk query: below SQLite's 999 bound parameters for the widest model.
 BATCH_SIZE = 500
+# A field's kind (FieldSpec) by its class: the first that matches.
+FIELD_KINDS = [
+    (models.ManyToManyField, "references"),
+    (models.ForeignKey, "reference"),
+    (models.ImageField, "image"),
+    (models.DateField, "date"),
+    (models.IntegerField, "integer"),
+    (models.Field, "text"),
+]
+# How messages name what JSON or YAML gave (bool before int: True is an int too).
+TYPE_NAMES = [(bool, "true/false"), (int | float, "a number"), (str, "a string")]
+TYPE_NAMES += [(list, "a list"), (dict, "a mapping")]
 
 
 class Problem:
-    """One thing wrong with a fixture: where (file, object, field) and what."""
+    """One thing wrong with a fixture: where (file, object, field) and what. ``place``
+    names it in a compact file instead (``papers[3].authors[2].orcid``, from 1)."""
 
-    def __init__(self, file, message, *, index=None, label=None, key=None, field=None):
-        self.file, self.message = str(file), str(message)
+    def __init__(self, file, message, *, index=None, label=None, key=None, field=None, place=""):
+        self.file, self.message, self.place = str(file), str(message), place
         self.index, self.label, self.key, self.field = index, label, key, field
 
     def __str__(self):
+        if self.place:
+            return f"{self.file}, {self.place}: {self.message}"
         where = [self.file]
         if self.index is not None:
             where.append(f"object {self.index}")
@@ -80,18 +96,25 @@ def format_key(key):
     return json.dumps(list(key), ensure_ascii=False)
 
 
-# ---------------------------------------------------------------------------
-# The fields a fixture may name
+def type_name(value):
+    """What a value read from JSON or YAML is, in messages: "a string", "a list", ..."""
+    for kind, name in TYPE_NAMES:
+        if isinstance(value, kind):
+            return name
+    return "null" if value is None else type(value).__name__
+
+
+def derived_slug(model, text):
+    """The slug a ``model`` object gets from ``text`` (a name, a title), "" for none."""
+    max_length = model._meta.get_field("slug").max_length
+    return slug_from(text if isinstance(text, str) else "", max_length)
 
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One field a fixture may write for a model, and how its value is checked.
-
-    ``kind`` is ``"text"``, ``"integer"``, ``"date"``, ``"reference"`` (a
-    foreign key, written as the target's natural key), ``"references"`` (a
-    many-to-many, a list of natural keys in order) or ``"image"``.
-    """
+    """One field a fixture may write for a model. ``kind``: ``"text"``, ``"integer"``,
+    ``"date"``, ``"image"``, ``"reference"`` (a foreign key, as the target's natural key)
+    or ``"references"`` (a many-to-many, a list of natural keys in order)."""
 
     name: str
     field: models.Field
@@ -116,12 +139,10 @@ def translated_fields(model):
 
 @cache
 def field_specs(model):
-    """The fixture fields of ``model`` in the order export writes them (name -> spec).
-
-    Every editable field but the primary key, a translated one as its language columns.
-    Required: a natural key's parts, and fields neither blank nor with a default (for a
-    translated field, its default language's column).
-    """
+    """The fixture fields of ``model`` in the order export writes them (name -> spec):
+    every editable field but the primary key, a translated one as its language columns.
+    Required: a natural key's parts, and fields neither blank nor with a default (of a
+    translated field, its default language's column)."""
     specs = {}
     translated = translated_fields(model)
     for model_field in model._meta.fields + model._meta.many_to_many:
@@ -146,18 +167,7 @@ def field_specs(model):
                     column.name, column, "text", required and index == 0, translated=True
                 )
             continue
-        if model_field.many_to_many:
-            kind = "references"
-        elif model_field.is_relation:
-            kind = "reference"
-        elif isinstance(model_field, models.ImageField):
-            kind = "image"
-        elif isinstance(model_field, models.DateField):
-            kind = "date"
-        elif isinstance(model_field, models.IntegerField):
-            kind = "integer"
-        else:
-            kind = "text"
+        kind = next(kind for cls, kind in FIELD_KINDS if isinstance(model_field, cls))
         target = model_field.related_model if model_field.is_relation else None
         specs[model_field.name] = FieldSpec(
             model_field.name, model_field, kind, required, False, target
@@ -214,6 +224,4 @@ def default_value(spec):
         return []
     if spec.field.has_default():
         return spec.field.get_default()
-    if spec.kind == "date":
-        return None
     return "" if spec.kind in ("text", "image") else None

@@ -9,14 +9,12 @@ from django.core.files.storage import default_storage
 
 from catalogue.images import clean_image, make_thumbnails
 from catalogue.models import Paper
-from importing.fields import IMAGE_DIRECTORY
 
 
 def prepare_image(data, source_name):
-    """Check and normalise an image file's bytes by the admin's rules
-    (:func:`catalogue.images.clean_image`); return (file name to store, bytes to store).
-    Raises ``ValidationError`` for an empty file and whatever ``clean_image`` refuses.
-    """
+    """(file name to store, bytes to store): an image file's bytes checked and normalised
+    by the admin's rules (:func:`catalogue.images.clean_image`). Raises
+    ``ValidationError`` for an empty file and whatever ``clean_image`` refuses."""
     if not data:
         raise ValidationError("the image file is empty")
     cleaned = clean_image(ContentFile(data, name=Path(source_name).name))
@@ -42,14 +40,12 @@ def stored_image_digest(name):
 
 
 def store_image(file_name, data):
-    """Save image bytes in the media storage under ``papers/<file_name>``; return the name.
-
-    A stored file of that name with the same bytes is reused (importing twice stores
-    nothing new). Its thumbnails are made here, as the admin makes them at upload.
-    """
-    name = f"{IMAGE_DIRECTORY}/{file_name}"
+    """Save image bytes in the media storage in ``Paper.image``'s ``upload_to``
+    (``papers/<file_name>``), with thumbnails as the admin makes them; return the name.
+    A stored file of that name with the same bytes is reused."""
+    field = Paper._meta.get_field("image")
+    name = field.upload_to + file_name
     if not (default_storage.exists(name) and stored_image_digest(name) == image_digest(data)):
-        max_length = Paper._meta.get_field("image").max_length
-        name = default_storage.save(name, ContentFile(data), max_length=max_length)
+        name = default_storage.save(name, ContentFile(data), max_length=field.max_length)
     make_thumbnails(default_storage, name)
     return name

@@ -1,8 +1,6 @@
-"""LaTeX in BibTeX values as plain Unicode text (pylatexenc), for importing/bibtex.py.
-
-:func:`latex_to_text` decodes one value: accents and other commands to their characters,
-groups and ties dropped, maths kept as its source; macros that would read files
-(``\\input``, ``\\include``) refused.
+"""LaTeX in BibTeX values as plain Unicode text (pylatexenc), for importing/bibtex.py:
+commands to their characters, groups and ties dropped, maths kept as its source, unknown
+commands and those that would read files (``\\input``) refused.
 """
 
 import re
@@ -23,11 +21,9 @@ LATEX = re.compile(r"[\\{}$%~]|--|``|''|[!?]`")
 
 @lru_cache(maxsize=DECODED_CACHE_SIZE)
 def latex_to_text(value):
-    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text by the rules of
-    the module docstring, or ``(None, [why, ...])`` when it cannot be read.
-
-    Cached: the same names recur across a proceedings' entries, and pylatexenc takes
-    a few milliseconds for a value.
+    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text, or ``(None,
+    [why, ...])`` when it cannot be read. Cached: the same names recur across a
+    proceedings, and pylatexenc takes a few milliseconds a value.
     """
     if _brace_depth(value) > MAX_BRACE_DEPTH:
         return None, (f"braces nest more than {MAX_BRACE_DEPTH} levels deep",)

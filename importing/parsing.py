@@ -7,18 +7,18 @@ file (which needs a compact file to name it).
 """
 
 import json
-from collections.abc import Hashable
+import re
 from pathlib import Path
 
 import yaml
 
-from importing import compact
 from importing.fields import FixtureInvalid, Problem
 
 # How deeply lists and objects may nest. A fixture needs 5 levels (the list of objects,
 # an object, its fields, a list of natural keys, a key); 20 leaves room and stays far
 # below Python's recursion limit (1,000 frames), which deeper input would exhaust.
 MAX_DEPTH = 20
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _JSONObject(dict):
@@ -40,19 +40,9 @@ class _Loader(yaml.SafeLoader):
     written twice in one mapping is reported as in JSON (PyYAML keeps the last one)."""
 
     def construct_json_object(self, node):
-        self.flatten_mapping(node)
-        pairs = []
-        for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, Hashable):  # as SafeLoader's own mappings refuse it
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    "found unhashable key",
-                    key_node.start_mark,
-                )
-            pairs.append((key, self.construct_object(value_node, deep=True)))
-        return _JSONObject.from_pairs(pairs)
+        self.construct_mapping(node, deep=True)  # merges "<<", refuses unhashable keys
+        construct = self.construct_object  # each node is built once, then remembered
+        return _JSONObject.from_pairs([(construct(k), construct(v)) for k, v in node.value])
 
 
 _Loader.add_constructor(
@@ -79,8 +69,9 @@ def parse(path):
         raise FixtureInvalid(
             [Problem(path, f"not UTF-8: byte {error.start} (line {line}) cannot be decoded")]
         ) from None
-    if compact.looks_like_bibtex(text):
-        raise FixtureInvalid([Problem(path, compact.bibtex_alone_message(path))])
+    lines = (line.strip() for line in text.splitlines())
+    if next((line for line in lines if line and line[0] != "%"), "").startswith("@"):
+        raise FixtureInvalid([Problem(path, _bibtex_alone(path))])  # a bare BibTeX file
     suffix = path.suffix.lower()
     as_yaml = suffix in (".yaml", ".yml") or (
         suffix != ".json" and not text.lstrip().startswith(("[", "{"))
@@ -109,26 +100,31 @@ def parse(path):
     return data
 
 
-def _has_surrogate(text):
-    return any("\ud800" <= character <= "\udfff" for character in text)
+def _bibtex_alone(path):
+    """What a bare BibTeX file given to ``import_conference`` is told."""
+    return (
+        "this is a BibTeX file: it holds papers, but not their conference or awards. "
+        "Name it from a compact conference file (docs/compact-format.md) and import that, e.g.\n"
+        "    conference: {name: CIL 2031, year: 2031, venue: {acronym: CIL, name: Conference "
+        "on Imaginary Learning}}\n"
+        f"    bibtex: {path.name}\n"
+        "    papers: [{key: smith2031}]    # or leave papers out to take every entry"
+    )
 
 
 def _refuse_surrogates(path, data):
     """Raise FixtureInvalid naming every object and field whose text holds a lone
-    surrogate (``"\\ud800"`` in JSON or YAML): half of a UTF-16 pair, not a character,
-    which UTF-8 (the database, the terminal) cannot encode. Nothing is checked or
-    written past this point. ``data`` is already known to nest at most MAX_DEPTH deep.
+    surrogate (``"\\ud800"`` in JSON or YAML): half of a UTF-16 pair, which UTF-8 (the
+    database, the terminal) cannot encode. ``data`` nests at most MAX_DEPTH deep.
     """
     problems = []
     objects = data if isinstance(data, list) else [data]
     for index, obj in enumerate(objects, start=1):
         label = obj.get("model") if isinstance(obj, dict) else None
-        if not isinstance(label, str) or _has_surrogate(label):
+        if not isinstance(label, str) or SURROGATE.search(label):
             label = None
-        problems += [(index, label, where, what) for where, what in _surrogates(obj)]
-    if problems:
-        raise FixtureInvalid(
-            [
+        for where, what in sorted(_surrogates(obj), key=lambda found: str(found[0])):
+            problems.append(
                 Problem(
                     path,
                     f"{what} holds a lone surrogate (an escape such as \\ud800 that is half "
@@ -138,44 +134,38 @@ def _refuse_surrogates(path, data):
                     label=label,
                     field=_field_name(where),
                 )
-                for index, label, where, what in sorted(problems, key=lambda p: (p[0], str(p[2])))
-            ]
-        )
+            )
+    if problems:
+        raise FixtureInvalid(problems)
 
 
 def _surrogates(value, where=()):
-    """(location, what) for each name or text in ``value`` holding a lone surrogate.
-    Recursive: ``value`` nests at most MAX_DEPTH deep (:func:`_too_deep`)."""
+    """(location, what) for each name or text in ``value`` holding a lone surrogate."""
     if isinstance(value, dict):
         for name, child in value.items():
-            if isinstance(name, str) and _has_surrogate(name):
+            if isinstance(name, str) and SURROGATE.search(name):
                 yield (*where, name), f"the name {name!r}"
             yield from _surrogates(child, (*where, name))
     elif isinstance(value, list):
         for position, child in enumerate(value):
             yield from _surrogates(child, (*where, position))
-    elif isinstance(value, str) and _has_surrogate(value):
+    elif isinstance(value, str) and SURROGATE.search(value):
         yield where, "the text"
 
 
 def _field_name(where):
-    """The field a location inside an object names: ("fields", "title_en", ...) ->
-    "title_en"; ("model",) -> "model"; None at the object's top."""
-    if len(where) >= 2 and where[0] == "fields":
-        name = where[1]
-    elif where:
-        name = where[0]
-    else:
+    """The field a location in an object names: ("fields", "title_en", ...) ->
+    "title_en"; ("model",) -> "model"; None at the object's top; "?" if unprintable."""
+    if not where:
         return None
-    return name if isinstance(name, str) and not _has_surrogate(name) else "?"
+    name = where[1] if len(where) >= 2 and where[0] == "fields" else where[0]
+    return name if isinstance(name, str) and not SURROGATE.search(name) else "?"
 
 
 def _too_deep(data):
     """True when lists and objects nest more than MAX_DEPTH levels (or contain themselves).
-
-    Walks without recursion; a container shared by YAML aliases is walked again only
-    when reached deeper, so one that contains itself ends up too deep.
-    """
+    Without recursion; a container shared by YAML aliases is walked again only when
+    reached deeper, so one that contains itself ends up too deep."""
     checked = {}
     stack = [(data, 1)]
     while stack:

@@ -1,17 +1,14 @@
-"""Read, check and apply a conference fixture (``manage.py import_conference``).
-
-The format is Django's fixture format with natural keys (``docs/fixture-format.md``),
-in JSON or YAML, or a compact conference file (``importing.compact``). Three steps,
-none of which writes until the last (``docs/architecture.md``, "The path of an
-import"): :func:`read_fixture` checks every object and field, :func:`plan_import`
-compares with the database and the last import (editors' changes are kept), and
-:func:`apply_plan` writes.
+"""Read, check and apply a conference fixture (``manage.py import_conference``): Django's
+fixture format with natural keys, JSON or YAML, or a compact conference file. Three
+steps, only the last writing (``docs/architecture.md``): :func:`read_fixture` checks,
+:func:`plan_import` compares with the database and the last import, :func:`apply_plan`
+writes.
 """
 
 from django.db import transaction
 
 from importing.applying import apply_plan, record_history
-from importing.compact import relocate
+from importing.compact.reader import relocate
 from importing.fields import FIXTURE_MODELS, FixtureInvalid, Problem, format_key
 from importing.images import prepare_image, store_image
 from importing.planning import plan_import

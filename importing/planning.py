@@ -27,19 +27,21 @@ from importing.reading import Fixture, Item, file_order
 class Change:
     """What the import does to one object: ``action`` is create, update, unchanged or
     deleted (an object the last import wrote that an editor has deleted since, or one
-    of the file's that belongs to such an object: it is not created again)."""
+    of the file's that belongs to such an object: it is not created again).
+
+    ``changes``: field -> (database value, new value); ``conflicts``: field -> (database
+    value kept, fixture value); ``final``: the values it ends up with; ``deleted_with``:
+    (model label, key) of the deleted object a deleted change belongs to.
+    """
 
     item: Item
     action: str
-    # field -> (database value, new value), for the fields that change
     changes: dict = field(default_factory=dict)
-    # field -> (database value kept, fixture value), for editors' changes kept
     conflicts: dict = field(default_factory=dict)
     final: dict = field(default_factory=dict)
     instance: models.Model | None = None
     record: ImportRecord | None = None
     record_values: dict = field(default_factory=dict)
-    # For a deleted change that refers to a deleted object: (model label, key) of it.
     deleted_with: tuple | None = None
 
     @property
@@ -92,9 +94,8 @@ def database_value(spec, instance):
 
 
 def ordered_references(spec, instance):
-    """The objects a many-to-many field of ``instance`` names, in the list's order: the
-    through model's ``Meta.ordering`` (``position``), else the target's own order.
-    Prefetch :func:`references_lookup` to save the queries."""
+    """The objects a many-to-many field of ``instance`` names, in the through model's
+    order (``position``), else the target's. Prefetch :func:`references_lookup`."""
     through = spec.field.remote_field.through
     if through._meta.auto_created:
         return list(getattr(instance, spec.name).all())
@@ -103,7 +104,7 @@ def ordered_references(spec, instance):
 
 
 def references_lookup(spec):
-    """The ``prefetch_related`` lookup of a many-to-many field's list: through the rows
+    """The ``prefetch_related`` lookup of a many-to-many field's list, through the rows
     of a through model that holds the order (``affiliation_rows__institution``)."""
     through = spec.field.remote_field.through
     if through._meta.auto_created:
@@ -113,12 +114,9 @@ def references_lookup(spec):
 
 
 def load_existing(model, items):
-    """The database objects sharing a first key part with ``items`` (key -> instance):
-    for authorships, every authorship of the items' papers.
-
-    One query per batch of first parts, with what natural keys, references and
-    many-to-many lists (``Authorship.affiliations``) need.
-    """
+    """The database objects sharing a first key part with ``items`` (key -> instance),
+    e.g. every authorship of the items' papers. One query per batch of first parts, with
+    what natural keys, references and many-to-many lists need."""
     specs = field_specs(model).values()
     select = _key_relations(model)
     for spec in specs:
@@ -147,21 +145,16 @@ def plan_import(fixture, *, overwrite=False):
     """Compare ``fixture`` with the database; return the :class:`Plan`. Writes nothing.
 
     A field the file changes is taken when the database still holds what the last
-    import set (or, never imported, is empty); otherwise an editor changed it and it is
-    kept, a conflict, unless ``overwrite``. Fields left out keep their value (a new
-    object gets the default). An object the last import wrote that an editor deleted is
-    not created again, nor what refers to it (:func:`_follow_deletions`), unless
-    ``overwrite``. The models' rules on the resulting values go into ``Plan.problems``
-    with the fixture's.
+    import set (or, never imported, is empty); else an editor changed it and it is kept,
+    a conflict, unless ``overwrite``. Fields left out keep their value (a new object
+    gets the default). An object the last import wrote that an editor deleted is not
+    created again, nor what refers to it, unless ``overwrite``. ``Plan.problems``: the
+    fixture's and the models' rules on the resulting values.
     """
     problems = list(fixture.problems)
     changes = []
-    by_model = defaultdict(list)
-    for item in fixture.items:
-        if item.valid:
-            by_model[item.model].append(item)
     for model in FIXTURE_MODELS:
-        items = by_model.get(model, [])
+        items = [item for item in fixture.items if item.model is model and item.valid]
         if not items:
             continue
         existing = load_existing(model, items)
@@ -208,9 +201,9 @@ def plan_import(fixture, *, overwrite=False):
 
 
 def _follow_deletions(changes):
-    """Spread editors' deletions to what refers to them, referred-to models first: a new
-    object referring to a deleted one is not created (an authorship of a deleted paper),
-    an existing one keeps its reference (a conflict), a many-to-many list drops it."""
+    """Spread editors' deletions, referred-to models first: a new object referring to a
+    deleted one is not created, an existing one keeps its reference (a conflict), a
+    many-to-many list drops it."""
     deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
     if not deleted:
         return
@@ -267,11 +260,10 @@ def _load_records(model, items):
 
 
 def _check_final_values(fixture, changes):
-    """The models' rules, as the admin applies them, on the values the objects would end
-    up with: ``clean()``, ``Meta.constraints`` and ``numbering`` (1, 2, 3, ... in each
-    group). A unique constraint is checked over the whole file and the database rows it
-    leaves out (objects that swap values are no clash). Returns [Problem], each named by
-    the file's object and the rule's last field.
+    """[Problem]: the models' rules, as the admin applies them, on the values the objects
+    would end up with: ``clean()``, ``Meta.constraints`` and ``numbering``. A unique
+    constraint is checked over the whole file and the database rows it leaves out
+    (objects that swap values are no clash). Each is named by the rule's last field.
     """
     instances = _UnsavedInstances(fixture, changes)
     by_model = defaultdict(list)
@@ -302,9 +294,9 @@ def _check_final_values(fixture, changes):
 
 
 class _UnsavedInstances(dict):
-    """(model, natural key) -> an unsaved instance with the values the file's object
-    would end up with, made when first asked for. A reference to an object of the file
-    is its instance, so that rules comparing related objects hold for new ones too."""
+    """(model, natural key) -> an unsaved instance with the values the object would end
+    up with, made when first asked for; a reference to an object of the file is its
+    instance, so that rules comparing related objects hold for new ones too."""
 
     def __init__(self, fixture, changes):
         super().__init__()
@@ -336,9 +328,8 @@ class _UnsavedInstances(dict):
 
 def _model_rules(change, instance, checked):
     """``clean()`` and the check constraints on ``instance``: [(change, field, message)].
-
-    ``checked`` remembers the constraints' answers by the values they compare, so that
-    20,000 authorships need a few queries, not 20,000."""
+    ``checked`` remembers the constraints' answers by the values they compare (20,000
+    authorships need a few queries, not 20,000)."""
     model, found = change.item.model, []
     try:
         instance.clean()
@@ -389,8 +380,8 @@ def _unique_on_the_whole_file(model, constraint):
 
 
 def _final_rows(model, names, changes, instances):
-    """The values of ``names`` after the import: (change, values) for the file's
-    objects, (natural key, values) for database rows it leaves out sharing a first value."""
+    """The values of ``names`` after the import: (change, values) for the file's objects,
+    (natural key, values) for database rows it leaves out sharing a first value."""
     fields = [model._meta.get_field(name) for name in names]
     rows = [(change, _values(instances[model, change.item.key], fields)) for change in changes]
     in_file = {change.instance.pk for change in changes if change.instance is not None}
@@ -416,8 +407,8 @@ def _values(instance, fields):
 
 
 def _unique_problems(model, constraint, changes, instances):
-    """The file's objects whose values of a unique constraint another object would
-    have too, in the file or in the database: [(change, field, message)]."""
+    """[(change, field, message)]: the file's objects whose values of a unique constraint
+    another object would have too, in the file or the database."""
     holders = defaultdict(list)
     for holder, values in _final_rows(model, constraint.fields, changes, instances):
         holders[values].append(holder)
@@ -440,12 +431,11 @@ def _unique_problems(model, constraint, changes, instances):
 
 
 def _numbering_problems(fixture, model, changes, instances):
-    """Groups whose numbers do not run 1, 2, 3, ... (``model.numbering``, e.g. a paper's
-    author positions): [(change, field, message)], on the highest number.
-
-    Counts the database rows the file leaves out, and the file's failed objects as
-    written (a mistyped author slug must not make a position look missing). Numbers
-    below 1 or given twice are left to the constraints.
+    """[(change, field, message)] on the highest number of each group whose numbers do
+    not run 1, 2, 3, ... (``model.numbering``, e.g. a paper's author positions). Counts
+    the database rows the file leaves out, and the file's failed objects as written (a
+    mistyped author slug must not make a position look missing); numbers below 1 or
+    given twice are left to the constraints.
     """
     group, number = model.numbering
     numbers, keys, last = defaultdict(list), {}, {}

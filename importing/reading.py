@@ -12,7 +12,7 @@ from django.utils import translation
 
 from catalogue import languages
 from catalogue.models import natural_key_lookups
-from importing import compact
+from importing.compact.reader import CompactDocument, objects_from
 from importing.fields import (
     FIXTURE_MODELS,
     LANGUAGE_SUFFIXES,
@@ -24,12 +24,22 @@ from importing.fields import (
     key_length,
     model_labels,
     translated_fields,
+    type_name,
 )
 from importing.images import image_digest, prepare_image
 from importing.parsing import parse
 
 # Django's own check (forms use it): PostgreSQL cannot store NUL in text columns.
 _no_null_characters = ProhibitNullCharactersValidator()
+# The types a field kind takes, and how a message names them (true/false is no number,
+# a date and time no date); a reference is checked by _check_reference.
+EXPECTED = {
+    "text": (str, "a string"),
+    "integer": (int, "a whole number"),
+    "date": (str | datetime.date, "a date written YYYY-MM-DD"),
+    "references": (list, "a list of natural keys"),
+    "image": (str, "a file path"),
+}
 
 
 @dataclass(frozen=True)
@@ -45,11 +55,11 @@ class PreparedImage:
 class Item:
     """One object of the fixture. ``values`` holds what it writes, normalised as export
     writes it (dates as ``"YYYY-MM-DD"``, references as natural key lists, an image as
-    the digest of the bytes to store)."""
+    the digest of the bytes to store); ``key`` is its natural key (for an invalid object,
+    as the file writes it, or None)."""
 
     index: int
     model: type
-    # The natural key; for an invalid object, the key as the file writes it (or None).
     key: tuple | None
     values: dict
     images: dict = field(default_factory=dict)
@@ -62,31 +72,18 @@ class Item:
 
 @dataclass
 class Fixture:
-    """A read fixture: its items, every problem found, and the database keys it names."""
+    """A read fixture: its items, every problem found, the database keys it names (model
+    -> natural key -> primary key) and the compact document it came from, if any."""
 
     path: Path
     items: list
     problems: list
-    # model -> natural key -> primary key, for objects the file names and the database holds
     database_keys: dict
-    # The compact document the objects came from (importing.compact), or None.
-    document: compact.CompactDocument | None = None
-
-
-def _type_name(value):
-    return {
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "true/false",
-        list: "a list",
-        dict: "an object",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
+    document: CompactDocument | None = None
 
 
 def _check_reference(spec, value):
-    """A natural key: a list of strings as long as the target's key."""
+    """A natural key: a list of non-empty strings as long as the target's key."""
     length = key_length(spec.target)
     if (
         not isinstance(value, list)
@@ -106,44 +103,36 @@ def _check_reference(spec, value):
 def clean_value(spec, value, base_dir):
     """Check one field value; return ``(normalised value, PreparedImage or None)``.
 
-    Types are strict (no ``"5"`` for 5), no NUL characters (PostgreSQL cannot store
-    them), images inside ``base_dir``; the rest is ``Field.clean``. Raises
+    Types are strict (``EXPECTED``: no ``"5"`` for 5), no NUL characters (PostgreSQL
+    cannot store them), images inside ``base_dir``; the rest is ``Field.clean``. Raises
     ``ValidationError`` with a message for the fixture's author.
     """
     if isinstance(value, str):
         _no_null_characters(value)
     model_field = spec.field
+    if spec.kind == "date" and value is None and model_field.null:
+        return None, None
+    if spec.kind in EXPECTED:
+        types, expected = EXPECTED[spec.kind]
+        if not isinstance(value, types) or isinstance(value, bool | datetime.datetime):
+            raise ValidationError(f"expected {expected}, got {type_name(value)}")
     if spec.kind == "text":
-        if not isinstance(value, str):
-            raise ValidationError(f"expected a string, got {_type_name(value)}")
         allowed = [str(choice) for choice, _label in model_field.flatchoices]
         if allowed and value not in allowed:
             shown = json.dumps(value, ensure_ascii=False)
             raise ValidationError(f"{shown} is not allowed; the values are {', '.join(allowed)}")
-        return model_field.clean(value, None), None
-    if spec.kind == "integer":
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValidationError(f"expected a whole number, got {_type_name(value)}")
+    if spec.kind in ("text", "integer"):
         return model_field.clean(value, None), None
     if spec.kind == "date":
-        if value is None and model_field.null:
-            return None, None
-        if isinstance(value, datetime.datetime) or not isinstance(value, str | datetime.date):
-            raise ValidationError(f"expected a date written YYYY-MM-DD, got {_type_name(value)}")
         return model_field.clean(value, None).isoformat(), None
     if spec.kind == "reference":
         return _check_reference(spec, value), None
     if spec.kind == "references":
-        if not isinstance(value, list):
-            raise ValidationError(f"expected a list of natural keys, got {_type_name(value)}")
         keys = [_check_reference(spec, part) for part in value]
         if len({tuple(key) for key in keys}) != len(keys):
             raise ValidationError("the same key is listed twice")
         return keys, None  # in order: the first listed first
-    # An image: a path relative to the fixture file, or "" for none.
-    if not isinstance(value, str):
-        raise ValidationError(f"expected a file path, got {_type_name(value)}")
-    if not value:
+    if not value:  # an image: a path relative to the fixture file, or "" for none
         return "", None
     image_path = _image_path(base_dir, value)
     if not image_path.is_file():
@@ -154,9 +143,8 @@ def clean_value(spec, value, base_dir):
 
 
 def _image_path(base_dir, value):
-    """The file an image path names, resolved in ``base_dir`` (``..`` and links
-    followed). Raises ``ValidationError`` for an absolute path or one leading outside
-    ``base_dir``: a fixture cannot make the importer read files elsewhere."""
+    """The file an image path names, resolved in ``base_dir``. Raises ``ValidationError``
+    for an absolute path or one leading outside ``base_dir`` (``..``, links)."""
     if PurePosixPath(value).is_absolute():
         raise ValidationError(
             f"the image path {value!r} is absolute: write it relative to the fixture's folder"
@@ -172,59 +160,54 @@ def _image_path(base_dir, value):
 
 
 def read_fixture(path):
-    """Parse and check the fixture at ``path``; return a :class:`Fixture`, its
-    problems in ``Fixture.problems``. Raises :class:`FixtureInvalid` only for a file
-    that cannot be read or parsed."""
+    """Parse and check the fixture at ``path``; return a :class:`Fixture` (problems in
+    ``Fixture.problems``). Raises :class:`FixtureInvalid` for a file that cannot be read
+    or parsed."""
     path = Path(path)
-    data, document = compact.objects_from(parse(path), path)
+    data, document = objects_from(parse(path), path)
     return read_objects(data, source=path, document=document)
 
 
 def read_objects(data, *, source, document=None):
     """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
 
-    ``source`` (a path) names the file in every problem, and its folder holds the
-    images; ``document`` is the compact document the objects came from, if any. Raises
-    :class:`FixtureInvalid` only when ``data`` is not a list.
+    ``source`` (a path) names the file in problems, its folder holds the images;
+    ``document``: the compact document, if any. Raises :class:`FixtureInvalid` only
+    when ``data`` is not a list.
     """
     path = Path(source)
-    base_dir = path.parent
-    problems = []
     if not isinstance(data, list):
         raise FixtureInvalid(
-            [Problem(path, f"expected a list of objects at the top, got {_type_name(data)}")]
+            [Problem(path, f"expected a list of objects at the top, got {type_name(data)}")]
         )
-    items = []
+    problems, items, seen = [], [], {}  # seen: (model, natural key) -> its first item
     with translation.override("en"):  # Django's messages, in the language of this tool
         for index, obj in enumerate(data, start=1):
-            item = _read_object(path, base_dir, index, obj, problems)
-            if item is not None:
-                items.append(item)
-    # Duplicate natural keys.
-    seen = {}
-    for item in items:
-        if item.key is None:
-            continue
-        first = seen.setdefault((item.model, item.key), item)
-        if first is not item:
-            item.valid = False
-            problems.append(
-                Problem(
-                    path,
-                    f"duplicate natural key: object {first.index} has the same key",
-                    index=item.index,
-                    label=item.label,
-                    key=item.key,
+            item = _read_object(path, path.parent, index, obj, problems)
+            if item is None:
+                continue
+            items.append(item)
+            if item.key is None:
+                continue
+            first = seen.setdefault((item.model, item.key), item)
+            if first is not item:
+                item.valid = False
+                problems.append(
+                    Problem(
+                        path,
+                        f"duplicate natural key: object {first.index} has the same key",
+                        index=item.index,
+                        label=item.label,
+                        key=item.key,
+                    )
                 )
-            )
-    database_keys = _check_references(path, items, seen, problems)
+        database_keys = _check_references(path, items, seen, problems)
     problems.sort(key=file_order)
     return Fixture(path, items, problems, database_keys, document)
 
 
 def file_order(problem):
-    """Sort key putting problems in the order of the objects in the file (stable within
-    an object; problems with the whole file first)."""
+    """Sort key: problems in the order of the file's objects, the whole file's first."""
     return problem.index or 0
 
 
@@ -235,7 +218,7 @@ def _read_object(path, base_dir, index, obj, problems):
         problems.append(Problem(path, message, index=index, **where))
 
     if not isinstance(obj, dict):
-        problem(f"expected an object with 'model' and 'fields', got {_type_name(obj)}")
+        problem(f"expected an object with 'model' and 'fields', got {type_name(obj)}")
         return None
     label = obj.get("model")
     model = model_labels().get(label.lower()) if isinstance(label, str) else None
@@ -253,7 +236,7 @@ def _read_object(path, base_dir, index, obj, problems):
             )
     fields = obj.get("fields")
     if not isinstance(fields, dict):
-        problem(f"'fields' must be an object, got {_type_name(fields)}", label=label)
+        problem(f"'fields' must be an object, got {type_name(fields)}", label=label)
         return None
     specs = field_specs(model)
     values, images = {}, {}
@@ -297,8 +280,8 @@ def _read_object(path, base_dir, index, obj, problems):
 
 
 def _written_key(model, fields):
-    """The natural key tuple in ``fields`` (a reference's list flattened into it), also
-    to name an object whose key is invalid; None when no part of it is written."""
+    """The natural key tuple in ``fields`` (a reference's list flattened into it), valid
+    or not; None when no part of it is written."""
     parts = []
     for name in model.natural_key_fields:
         value = fields.get(name)
@@ -322,12 +305,10 @@ def _unknown_field_message(model, name):
 
 
 def _check_references(path, items, in_file, problems):
-    """Report references found neither in the file nor in the database, once each.
-
-    One mistake, one problem: what refers to a failed object of the file is left out
-    silently, a key under a missing one (a level of a missing award) is not reported
-    beside it, and a key is reported at the first object naming it. Returns model ->
-    natural key -> primary key for the referenced objects the database holds.
+    """Report references found neither in the file nor in the database, once each, at
+    the first object naming it; not those to failed objects of the file, nor a key under
+    a missing one (a level of a missing award). Returns model -> natural key -> primary
+    key for the referenced objects the database holds.
     """
     wanted = defaultdict(set)
     for item in items:
@@ -339,9 +320,8 @@ def _check_references(path, items, in_file, problems):
     database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
 
     def state(model, key):
-        """Whether a reference is "found", "failed" (in the file, with problems), or
-        the (model, key) missing:
-        an award level's award when the award is missing too."""
+        """A reference "found", "failed" (in the file, with problems), or the (model,
+        key) missing: an award level's award when the award is missing too."""
         item = in_file.get((model, key))
         if item is not None:
             return "found" if item.valid else "failed"
@@ -371,11 +351,10 @@ def _check_references(path, items, in_file, problems):
             above = key[: key_length(parent)]
             label = model._meta.label_lower
             listed = ", ".join(_siblings(model, above, in_file))
-            with translation.override("en"):
-                known = (
-                    f"; the {model._meta.verbose_name_plural} of {parent._meta.label_lower} "
-                    f"{format_key(above)} are {listed or f'none yet (add {label} objects)'}"
-                )
+            known = (
+                f"; the {model._meta.verbose_name_plural} of {parent._meta.label_lower} "
+                f"{format_key(above)} are {listed or f'none yet (add {label} objects)'}"
+            )
         others = sorted({other.index for other, _ in referrers} - {item.index})
         if len(others) == 1:
             known += f" (object {others[0]} refers to it too)"

@@ -2,23 +2,23 @@
 
 By ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
 accents, case and spacing, or the same derived slug) becomes a new object with a free
-slug and a note: nothing is merged on a guess. A part of the reader's translator.
+slug and a note: nothing is merged on a guess.
 """
 
 import json
+import re
 from functools import cached_property
 
 from catalogue.models import Author, Institution
 from catalogue.orcid import is_orcid
 from catalogue.search import fold
-from catalogue.slugs import slug_from
-from importing.compact.common import DEFAULT_SUFFIX, SLUG, slug_length, type_name
+from importing.fields import DEFAULT_SUFFIX, derived_slug, type_name
+
+SLUG = re.compile(r"[-a-z0-9_]+")
 
 
 class PeopleMixin:
     """The translator's institutions and people (see ``reader._Translator``)."""
-
-    # -- institutions --------------------------------------------------------------
 
     def institution(self, value, place):
         mapping = self.mapping(value, place)
@@ -50,25 +50,17 @@ class PeopleMixin:
             )
         if exact:
             return exact[0]
-        derived = slug_from(name, slug_length(Institution)) or "institution"
-        taken = set(self.institutions)
-        similar = [
-            (known.slug, known.name)
-            for known in self.database_institutions
-            if known.loosely(name, derived)
-        ] + [
-            (other_slug, other_name)
-            for other_name, other_slug in self.institution_names.items()
-            if _Known(other_slug, other_name, slug_length(Institution)).loosely(name, derived)
-        ]
-        slug = _free(derived, taken, Institution, slug_length(Institution))
-        for other_slug, other_name in similar:
-            self.note(
-                place,
-                f"{name!r} may be the institution {other_name!r} ({other_slug}); it is "
-                f"imported as a new institution {slug}. To make them one, write "
-                f"{other_slug} instead",
-            )
+        derived = derived_slug(Institution, name) or "institution"
+        slug = _free(Institution, derived, set(self.institutions))
+        in_file = [_Known(Institution, slug, n) for n, slug in self.institution_names.items()]
+        for other in self.database_institutions + in_file:
+            if other.loosely(name, derived):
+                self.note(
+                    place,
+                    f"{name!r} may be the institution {other.name!r} ({other.slug}); it is "
+                    f"imported as a new institution {slug}. To make them one, write "
+                    f"{other.slug} instead",
+                )
         return slug
 
     def affiliation(self, value, place):
@@ -92,25 +84,17 @@ class PeopleMixin:
                 self.emit(Institution, self.institutions[slug], place, {"name_en": place})
         return slug
 
-    # -- people --------------------------------------------------------------------
-
     @cached_property
     def database_institutions(self):
         """Every institution in the database, as :class:`_Known`, read once."""
-        return [
-            _Known(slug, name, slug_length(Institution))
-            for slug, name in Institution.objects.values_list("slug", "name_en")
-        ]
+        rows = Institution.objects.values_list("slug", "name_en")
+        return [_Known(Institution, *row) for row in rows]
 
     @cached_property
     def database_people(self):
         """Every author in the database (:class:`_Known`, with its ORCID), read once."""
-        return [
-            _Known(slug, name, slug_length(Author), orcid, other_names)
-            for slug, name, orcid, other_names in Author.objects.values_list(
-                "slug", "name", "orcid", "other_names"
-            )
-        ]
+        rows = Author.objects.values_list("slug", "name", "orcid", "other_names")
+        return [_Known(Author, *row) for row in rows]
 
     def person(self, item, place):
         """Record one author of a paper; return (slug, affiliations) or None."""
@@ -161,10 +145,8 @@ class PeopleMixin:
         if orcid:
             self.people_by_orcid[orcid] = slug
         affiliations = []
-        for number, value in enumerate(
-            self.sequence(mapping.get("affiliations", []), f"{place}.affiliations"), start=1
-        ):
-            institution = self.affiliation(value, f"{place}.affiliations[{number}]")
+        for _, value, value_place in self.each(mapping, "affiliations", place):
+            institution = self.affiliation(value, value_place)
             if institution is not None and institution not in affiliations:
                 affiliations.append(institution)
         return slug, affiliations
@@ -202,27 +184,20 @@ class PeopleMixin:
             return None
         if exact:
             return exact.pop()
-        derived = slug_from(name, slug_length(Author)) or "author"
-        similar = [
-            (known.slug, known.name, "in the database")
-            for known in self.database_people
-            if known.loosely(name, derived)
-        ] + [
-            (other_slug, person["fields"]["name"], f"at {person['place']}")
-            for other_slug, person in self.people.items()
-            if _Known(other_slug, person["fields"]["name"], slug_length(Author)).loosely(
-                name, derived
-            )
+        derived = derived_slug(Author, name) or "author"
+        new = _free(Author, derived, set().union(*self.reserved.values(), self.people))
+        known = [(other, "in the database") for other in self.database_people] + [
+            (_Known(Author, slug, person["fields"]["name"]), f"at {person['place']}")
+            for slug, person in self.people.items()
         ]
-        taken = set().union(*self.reserved.values(), self.people)
-        new = _free(derived, taken, Author, slug_length(Author))
-        for other_slug, other_name, where in similar:
-            self.note(
-                place,
-                f"{name!r} may be the same person as {other_name!r} ({other_slug}, {where}); "
-                f"imported as a new author {new}. To make them one, write slug: {other_slug} "
-                "(or the same ORCID)",
-            )
+        for other, where in known:
+            if other.loosely(name, derived):
+                self.note(
+                    place,
+                    f"{name!r} may be the same person as {other.name!r} ({other.slug}, "
+                    f"{where}); imported as a new author {new}. To make them one, write "
+                    f"slug: {other.slug} (or the same ORCID)",
+                )
         return new
 
     def emit_people(self):
@@ -237,10 +212,10 @@ def _squash(name):
 class _Known:
     """A person or institution already known, with the forms a loose match compares."""
 
-    def __init__(self, slug, name, max_length, orcid="", other_names=""):
+    def __init__(self, model, slug, name, orcid="", other_names=""):
         self.slug, self.name, self.orcid = slug, name or "", orcid
         self.squashed = _squash(self.name)
-        self.derived = slug_from(self.name, max_length)
+        self.derived = derived_slug(model, self.name)
         self.other_names = {line.strip() for line in (other_names or "").splitlines()}
 
     def loosely(self, name, derived):
@@ -256,9 +231,9 @@ class _Known:
         )
 
 
-def _free(slug, taken, model, max_length):
+def _free(model, slug, taken):
     """``slug``, or ``slug-2``, ``slug-3``, ...: the first not in ``taken`` or the database."""
-    candidate, number = slug, 1
+    candidate, number, max_length = slug, 1, model._meta.get_field("slug").max_length
     while candidate in taken or model.objects.filter(slug=candidate).exists():
         number += 1
         suffix = f"-{number}"

@@ -1,11 +1,8 @@
-"""Reading a compact conference file: a parsed document -> fixture objects.
-
-:func:`objects_from` translates the document (see the package's docstring);
-:func:`relocate` names the engine's problems by the document's places.
-"""
+"""Reading a compact conference file: a parsed document -> fixture objects."""
 
 import json
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path, PurePosixPath
 
 from catalogue.models import (
@@ -14,41 +11,26 @@ from catalogue.models import (
     AwardEntry,
     AwardLevel,
     Conference,
+    Institution,
     Paper,
     PaperLink,
     Venue,
 )
 from catalogue.orcid import is_orcid
-from catalogue.slugs import slug_from
 from importing import bibtex
-from importing.compact.common import DEFAULT_SUFFIX, slug_length, type_name
 from importing.compact.people import PeopleMixin
-from importing.fields import FixtureInvalid, Problem, field_specs
+from importing.fields import (
+    DEFAULT_SUFFIX,
+    FixtureInvalid,
+    Problem,
+    derived_slug,
+    field_specs,
+    type_name,
+)
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
 TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards", "papers")
-# What a bare BibTeX file given to import_conference is told (see parsing.parse).
-BIBTEX_ALONE = (
-    "this is a BibTeX file: it holds papers, but not their conference or awards. "
-    "Name it from a compact conference file (docs/compact-format.md) and import that, e.g.\n"
-    "    conference: {name: CIL 2031, year: 2031, venue: {acronym: CIL, name: Conference "
-    "on Imaginary Learning}}\n"
-    "    bibtex: {bib}\n"
-    "    papers: [{{key: smith2031}}]    # or leave papers out to take every entry"
-)
-
-
-class CompactProblem(Problem):
-    """A problem named by its place in the compact file, e.g. ``papers[3].authors[2].orcid``
-    (counting from 1, as the fixture's object numbers do)."""
-
-    def __init__(self, file, place, message):
-        super().__init__(file, message)
-        self.place = place
-
-    def __str__(self):
-        return f"{self.file}, {self.place}: {self.message}" if self.place else super().__str__()
 
 
 @dataclass
@@ -63,29 +45,10 @@ class CompactDocument:
     notes: list = field(default_factory=list)
 
 
-def looks_like_bibtex(text):
-    """True when ``text`` is a BibTeX file: its first line that is neither blank nor a
-    ``%`` comment starts with ``@``."""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("%"):
-            return stripped.startswith("@")
-    return False
-
-
-def bibtex_alone_message(path):
-    """The message for a bare BibTeX file given to ``import_conference``."""
-    return (
-        BIBTEX_ALONE.replace("{bib}", PurePosixPath(path).name)
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
-
-
 def objects_from(data, path):
     """The fixture object list of a parsed file, and its :class:`CompactDocument`
     (``None`` for a fixture, a list, returned as it is). Raises :class:`FixtureInvalid`
-    with :class:`CompactProblem` places when a compact document's structure is wrong.
+    naming places when a compact document's structure is wrong.
     """
     if not isinstance(data, dict):
         return data, None
@@ -99,14 +62,14 @@ def relocate(document, problems):
         return list(problems)
     located = []
     for problem in problems:
-        if isinstance(problem, CompactProblem) or problem.index is None:
+        if problem.place or problem.index is None:
             located.append(problem)
             continue
         places = document.places[problem.index - 1]
         place = places.get(problem.field) if problem.field else places[""]
         if place is None:
             place = f"{places['']}.{compact_name(problem.field)}"
-        located.append(CompactProblem(problem.file, place, problem.message))
+        located.append(Problem(problem.file, problem.message, place=place))
     return located
 
 
@@ -116,8 +79,21 @@ def compact_name(name):
     return name[: -len(suffix)] if name.endswith(suffix) else name
 
 
-def _plain_fields(model):
-    """compact name -> fixture field, for ``model``'s own values (not its references)."""
+# The field a slug is made from where a compact file leaves it out (a person's: people.py).
+SLUG_SOURCES = {
+    Venue: "acronym",
+    Conference: "name_" + DEFAULT_SUFFIX,
+    Paper: "title_" + DEFAULT_SUFFIX,
+    Award: "name_" + DEFAULT_SUFFIX,
+    AwardLevel: "name_" + DEFAULT_SUFFIX,
+    Institution: "name_" + DEFAULT_SUFFIX,
+}
+
+
+@cache
+def plain_fields(model):
+    """compact name -> fixture field, for ``model``'s own values (not its references), in
+    the order export writes them."""
     names = {}
     for name, spec in field_specs(model).items():
         if spec.kind in ("reference", "references"):
@@ -135,7 +111,7 @@ class _Translator(PeopleMixin):
         self.problems = []
         self.institutions = {}  # slug -> fixture fields (None: in the database only)
         self.institution_names = {}  # exact name -> slug, in this file
-        self.people = {}  # slug -> {"fields": ..., "places": ..., "first": place}
+        self.people = {}  # slug -> {"fields": ..., "places": ..., "place": first place}
         self.people_by_name = {}  # exact name -> {slugs}, in this file
         self.people_by_orcid = {}
         self.paper_refs = {}  # citation key or slug -> paper slug
@@ -147,10 +123,8 @@ class _Translator(PeopleMixin):
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
         self.bib_name = "the BibTeX file"
 
-    # -- output ------------------------------------------------------------------
-
     def problem(self, place, message):
-        self.problems.append(CompactProblem(self.path, place, message))
+        self.problems.append(Problem(self.path, message, place=place))
 
     def note(self, place, message):
         self.document.notes.append(f"{self.path}, {place}: {message}")
@@ -171,9 +145,15 @@ class _Translator(PeopleMixin):
         self.problem(place, f"expected a list, got {type_name(value)}")
         return []
 
+    def each(self, mapping, key, within=""):
+        """(number from 1, item, its place) for each item of the list ``mapping[key]``."""
+        place = f"{within}.{key}" if within else key
+        for number, item in enumerate(self.sequence(mapping.get(key, []), place), start=1):
+            yield number, item, f"{place}[{number}]"
+
     def plain(self, model, mapping, place, structural=()):
         """The fixture fields of ``model`` that ``mapping`` writes, and their places."""
-        names = _plain_fields(model)
+        names = plain_fields(model)
         fields, places = {}, {}
         for key, value in mapping.items():
             if key in structural:
@@ -187,23 +167,22 @@ class _Translator(PeopleMixin):
             places[name] = f"{place}.{key}"
         return fields, places
 
-    def slug(self, fields, source, model, place, fallback):
-        """The slug ``fields`` write, or the one derived from their ``source`` field."""
+    def slug(self, model, fields, place):
+        """(slug, whether written): the slug ``fields`` write, else the one derived from
+        their ``SLUG_SOURCES`` field (the model's name after reporting that none can be)."""
         written = fields.get("slug")
         if written not in (None, ""):
             return written, True
-        text = fields.get(source)
-        derived = slug_from(text if isinstance(text, str) else "", slug_length(model))
+        text = fields.get(SLUG_SOURCES[model])
+        derived = derived_slug(model, text)
         if not derived:
             self.problem(
                 place,
-                f"no slug, and none can be made from its {compact_name(source)} "
+                f"no slug, and none can be made from its {compact_name(SLUG_SOURCES[model])} "
                 f"({json.dumps(text, ensure_ascii=False)}): write a slug",
             )
-            return fallback, False
+            return model._meta.model_name, False
         return derived, False
-
-    # -- the document ------------------------------------------------------------
 
     def translate(self, data):
         for key in data:
@@ -215,19 +194,15 @@ class _Translator(PeopleMixin):
         main = data.get("conference")
         # Papers and awards take the conference's status unless they write their own.
         self.status = main.get("status") if isinstance(main, dict) else None
-        for number, value in enumerate(
-            self.sequence(data.get("other_conferences", []), "other_conferences"), start=1
-        ):
-            self.conference(value, f"other_conferences[{number}]")
-        for number, value in enumerate(
-            self.sequence(data.get("institutions", []), "institutions"), start=1
-        ):
-            self.institution(value, f"institutions[{number}]")
+        for _, value, place in self.each(data, "other_conferences"):
+            self.conference(value, place)
+        for _, value, place in self.each(data, "institutions"):
+            self.institution(value, place)
         papers = self.papers(data, conference)
         awards = {}
-        for number, value in enumerate(self.sequence(data.get("awards", []), "awards"), start=1):
+        for number, value, place in self.each(data, "awards"):
             if conference is not None:  # else reported once, at the top
-                self.award(value, f"awards[{number}]", number, conference, awards)
+                self.award(value, place, number, conference, awards)
         self.emit_people()
         for paper in papers:
             self.emit_paper(*paper)
@@ -247,7 +222,7 @@ class _Translator(PeopleMixin):
         venue = mapping.get("venue")
         if isinstance(venue, dict):
             venue_fields, venue_places = self.plain(Venue, venue, f"{place}.venue")
-            venue_slug, _ = self.slug(venue_fields, "acronym", Venue, f"{place}.venue", "venue")
+            venue_slug = self.slug(Venue, venue_fields, f"{place}.venue")[0]
             venue_fields["slug"] = venue_slug
             self.emit(Venue, venue_fields, f"{place}.venue", venue_places)
         elif isinstance(venue, str) and venue:
@@ -258,7 +233,7 @@ class _Translator(PeopleMixin):
                 "missing: write the venue as a mapping (acronym, name, ...) or its slug",
             )
             venue_slug = "venue"
-        slug, _ = self.slug(fields, "name_" + DEFAULT_SUFFIX, Conference, place, "conference")
+        slug = self.slug(Conference, fields, place)[0]
         self.emit(
             Conference,
             {"venue": [venue_slug], **fields, "slug": slug},
@@ -266,8 +241,6 @@ class _Translator(PeopleMixin):
             {**places, "venue": f"{place}.venue"},
         )
         return slug
-
-    # -- papers --------------------------------------------------------------------
 
     def papers(self, data, conference):
         """Read every paper (from the file and its BibTeX); return what emit_paper needs."""
@@ -311,7 +284,7 @@ class _Translator(PeopleMixin):
         if not isinstance(paper_conference, str) or not paper_conference:
             self.problem(f"{place}.conference", "expected the slug of a conference")
             return None
-        slug, written = self.slug(fields, "title_" + DEFAULT_SUFFIX, Paper, place, "paper")
+        slug, written = self.slug(Paper, fields, place)
         if not written:
             other = (
                 Paper.objects.filter(slug=slug)
@@ -342,19 +315,16 @@ class _Translator(PeopleMixin):
         fields["conference"] = [paper_conference]
         places["conference"] = f"{place}.conference"
         authors = []
-        for position, author in enumerate(
-            self.sequence(mapping.get("authors", []), f"{place}.authors"), start=1
-        ):
-            found = self.person(author, f"{place}.authors[{position}]")
+        for _, author, author_place in self.each(mapping, "authors", place):
+            found = self.person(author, author_place)
             if found is None:
                 continue
             if found[0] in [person for person, _, _ in authors]:
                 self.problem(
-                    f"{place}.authors[{position}]",
-                    f"the same person ({found[0]}) is listed twice on this paper",
+                    author_place, f"the same person ({found[0]}) is listed twice on this paper"
                 )
                 continue
-            authors.append((*found, f"{place}.authors[{position}]"))
+            authors.append((*found, author_place))
         links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
         return fields, places, place, authors, links
 
@@ -396,8 +366,6 @@ class _Translator(PeopleMixin):
                 {"kind": link_place, "url": link_place},
             )
 
-    # -- BibTeX --------------------------------------------------------------------
-
     def bibtex(self, value):
         """The entries of the BibTeX file ``bibtex`` names (key -> entry), or None."""
         if value is None:
@@ -429,12 +397,9 @@ class _Translator(PeopleMixin):
         return entries
 
     def merge_bibtex(self, mapping, entries, place):
-        """A paper named by citation ``key``: the BibTeX entry with the file's additions.
-
-        The file's values replace the entry's; its ``links`` are added to the entry's,
-        kind by kind; its ``authors``, when given, are matched to the entry's authors
-        in order (an author without a ``name`` keeps the entry's). Returns the merged
-        mapping and the place to name for values that came from BibTeX.
+        """(merged mapping, place of BibTeX's values) for a paper named by citation ``key``:
+        the file's values replace the entry's, its ``links`` are added kind by kind, its
+        ``authors`` matched to the entry's in order (one without a ``name`` keeps BibTeX's).
         """
         key = mapping.get("key")
         if entries is None or key is None:
@@ -469,8 +434,6 @@ class _Translator(PeopleMixin):
                     author.update(extra)
         return merged, f"{self.bib_name} @{key}"
 
-    # -- awards --------------------------------------------------------------------
-
     def award(self, value, place, number, conference, awards):
         """Emit an award with its levels and entries; ``awards`` maps the slugs read
         so far to their places."""
@@ -478,7 +441,7 @@ class _Translator(PeopleMixin):
         if mapping is None:
             return
         fields, places = self.plain(Award, mapping, place, structural=("levels", "entries"))
-        slug, _ = self.slug(fields, "name_" + DEFAULT_SUFFIX, Award, place, "award")
+        slug = self.slug(Award, fields, place)[0]
         if slug in awards:
             self.problem(place, f"the award {slug} is already listed at {awards[slug]}")
             return
@@ -488,18 +451,13 @@ class _Translator(PeopleMixin):
             fields.setdefault("status", self.status)
         self.emit(Award, {"conference": [conference], **fields, "slug": slug}, place, places)
         levels, levels_failed = {}, False
-        for position, level in enumerate(
-            self.sequence(mapping.get("levels", []), f"{place}.levels"), start=1
-        ):
-            level_place = f"{place}.levels[{position}]"
+        for position, level, level_place in self.each(mapping, "levels", place):
             level_mapping = self.mapping(level, level_place)
             if level_mapping is None:
                 levels_failed = True
                 continue
             level_fields, level_places = self.plain(AwardLevel, level_mapping, level_place)
-            level_slug, _ = self.slug(
-                level_fields, "name_" + DEFAULT_SUFFIX, AwardLevel, level_place, "level"
-            )
+            level_slug = self.slug(AwardLevel, level_fields, level_place)[0]
             if level_slug in levels:
                 self.problem(level_place, f"the level {level_slug} is listed twice")
                 continue
@@ -519,7 +477,7 @@ class _Translator(PeopleMixin):
             )
         entries = self.mapping(mapping.get("entries", {}), f"{place}.entries") or {}
         awarded = {}
-        for level, papers in entries.items():
+        for level in entries:
             level_place = f"{place}.entries.{level}"
             if level not in levels and levels_failed:
                 continue  # perhaps the level that failed: reported there
@@ -527,8 +485,7 @@ class _Translator(PeopleMixin):
                 known = ", ".join(levels) or "none (write the award's levels)"
                 self.problem(level_place, f"unknown level; this award's levels are {known}")
                 continue
-            for position, ref in enumerate(self.sequence(papers, level_place), start=1):
-                ref_place = f"{level_place}[{position}]"
+            for position, ref, ref_place in self.each(entries, level, f"{place}.entries"):
                 paper = self.paper_ref(ref, ref_place)
                 if paper is None:
                     continue

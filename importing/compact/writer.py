@@ -1,8 +1,4 @@
-"""Writing a compact conference file: exported fixture objects -> a document -> text.
-
-:func:`from_objects` builds the document ``export_conference --format compact`` writes;
-:func:`render` writes it as YAML or JSON, the same document always as the same bytes.
-"""
+"""Writing a compact conference file: exported fixture objects -> a document -> text."""
 
 import datetime
 import json
@@ -22,20 +18,17 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
-from catalogue.slugs import slug_from
-from importing.compact.common import slug_length
-from importing.compact.reader import compact_name
-from importing.fields import default_value, field_specs
+from importing.compact.reader import SLUG_SOURCES, plain_fields
+from importing.fields import default_value, derived_slug, field_specs
 
 
 def from_objects(objects, conference_slug):
     """The compact document of an exported conference (``importing.exporting``'s objects).
 
-    Writes every value that is not the field's default; leaves out a slug wherever the
-    importer would find the same object without it (the slug derived from the name,
-    and for a person or institution a name no one else in the database has), so
-    export, flush, import and export give the same document. Positions are written as
-    list order (and ``position`` only where it is not the list's).
+    Every value but the field's default; no slug where the importer would find the same
+    object without it (the slug derived from the name, a person's or institution's name
+    no one else has), so export, flush, import and export give the same document.
+    Positions are list order (``position`` written where it is not the list's).
     """
     by_model = {}
     for obj in objects:
@@ -54,8 +47,8 @@ def from_objects(objects, conference_slug):
             out["venue"] = venue
         else:
             written_venues.add(venue)
-            out["venue"] = _compact_values(Venue, venues[venue], "acronym")
-        out.update(_compact_values(Conference, row, "name_en", skip=("venue",)))
+            out["venue"] = _compact_values(Venue, venues[venue])
+        out.update(_compact_values(Conference, row, skip=("venue",)))
         return out
 
     conferences = rows(Conference)
@@ -69,7 +62,7 @@ def from_objects(objects, conference_slug):
     institution_names = _unique_names(Institution, "name_en", institutions)
     listed = []
     for row in institutions.values():
-        values = _compact_values(Institution, row, "name_en")
+        values = _compact_values(Institution, row)
         if set(values) != {"name"}:
             listed.append(_FlowMap(values))
     if listed:
@@ -83,13 +76,10 @@ def from_objects(objects, conference_slug):
     levels, entries = rows(AwardLevel), rows(AwardEntry)
     award_rows = sorted(rows(Award), key=lambda row: (row["position"], row["slug"]))
     for number, row in enumerate(award_rows, start=1):
-        award = _compact_values(Award, row, "name_en", skip=("conference", "status"))
+        award = _compact_values(Award, row, skip=("conference", "status"))
         if row["status"] != main["status"]:
             award["status"] = row["status"]
-        if award.get("position", 0) == number:
-            del award["position"]
-        elif "position" not in award:
-            award["position"] = row["position"]
+        _position(award, row, number)
         key = [row["conference"][0], row["slug"]]
         own = sorted(
             (level for level in levels if level["award"] == key),
@@ -97,11 +87,8 @@ def from_objects(objects, conference_slug):
         )
         award["levels"] = []
         for position, level in enumerate(own, start=1):
-            values = _compact_values(AwardLevel, level, "name_en", skip=("award",))
-            if values.get("position", 0) == position:
-                del values["position"]
-            elif "position" not in values:
-                values["position"] = level["position"]
+            values = _compact_values(AwardLevel, level, skip=("award",))
+            _position(values, level, position)
             award["levels"].append(_FlowMap(values))
         award["entries"] = {}
         for level in own:
@@ -130,7 +117,7 @@ def from_objects(objects, conference_slug):
     papers = []
     for row in sorted(rows(Paper), key=lambda row: row["slug"]):
         paper = {"slug": row["slug"]}
-        paper.update(_compact_values(Paper, row, None, skip=("conference", "slug", "status")))
+        paper.update(_compact_values(Paper, row, skip=("conference", "slug", "status")))
         if row["status"] != main["status"]:
             paper["status"] = row["status"]
         if row["conference"][0] != conference_slug:
@@ -142,12 +129,12 @@ def from_objects(objects, conference_slug):
             item = {"name": person["name"]}
             if (
                 author_names.get(person["name"]) != slug
-                or slug_from(person["name"], slug_length(Author)) != slug
+                or derived_slug(Author, person["name"]) != slug
             ):
                 item["slug"] = slug
             if slug not in described:
                 described.add(slug)
-                for name, value in _compact_values(Author, person, None).items():
+                for name, value in _compact_values(Author, person).items():
                     if name not in ("slug", "name"):
                         item[name] = value
             if authorship["affiliations"]:
@@ -164,26 +151,34 @@ def from_objects(objects, conference_slug):
     return document
 
 
-def _compact_values(model, row, source, skip=()):
-    """``row``'s non-default values under their compact names; the slug left out when
-    it is the one derived from ``source`` (None: always written)."""
-
-    out = {}
-    for name, spec in field_specs(model).items():
-        if name in skip or spec.kind in ("reference", "references") or name not in row:
+def _compact_values(model, row, skip=()):
+    """``row``'s non-default values under their compact names (dates as dates); the slug
+    left out when it is the one the reader derives (``SLUG_SOURCES``)."""
+    out, specs = {}, field_specs(model)
+    for compact, name in plain_fields(model).items():
+        if name in skip or name not in row:
             continue
-        value = row[name]
+        value, spec = row[name], specs[name]
         if name == "slug":
-            if source is None or slug_from(row.get(source), slug_length(model)) != value:
+            source = SLUG_SOURCES.get(model)
+            if source is None or derived_slug(model, row.get(source)) != value:
                 out["slug"] = value
-            continue
-        if value == default_value(spec) and not spec.required:
-            continue
-        out[compact_name(name) if spec.translated else name] = value
+        elif value != default_value(spec) or spec.required:
+            if spec.kind == "date" and value:  # a date, so that YAML writes it unquoted
+                value = datetime.date.fromisoformat(value)
+            out[compact] = value
     other = out.get("other_names")
     if isinstance(other, str) and "\n" in other:
         out["other_names"] = other.split("\n")
     return out
+
+
+def _position(values, row, number):
+    """Write ``row``'s position into ``values`` only where it is not the list's ``number``."""
+    if row["position"] == number:
+        values.pop("position", None)
+    else:
+        values.setdefault("position", row["position"])
 
 
 def _unique_names(model, name_field, rows):
@@ -207,12 +202,10 @@ def other_slugs(model):
 
 
 def name_stands_alone(name, slug, counts, slugs):
-    """Whether a compact file may name the object ``slug`` by its ``name`` alone, its slug
-    left out: no other object in the database has the name (``counts``: name -> how many
-    objects of the model have it, drafts included) and, for an institution, the name is
-    no other's slug (``slugs``, :func:`other_slugs`: it would be read as that slug).
-    Whether it does depends on every row of the model, not only on the file's: the
-    publisher (publishing/changes.py) follows it to know which files changed."""
+    """Whether a compact file may name the object ``slug`` by its ``name`` alone: no other
+    object has the name (``counts``: name -> how many objects of the model have it,
+    drafts included) and the name is no other's slug (``slugs``, :func:`other_slugs`).
+    It depends on every row of the model: publishing/changes.py follows it."""
     return counts.get(name) == 1 and (name not in slugs or name == slug)
 
 
@@ -225,14 +218,11 @@ class _FlowMap(dict):
 
 
 def render(document, *, as_json=False):
-    """The compact document as text: YAML (the default) or JSON, ending in a newline.
-
-    YAML keeps each author, level and list of papers on one line, writes text of
-    several lines as a ``|`` block, and dates unquoted. The same document always gives
-    the same bytes.
-    """
+    """The compact document as text, YAML (the default) or JSON, ending in a newline;
+    the same document always as the same bytes. YAML keeps each author, level and list
+    of papers on one line, and writes text of several lines as a ``|`` block."""
     if as_json:
-        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
 
     class Dumper(yaml.SafeDumper):
         pass
@@ -251,25 +241,10 @@ def render(document, *, as_json=False):
     Dumper.add_representer(_FlowMap, flow_map)
     Dumper.add_representer(str, text)
     return yaml.dump(
-        _yaml_ready(document),
+        document,
         Dumper=Dumper,
         allow_unicode=True,
         sort_keys=False,
         default_flow_style=False,
         width=4096,
     )
-
-
-# The date fields of the compact format (Conference's days, Award's announcement).
-DATE_KEYS = ("start_date", "end_date", "announced_on")
-
-
-def _yaml_ready(value, key=None):
-    """Dates as dates (written unquoted), recursively, keeping the one-line classes."""
-    if isinstance(value, dict):
-        return type(value)({name: _yaml_ready(item, name) for name, item in value.items()})
-    if isinstance(value, list):
-        return type(value)(_yaml_ready(item) for item in value)
-    if key in DATE_KEYS and isinstance(value, str):
-        return datetime.date.fromisoformat(value)
-    return value

@@ -477,7 +477,7 @@ def test_same_person_twice_on_one_paper_is_one_problem(tmp_path, db):
 
 
 def test_relocate_keeps_problems_without_an_object():
-    from importing.compact import CompactDocument, relocate
+    from importing.compact.reader import CompactDocument, relocate
 
     problem = Problem("x.yaml", "cannot read the file")
 

@@ -289,6 +289,15 @@ def test_import_blank_required_field(tmp_path, before):
     [
         ("papers.conference", {}, "year", "2030", "expected a whole number, got a string"),
         ("papers.paper", {}, "title_en", 42, "expected a string, got a number"),
+        # Parsed objects are a dict subclass; named as any mapping, not by their class.
+        ("papers.paper", {}, "title_en", {"a": 1}, "expected a string, got a mapping"),
+        (
+            "papers.conference",
+            {},
+            "start_date",
+            [],
+            "expected a date written YYYY-MM-DD, got a list",
+        ),
         (
             "papers.paper",
             {},

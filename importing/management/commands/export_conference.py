@@ -1,9 +1,8 @@
 """Export a conference as a fixture that ``import_conference`` reads back unchanged.
 
 For moving a conference between sites, reviewing it as text, or keeping it under
-version control: export, flush, import and export again give the same bytes, in
-either format. The logic is in :mod:`importing.exporting`; the formats are in
-``docs/fixture-format.md`` and ``docs/compact-format.md``.
+version control: export, flush, import and export again give the same bytes. The logic
+is in :mod:`importing.exporting`.
 """
 
 from pathlib import Path
@@ -42,9 +41,9 @@ class Command(BaseCommand):
     def handle(self, *args, slug, output, format, list_slugs, **options):
         """Export conference ``slug`` to ``output`` (or standard output) in ``format``
         (compact: JSON when ``output`` ends in ``.json``); with ``--list``, print every
-        conference's slug instead, drafts too. Raises ``CommandError`` for an unknown
-        slug, neither or both of a slug and ``--list``, two images with one file name,
-        or images without ``--output``. An unreadable image is left out, with a warning.
+        conference's slug instead. Raises ``CommandError`` for an unknown slug, neither
+        or both of a slug and ``--list``, two images with one file name, or images
+        without ``--output``. An unreadable image is left out, with a warning.
         """
         if list_slugs:
             if slug is not None:

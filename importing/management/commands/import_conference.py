@@ -1,10 +1,9 @@
 """Import a conference fixture without losing editors' work.
 
 ``loaddata`` overwrites whatever it is given and stops at the first error. This command
-checks the whole file first and writes nothing unless all of it is valid, shows what
-it would change (``--dry-run``), and keeps the fields editors changed since the last
-import (unless ``--overwrite``). The logic is in :mod:`importing.pipeline`; the formats
-in ``docs/fixture-format.md`` and ``docs/compact-format.md``.
+checks the whole file first, writes nothing unless all of it is valid, shows what it
+would change (``--dry-run``), and keeps the fields editors changed since the last import
+(unless ``--overwrite``). The logic is in :mod:`importing.pipeline`.
 """
 
 import json
@@ -17,9 +16,8 @@ from importing.planning import DELETED
 
 
 def _short(value, limit=60):
-    """``value`` as JSON (a string in double quotes), shortened to about ``limit``
-    characters with "…" where it was cut: a string keeps its closing quote
-    (``"sha256:f750…"``), so the two values of a conflict line stay apart."""
+    """``value`` as JSON, cut to about ``limit`` characters with "…"; a string keeps its
+    closing quote (``"sha256:f750…"``), so the two values of a conflict stay apart."""
     text = json.dumps(value, ensure_ascii=False)
     if len(text) <= limit:
         return text
