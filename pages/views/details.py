@@ -179,57 +179,16 @@ class AuthorDetailView(PagePathMixin, generic.DetailView):
         return Author.objects.published().with_published_papers()
 
     def get_context_data(self, **kwargs):
+        """The author, ``page_obj`` (its papers), ``papers`` (listed), ``institutions``
+        and ``coauthors``. Http404 for a page number past the author's last page."""
         context = super().get_context_data(**kwargs)
-        context.update(author_page_contexts([(self.object, self.page_number)])[0])
+        author = self.object
+        lists = listing.PageLists()
+        page = paginate(self.page_number, listing.AuthorPapers(author, author.published_papers))
+        context["page_obj"] = page
+        context["papers"] = lists.papers(page.object_list, links=False)
+        context["institutions"] = list(Institution.objects.of_authors([author.pk]))
+        coauthors = Author.objects.coauthors_of_authors([author.pk])
+        context["coauthors"] = list(coauthors[:COAUTHORS_SHOWN])
+        lists.fetch()
         return context
-
-
-def author_page_contexts(pages):
-    """The author page's own context (``page_obj``, ``papers``, ``institutions``,
-    ``coauthors``) of each (author, page number) of ``pages``, in their order; each
-    author as ``AuthorDetailView.get_queryset()`` gives it (with ``published_papers``).
-    ``AuthorDetailView`` builds its one page with it, and publish_site (papers/
-    publishing.py) many at once: the papers of all the pages are listed together
-    (``listing.PageLists``: three queries for them all, not three a page), and the
-    papers (``listing.authors_rows``), institutions and co-authors of all the authors
-    in one query each.
-    Raises Http404 for a page number past an author's last page."""
-    lists = listing.PageLists()
-    authors = [author for author, _number in pages]
-    pks = [author.pk for author in authors]
-    institutions = _by_author(Institution.objects.of_authors(pks), pks)
-    coauthors = Author.objects.coauthors_of_authors(pks)
-    if len(set(pks)) == 1:
-        coauthors = coauthors[:COAUTHORS_SHOWN]  # one author: the limit in the query
-    coauthors = _by_author(coauthors, pks, limit=COAUTHORS_SHOWN)
-    # One page: its papers only (an author may have hundreds); many: every paper of them
-    # all, in two queries.
-    many = listing.authors_rows(authors) if len(pages) > 1 else {}
-    contexts = []
-    for author, number in pages:
-        papers = listing.AuthorPapers(author, author.published_papers, many.get(author.pk))
-        page = paginate(number, papers)
-        contexts.append(
-            {
-                "page_obj": page,
-                "papers": lists.papers(page.object_list, links=False),
-                "institutions": institutions[author.pk],
-                "coauthors": coauthors[author.pk],
-            }
-        )
-    lists.fetch()
-    return contexts
-
-
-def _by_author(rows, authors, limit=None):
-    """``{author's pk: [row, ...]}`` of ``rows`` (objects with ``of_author``), at most
-    ``limit`` each, in their order; an empty list for each of ``authors`` (pks) without any."""
-    grouped = {pk: [] for pk in authors}
-    for row in rows:
-        group = grouped[row.of_author]
-        if limit is None or len(group) < limit:
-            group.append(row)
-    return grouped
-
-
-# Index pages (issue 10): every conference, venue, award and author, each a bounded list.
