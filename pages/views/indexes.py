@@ -1,5 +1,6 @@
 """The indexes: conferences, venues, awards, authors A-Z."""
 
+import functools
 import types
 
 from django.conf import settings
@@ -10,8 +11,7 @@ from django.http import (
 )
 from django.urls import reverse
 from django.utils.html import escape
-from django.utils.safestring import mark_safe
-from django.utils.translation import ngettext
+from django.utils.safestring import SafeString, mark_safe
 from django.views import generic
 from modeltranslation.utils import build_localized_fieldname
 
@@ -28,7 +28,7 @@ from catalogue.models import (
 )
 from pages import paging
 from pages.paging import PagePathMixin
-from pages.templatetags.awards import translated_html
+from pages.templatetags.awards import paper_count, translated_html
 
 
 class ConferenceListView(generic.ListView):
@@ -113,89 +113,54 @@ class AwardListView(generic.ListView):
         )
         # A fallback to English in an award's name turns the page's notice on, as
         # {% translated %} would: the template asks for it when ``untranslated`` is set.
-        shown = types.SimpleNamespace(found=False)
-        tracker = {"untranslated_tracker": shown}
-        counts = {}  # "3 papers" once per number on the page, not once per award
-
-        def papers_count(number):
-            if number not in counts:
-                counts[number] = ngettext("%(counter)s paper", "%(counter)s papers", number) % {
-                    "counter": number
-                }
-            return counts[number]
-
-        venues = []
+        tracker = {"untranslated_tracker": types.SimpleNamespace(found=False)}
+        count_text = functools.cache(paper_count)  # once per number on the page
+        venues = {}
         for rows in series:
             latest = rows[0]
-            if not venues or venues[-1]["id"] != latest["conference__venue_id"]:
+            venue = venues.get(latest["conference__venue_id"])
+            if venue is None:
                 slug = latest["conference__venue__slug"]
-                venues.append(
-                    {
-                        "id": latest["conference__venue_id"],
-                        "slug": slug,
-                        "url": reverse("papers:venue-detail", kwargs={"slug": slug}),
-                        "name": translated_html(
-                            _names(latest, "conference__venue__"),
-                            "name",
-                            model=Venue,
-                            context=tracker,
-                        ),
-                        "series": [],
-                    }
-                )
-            venues[-1]["series"].append(
-                {
-                    "slug": latest["slug"],
-                    "url": reverse(
-                        "papers:award-series",
-                        kwargs={
-                            "venue_slug": latest["conference__venue__slug"],
-                            "slug": latest["slug"],
-                        },
+                venue = venues[latest["conference__venue_id"]] = {
+                    "slug": slug,
+                    "url": reverse("papers:venue-detail", kwargs={"slug": slug}),
+                    "name": translated_html(
+                        _names(latest, "conference__venue__"), "name", model=Venue, context=tracker
                     ),
-                    "name": translated_html(_names(latest), "name", model=Award, context=tracker),
-                    "editions": [
-                        {
-                            "url": reverse(
-                                "papers:award-detail",
-                                kwargs={
-                                    "conference_slug": row["conference__slug"],
-                                    "slug": row["slug"],
-                                },
-                            ),
-                            "year": row["conference__year"],
-                            "count": papers_count(row["entry_count"]),
-                        }
-                        for row in rows
-                    ],
+                    "series_html": SafeString(),
                 }
-            )
-        for venue in venues:
-            venue["series_html"] = _series_html(venue["series"])
-        context["venues"] = venues
-        context["untranslated"] = shown.found
+            name = translated_html(_names(latest), "name", model=Award, context=tracker)
+            venue["series_html"] += _series_html(rows, name, count_text)
+        context["venues"] = list(venues.values())
+        context["untranslated"] = tracker["untranslated_tracker"].found
         return context
 
 
-def _series_html(series):
-    """The items of a venue's list of award series on the award index, as the HTML its
-    template made with two ``{% for %}`` loops (the same text, whitespace included), from
-    the ``series`` of ``AwardListView``: each name is safe HTML already, addresses and
-    counts are escaped, years are whole numbers. Made here: the loops and their
-    variable look-ups were about half of the page's CPU (cProfile, make bench's 200
-    awards)."""
-    parts = []
-    for item in series:
-        parts.append(
-            f'\n    <li><a class="index-name" href="{escape(item["url"])}">'
-            f'{item["name"]}</a>\n      <ul class="editions">\n        '
+def _series_html(rows, name, count_text):
+    """An item of a venue's list of award series on the award index, as the HTML its
+    template made with two ``{% for %}`` loops (the same text, whitespace included):
+    ``rows`` the series' editions (AWARD_INDEX_COLUMNS), the newest first, ``name`` its
+    name (safe HTML), ``count_text`` a number's "N papers". Made here: the loops and
+    their variable look-ups were about half of the page's CPU (cProfile, make bench's
+    200 awards)."""
+    url = reverse(
+        "papers:award-series",
+        kwargs={"venue_slug": rows[0]["conference__venue__slug"], "slug": rows[0]["slug"]},
+    )
+    parts = [
+        f'\n    <li><a class="index-name" href="{escape(url)}">{name}</a>\n'
+        '      <ul class="editions">\n        '
+    ]
+    for row in rows:
+        url = reverse(
+            "papers:award-detail",
+            kwargs={"conference_slug": row["conference__slug"], "slug": row["slug"]},
         )
-        for award in item["editions"]:
-            parts.append(
-                f'\n        <li><a href="{escape(award["url"])}">{award["year"]:d}</a> '
-                f'<span class="count">{escape(award["count"])}</span></li>\n        '
-            )
-        parts.append("\n      </ul></li>\n    ")
+        parts.append(
+            f'\n        <li><a href="{escape(url)}">{row["conference__year"]:d}</a> '
+            f'<span class="count">{escape(count_text(row["entry_count"]))}</span></li>\n        '
+        )
+    parts.append("\n      </ul></li>\n    ")
     return mark_safe("".join(parts))  # noqa: S308 - every text in it escaped or safe
 
 
