@@ -4,14 +4,7 @@ series, paper, author."""
 from django.views import generic
 
 from catalogue import listing
-from catalogue.models import (
-    Author,
-    Award,
-    Conference,
-    Institution,
-    Paper,
-    Venue,
-)
+from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 

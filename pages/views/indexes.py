@@ -5,10 +5,7 @@ import types
 
 from django.conf import settings
 from django.db.models import Count, Exists, Max, Min, Q
-from django.http import (
-    Http404,
-    HttpResponsePermanentRedirect,
-)
+from django.http import Http404, HttpResponsePermanentRedirect
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
