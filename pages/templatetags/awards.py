@@ -10,6 +10,7 @@ An empty field never passes for a translation.
 
 import re
 import secrets
+import types
 
 from django import template
 from django.conf import settings
@@ -47,14 +48,6 @@ def is_name(obj, field):
     except NotRegistered:
         return False
     return field in getattr(options, "names", ())
-
-
-class UntranslatedTracker:
-    """Whether a page showed untranslated text, and where its notice goes (a marker)."""
-
-    def __init__(self):
-        self.found = False
-        self.marker = f"<!--untranslated-notice-{secrets.token_hex(8)}-->"
 
 
 def note_untranslated(context):
@@ -124,7 +117,9 @@ class MarkingUntranslatedNode(template.Node):
         self.nodelist = nodelist
 
     def render(self, context):
-        tracker = UntranslatedTracker()
+        # Whether the part showed untranslated text, and where its notice goes.
+        marker = f"<!--untranslated-notice-{secrets.token_hex(8)}-->"
+        tracker = types.SimpleNamespace(found=False, marker=marker)
         with context.push(untranslated_tracker=tracker):
             html = self.nodelist.render(context)
         notice = ""
@@ -253,17 +248,14 @@ def page_alternates(context):
     """``<link>`` elements of the current page's canonical URL (its path, without the
     query string) and its versions in every language plus ``x-default``, absolute."""
     request = context["request"]
-    path = request.path
-    links = [format_html('<link rel="canonical" href="{}">', absolute_url(path, request))]
-    for code, version in language_versions(path, language_paths(request)):
-        links.append(
-            format_html(
-                '<link rel="alternate" hreflang="{}" href="{}">',
-                code,
-                absolute_url(version, request),
-            )
-        )
-    return mark_safe("\n  ".join(links))  # noqa: S308 - each part built by format_html
+    versions = language_versions(language_paths(request))
+    alternates = format_html_join(
+        "\n  ",
+        '<link rel="alternate" hreflang="{}" href="{}">',
+        ((code, absolute_url(version, request)) for code, version in versions),
+    )
+    canonical = absolute_url(request.path, request)
+    return format_html('<link rel="canonical" href="{}">\n  {}', canonical, alternates)
 
 
 @register.simple_tag(takes_context=True)
