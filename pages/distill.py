@@ -15,8 +15,10 @@ import math
 
 from django.db.models import Count
 from django.db.models.functions import Substr
+from django.urls import path
 
 from catalogue.models import Author, Award, Conference, Paper, Venue
+from pages import citations
 from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 
@@ -28,11 +30,10 @@ def public(pattern):
 
 
 def distill(pattern, func=None, file=None):
-    """``pattern`` (a URLPattern made by ``path()``) marked public and published, as
-    django-distill's ``distill_path()`` marks one: ``func`` yields the URL kwargs of
-    each page (None: the route has no kwargs, one page); ``file`` names the output file
-    when the URL's own path would not be served with the right type (with ``{kwarg}``
-    placeholders, as django-distill's ``distill_file``). Returns ``pattern``."""
+    """``pattern`` (a URLPattern) marked public and published, as django-distill's
+    ``distill_path()`` marks one: ``func`` yields the URL kwargs of each page (None: one
+    page without kwargs); ``file`` names the output file when the URL's path would be
+    served with the wrong type (``{kwarg}`` placeholders allowed). Returns ``pattern``."""
     pattern.distill_func = func or one_page
     pattern.distill_file = file
     pattern.distill_status_codes = (200,)
@@ -46,8 +47,8 @@ def distill_paged(patterns, func, pages):
 
 
 def distill_named(patterns, routes):
-    """``patterns`` (a list of URLPattern, such as django-ninja's) all marked public, and
-    those named in ``routes`` (``{name: (func, file)}``) published; returns ``patterns``."""
+    """``patterns`` (URLPatterns, such as django-ninja's) marked public, those named in
+    ``routes`` (``{name: (func, file)}``) published too; returns ``patterns``."""
     for pattern in patterns:
         public(pattern)
         if pattern.name in routes:
@@ -105,13 +106,14 @@ def award_series():
     return ({"venue_slug": venue, "slug": slug} for venue, slug in series_slugs())
 
 
-def citations_of(func):
-    """A distill function yielding ``func``'s kwargs with each citation format."""
+def distill_citations(route, view, name, func):
+    """The route ``name`` of the citation downloads of the page at ``route`` (whose
+    distill function is ``func``), published in each format of ``citations.FORMATS``."""
 
     def formats():
-        return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in ("bib", "ris", "json"))
+        return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in citations.FORMATS)
 
-    return formats
+    return distill(path(f"{route}cite.<citation_format:fmt>", view, name=name), formats)
 
 
 def _later_pages(count, size):

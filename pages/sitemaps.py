@@ -1,14 +1,11 @@
-"""The sitemaps: every published public page in both languages, with hreflang alternates
-and x-default (django.contrib.sitemaps), from the same queries as the static site's
-routes (pages/distill.py), so none lists a 404.
+"""The sitemaps (django.contrib.sitemaps): every published public page in each language,
+with hreflang alternates and x-default, from the static site's queries (pages/distill.py).
 
-/sitemap.xml (``index``) names one part per section (/sitemap-papers.xml) and the
-further parts of a long section at paths of their own (/sitemap-papers-2.xml,
-``section``), which a static host can serve as files; Django's ``?p=2`` answers a 301
-to that path. A part holds at most ``PART_URLS`` URLs (about 700 KB), far under the
-protocol's 50,000 URLs and 50 MB. Items are slugs, not model instances: a part of
-15,000 authors took 310 ms of CPU with instances, 0 ms with slugs
-(benchmarks/server_time.py's data).
+/sitemap.xml (``index``) names each section's parts at paths of their own, which a static
+host can serve as files (/sitemap-papers.xml, /sitemap-papers-2.xml: ``section``; an old
+``?p=2`` answers a 301). A part holds at most ``PART_URLS`` URLs (about 700 KB), far
+under the protocol's 50,000 and 50 MB. Items are slugs: a part of 15,000 authors took
+310 ms of CPU with model instances (benchmarks/server_time.py's data).
 """
 
 import math
@@ -99,7 +96,7 @@ SITEMAPS = {
 
 
 def part_count(section):
-    """The number of parts (an int from 1) of the sitemap of ``section`` (a key of
+    """The number of parts (an int from 1) of ``section``'s sitemap (a key of
     ``SITEMAPS``), each item once per language. One COUNT query (none for a list)."""
     site = SITEMAPS[section]
     items = site.items()
@@ -128,10 +125,9 @@ def part_path(section, number):
 
 @x_robots_tag
 def index(request):
-    """/sitemap.xml: the absolute URL of every part of every sitemap in ``SITEMAPS``, at
-    ``DJANGO_SITE_URL`` when it is set, as the parts are. Not Django's index view: that
-    loads every item of every section (seconds at 15,000 authors), where this counts
-    each section with one query, and it names parts by ``?p=``, not their paths."""
+    """/sitemap.xml: the absolute URL of every part of every section (at ``DJANGO_SITE_URL``
+    when set). Not Django's index view, which loads every item of every section (seconds
+    at 15,000 authors) and names parts by ``?p=``: this counts each section in one query."""
     parts = [
         SitemapIndexItem(absolute_url(part_path(section, number), request), None)
         for section in SITEMAPS
@@ -144,10 +140,9 @@ def index(request):
 
 @x_robots_tag
 def section(request, section, page=None):
-    """/sitemap-<section>.xml (``page`` None) and /sitemap-<section>-<page>.xml: one
-    part of the sitemap of ``section``, as Django's ``sitemap`` view renders it. An old
-    ``?p=N``, and ``-1``, answer a 301 to the part's one address. 404 for a section not
-    in ``SITEMAPS``, a ``p`` that is not a whole number from 1, a part past the last."""
+    """/sitemap-<section>.xml (``page`` None) and /sitemap-<section>-<page>.xml, rendered
+    as Django's ``sitemap`` view does. An old ``?p=N``, and ``-1``, answer a 301 to the
+    part's address; 404 for an unknown section, a bad ``p``, a part past the last."""
     if section not in SITEMAPS:
         raise Http404(f"No sitemap section {section!r}.")
     if "p" in request.GET:
