@@ -2,14 +2,12 @@
 CSL-JSON, of papers from ``Paper.objects.for_citation()``, as published: English titles
 and abstracts. TeX maths is kept as maths in BibTeX and left as written elsewhere.
 
-Safety. Titles, names and abstracts come from imports and the admin, so no value may
-break out of its field. BibTeX: every value is one line (bibtexparser starts a new
-entry at an ``@`` that opens a line) and its braces balance, counted as BibTeX and
-biber count them, escaped or not; maths is kept only when it is safe (see
-``maths_is_safe``), else written as escaped text; identifiers and URLs have their
-braces, backslashes and spaces percent-encoded. RIS: every value is one line, so no
-value can start a tag line (a tag is only read at the start of a line). CSL-JSON is
-written by ``json.dumps``, which escapes quotes, backslashes and control characters.
+Safety: no value from imports or the admin may break out of its field. BibTeX: every
+value is one line (bibtexparser starts an entry at an ``@`` opening a line) and its
+braces balance, escaped or not, as BibTeX and biber count them; maths is kept only when
+``maths_is_safe``; identifiers and URLs have braces, backslashes and spaces
+percent-encoded. RIS: every value is one line, so none can start a tag line. CSL-JSON
+is written by ``json.dumps``, which escapes quotes, backslashes and control characters.
 """
 
 import functools

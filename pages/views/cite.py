@@ -44,11 +44,8 @@ def _streamed_citations(request, pks, fmt, filename):
 
 def paper_citation(request, slug, fmt):
     """One published paper's citation as BibTeX (``bib``), RIS (``ris``) or CSL-JSON
-    (``json``). 404 for an unknown or unpublished paper or format.
-
-    With ``?preview=1``, staff who may view papers get a draft's citation too (the
-    download a paper's preview links to; see ``previewing``), never stored by a cache.
-    """
+    (``json``); 404 for an unknown or unpublished paper or format. With ``?preview=1``,
+    staff who may view papers get a draft's (see ``previewing``), never cached."""
     preview = previewing(request, Paper)
     papers = Paper.objects.all() if preview else Paper.objects.published()
     paper = get_object_or_404(papers.for_citation(), slug=slug)

@@ -8,15 +8,14 @@ from catalogue.models import Author, Award, Conference, Institution, Paper, Venu
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 
-# Conferences the home page shows with their awards, newest first: about a season of the
-# field's main venues, and the page does not grow with the data (issue 13).
+# Conferences the home page shows with their awards: about a season of the field's main
+# venues, so that the page does not grow with the data.
 HOME_CONFERENCES = 5
 
 
 class HomeView(generic.ListView):
-    """The ``HOME_CONFERENCES`` most recent conferences with awards of their own, each
-    with its awards; ``more_conferences`` when there are others (the page links the
-    conference index). Two queries (one without conferences)."""
+    """The ``HOME_CONFERENCES`` most recent conferences with awards, each with its awards;
+    ``more_conferences`` when there are others. Two queries (one without conferences)."""
 
     template_name = "papers/home.html"
     context_object_name = "conferences"
@@ -51,9 +50,9 @@ class VenueDetailView(generic.DetailView):
 
 
 class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
-    """A conference's awards in full, each level under its own heading, the top level
-    first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (page N at
-    ``page/<N>/``, see pages/paging.py and ``paginate``). 404 for an unknown slug."""
+    """A conference's awards in full, level by level, the top level first, then its
+    other papers by title, ``LIST_PAGE_SIZE`` a page (pages/paging.py). 404 when
+    unknown."""
 
     model = Conference
 
@@ -64,16 +63,14 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         conference = self.object
-        # The conference's published awards (outside a preview the conference itself is
-        # published: get_queryset() says so), each given the page's conference.
+        # The conference's published awards, each given the page's conference.
         awards = Award.objects.published(ignore_conference=True).filter(conference=conference)
         awards = list(awards.order_by("position", "slug"))
         for award in awards:
             award.conference = conference
         lists = listing.PageLists()
         context["awards"] = lists.awards(awards, shown_entries(self.preview))
-        # published_without_award_at() sets aside the papers of the awards shown above
-        # (the conference's published awards, whatever its own status).
+        # Less the papers of the awards shown above, whatever the conference's status.
         papers = Paper.objects.published(ignore_conference=True)
         page = paginate(self.page_number, papers.published_without_award_at(conference))
         context["page_obj"] = page
@@ -105,8 +102,7 @@ class AwardDetailView(PreviewMixin, generic.DetailView):
 
     def get_context_data(self, **kwargs):
         """The page's context; in a preview also ``series_public``: whether the award
-        series page (published editions only, no preview) exists, else it is not linked
-        (one query, in previews only)."""
+        series page, which has no preview, exists to be linked (one query)."""
         context = super().get_context_data(**kwargs)
         if self.preview:
             award = self.object
@@ -159,16 +155,14 @@ COAUTHORS_SHOWN = 24
 
 
 class AuthorDetailView(PagePathMixin, generic.DetailView):
-    """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
-    a page (page N at ``page/<N>/``, see pages/paging.py and ``paginate``); the
-    institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
-    co-authors. 404 when unknown or without a published paper."""
+    """A person's papers, newest first, with their awards, ``LIST_PAGE_SIZE`` a page
+    (pages/paging.py); the institutions the person gave over the years and up to
+    ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a published paper."""
 
     model = Author
 
     def get_queryset(self):
-        """Authors of a published paper, with ``published_papers``, how many (the
-        page's paginator needs it)."""
+        """Authors of a published paper, with ``published_papers`` (how many)."""
         return Author.objects.published().with_published_papers()
 
     def get_context_data(self, **kwargs):
