@@ -3,8 +3,7 @@ from django.db.models.signals import post_delete, post_save
 
 
 class PagesConfig(AppConfig):
-    """The public pages: views, URLs, template tags, metadata, citations, feeds,
-    sitemaps and share cards."""
+    """The public pages: views, URLs, tags, metadata, citations, feeds, sitemaps, cards."""
 
     name = "pages"
     verbose_name = "Public pages"

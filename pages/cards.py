@@ -1,12 +1,11 @@
 """Share cards: the ``og:image`` of a paper without a teaser, drawn once with Pillow.
 
 A card is a 1200 x 630 PNG with the site's name, the paper's title, its first published
-award (and level) and its conference, in one language. Cards are drawn outside visitors'
-requests, by ``make_share_cards`` (after each import) and after an editor's committed
-change (``cards_after_change``); a page only names the card. Its file name carries a
-digest of its text (``cards/<slug>-<language>-<digest>.png``), so a changed title names
-a new card: until it is drawn the page shows no ``og:image``, never a stale one.
-Without ``settings.SHARE_CARD_FONT``, Pillow's built-in Latin font draws English cards.
+award (and level) and its conference, in one language. Cards are drawn by
+``make_share_cards`` (after each import) and after an editor's committed change
+(``cards_after_change``), never in a visitor's request. Its file name carries a digest
+of its text (``cards/<slug>-<language>-<digest>.png``), so a changed title names a new
+card: until it is drawn the page shows no ``og:image``, never a stale one.
 """
 
 import hashlib
@@ -43,23 +42,14 @@ MATH_DELIMITERS = re.compile(r"\\[()\[\]]|\$\$?")
 @cache
 def _font_file():
     """The card font's path, or None when ``settings.SHARE_CARD_FONT`` is not a file."""
-    path = Path(settings.SHARE_CARD_FONT) if settings.SHARE_CARD_FONT else None
-    return path if path is not None and path.is_file() else None
-
-
-def card_language(language):
-    """The language a card for a page in ``language`` is written in: the same, or
-    English when the font cannot write it (no font file: Latin letters only)."""
-    if _font_file() is None:
-        return settings.MODELTRANSLATION_DEFAULT_LANGUAGE
-    return language
+    path = Path(settings.SHARE_CARD_FONT or "")
+    return path if settings.SHARE_CARD_FONT and path.is_file() else None
 
 
 def card_text(paper, language):
     """What the card of ``paper`` (from ``Paper.objects.for_detail()``) says in
     ``language``: a dict of ``site``, ``title``, ``award`` ("" without one) and
     ``conference``."""
-
     with translation.override(language):
         award = ""
         entries = list(paper.award_entries.all())
@@ -80,20 +70,17 @@ def card_text(paper, language):
         }
 
 
-def _card(paper, language):
+def card_file(paper, language):
     """``(storage name, text)`` of ``paper``'s card for a page in ``language``: the text
-    (``card_text``) in the card's language, and a name carrying its digest. No file access."""
-    language = card_language(language)
+    (``card_text``) in that language, or in English without a font file (Pillow's own
+    writes Latin letters only), and a name carrying its digest. No file access."""
+    if _font_file() is None:
+        language = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
     text = card_text(paper, language)
     digest = hashlib.sha256(
         json.dumps([DESIGN_VERSION, text], ensure_ascii=False).encode()
     ).hexdigest()[:12]
     return f"{DIRECTORY}/{paper.slug}-{language}-{digest}.png", text
-
-
-def card_name(paper, language):
-    """The storage name of ``paper``'s card for a page in ``language`` (no file access)."""
-    return _card(paper, language)[0]
 
 
 def _alt(text):
@@ -102,25 +89,25 @@ def _alt(text):
 
 
 def share_card(paper, language):
-    """``(url, width, height, alt)`` of ``paper``'s card for a page in ``language``, or
-    None when the paper has a teaser (which is its share image) or its card is not drawn
-    yet. One existence check in the storage; never draws."""
+    """``(url, width, height, alt)`` of ``paper``'s card for a page in ``language``; None
+    for a paper with a teaser (its share image) or a card not drawn yet. One existence
+    check in the storage."""
     if paper.image:
         return None
-    name, text = _card(paper, language)
+    name, text = card_file(paper, language)
     if not default_storage.exists(name):
         return None
     return default_storage.url(name), WIDTH, HEIGHT, _alt(text)
 
 
 def make_cards(paper, *, dry_run=False):
-    """Draw ``paper``'s missing cards (one per language of ``settings.LANGUAGES``; none
-    for a paper with a teaser) and delete its outdated ones. Returns the names drawn.
-    ``paper`` as for ``card_text``. With ``dry_run``, only says what it would draw."""
+    """Draw ``paper``'s missing cards (one per language; none for a paper with a teaser)
+    and delete its outdated ones; returns the names drawn (with ``dry_run``, to draw).
+    ``paper`` as for ``card_text``."""
     if paper.image:
         return []
-    # Two languages share a card when the font cannot write one of them (card_language).
-    wanted = dict(_card(paper, code) for code, _name in settings.LANGUAGES)
+    # Two languages share a card when the font cannot write one of them (card_file).
+    wanted = dict(card_file(paper, code) for code, _name in settings.LANGUAGES)
     drawn = []
     for name, text in sorted(wanted.items()):
         if default_storage.exists(name):
@@ -157,9 +144,8 @@ def _font(size):
 
 
 def _wrap(draw, text, font, width, max_lines):
-    """``text`` in lines at most ``width`` pixels wide, breaking between words (or
-    between characters in a word too wide, as Chinese is), at most ``max_lines``
-    lines, the last cut with an ellipsis."""
+    """``text`` in at most ``max_lines`` lines of at most ``width`` pixels, broken between
+    words (or characters, in a word too wide, as Chinese is), the last cut with "…"."""
     lines, line = [], ""
     for word in re.findall(r"\S+\s*", text):
         candidate = line + word
@@ -219,9 +205,8 @@ def draw_card(text):
 
 
 def refresh_cards(paper_ids):
-    """Draw the missing cards of the papers ``paper_ids`` (after an editor's change) and,
-    when any was drawn, send ``content_changed``: the cached pages named no card or an
-    old one."""
+    """Draw the missing cards of the papers ``paper_ids`` and, when any was drawn, send
+    ``content_changed`` (cached pages named no card or an old one); returns the names."""
     drawn = []
     for paper in Paper.objects.filter(pk__in=paper_ids, image="").for_detail():
         drawn += make_cards(paper)
@@ -232,8 +217,8 @@ def refresh_cards(paper_ids):
 
 def cards_after_change(sender, instance, raw=False, **kwargs):
     """Receiver of a change to a paper, conference, award, award level or award entry:
-    once it is committed, draw the cards it outdated (``refresh_cards``). Not for
-    fixture loading (``raw``), nor when ``settings.SHARE_CARDS_ON_SAVE`` is false."""
+    once committed, draw the cards it outdated (``refresh_cards``); not for fixture
+    loading (``raw``), nor when ``settings.SHARE_CARDS_ON_SAVE`` is false."""
     if raw or not settings.SHARE_CARDS_ON_SAVE:
         return
     if isinstance(instance, AwardEntry):

@@ -2,14 +2,12 @@
 CSL-JSON, of papers from ``Paper.objects.for_citation()``, as published: English titles
 and abstracts. TeX maths is kept as maths in BibTeX and left as written elsewhere.
 
-Safety. Titles, names and abstracts come from imports and the admin, so no value may
-break out of its field. BibTeX: every value is one line (bibtexparser starts a new
-entry at an ``@`` that opens a line) and its braces balance, counted as BibTeX and
-biber count them, escaped or not; maths is kept only when it is safe (see
-``maths_is_safe``), else written as escaped text; identifiers and URLs have their
-braces, backslashes and spaces percent-encoded. RIS: every value is one line, so no
-value can start a tag line (a tag is only read at the start of a line). CSL-JSON is
-written by ``json.dumps``, which escapes quotes, backslashes and control characters.
+Safety: no value from imports or the admin may break out of its field. BibTeX: every
+value is one line (bibtexparser starts an entry at an ``@`` opening a line) and its
+braces balance, escaped or not, as BibTeX and biber count them; maths is kept only when
+``maths_is_safe``; identifiers and URLs have braces, backslashes and spaces
+percent-encoded. RIS: every value is one line, so none can start a tag line. CSL-JSON
+is written by ``json.dumps``, which escapes quotes, backslashes and control characters.
 """
 
 import functools
@@ -48,10 +46,10 @@ class Name:
 
 
 def split_name(name):
-    """Split a name as published ("Jan van Rossem") into given ("Jan") and family ("van
+    """A name as published ("Jan van Rossem") split into given ("Jan") and family ("van
     Rossem": the last word and the particles before it, as BibTeX reads "First von
-    Last"), a generational ``suffix`` kept apart ("King, Jr."). A one-word name, or one
-    in Chinese, Japanese or Korean script, stays whole as ``literal``."""
+    Last") and a generational ``suffix``; a one-word name, or one in Chinese, Japanese
+    or Korean script, whole as ``literal``."""
     words = name.split()
     if len(words) < 2 or CJK.search(name):
         return Name(literal=" ".join(words))
@@ -118,9 +116,8 @@ def _balanced(text):
     return depth == 0
 
 
-# tex() of this many recent texts is kept (a few kB each, at most about 30 MB): pylatexenc
-# is slow, and a paper's text is written in its own, its conference's and its awards'
-# downloads, in two languages (half the time of publishing the BibTeX files).
+# tex() of this many recent texts is kept (a few kB each): pylatexenc is slow, and a text
+# is written in several downloads (half the time of publishing the BibTeX files).
 TEX_CACHE_SIZE = 8192
 
 
@@ -128,9 +125,8 @@ TEX_CACHE_SIZE = 8192
 def tex(text):
     """``text`` as one line of LaTeX for a BibTeX field: specials and accents escaped,
     TeX maths kept as ``$...$`` when ``maths_is_safe``, else escaped as text. Text braces
-    are ``\\{`` and ``\\}``, or ``{\\textbraceleft}`` and ``{\\textbraceright}`` when
-    those would not balance (BibTeX counts escaped braces too): the result's braces
-    always balance, so it can never close its field or entry."""
+    are ``\\{`` and ``\\}``, or ``{\\textbraceleft}`` when those would not balance:
+    the result's braces always balance, so it can never close its field or entry."""
     text = one_line(text)
     parts, position = [], 0
     for match in math_matches(text):
@@ -139,23 +135,19 @@ def tex(text):
         parts.append((True, formula) if maths_is_safe(formula) else (False, match.group()))
         position = match.end()
     parts.append((False, text[position:]))
-    written = "".join(
-        f"${chunk}$" if is_math else _latex.unicode_to_latex(chunk) for is_math, chunk in parts
-    )
-    if _balanced(written):
-        return written
-    return "".join(
-        f"${chunk}$"
-        if is_math
-        else "".join(
-            _TEXT_BRACES.get(piece) or _latex.unicode_to_latex(piece)
-            for piece in re.split(r"([{}])", chunk)
-        )
-        for is_math, chunk in parts
-    )
+    written = _written(parts, _latex.unicode_to_latex)
+    return written if _balanced(written) else _written(parts, _text_braces)
 
 
-_TEXT_BRACES = {"{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
+def _written(parts, escape):
+    return "".join(f"${chunk}$" if is_math else escape(chunk) for is_math, chunk in parts)
+
+
+def _text_braces(text):
+    """``text`` in LaTeX, its braces as ``{\\textbraceleft}`` and ``{\\textbraceright}``."""
+    braces = {"{": "{\\textbraceleft}", "}": "{\\textbraceright}"}
+    pieces = re.split(r"([{}])", text)
+    return "".join(braces.get(piece) or _latex.unicode_to_latex(piece) for piece in pieces)
 
 
 def _verbatim(value):
@@ -170,9 +162,9 @@ def one_line(text):
 
 
 def citation_key(paper, taken):
-    """An ASCII key like ``snell2025conformal``: first author's family name, year,
-    first title word of four letters or more; a letter is added while ``taken``
-    (a set, updated) has it already."""
+    """An ASCII key like ``snell2025conformal`` (first author's family name, year, first
+    title word of four letters or more), a letter added while ``taken`` (a set, updated)
+    has it."""
     authorships = paper.ordered_authorships
     name = split_name(authorships[0].author.name) if authorships else Name()
     # The title's words outside its maths, found by the one maths finder (linear time).
@@ -192,9 +184,14 @@ def _ascii(text):
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
-def _keys(papers, taken=None):
+def _cited(papers, taken=None):
+    """``(citation key, paper, its identifiers)`` of each of ``papers``."""
     taken = set() if taken is None else taken
-    return [(citation_key(paper, taken), paper) for paper in papers]
+    return [(citation_key(paper, taken), paper, paper_identifiers(paper)) for paper in papers]
+
+
+def _authors(paper):
+    return [split_name(authorship.author.name) for authorship in paper.ordered_authorships]
 
 
 def _bibtex_name(name):
@@ -214,34 +211,24 @@ def to_bibtex(papers, urls, taken=None):
     URL here}, used when no proceedings or OpenReview page is known; ``taken``: the
     citation keys used already (a set, updated), for text written in parts (``stream``)."""
     entries = []
-    for key, paper in _keys(papers, taken):
-        ids = paper_identifiers(paper)
+    for key, paper, ids in _cited(papers, taken):
         conference = paper.conference
+        first, last = first_page_and_last(paper.pages)
         fields = [
             ("title", "{" + tex(paper.title_en) + "}"),
-            (
-                "author",
-                " and ".join(
-                    _bibtex_name(split_name(a.author.name)) for a in paper.ordered_authorships
-                ),
-            ),
+            ("author", " and ".join(_bibtex_name(name) for name in _authors(paper))),
             ("booktitle", tex(conference.venue.name_en)),
             ("year", str(conference.year)),
+            ("pages", f"{tex(first)}--{tex(last)}" if last else tex(first)),
+            ("address", tex(_place(conference))),
+            ("note", tex(conference.proceedings_en or "")),
+            ("doi", _verbatim(ids["doi"])),
+            ("eprint", _verbatim(ids["arxiv"])),
+            ("archiveprefix", "arXiv" if ids["arxiv"] else ""),
+            ("url", _verbatim(ids["landing"] or urls[paper.pk])),
+            ("abstract", tex(paper.abstract_en or "")),
         ]
-        first, last = first_page_and_last(paper.pages)
-        if first:
-            fields.append(("pages", f"{tex(first)}--{tex(last)}" if last else tex(first)))
-        if _place(conference):
-            fields.append(("address", tex(_place(conference))))
-        if conference.proceedings_en:
-            fields.append(("note", tex(conference.proceedings_en)))
-        if ids["doi"]:
-            fields.append(("doi", _verbatim(ids["doi"])))
-        if ids["arxiv"]:
-            fields += [("eprint", _verbatim(ids["arxiv"])), ("archiveprefix", "arXiv")]
-        fields.append(("url", _verbatim(ids["landing"] or urls[paper.pk])))
-        if paper.abstract_en:
-            fields.append(("abstract", tex(paper.abstract_en)))
+        # A field without a value is left out.
         entries.append(
             Entry("inproceedings", key, [Field(name, value) for name, value in fields if value])
         )
@@ -271,29 +258,26 @@ def to_ris(papers, urls, taken=None):
     """RIS records (type ``CPAPER``: conference paper) for ``papers``; ``urls`` and
     ``taken`` as in to_bibtex."""
     records = []
-    for _key, paper in _keys(papers, taken):
-        ids = paper_identifiers(paper)
+    for _key, paper, ids in _cited(papers, taken):
         conference = paper.conference
+        first, last = first_page_and_last(paper.pages)
         record = {
             "type_of_reference": "CPAPER",
             "title": paper.title_en,
-            "authors": [_ris_name(split_name(a.author.name)) for a in paper.ordered_authorships],
+            "authors": [_ris_name(name) for name in _authors(paper)],
             "year": str(conference.year),
             "secondary_title": conference.venue.name_en,
             "urls": [url for url in (ids["landing"], urls[paper.pk]) if url],
             "language": "en",
         }
-        first, last = first_page_and_last(paper.pages)
-        if first:
-            record["start_page"] = first
-        if last:
-            record["end_page"] = last
-        if _place(conference):
-            record["place_published"] = _place(conference)
-        if ids["doi"]:
-            record["doi"] = ids["doi"]
-        if paper.abstract_en:
-            record["abstract"] = paper.abstract_en
+        optional = {
+            "start_page": first,
+            "end_page": last,
+            "place_published": _place(conference),
+            "doi": ids["doi"],
+            "abstract": paper.abstract_en,
+        }
+        record.update((tag, value) for tag, value in optional.items() if value)
         records.append({tag: _ris_value(value) for tag, value in record.items()})
     return rispy.dumps(records, implementation=_RisWriter)
 
@@ -306,28 +290,26 @@ def to_csl_json(papers, urls):
 def csl_items(papers, urls, taken=None):
     """The CSL-JSON items of ``papers`` as dicts; ``urls`` and ``taken`` as in to_bibtex."""
     items = []
-    for key, paper in _keys(papers, taken):
-        ids = paper_identifiers(paper)
+    for key, paper, ids in _cited(papers, taken):
         conference = paper.conference
         item = {
             "id": key,
             "type": "paper-conference",
             "title": one_line(paper.title_en),
-            "author": [_csl_name(split_name(a.author.name)) for a in paper.ordered_authorships],
+            "author": [_csl_name(name) for name in _authors(paper)],
             "issued": {"date-parts": [[conference.year]]},
             "container-title": conference.venue.name_en,
             "event-title": conference.name_en,
             "URL": ids["landing"] or urls[paper.pk],
             "language": "en",
         }
-        if _place(conference):
-            item["event-place"] = _place(conference)
-        if paper.pages:
-            item["page"] = paper.pages
-        if ids["doi"]:
-            item["DOI"] = ids["doi"]
-        if paper.abstract_en:
-            item["abstract"] = one_line(paper.abstract_en)
+        optional = {
+            "event-place": _place(conference),
+            "page": paper.pages,
+            "DOI": ids["doi"],
+            "abstract": one_line(paper.abstract_en or ""),
+        }
+        item.update((name, value) for name, value in optional.items() if value)
         items.append(item)
     return items
 

@@ -2,10 +2,9 @@
 
 A route is public (:func:`public`: the same page for every visitor, which the page cache
 may store) or public and published (:func:`distill`: the static site holds it too, with
-the attributes django-distill's ``distill_path()`` sets: ``distill_func``, yielding the
-URL kwargs of each page, ``distill_file``, ``distill_status_codes``). The page cache, the
-publisher and the sitemap read the marks by walking the URLconf
-(``django_distill.utils.iter_url_patterns``) and import nothing of this app.
+the attributes django-distill's ``distill_path()`` sets). The page cache, the publisher
+and the sitemap read the marks by walking the URLconf
+(``django_distill.utils.iter_url_patterns``).
 
 Not ``django_distill.distill_path`` itself: it exists only once django-distill's app is
 installed, whose ``ready()`` replaces ``django.urls.path`` for the whole project
@@ -16,8 +15,10 @@ import math
 
 from django.db.models import Count
 from django.db.models.functions import Substr
+from django.urls import path
 
 from catalogue.models import Author, Award, Conference, Paper, Venue
+from pages import citations
 from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
 
@@ -29,12 +30,11 @@ def public(pattern):
 
 
 def distill(pattern, func=None, file=None):
-    """``pattern`` (a URLPattern made by ``path()``) marked public and published, as
-    django-distill's ``distill_path()`` marks one: ``func`` yields the URL kwargs of
-    each page (None: the route has no kwargs, one page); ``file`` names the output file
-    when the URL's own path would not be served with the right type (with ``{kwarg}``
-    placeholders, as django-distill's ``distill_file``). Returns ``pattern``."""
-    pattern.distill_func = func or _one_page
+    """``pattern`` (a URLPattern) marked public and published, as django-distill's
+    ``distill_path()`` marks one: ``func`` yields the URL kwargs of each page (None: one
+    page without kwargs); ``file`` names the output file when the URL's path would be
+    served with the wrong type (``{kwarg}`` placeholders allowed). Returns ``pattern``."""
+    pattern.distill_func = func or one_page
     pattern.distill_file = file
     pattern.distill_status_codes = (200,)
     return public(pattern)
@@ -43,13 +43,12 @@ def distill(pattern, func=None, file=None):
 def distill_paged(patterns, func, pages):
     """The two patterns of ``paging.paged()`` published: ``func`` yields the lists'
     kwargs, ``pages`` those of their pages 2..N."""
-    first, rest = patterns
-    return [distill(first, func), distill(rest, pages)]
+    return [distill(patterns[0], func), distill(patterns[1], pages)]
 
 
 def distill_named(patterns, routes):
-    """``patterns`` (a list of URLPattern, such as django-ninja's) all marked public, and
-    those named in ``routes`` (``{name: (func, file)}``) published; returns ``patterns``."""
+    """``patterns`` (URLPatterns, such as django-ninja's) marked public, those named in
+    ``routes`` (``{name: (func, file)}``) published too; returns ``patterns``."""
     for pattern in patterns:
         public(pattern)
         if pattern.name in routes:
@@ -57,7 +56,8 @@ def distill_named(patterns, routes):
     return patterns
 
 
-def _one_page():
+def one_page():
+    """The distill function of a route without kwargs: one page."""
     return None
 
 
@@ -81,28 +81,19 @@ def series_slugs():
     )
 
 
-def _slugs(model):
-    return ({"slug": slug} for slug in published_slugs(model))
+def _slugs_of(model):
+    """A distill function yielding ``{"slug": ...}`` of each published ``model``."""
+
+    def slugs():
+        return ({"slug": slug} for slug in published_slugs(model))
+
+    return slugs
 
 
-def venues():
-    """Published venues."""
-    return _slugs(Venue)
-
-
-def conferences():
-    """Published conferences."""
-    return _slugs(Conference)
-
-
-def papers():
-    """Published papers (their conference published too)."""
-    return _slugs(Paper)
-
-
-def authors():
-    """Authors of a published paper."""
-    return _slugs(Author)
+# The published venues, conferences, papers (their conference published too) and
+# authors (of a published paper).
+venues, conferences = _slugs_of(Venue), _slugs_of(Conference)
+papers, authors = _slugs_of(Paper), _slugs_of(Author)
 
 
 def awards():
@@ -115,20 +106,26 @@ def award_series():
     return ({"venue_slug": venue, "slug": slug} for venue, slug in series_slugs())
 
 
-def citations_of(func):
-    """A distill function yielding ``func``'s kwargs with each citation format."""
+def distill_citations(route, view, name, func):
+    """The route ``name`` of the citation downloads of the page at ``route`` (whose
+    distill function is ``func``), published in each format of ``citations.FORMATS``."""
 
     def formats():
-        return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in ("bib", "ris", "json"))
+        return ({**kwargs, "fmt": fmt} for kwargs in func() for fmt in citations.FORMATS)
 
-    return formats
+    return distill(path(f"{route}cite.<citation_format:fmt>", view, name=name), formats)
+
+
+def _later_pages(count, size):
+    """Page numbers 2 to N of a list of ``count`` items, ``size`` a page."""
+    return range(2, math.ceil(count / size) + 1)
 
 
 def conference_pages():
     """Pages 2 to N of each published conference's list of other papers."""
     for conference in Conference.objects.published().order_by("slug"):
         count = Paper.objects.published().published_without_award_at(conference).count()
-        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
+        for page in _later_pages(count, LIST_PAGE_SIZE):
             yield {"slug": conference.slug, "page": page}
 
 
@@ -142,14 +139,14 @@ def author_pages():
         .order_by("authorships__author__slug")
     )
     for slug, count in counts:
-        for page in range(2, math.ceil(count / LIST_PAGE_SIZE) + 1):
+        for page in _later_pages(count, LIST_PAGE_SIZE):
             yield {"slug": slug, "page": page}
 
 
 def author_list_pages():
     """Pages 2 to N of the A-Z index of authors."""
     count = Author.objects.published().count()
-    return ({"page": page} for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1))
+    return ({"page": page} for page in _later_pages(count, AUTHOR_PAGE_SIZE))
 
 
 def _author_initials():
@@ -178,5 +175,5 @@ def author_letters():
 def author_letter_pages():
     """Pages 2 to N of each letter of the A-Z index of authors."""
     for code, count in _author_initials().items():
-        for page in range(2, math.ceil(count / AUTHOR_PAGE_SIZE) + 1):
+        for page in _later_pages(count, AUTHOR_PAGE_SIZE):
             yield {"letter": code, "page": page}

@@ -18,9 +18,8 @@ FEED_LENGTH = 50
 
 
 class LatestAwardsFeed(Feed):
-    """The newest published awards in the request's language: each entry is one award
-    of one conference, linking to its page and listing its papers, dated by
-    :func:`entry_day` (never the time of the request, which sorted an entry last)."""
+    """The newest published awards in the request's language: an entry per award, linking
+    to its page and listing its papers, dated by :func:`entry_day`."""
 
     feed_type = Atom1Feed
     title = gettext_lazy("Newly published conference awards")
@@ -80,17 +79,15 @@ class LatestAwardsFeed(Feed):
         return absolute_url(award.get_absolute_url(), self.request)
 
     def item_updateddate(self, award):
-        """Midnight UTC of ``entry_day(award)``."""
+        """Midnight UTC of ``entry_day(award)`` (never the time of the request)."""
         return datetime.datetime.combine(entry_day(award), datetime.time(), tzinfo=datetime.UTC)
 
-    def item_pubdate(self, award):
-        return self.item_updateddate(award)
+    item_pubdate = item_updateddate
 
 
 def entry_day(award):
-    """The day an award's feed entry is dated by: its announcement date, else its
-    conference's start or end date (awards are announced there), else 1 January of the
-    conference's year (Atom requires a date). Needs ``award.conference`` loaded."""
+    """The day of an award's feed entry: its announcement date, else its conference's
+    start or end date, else 1 January of the conference's year (Atom requires a date)."""
     conference = award.conference
     return (
         award.announced_on

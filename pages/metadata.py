@@ -1,19 +1,16 @@
 """Machine-readable metadata: absolute URLs, Google Scholar tags, JSON-LD and OpenGraph.
 
 Google Scholar's ``citation_*`` tags follow its inclusion guidelines
-(scholar.google.com/intl/en/scholar/inclusion.html#indexing): one
-``citation_author`` per author in order, ``citation_publication_date`` as
-``YYYY`` when only the year is known, ``citation_pdf_url`` only for a real PDF.
-The schema.org vocabulary is https://schema.org/ScholarlyArticle. Metadata describe
-the paper as published, so titles and abstracts are the English originals on
-both language versions of a page.
+(scholar.google.com/intl/en/scholar/inclusion.html#indexing): one ``citation_author``
+per author in order, the year as ``YYYY``, ``citation_pdf_url`` only for a real PDF.
+The schema.org vocabulary is https://schema.org/ScholarlyArticle. Metadata describe the
+paper as published: the English originals, on both language versions of a page.
 """
 
 import json
 import re
 
 from django.conf import settings
-from django.urls import translate_url
 from django.utils.translation import get_language
 
 from awardsite.addresses import absolute_url
@@ -25,13 +22,10 @@ DOI = re.compile(r"(?:doi\.org/|^doi:)(?P<doi>10\.\S+)$", re.IGNORECASE)
 OG_LOCALES = {"en": "en_US", "zh-hans": "zh_CN"}
 
 
-def language_versions(path, translated=None):
-    """``[(hreflang, path), ...]`` for every language of ``path``, then ``x-default``:
-    the address without a language prefix (LocaleMiddleware redirects by
-    Accept-Language), as django.contrib.sitemaps writes it. ``translated``: ``{code:
-    path}`` when the caller has them, else ``translate_url()`` makes them."""
-    if translated is None:
-        translated = {code: translate_url(path, code) for code, _name in settings.LANGUAGES}
+def language_versions(translated):
+    """``[(hreflang, path), ...]`` of a page's path in every language, from ``translated``
+    (``{code: path}``), then ``x-default``: the path without a language prefix
+    (LocaleMiddleware redirects by Accept-Language), as django.contrib.sitemaps writes it."""
     versions = [(code, translated[code]) for code, _name in settings.LANGUAGES]
     prefix = f"/{settings.LANGUAGE_CODE}/"
     default = dict(versions)[settings.LANGUAGE_CODE]
@@ -53,9 +47,8 @@ def doi(url):
 
 
 def paper_identifiers(paper):
-    """A paper's external identifiers from its links (prefetched): a dict with
-    ``arxiv``, ``doi``, ``pdf`` (a PDF link's URL) and ``landing`` (the
-    proceedings or OpenReview page: the first of PMLR, OpenReview, DOI); values "" when unknown."""
+    """A paper's identifiers from its links (prefetched): ``arxiv``, ``doi``, ``pdf`` (a
+    PDF link's URL) and ``landing`` (the first of PMLR, OpenReview, DOI), "" if unknown."""
     links = {link.kind: link.url for link in paper.links.all()}
     landing = next(
         (
@@ -91,26 +84,20 @@ def scholar_tags(paper, page_url):
         tags.append(("citation_author", authorship.author.name))
         for institution in authorship.affiliations.all():
             tags.append(("citation_author_institution", institution.name_en))
+    first, last = first_page_and_last(paper.pages)
     tags += [
         ("citation_publication_date", str(conference.year)),
         ("citation_conference_title", conference.venue.name_en),
+        ("citation_firstpage", first),
+        ("citation_lastpage", last),
+        ("citation_pdf_url", ids["pdf"]),
+        ("citation_doi", ids["doi"]),
+        ("citation_arxiv_id", ids["arxiv"]),
+        ("citation_abstract_html_url", page_url),
+        ("citation_public_url", ids["landing"]),
+        ("citation_language", "en"),
     ]
-    first, last = first_page_and_last(paper.pages)
-    if first:
-        tags.append(("citation_firstpage", first))
-    if last:
-        tags.append(("citation_lastpage", last))
-    if ids["pdf"]:
-        tags.append(("citation_pdf_url", ids["pdf"]))
-    if ids["doi"]:
-        tags.append(("citation_doi", ids["doi"]))
-    if ids["arxiv"]:
-        tags.append(("citation_arxiv_id", ids["arxiv"]))
-    tags.append(("citation_abstract_html_url", page_url))
-    if ids["landing"]:
-        tags.append(("citation_public_url", ids["landing"]))
-    tags.append(("citation_language", "en"))
-    return tags
+    return [(name, content) for name, content in tags if content]
 
 
 def scholarly_article(paper, page_url, request=None):
@@ -133,12 +120,6 @@ def scholarly_article(paper, page_url, request=None):
             "superEvent": {"@type": "EventSeries", "name": paper.conference.venue.name_en},
         },
     }
-    if paper.abstract_en:
-        article["abstract"] = paper.abstract_en
-    if paper.title_zh_hans:
-        article["alternativeHeadline"] = paper.title_zh_hans
-    if paper.pages:
-        article["pagination"] = paper.pages
     for authorship in paper.ordered_authorships:
         author = authorship.author
         person = {
@@ -146,33 +127,37 @@ def scholarly_article(paper, page_url, request=None):
             "name": author.name,
             "url": absolute_url(author.get_absolute_url(), request),
         }
-        affiliations = [
-            {"@type": "Organization", "name": institution.name_en}
-            for institution in authorship.affiliations.all()
-        ]
-        if affiliations:
-            person["affiliation"] = affiliations
-        same_as = [url for url in (author.homepage,) if url]
-        if author.orcid:
-            same_as.append(f"https://orcid.org/{author.orcid}")
-        if same_as:
-            person["sameAs"] = same_as
+        orcid = f"https://orcid.org/{author.orcid}" if author.orcid else ""
+        _add_values(
+            person,
+            affiliation=[
+                {"@type": "Organization", "name": institution.name_en}
+                for institution in authorship.affiliations.all()
+            ],
+            sameAs=[url for url in (author.homepage, orcid) if url],
+        )
         article["author"].append(person)
     links = sorted(paper.links.all(), key=lambda link: link.sort_key)
-    same_as = [link.url for link in links if link.kind != PaperLink.Kind.CODE]
-    if same_as:
-        article["sameAs"] = same_as
-    ids = paper_identifiers(paper)
-    if ids["doi"]:
-        article["identifier"] = {"@type": "PropertyValue", "propertyID": "DOI", "value": ids["doi"]}
-    awards = [
-        f"{entry.award.conference.name_en} {entry.award.name_en}"
-        + ("" if entry.is_top_level else f" ({entry.level.name_en})")
-        for entry in paper.award_entries.all()
-    ]
-    if awards:
-        article["award"] = awards
-    return article
+    doi = paper_identifiers(paper)["doi"]
+    return _add_values(
+        article,
+        abstract=paper.abstract_en,
+        alternativeHeadline=paper.title_zh_hans,
+        pagination=paper.pages,
+        sameAs=[link.url for link in links if link.kind != PaperLink.Kind.CODE],
+        identifier=doi and {"@type": "PropertyValue", "propertyID": "DOI", "value": doi},
+        award=[
+            f"{entry.award.conference.name_en} {entry.award.name_en}"
+            + ("" if entry.is_top_level else f" ({entry.level.name_en})")
+            for entry in paper.award_entries.all()
+        ],
+    )
+
+
+def _add_values(data, **optional):
+    """``data`` (a dict, updated) with each of ``optional`` that is not empty."""
+    data.update((key, value) for key, value in optional.items() if value)
+    return data
 
 
 def json_ld(data):

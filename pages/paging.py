@@ -1,11 +1,10 @@
 """Pages of a long list at paths of their own: ``.../page/2/``, not ``...?page=2``, so
 that a static host, which ignores the query string, can serve each page as a file.
 
-Page 1 is the list's own address; page N > 1 adds ``page/<N>/`` under the list's URL name
-followed by :data:`PAGE_SUFFIX`. :func:`paged` makes the two patterns,
+Page 1 is the list's own address; page N > 1 adds ``page/<N>/``, under the list's URL
+name followed by :data:`PAGE_SUFFIX`. :func:`paged` makes the two patterns,
 :class:`PagePathMixin` reads the number and redirects other addresses to the canonical
-one, :func:`page_url` links another page of the list. The search keeps ``?page=``: it is
-its query string, and is not published.
+one, :func:`page_url` links another page. (The search, not published, keeps ``?page=``.)
 """
 
 from django.http import Http404, HttpResponsePermanentRedirect
@@ -13,14 +12,13 @@ from django.urls import path, register_converter, reverse
 
 # The URL name of page N of a list: the list's URL name followed by this.
 PAGE_SUFFIX = "-page"
-# The keyword argument (and, in old links, the query parameter) of the page number.
+# The URL keyword argument (in old links, the query parameter) of the page number.
 PAGE_KWARG = "page"
 
 
 class PageNumberConverter:
-    """A page number as a path segment: a whole number from 1, written without leading
-    zeros, so each page has a single address (``page/02/`` and ``page/0/`` match no
-    route and are 404s, as ``?page=0`` was)."""
+    """A page number as a path segment: a whole number from 1 without leading zeros, so
+    that each page has one address (``page/02/`` and ``page/0/`` are 404s)."""
 
     regex = "[1-9][0-9]*"
 
@@ -36,9 +34,8 @@ register_converter(PageNumberConverter, "page_number")
 
 
 def paged(route, view, name):
-    """The URL patterns of a paginated page: ``route`` (page 1) named ``name``, and
-    ``route + "page/<page_number:page>/"`` (page N) named ``name + PAGE_SUFFIX``.
-    ``route`` ends with a slash; the ``page_number`` converter is registered above."""
+    """The URL patterns of a paginated page: ``route`` (ending with a slash; page 1)
+    named ``name``, and ``route + "page/<N>/"`` named ``name + PAGE_SUFFIX``."""
     return [
         path(route, view, name=name),
         path(f"{route}page/<page_number:{PAGE_KWARG}>/", view, name=name + PAGE_SUFFIX),
@@ -47,8 +44,7 @@ def paged(route, view, name):
 
 def page_path(view_name, kwargs, number):
     """The path of page ``number`` (an int from 1) of the list of route ``view_name``
-    (either pattern of :func:`paged`) with URL ``kwargs`` (a ``page`` among them is
-    replaced), in the active language."""
+    (either pattern of :func:`paged`) with URL ``kwargs`` (less any ``page``)."""
     base = view_name.removesuffix(PAGE_SUFFIX)
     kwargs = {key: value for key, value in kwargs.items() if key != PAGE_KWARG}
     if number == 1:
@@ -71,9 +67,8 @@ def page_url(request, number, view_name=None, kwargs=None, moved=(PAGE_KWARG,)):
 
 
 def page_number(value):
-    """The page number an old link's ``?page=`` gives (``value``, a string): an int
-    from 1, or 1 for an empty value (as the list then showed its first page). Http404
-    for anything else, as Django's paginator answered it: "0", "-1", "1.5", "last"."""
+    """The page number (an int from 1) of an old link's ``?page=`` (``value``, a string;
+    1 when empty). Http404 for anything else, as Django's paginator: "0", "1.5", "last"."""
     if value == "":
         return 1
     if not (value.isascii() and value.isdigit()) or int(value) < 1:
@@ -83,9 +78,8 @@ def page_number(value):
 
 class PagePathMixin:
     """For a view at the two routes of :func:`paged`: ``page_number`` is the page asked
-    for (1 at the list's own address). ``page/1/`` and an old ``?page=N`` answer a 301
-    to the canonical address, other query parameters kept; a ``?page=`` that is not a
-    whole number from 1 is a 404, and so is a page past the end (the paginator's)."""
+    for. ``page/1/`` and an old ``?page=N`` answer a 301 to the canonical address, other
+    query parameters kept; a bad ``?page=`` is a 404 (see page_number)."""
 
     page_kwarg = PAGE_KWARG
 

@@ -1,14 +1,11 @@
-"""The sitemaps: every published public page in both languages, with hreflang alternates
-and x-default (django.contrib.sitemaps), from the same queries as the static site's
-routes (pages/distill.py), so none lists a 404.
+"""The sitemaps (django.contrib.sitemaps): every published public page in each language,
+with hreflang alternates and x-default, from the static site's queries (pages/distill.py).
 
-/sitemap.xml (``index``) names one part per section (/sitemap-papers.xml) and the
-further parts of a long section at paths of their own (/sitemap-papers-2.xml,
-``section``), which a static host can serve as files; Django's ``?p=2`` answers a 301
-to that path. A part holds at most ``PART_URLS`` URLs (about 700 KB), far under the
-protocol's 50,000 URLs and 50 MB. Items are slugs, not model instances: a part of
-15,000 authors took 310 ms of CPU with instances, 0 ms with slugs
-(benchmarks/server_time.py's data).
+/sitemap.xml (``index``) names each section's parts at paths of their own, which a static
+host can serve as files (/sitemap-papers.xml, /sitemap-papers-2.xml: ``section``; an old
+``?p=2`` answers a 301). A part holds at most ``PART_URLS`` URLs (about 700 KB), far
+under the protocol's 50,000 and 50 MB. Items are slugs: a part of 15,000 authors took
+310 ms of CPU with model instances (benchmarks/server_time.py's data).
 """
 
 import math
@@ -22,10 +19,11 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponsePermanentRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django_distill.utils import iter_url_patterns
 
 from awardsite.addresses import absolute_url
 from catalogue.models import Author, Conference, Paper, Venue
-from pages.distill import award_slugs, published_slugs, series_slugs
+from pages.distill import award_slugs, one_page, published_slugs, series_slugs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -50,17 +48,16 @@ class _Sitemap(sitemaps.Sitemap):
 
 
 class HomeSitemap(_Sitemap):
-    """The home page, the index pages of conferences, awards, authors and venues, and
-    the Open data page."""
+    """The registry's published pages of this app without URL kwargs (pages/distill.py),
+    files aside (the feed): the home page, the indexes and the Open data page."""
 
     def items(self):
         return [
-            "papers:home",
-            "papers:conference-list",
-            "papers:award-list",
-            "papers:author-list",
-            "papers:venue-list",
-            "papers:open-data",
+            f"{namespace}:{pattern.name}"
+            for pattern, namespace, _depth in iter_url_patterns()
+            if namespace == "papers"
+            and getattr(pattern, "distill_func", None) is one_page
+            and "." not in str(pattern.pattern)
         ]
 
     def location(self, item):
@@ -70,73 +67,38 @@ class HomeSitemap(_Sitemap):
         return 1.0 if item == "papers:home" else 0.8
 
 
-class _SlugSitemap(_Sitemap):
-    """The published objects of ``model`` (their slugs), at the address of ``route``."""
+class RouteSitemap(_Sitemap):
+    """The pages of ``route`` (a URL name), one per item of ``items()`` (a function): a
+    slug, or a tuple of the values of the route's ``kwargs``, in that order."""
 
-    model = route = None
-
-    def items(self):
-        return published_slugs(self.model)
-
-    def location(self, item):
-        return reverse(self.route, kwargs={"slug": item})
-
-
-class VenueSitemap(_SlugSitemap):
-    model, route = Venue, "papers:venue-detail"
-
-
-class ConferenceSitemap(_SlugSitemap):
-    model, route = Conference, "papers:conference-detail"
-
-
-class AwardSitemap(_Sitemap):
-    """Each published award: its conference's slug and its own."""
+    def __init__(self, route, items, kwargs=("slug",)):
+        self.route, self.get_items, self.kwargs = route, items, kwargs
 
     def items(self):
-        return award_slugs()
+        return self.get_items()
 
     def location(self, item):
-        conference_slug, slug = item
-        return reverse(
-            "papers:award-detail", kwargs={"conference_slug": conference_slug, "slug": slug}
-        )
-
-
-class AwardSeriesSitemap(_Sitemap):
-    """One page per award series: a venue slug and an award slug with a published edition."""
-
-    def items(self):
-        return list(series_slugs())
-
-    def location(self, item):
-        venue_slug, slug = item
-        return reverse("papers:award-series", kwargs={"venue_slug": venue_slug, "slug": slug})
-
-
-class PaperSitemap(_SlugSitemap):
-    model, route = Paper, "papers:paper-detail"
-
-
-class AuthorSitemap(_SlugSitemap):
-    model, route = Author, "papers:author-detail"
+        values = item if isinstance(item, tuple) else (item,)
+        return reverse(self.route, kwargs=dict(zip(self.kwargs, values, strict=True)))
 
 
 SITEMAPS = {
-    "home": HomeSitemap,
-    "venues": VenueSitemap,
-    "conferences": ConferenceSitemap,
-    "awards": AwardSitemap,
-    "award-series": AwardSeriesSitemap,
-    "papers": PaperSitemap,
-    "authors": AuthorSitemap,
+    "home": HomeSitemap(),
+    "venues": RouteSitemap("papers:venue-detail", lambda: published_slugs(Venue)),
+    "conferences": RouteSitemap("papers:conference-detail", lambda: published_slugs(Conference)),
+    "awards": RouteSitemap("papers:award-detail", award_slugs, ("conference_slug", "slug")),
+    "award-series": RouteSitemap(
+        "papers:award-series", lambda: list(series_slugs()), ("venue_slug", "slug")
+    ),
+    "papers": RouteSitemap("papers:paper-detail", lambda: published_slugs(Paper)),
+    "authors": RouteSitemap("papers:author-detail", lambda: published_slugs(Author)),
 }
 
 
 def part_count(section):
-    """The number of parts (an int from 1) of the sitemap of ``section`` (a key of
+    """The number of parts (an int from 1) of ``section``'s sitemap (a key of
     ``SITEMAPS``), each item once per language. One COUNT query (none for a list)."""
-    site = SITEMAPS[section]()
+    site = SITEMAPS[section]
     items = site.items()
     count = items.count() if isinstance(items, QuerySet) else len(items)
     return max(1, math.ceil(count * len(settings.LANGUAGES) / site.limit))
@@ -163,10 +125,9 @@ def part_path(section, number):
 
 @x_robots_tag
 def index(request):
-    """/sitemap.xml: the absolute URL of every part of every sitemap in ``SITEMAPS``, at
-    ``DJANGO_SITE_URL`` when it is set, as the parts are. Not Django's index view: that
-    loads every item of every section (seconds at 15,000 authors), where this counts
-    each section with one query, and it names parts by ``?p=``, not their paths."""
+    """/sitemap.xml: the absolute URL of every part of every section (at ``DJANGO_SITE_URL``
+    when set). Not Django's index view, which loads every item of every section (seconds
+    at 15,000 authors) and names parts by ``?p=``: this counts each section in one query."""
     parts = [
         SitemapIndexItem(absolute_url(part_path(section, number), request), None)
         for section in SITEMAPS
@@ -179,17 +140,16 @@ def index(request):
 
 @x_robots_tag
 def section(request, section, page=None):
-    """/sitemap-<section>.xml (``page`` None) and /sitemap-<section>-<page>.xml: one
-    part of the sitemap of ``section``, as Django's ``sitemap`` view renders it. An old
-    ``?p=N``, and ``-1``, answer a 301 to the part's one address. 404 for a section not
-    in ``SITEMAPS``, a ``p`` that is not a whole number from 1, a part past the last."""
+    """/sitemap-<section>.xml (``page`` None) and /sitemap-<section>-<page>.xml, rendered
+    as Django's ``sitemap`` view does. An old ``?p=N``, and ``-1``, answer a 301 to the
+    part's address; 404 for an unknown section, a bad ``p``, a part past the last."""
     if section not in SITEMAPS:
         raise Http404(f"No sitemap section {section!r}.")
     if "p" in request.GET:
         return HttpResponsePermanentRedirect(part_path(section, page_number(request.GET["p"])))
     if page == 1:
         return HttpResponsePermanentRedirect(part_path(section, 1))
-    site = SITEMAPS[section]()
+    site = SITEMAPS[section]
     try:
         urls = site.get_urls(
             page=page or 1, site=get_current_site(request), protocol=request.scheme

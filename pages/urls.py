@@ -2,7 +2,7 @@ from django.urls import path, register_converter
 from django.urls.converters import StringConverter
 
 from opendata import downloads as opendata
-from pages import feeds, views
+from pages import citations, feeds, views
 from pages.distill import (
     author_letter_pages,
     author_letters,
@@ -11,10 +11,10 @@ from pages.distill import (
     authors,
     award_series,
     awards,
-    citations_of,
     conference_pages,
     conferences,
     distill,
+    distill_citations,
     distill_paged,
     papers,
     public,
@@ -24,14 +24,13 @@ from pages.paging import paged
 
 
 class CitationFormatConverter(StringConverter):
-    """The citation formats of pages/citations.py: "bib", "ris" or "json"."""
+    """A citation format of pages/citations.py: "bib", "ris" or "json"."""
 
-    regex = "bib|ris|json"
+    regex = "|".join(citations.FORMATS)
 
 
 class AuthorInitialConverter(StringConverter):
-    """A group of the author index (views.AuthorListView): a letter, or the digit that
-    stands for every digit."""
+    """A group of the author index (views.AuthorListView): a letter, or "0" for digits."""
 
     regex = f"[{views.AUTHOR_INITIALS}{views.DIGITS}]"
 
@@ -71,13 +70,8 @@ urlpatterns = [
         conferences,
         conference_pages,
     ),
-    distill(
-        path(
-            "conferences/<slug:slug>/cite.<citation_format:fmt>",
-            views.conference_citation,
-            name="conference-citation",
-        ),
-        citations_of(conferences),
+    distill_citations(
+        "conferences/<slug:slug>/", views.conference_citation, "conference-citation", conferences
     ),
     distill(
         path(
@@ -87,13 +81,11 @@ urlpatterns = [
         ),
         awards,
     ),
-    distill(
-        path(
-            "conferences/<slug:conference_slug>/awards/<slug:slug>/cite.<citation_format:fmt>",
-            views.award_citation,
-            name="award-citation",
-        ),
-        citations_of(awards),
+    distill_citations(
+        "conferences/<slug:conference_slug>/awards/<slug:slug>/",
+        views.award_citation,
+        "award-citation",
+        awards,
     ),
     distill(
         path(
@@ -109,14 +101,7 @@ urlpatterns = [
     distill(
         path("papers/<slug:slug>/", views.PaperDetailView.as_view(), name="paper-detail"), papers
     ),
-    distill(
-        path(
-            "papers/<slug:slug>/cite.<citation_format:fmt>",
-            views.paper_citation,
-            name="paper-citation",
-        ),
-        citations_of(papers),
-    ),
+    distill_citations("papers/<slug:slug>/", views.paper_citation, "paper-citation", papers),
     *distill_paged(
         paged("authors/<slug:slug>/", views.AuthorDetailView.as_view(), "author-detail"),
         authors,

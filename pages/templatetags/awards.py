@@ -1,16 +1,16 @@
-"""Template tags for translated content, language switching and date ranges.
+"""Template tags of the public pages: translated content, languages, metadata, badges.
 
 ``{% translated obj "field" %}`` (inline) and ``{% translated_block obj "field" %}``
-(paragraphs) show the visitor's language, or else the English original marked
-``lang="en"``: a *name* (a field in its model's ``TranslationOptions.names``, such as a
-conference or an institution) as it is; other text with the class ``untranslated`` (a
-quiet cue, static/css/site.css), and the page then says once, at the top, what the cue
-means (``{% untranslated_notice %}`` inside ``{% marking_untranslated %}``). An empty
-field never passes for a translation; an English page never shows another language.
+(paragraphs) show the visitor's language, else the English original marked
+``lang="en"``: a *name* (``TranslationOptions.names``) as it is, other text with the
+class ``untranslated`` (static/css/site.css), and the page then says once, at the top,
+what that means (``{% untranslated_notice %}`` inside ``{% marking_untranslated %}``).
+An empty field never passes for a translation.
 """
 
 import re
 import secrets
+import types
 
 from django import template
 from django.conf import settings
@@ -41,11 +41,8 @@ register = template.Library()
 
 
 def is_name(obj, field):
-    """Whether ``obj.field`` is a name, the same in every language when left untranslated.
-
-    ``obj`` is a model instance or a model class. The names are listed per model in
-    ``catalogue/translation.py`` (``names``).
-    """
+    """Whether ``obj.field`` (``obj`` a model instance or class) is a name, listed in its
+    model's ``names`` in catalogue/translation.py: the same in every language."""
     try:
         options = translator.get_options_for_model(obj if isinstance(obj, type) else type(obj))
     except NotRegistered:
@@ -53,17 +50,9 @@ def is_name(obj, field):
     return field in getattr(options, "names", ())
 
 
-class UntranslatedTracker:
-    """Whether a page showed untranslated text, and where its notice goes (a marker)."""
-
-    def __init__(self):
-        self.found = False
-        self.marker = f"<!--untranslated-notice-{secrets.token_hex(8)}-->"
-
-
 def note_untranslated(context):
-    """Turn on the page's notice about untranslated text (see marking_untranslated), if
-    ``context`` (a template context, or None) is inside ``{% marking_untranslated %}``."""
+    """Turn on the notice of ``{% marking_untranslated %}`` if ``context`` (a template
+    context, or None) is inside one."""
     tracker = context.get("untranslated_tracker") if context is not None else None
     if tracker is not None:
         tracker.found = True
@@ -71,20 +60,18 @@ def note_untranslated(context):
 
 @register.simple_tag(takes_context=True)
 def translated(context, obj, field, math=False):
-    """Inline translated text, e.g. a title: ``{% translated paper "title" %}``.
+    """Inline translated text as escaped HTML: ``{% translated paper "title" %}``.
 
-    Returns escaped HTML. A fallback is wrapped in ``<span lang="en">``; unless the
-    field is a name (see :func:`is_name`) the span has the class ``untranslated`` and
-    the page's notice is turned on (see :func:`marking_untranslated`). With
-    ``math=True``, TeX maths in the text is rendered as MathML (see catalogue/mathtext.py).
-    """
+    A fallback is wrapped in ``<span lang="en">``, with the class ``untranslated`` and
+    the page's notice turned on unless the field is a name (:func:`is_name`). With
+    ``math=True``, TeX maths is rendered as MathML (catalogue/mathtext.py)."""
     return translated_html(obj, field, math=math, context=context)
 
 
 def translated_html(obj, field, *, math=False, model=None, context=None, language=None):
-    """What ``{% translated obj field %}`` shows: ``obj`` a model instance, or an object
-    with the field's columns when ``model`` says whose (a name or not); ``context``'s
-    notice a fallback turns on, if any; ``language`` the active one, if known."""
+    """``{% translated obj field %}``: ``obj`` a model instance, or an object with the
+    field's columns when ``model`` says whose; ``context`` the template context (its
+    notice), if any; ``language`` the active one, if known."""
     active = language or get_language() or settings.LANGUAGE_CODE
     text, language = localized_value(obj, field, active)
     if math:
@@ -99,12 +86,9 @@ def translated_html(obj, field, *, math=False, model=None, context=None, languag
 
 @register.simple_tag(takes_context=True)
 def translated_block(context, obj, field, math=False):
-    """Translated prose as paragraphs: ``{% translated_block paper "abstract" %}``.
-
-    Blank lines separate paragraphs. A fallback comes in a ``<div lang="en"
-    class="untranslated">`` and turns the page's notice on. Empty fields give "".
-    With ``math=True``, TeX maths is rendered as MathML (see catalogue/mathtext.py).
-    """
+    """Translated prose as paragraphs split at blank lines, "" for an empty field:
+    ``{% translated_block paper "abstract" %}``. A fallback comes in a ``<div lang="en"
+    class="untranslated">`` and turns the page's notice on; ``math`` as for translated."""
     text, language = localized_value(obj, field)
     if language is None:
         return ""
@@ -120,9 +104,8 @@ def translated_block(context, obj, field, math=False):
 
 @register.simple_tag
 def untranslated_notice_text():
-    """The notice a page shows once, at the top, when it holds untranslated text (see
-    marking_untranslated; the published search page shows it too when its results do),
-    in the active language."""
+    """The notice about untranslated text (see marking_untranslated; the published search
+    page shows it too), in the active language."""
     return gettext(
         "Some text on this page has no Chinese translation yet: it is shown "
         "in English, marked with a dotted underline or a line at its side."
@@ -134,7 +117,9 @@ class MarkingUntranslatedNode(template.Node):
         self.nodelist = nodelist
 
     def render(self, context):
-        tracker = UntranslatedTracker()
+        # Whether the part showed untranslated text, and where its notice goes.
+        marker = f"<!--untranslated-notice-{secrets.token_hex(8)}-->"
+        tracker = types.SimpleNamespace(found=False, marker=marker)
         with context.push(untranslated_tracker=tracker):
             html = self.nodelist.render(context)
         notice = ""
@@ -147,12 +132,9 @@ class MarkingUntranslatedNode(template.Node):
 
 @register.tag
 def marking_untranslated(parser, token):
-    """``{% marking_untranslated %}...{% endmarking_untranslated %}``: render the part of
-    the page that may hold untranslated text, then put one notice where
-    ``{% untranslated_notice %}`` stands inside it, if any text was untranslated.
-
-    The notice's text is in the page's language; an English page never has one.
-    """
+    """``{% marking_untranslated %}...{% endmarking_untranslated %}``: render the
+    enclosed part of the page, then, if any text in it was untranslated, put one notice
+    where ``{% untranslated_notice %}`` stands inside it (an English page never has one)."""
     nodelist = parser.parse(("endmarking_untranslated",))
     parser.delete_first_token()
     return MarkingUntranslatedNode(nodelist)
@@ -160,9 +142,8 @@ def marking_untranslated(parser, token):
 
 @register.simple_tag(takes_context=True)
 def untranslated_shown(context):
-    """Turn on the page's notice about untranslated text (see marking_untranslated) for
-    text a view translated itself, as ``{% translated %}`` does for its own. Outputs
-    nothing."""
+    """Turn on the page's notice (see marking_untranslated) for text a view translated
+    itself. Outputs nothing."""
     note_untranslated(context)
     return ""
 
@@ -175,21 +156,16 @@ def untranslated_notice(context):
 
 
 def _resolved(request):
-    """The request's route (``request.resolver_match``), or None for a 404 or under a
-    script prefix (where ``translate_url()`` could not resolve ``request.path``)."""
+    """``request.resolver_match``, or None for a 404 or under a script prefix."""
     match = getattr(request, "resolver_match", None)
     return match if match is not None and request.path == request.path_info else None
 
 
 def language_paths(request):
     """``{code: path}``: ``request.path`` in each language of settings.LANGUAGES, as
-    ``translate_url(request.path, code)`` gives it (the path itself where no route
-    matches or none reverses).
-
-    Worked out once per request, from the route Django already resolved
-    (``request.resolver_match``) instead of resolving the path again for each link
-    (three times a page: the alternates and the language switcher).
-    """
+    ``translate_url()`` gives it (the path itself where no route reverses). Worked out
+    once per request from the route Django resolved, not resolving the path again for
+    each of a page's three uses (the alternates and the language switcher)."""
     paths = request.__dict__.get("_language_paths")
     if paths is not None:
         return paths
@@ -210,11 +186,8 @@ def language_paths(request):
 
 @register.simple_tag(takes_context=True)
 def url_in_language(context, language):
-    """The current page's URL in ``language`` (a code from settings.LANGUAGES).
-
-    An address that matches no route (a 404 page such as ``/en/no/such/page/``) has no
-    equivalent: the home page in ``language`` is given instead, never the same page.
-    """
+    """The current page's URL in ``language`` (a code from settings.LANGUAGES); the home
+    page in ``language`` for an address that matches no route (a 404 page)."""
     request = context["request"]
     path = request.get_full_path()
     if _resolved(request) is None:
@@ -228,36 +201,30 @@ def url_in_language(context, language):
     return translated_path
 
 
-# What a link in a preview adds to the address of a page that has one (the query
-# string pages.views.PreviewMixin reads).
+# What a link in a preview adds to an address (read by pages.views.PreviewMixin).
 PREVIEW_QUERY = f"{settings.PREVIEW_PARAMETER}=1"
 
 
 @register.simple_tag(takes_context=True)
 def object_url(context, obj):
-    """The address of ``obj``'s page (a conference, award or paper: a model that has a
-    preview, see pages.views.PreviewMixin) as a page links to it: in a preview
+    """The address of ``obj``'s page (a conference, award or paper); in a preview
     (``preview`` in the context) its preview, so that an editor following links stays
-    in preview and reaches drafts, whose public pages are 404s; else the public page."""
+    in preview and reaches drafts, whose public pages are 404s."""
     url = obj.get_absolute_url()
     return f"{url}?{PREVIEW_QUERY}" if context.get("preview") else url
 
 
 @register.filter
 def paper_count(number):
-    """``number`` papers in the active language: "1 paper", "3 papers" ("3 篇论文"), the
-    message of ``{% blocktranslate count %}`` at a fifth of its cost (the home page shows
-    one per award: the block tag was a quarter of its time, benchmarks/server_time.py)."""
+    """``number`` papers in the active language ("3 papers", "3 篇论文"): the text of
+    ``{% blocktranslate count %}`` at a fifth of its cost (benchmarks/server_time.py)."""
     return ngettext("%(counter)s paper", "%(counter)s papers", number) % {"counter": number}
 
 
 @register.filter
 def date_range(conference):
-    """Format a conference's dates in the active language, e.g. "13–19 July 2025".
-
-    Returns "" when the start date is unknown, and the start date alone when
-    the end date is unknown or the same day.
-    """
+    """A conference's dates in the active language, e.g. "13–19 July 2025": "" without
+    a start date, the start date alone without another end date."""
     start, end = conference.start_date, conference.end_date
     if start is None:
         return ""
@@ -278,22 +245,17 @@ def date_range(conference):
 
 @register.simple_tag(takes_context=True)
 def page_alternates(context):
-    """``<link>`` elements for the current page: its canonical URL and its versions in
-    every language plus ``x-default`` (hreflang), all absolute
-    (``awardsite.addresses.absolute_url``). The query string is left out: a page's
-    canonical address is its path."""
+    """``<link>`` elements of the current page's canonical URL (its path, without the
+    query string) and its versions in every language plus ``x-default``, absolute."""
     request = context["request"]
-    path = request.path
-    links = [format_html('<link rel="canonical" href="{}">', absolute_url(path, request))]
-    for code, version in language_versions(path, language_paths(request)):
-        links.append(
-            format_html(
-                '<link rel="alternate" hreflang="{}" href="{}">',
-                code,
-                absolute_url(version, request),
-            )
-        )
-    return mark_safe("\n  ".join(links))  # noqa: S308 - each part built by format_html
+    versions = language_versions(language_paths(request))
+    alternates = format_html_join(
+        "\n  ",
+        '<link rel="alternate" hreflang="{}" href="{}">',
+        ((code, absolute_url(version, request)) for code, version in versions),
+    )
+    canonical = absolute_url(request.path, request)
+    return format_html('<link rel="canonical" href="{}">\n  {}', canonical, alternates)
 
 
 @register.simple_tag(takes_context=True)
@@ -304,14 +266,9 @@ def feed_url(context):
 
 @register.inclusion_tag("papers/includes/paper_metadata.html", takes_context=True)
 def paper_metadata(context, paper):
-    """Google Scholar tags, OpenGraph tags and schema.org JSON-LD for a paper page.
-
-    The share image (``og:image``) is the teaser's thumbnail, with its size and
-    description, when the paper has one; otherwise the paper's share card in the page's
-    language (pages/cards.py), once it is drawn.
-
-    ``paper`` comes from ``Paper.objects.for_detail()`` (no further queries).
-    """
+    """Google Scholar tags, OpenGraph tags and schema.org JSON-LD of ``paper`` (from
+    ``Paper.objects.for_detail()``: no further query). The share image (``og:image``) is
+    the teaser's thumbnail, else the paper's share card (pages/cards.py) once drawn."""
     request = context["request"]
     url = absolute_url(request.path, request)
     abstract = localized_value(paper, "abstract")[0] or localized_value(paper, "summary")[0]
@@ -342,13 +299,9 @@ BADGE_TIERS = 3
 
 @register.filter
 def level_tier(rank):
-    """The badge tier (1, 2 or 3) of an award level of rank ``rank`` (0 for an award's
-    top level; ``AwardEntryQuerySet.in_level_order`` annotates it as ``level_rank``).
-
-    The tier picks the badge's colour and icon (static/css/site.css, "Award badges"):
-    1 for the top level, 2 for the next, 3 for every level below. A missing rank
-    (``None``) counts as the top level.
-    """
+    """The badge tier (colour and icon, static/css/site.css) of an award level of rank
+    ``rank`` (``level_rank`` of ``AwardEntryQuerySet.in_level_order``; 0 or None for the
+    top level): 1 for the top level, 2 for the next, 3 below."""
     return min(int(rank or 0), BADGE_TIERS - 1) + 1
 
 
@@ -359,26 +312,23 @@ RANGE_DASH = re.compile(r"(?<=\w)\s*(?:--?|[\u2010\u2011\u2012\u2014\u2015])\s*(
 
 @register.filter
 def page_range(pages):
-    """Pages as typeset: ``"1889-1897"`` becomes ``"1889–1897"``, with an en dash
-    (the typographic convention for ranges: Chicago Manual of Style 6.78, Butterick's
-    Practical Typography). Anything else in the text is kept as it is."""
+    """Pages with an en dash between the ends of a range, ``"1889–1897"`` (Chicago Manual
+    of Style 6.78); anything else in the text as it is."""
     return RANGE_DASH.sub("\u2013", pages or "")
 
 
 @register.filter
 def teaser_picture(image, alias="teaser"):
-    """``image``'s thumbnail ``alias`` with its size, for ``<img src width height>``
-    (catalogue.images.thumbnail_picture; ``None`` when there is nothing to show)."""
+    """``image``'s thumbnail ``alias`` with its size, or None (catalogue.images)."""
     return thumbnail_picture(image, alias)
 
 
 @register.simple_tag(takes_context=True)
 def search_snippet(context, paper, query, matches_only=False):
-    """A search result's snippet: the paper's abstract (or summary) around the first
-    word of ``query`` it holds, each match in ``<mark>`` (catalogue.search.snippet), in the
-    visitor's language or marked as English like ``translated``. "" without a text, and
-    with ``matches_only`` "" when no word of ``query`` is in it (the paper was found by
-    an author or an institution: the snippet would be the start of the text)."""
+    """A search result's snippet: the paper's abstract (or summary) around the first word
+    of ``query`` it holds, matches in ``<mark>`` (catalogue.search.snippet), marked as
+    English like ``translated`` when it falls back. "" without a text, and with
+    ``matches_only`` when it holds no word of ``query``."""
     text, language = localized_value(paper, "abstract")
     if not text:
         text, language = localized_value(paper, "summary")

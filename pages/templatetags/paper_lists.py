@@ -1,11 +1,6 @@
 """Lists of papers in Django's templates, rendered by the Jinja2 templates of
-templates/papers/lists/ (see pages/jinja.py for why), from catalogue/listing.py's data.
-
-``{% paper_items papers heading=3 show_awards=True %}`` lists papers,
-``{% award_levels award %}`` an award's papers level by level, ``{% award_sections awards %}``
-a conference page's awards; ``{% award_badge entry %}``
-and ``{% paper_links links %}`` give the paper page's badges and links the same markup.
-None makes a query.
+templates/papers/lists/ (see pages/jinja.py for why) from catalogue/listing.py's data,
+so that the paper page's badges and links have the lists' markup. None makes a query.
 """
 
 from django import template
@@ -17,9 +12,8 @@ register = template.Library()
 
 
 def render(context, name, **values):
-    """The Jinja2 template ``papers/lists/<name>.html`` rendered with ``values`` and the
-    page's ``preview`` flag and notice about untranslated text (``context``'s), in the
-    active ``language``."""
+    """The Jinja2 template ``papers/lists/<name>.html`` rendered with ``values``, the
+    ``context``'s ``preview`` and notice about untranslated text, and the ``language``."""
     page = {key: context.get(key) for key in ("preview", "untranslated_tracker")}
     page["language"] = get_language()
     html = engines["jinja2"].get_template(f"papers/lists/{name}.html").render(page | values)

@@ -1,12 +1,10 @@
 """The site's chrome: the parts of every page that show no content.
 
-``{% site_chrome %}...{% endsite_chrome %}`` (templates/base.html: name, search form,
-sections, footer) renders what it encloses once per language, route name, script
-prefix and site address, and reuses the HTML: it holds only interface text, static
-files and links to fixed pages, and cost about 3 ms of every page (17 gettext calls, 9
-``reverse()``, the static manifest). Nothing an editor changes, and nothing of the
-request but the key's parts, may be inside. Forgotten when a setting changes (tests);
-at most ``MAX_KEYS`` keys per tag.
+``{% site_chrome %}...{% endsite_chrome %}`` (templates/base.html) renders what it
+encloses once per language, route name, script prefix and site address, and reuses the
+HTML: interface text, static files and links to fixed pages, which cost about 3 ms of
+every page (17 gettext calls, 9 ``reverse()``, the static manifest). Nothing an editor
+changes, and nothing of the request but the key's parts, may be inside.
 """
 
 import weakref
@@ -56,9 +54,8 @@ class SiteChromeNode(template.Node):
 
 @register.tag
 def site_chrome(parser, token):
-    """``{% site_chrome %}...{% endsite_chrome %}``: render the enclosed template once per
-    active language, current route name, script prefix and site address, and reuse
-    the HTML (see the module docstring for what may go inside)."""
+    """``{% site_chrome %}...{% endsite_chrome %}``: the enclosed template rendered once a
+    key (see above), at most ``MAX_KEYS`` keys, forgotten when a setting changes."""
     nodelist = parser.parse(("endsite_chrome",))
     parser.delete_first_token()
     return SiteChromeNode(nodelist)

@@ -1,10 +1,8 @@
-"""Public pages, by kind in the modules of this package (``common``: pagination and
-previews; ``details``: the page of one object; ``indexes``; ``search``; ``cite``: citation
-downloads; ``site``: robots.txt and the error pages). Each view's queryset comes from the
-model's QuerySet vocabulary, so a page runs a fixed number of queries however many papers
-it lists, and shows only published items (an unpublished or unknown slug is a 404).
-Editors preview a draft with ``?preview=1`` (``PreviewMixin``). The URLconf and settings
-name the views from here."""
+"""Public pages, by kind (``common``: pagination and previews; ``details``: the page of one
+object; ``indexes``; ``search``; ``cite``: citation downloads; ``site``: robots.txt and the
+error pages), named from here by the URLconf and settings. Each runs a fixed number of
+queries however many papers it lists, and shows only published items (an unpublished or
+unknown slug is a 404); editors preview a draft with ``?preview=1`` (``PreviewMixin``)."""
 
 from pages.views.cite import award_citation, conference_citation, paper_citation  # noqa: F401
 from pages.views.common import LIST_PAGE_SIZE, PreviewMixin  # noqa: F401

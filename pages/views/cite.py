@@ -1,18 +1,10 @@
 """Citation downloads of a paper, an award and a conference (BibTeX, RIS, CSL-JSON)."""
 
-from django.http import (
-    HttpResponse,
-    StreamingHttpResponse,
-)
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
 from awardsite.addresses import absolute_url
-from catalogue.models import (
-    Award,
-    AwardEntry,
-    Conference,
-    Paper,
-)
+from catalogue.models import Award, AwardEntry, Conference, Paper
 from pages import citations
 from pages.views.common import mark_preview, previewing
 
@@ -34,9 +26,7 @@ CITATION_BATCH = 200
 def citation_batches(order, request=None):
     """The published papers with primary keys ``order`` (a list without repeats), in
     that order, as the ``(papers, urls)`` batches ``citations.stream()`` reads:
-    ``CITATION_BATCH`` papers at a time, each fetched when it is read (one query plus
-    the prefetches of ``Paper.objects.for_citation()``), so a conference of any size
-    takes bounded memory."""
+    ``CITATION_BATCH`` papers at a time, each fetched when read (bounded memory)."""
     for start in range(0, len(order), CITATION_BATCH):
         keys = order[start : start + CITATION_BATCH]
         papers = Paper.objects.published().filter(pk__in=keys).for_citation().in_bulk()
@@ -45,8 +35,8 @@ def citation_batches(order, request=None):
 
 
 def _streamed_citations(request, pks, fmt, filename):
-    """The published papers with primary keys ``pks`` (read here; a paper's first place
-    counts) in citation format ``fmt`` as a streamed download."""
+    """The published papers with primary keys ``pks`` (read here; a paper that comes
+    twice counts at its first place) in citation format ``fmt`` as a streamed download."""
     _formatter, content_type = citations.FORMATS[fmt]
     stream = citations.stream(fmt, citation_batches(list(dict.fromkeys(pks)), request))
     return _download(StreamingHttpResponse(stream, content_type=content_type), fmt, filename)
@@ -54,11 +44,8 @@ def _streamed_citations(request, pks, fmt, filename):
 
 def paper_citation(request, slug, fmt):
     """One published paper's citation as BibTeX (``bib``), RIS (``ris``) or CSL-JSON
-    (``json``). 404 for an unknown or unpublished paper or format.
-
-    With ``?preview=1``, staff who may view papers get a draft's citation too (the
-    download a paper's preview links to; see ``previewing``), never stored by a cache.
-    """
+    (``json``); 404 for an unknown or unpublished paper or format. With ``?preview=1``,
+    staff who may view papers get a draft's (see ``previewing``), never cached."""
     preview = previewing(request, Paper)
     papers = Paper.objects.all() if preview else Paper.objects.published()
     paper = get_object_or_404(papers.for_citation(), slug=slug)
@@ -69,37 +56,21 @@ def paper_citation(request, slug, fmt):
 
 
 def award_citation(request, conference_slug, slug, fmt):
-    """Citations of an award's papers, the top level first, in ``fmt`` (see paper_citation)."""
+    """Citations of an award's papers, the top level first, in ``fmt`` (see
+    paper_citation)."""
     award = get_object_or_404(
         Award.objects.published().filter(conference__slug=conference_slug), slug=slug
     )
-    return _streamed_citations(
-        request, award_citation_order(award), fmt, f"{conference_slug}-{slug}"
-    )
-
-
-def award_citation_order(award):
-    """The primary keys of the papers an award's citation download holds, in its order
-    (the top level first; a paper may come more than once: the first counts)."""
-    return (
-        AwardEntry.objects.published()
-        .filter(award=award)
-        .in_level_order()
-        .values_list("paper_id", flat=True)
-    )
+    entries = AwardEntry.objects.published().filter(award=award).in_level_order()
+    pks = entries.values_list("paper_id", flat=True)
+    return _streamed_citations(request, pks, fmt, f"{conference_slug}-{slug}")
 
 
 def conference_citation(request, slug, fmt):
-    """Citations of every paper a conference page lists (its awards' papers, then the
-    others), in ``fmt`` (see paper_citation)."""
+    """Citations of every paper a conference page lists, in its order (its awards'
+    papers, then the others), in ``fmt`` (see paper_citation). Two queries and the
+    batches'."""
     conference = get_object_or_404(Conference.objects.published(), slug=slug)
-    return _streamed_citations(request, conference_citation_order(conference), fmt, slug)
-
-
-def conference_citation_order(conference):
-    """The primary keys of the papers a conference's citation download holds, in its
-    order: its awards' papers, then the others (a paper may come more than once: the
-    first counts). Two queries."""
     awarded = (
         AwardEntry.objects.published()
         .filter(award__conference=conference)
@@ -107,9 +78,6 @@ def conference_citation_order(conference):
         .order_by("award__position", "award__slug", *AwardEntry.LEVEL_ORDER)
         .values_list("paper_id", flat=True)
     )
-    others = (
-        Paper.objects.published()
-        .published_without_award_at(conference)
-        .values_list("pk", flat=True)
-    )
-    return [*awarded, *others]
+    others = Paper.objects.published().published_without_award_at(conference)
+    pks = [*awarded, *others.values_list("pk", flat=True)]
+    return _streamed_citations(request, pks, fmt, slug)

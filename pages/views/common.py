@@ -7,9 +7,8 @@ from django.utils.cache import patch_cache_control
 
 from catalogue.models import AwardEntry, Status
 
-# Items per page of the lists that grow with the data: a conference's papers without
-# an award and an author's papers. Chosen so that the largest conference page stays
-# far below 200 KB of HTML (see benchmarks/page_sizes.py for the figures).
+# Items per page of a conference's papers without an award and of an author's papers: the
+# largest conference page stays far below 200 KB of HTML (benchmarks/page_sizes.py).
 LIST_PAGE_SIZE = 50
 
 
@@ -24,9 +23,8 @@ def paginate(number, items, per_page=LIST_PAGE_SIZE):
 
 
 def previewing(request, model):
-    """Whether ``request`` asks for a preview (``?preview`` in its query string) of an
-    object of ``model`` and may have one: an active staff user with the model's view
-    permission. False for anyone else, who gets the public page (see PreviewMixin)."""
+    """Whether ``request`` asks for a preview (``?preview``) of an object of ``model`` and
+    may have one: an active staff user with the model's view permission."""
     user = request.user
     return (
         PreviewMixin.preview_parameter in request.GET
@@ -44,10 +42,10 @@ def mark_preview(response):
 
 
 class PreviewMixin:
-    """``?preview=1`` shows a draft conference, award or paper to active staff with the
-    model's view permission (anyone else gets the public page: a 404 for a draft),
-    whatever its status, its lists as visitors will see them once published; bannered
-    (``preview`` in the context), ``noindex``, never stored by a shared cache."""
+    """``?preview=1`` shows a draft conference, award or paper, its lists as visitors
+    will see them once published, to active staff with the model's view permission
+    (anyone else gets the public page: a 404 for a draft); bannered (``preview`` in the
+    context), ``noindex``, never stored by a shared cache."""
 
     preview_parameter = settings.PREVIEW_PARAMETER
 
@@ -62,12 +60,7 @@ class PreviewMixin:
         return super().get_context_data(preview=self.preview, **kwargs)
 
 
-def previewed_entries():
-    """Award entries as visitors will see them once their award is published."""
-    return AwardEntry.objects.filter(paper__status=Status.PUBLISHED)
-
-
 def shown_entries(preview):
-    """The award entries a page lists, for ``PageLists.awards()``: a preview's (see
-    above), or ``None`` for the published ones."""
-    return previewed_entries() if preview else None
+    """The award entries a page lists, for ``PageLists.awards()``: in a preview, those
+    visitors will see once their award is published; else ``None``, the published ones."""
+    return AwardEntry.objects.filter(paper__status=Status.PUBLISHED) if preview else None

@@ -4,26 +4,18 @@ series, paper, author."""
 from django.views import generic
 
 from catalogue import listing
-from catalogue.models import (
-    Author,
-    Award,
-    Conference,
-    Institution,
-    Paper,
-    Venue,
-)
+from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 
-# Conferences the home page shows with their awards, newest first: about a season of the
-# field's main venues, and the page does not grow with the data (issue 13).
+# Conferences the home page shows with their awards: about a season of the field's main
+# venues, so that the page does not grow with the data.
 HOME_CONFERENCES = 5
 
 
 class HomeView(generic.ListView):
-    """The ``HOME_CONFERENCES`` most recent conferences with awards of their own, each
-    with its awards; ``more_conferences`` when there are others (the page links the
-    conference index). Two queries (one without conferences)."""
+    """The ``HOME_CONFERENCES`` most recent conferences with awards, each with its awards;
+    ``more_conferences`` when there are others. Two queries (one without conferences)."""
 
     template_name = "papers/home.html"
     context_object_name = "conferences"
@@ -58,9 +50,9 @@ class VenueDetailView(generic.DetailView):
 
 
 class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
-    """A conference's awards in full, each level under its own heading, the top level
-    first, then its other papers by title, ``LIST_PAGE_SIZE`` a page (page N at
-    ``page/<N>/``, see pages/paging.py and ``paginate``). 404 for an unknown slug."""
+    """A conference's awards in full, level by level, the top level first, then its
+    other papers by title, ``LIST_PAGE_SIZE`` a page (pages/paging.py). 404 when
+    unknown."""
 
     model = Conference
 
@@ -71,16 +63,14 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         conference = self.object
-        # The conference's published awards (outside a preview the conference itself is
-        # published: get_queryset() says so), each given the page's conference.
+        # The conference's published awards, each given the page's conference.
         awards = Award.objects.published(ignore_conference=True).filter(conference=conference)
         awards = list(awards.order_by("position", "slug"))
         for award in awards:
             award.conference = conference
         lists = listing.PageLists()
         context["awards"] = lists.awards(awards, shown_entries(self.preview))
-        # published_without_award_at() sets aside the papers of the awards shown above
-        # (the conference's published awards, whatever its own status).
+        # Less the papers of the awards shown above, whatever the conference's status.
         papers = Paper.objects.published(ignore_conference=True)
         page = paginate(self.page_number, papers.published_without_award_at(conference))
         context["page_obj"] = page
@@ -112,8 +102,7 @@ class AwardDetailView(PreviewMixin, generic.DetailView):
 
     def get_context_data(self, **kwargs):
         """The page's context; in a preview also ``series_public``: whether the award
-        series page (published editions only, no preview) exists, else it is not linked
-        (one query, in previews only)."""
+        series page, which has no preview, exists to be linked (one query)."""
         context = super().get_context_data(**kwargs)
         if self.preview:
             award = self.object
@@ -166,70 +155,27 @@ COAUTHORS_SHOWN = 24
 
 
 class AuthorDetailView(PagePathMixin, generic.DetailView):
-    """A person's papers, newest first, with the awards each received, ``LIST_PAGE_SIZE``
-    a page (page N at ``page/<N>/``, see pages/paging.py and ``paginate``); the
-    institutions the person gave over the years and up to ``COAUTHORS_SHOWN``
-    co-authors. 404 when unknown or without a published paper."""
+    """A person's papers, newest first, with their awards, ``LIST_PAGE_SIZE`` a page
+    (pages/paging.py); the institutions the person gave over the years and up to
+    ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a published paper."""
 
     model = Author
 
     def get_queryset(self):
-        """Authors of a published paper, with ``published_papers``, how many (the
-        page's paginator needs it)."""
+        """Authors of a published paper, with ``published_papers`` (how many)."""
         return Author.objects.published().with_published_papers()
 
     def get_context_data(self, **kwargs):
+        """The author, ``page_obj`` (its papers), ``papers`` (listed), ``institutions``
+        and ``coauthors``. Http404 for a page number past the author's last page."""
         context = super().get_context_data(**kwargs)
-        context.update(author_page_contexts([(self.object, self.page_number)])[0])
+        author = self.object
+        lists = listing.PageLists()
+        page = paginate(self.page_number, listing.AuthorPapers(author, author.published_papers))
+        context["page_obj"] = page
+        context["papers"] = lists.papers(page.object_list, links=False)
+        context["institutions"] = list(Institution.objects.of_authors([author.pk]))
+        coauthors = Author.objects.coauthors_of_authors([author.pk])
+        context["coauthors"] = list(coauthors[:COAUTHORS_SHOWN])
+        lists.fetch()
         return context
-
-
-def author_page_contexts(pages):
-    """The author page's own context (``page_obj``, ``papers``, ``institutions``,
-    ``coauthors``) of each (author, page number) of ``pages``, in their order; each
-    author as ``AuthorDetailView.get_queryset()`` gives it (with ``published_papers``).
-    ``AuthorDetailView`` builds its one page with it, and publish_site (papers/
-    publishing.py) many at once: the papers of all the pages are listed together
-    (``listing.PageLists``: three queries for them all, not three a page), and the
-    papers (``listing.authors_rows``), institutions and co-authors of all the authors
-    in one query each.
-    Raises Http404 for a page number past an author's last page."""
-    lists = listing.PageLists()
-    authors = [author for author, _number in pages]
-    pks = [author.pk for author in authors]
-    institutions = _by_author(Institution.objects.of_authors(pks), pks)
-    coauthors = Author.objects.coauthors_of_authors(pks)
-    if len(set(pks)) == 1:
-        coauthors = coauthors[:COAUTHORS_SHOWN]  # one author: the limit in the query
-    coauthors = _by_author(coauthors, pks, limit=COAUTHORS_SHOWN)
-    # One page: its papers only (an author may have hundreds); many: every paper of them
-    # all, in two queries.
-    many = listing.authors_rows(authors) if len(pages) > 1 else {}
-    contexts = []
-    for author, number in pages:
-        papers = listing.AuthorPapers(author, author.published_papers, many.get(author.pk))
-        page = paginate(number, papers)
-        contexts.append(
-            {
-                "page_obj": page,
-                "papers": lists.papers(page.object_list, links=False),
-                "institutions": institutions[author.pk],
-                "coauthors": coauthors[author.pk],
-            }
-        )
-    lists.fetch()
-    return contexts
-
-
-def _by_author(rows, authors, limit=None):
-    """``{author's pk: [row, ...]}`` of ``rows`` (objects with ``of_author``), at most
-    ``limit`` each, in their order; an empty list for each of ``authors`` (pks) without any."""
-    grouped = {pk: [] for pk in authors}
-    for row in rows:
-        group = grouped[row.of_author]
-        if limit is None or len(group) < limit:
-            group.append(row)
-    return grouped
-
-
-# Index pages (issue 10): every conference, venue, award and author, each a bounded list.

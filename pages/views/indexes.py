@@ -1,17 +1,15 @@
 """The indexes: conferences, venues, awards, authors A-Z."""
 
+import functools
 import types
+from operator import itemgetter
 
 from django.conf import settings
 from django.db.models import Count, Exists, Max, Min, Q
-from django.http import (
-    Http404,
-    HttpResponsePermanentRedirect,
-)
+from django.http import Http404, HttpResponsePermanentRedirect
 from django.urls import reverse
 from django.utils.html import escape
-from django.utils.safestring import mark_safe
-from django.utils.translation import ngettext
+from django.utils.safestring import SafeString, mark_safe
 from django.views import generic
 from modeltranslation.utils import build_localized_fieldname
 
@@ -28,12 +26,12 @@ from catalogue.models import (
 )
 from pages import paging
 from pages.paging import PagePathMixin
-from pages.templatetags.awards import translated_html
+from pages.templatetags.awards import paper_count, translated_html
 
 
 class ConferenceListView(generic.ListView):
-    """Every published conference, grouped by venue (by acronym), the newest edition
-    first, each with its counts of awards and papers (one query)."""
+    """Every published conference by venue, the newest first, with its counts of awards
+    and papers (one query)."""
 
     template_name = "papers/conference_list.html"
     context_object_name = "conferences"
@@ -48,8 +46,8 @@ class ConferenceListView(generic.ListView):
 
 
 class VenueListView(generic.ListView):
-    """Every venue with a published edition: how many editions, from which year to
-    which (one query)."""
+    """Every venue with a published edition, its number of editions and their first
+    and last years (one query)."""
 
     template_name = "papers/venue_list.html"
     context_object_name = "venues"
@@ -69,17 +67,14 @@ class VenueListView(generic.ListView):
 
 class AwardListView(generic.ListView):
     """Every published award, as award series (the same award slug at a venue), grouped
-    by venue: each series by its newest edition's name, with every edition, newest
-    first, and its number of papers (one query). Series follow the newest edition's
-    position on its conference page.
+    by venue: each series by its newest edition's name, in the newest edition's
+    position on its conference page, with every edition, newest first, and its number
+    of papers (one query).
 
-    Built from rows of values, its names, addresses and counts put together here rather
-    than by template tags on model instances: make bench's 200 awards (200 series of
-    one edition) took 33 ms of CPU that way, three times the conference page. Kept for
-    the 50 ms target: rendered by award_list.html from Award instances (with
-    get_absolute_url() and {% translated %}), benchmarks/server_time.py's data at 5,000
-    papers, 10 conferences and 200 awards gave a p95 of 78 ms (213 ms in Chinese) and a
-    CPU p50 of 27 ms, against 23 ms and 7.3 ms this way, in one session.
+    Built from rows of values here, for the 50 ms target: rendered by award_list.html
+    from Award instances, benchmarks/server_time.py's data (5,000 papers, 200 awards)
+    gave a p95 of 78 ms (213 ms in Chinese) and a CPU p50 of 27 ms, against 23 ms and
+    7.3 ms this way, in one session.
     """
 
     template_name = "papers/award_list.html"
@@ -105,100 +100,55 @@ class AwardListView(generic.ListView):
         editions = {}
         for row in context["awards"]:
             editions.setdefault((row["conference__venue_id"], row["slug"]), []).append(row)
-        series = sorted(
-            editions.values(),
-            key=lambda rows: (
-                rows[0]["conference__venue__acronym"],
-                rows[0]["conference__venue_id"],
-                rows[0]["position"],
-                rows[0]["slug"],
-            ),
-        )
+        order = itemgetter("conference__venue__acronym", "conference__venue_id", "position", "slug")
+        series = sorted(editions.values(), key=lambda rows: order(rows[0]))
         # A fallback to English in an award's name turns the page's notice on, as
         # {% translated %} would: the template asks for it when ``untranslated`` is set.
-        shown = types.SimpleNamespace(found=False)
-        tracker = {"untranslated_tracker": shown}
-        counts = {}  # "3 papers" once per number on the page, not once per award
-
-        def papers_count(number):
-            if number not in counts:
-                counts[number] = ngettext("%(counter)s paper", "%(counter)s papers", number) % {
-                    "counter": number
-                }
-            return counts[number]
-
-        venues = []
+        tracker = {"untranslated_tracker": types.SimpleNamespace(found=False)}
+        count_text = functools.cache(paper_count)  # once per number on the page
+        venues = {}
         for rows in series:
             latest = rows[0]
-            if not venues or venues[-1]["id"] != latest["conference__venue_id"]:
+            venue = venues.get(latest["conference__venue_id"])
+            if venue is None:
                 slug = latest["conference__venue__slug"]
-                venues.append(
-                    {
-                        "id": latest["conference__venue_id"],
-                        "slug": slug,
-                        "url": reverse("papers:venue-detail", kwargs={"slug": slug}),
-                        "name": translated_html(
-                            _names(latest, "conference__venue__"),
-                            "name",
-                            model=Venue,
-                            context=tracker,
-                        ),
-                        "series": [],
-                    }
-                )
-            venues[-1]["series"].append(
-                {
-                    "slug": latest["slug"],
-                    "url": reverse(
-                        "papers:award-series",
-                        kwargs={
-                            "venue_slug": latest["conference__venue__slug"],
-                            "slug": latest["slug"],
-                        },
+                venue = venues[latest["conference__venue_id"]] = {
+                    "slug": slug,
+                    "url": reverse("papers:venue-detail", kwargs={"slug": slug}),
+                    "name": translated_html(
+                        _names(latest, "conference__venue__"), "name", model=Venue, context=tracker
                     ),
-                    "name": translated_html(_names(latest), "name", model=Award, context=tracker),
-                    "editions": [
-                        {
-                            "url": reverse(
-                                "papers:award-detail",
-                                kwargs={
-                                    "conference_slug": row["conference__slug"],
-                                    "slug": row["slug"],
-                                },
-                            ),
-                            "year": row["conference__year"],
-                            "count": papers_count(row["entry_count"]),
-                        }
-                        for row in rows
-                    ],
+                    "series_html": SafeString(),
                 }
-            )
-        for venue in venues:
-            venue["series_html"] = _series_html(venue["series"])
-        context["venues"] = venues
-        context["untranslated"] = shown.found
+            name = translated_html(_names(latest), "name", model=Award, context=tracker)
+            venue["series_html"] += _series_html(rows, name, count_text)
+        context["venues"] = list(venues.values())
+        context["untranslated"] = tracker["untranslated_tracker"].found
         return context
 
 
-def _series_html(series):
-    """The items of a venue's list of award series on the award index, as the HTML its
-    template made with two ``{% for %}`` loops (the same text, whitespace included), from
-    the ``series`` of ``AwardListView``: each name is safe HTML already, addresses and
-    counts are escaped, years are whole numbers. Made here: the loops and their
-    variable look-ups were about half of the page's CPU (cProfile, make bench's 200
-    awards)."""
-    parts = []
-    for item in series:
-        parts.append(
-            f'\n    <li><a class="index-name" href="{escape(item["url"])}">'
-            f'{item["name"]}</a>\n      <ul class="editions">\n        '
+def _series_html(rows, name, count_text):
+    """A series' item in a venue's list on the award index, as HTML (what two template
+    loops made, which were half of the page's CPU): ``rows`` its editions, the newest
+    first, ``name`` its name (safe HTML), ``count_text`` a number's "N papers"."""
+    url = reverse(
+        "papers:award-series",
+        kwargs={"venue_slug": rows[0]["conference__venue__slug"], "slug": rows[0]["slug"]},
+    )
+    parts = [
+        f'\n    <li><a class="index-name" href="{escape(url)}">{name}</a>\n'
+        '      <ul class="editions">\n        '
+    ]
+    for row in rows:
+        url = reverse(
+            "papers:award-detail",
+            kwargs={"conference_slug": row["conference__slug"], "slug": row["slug"]},
         )
-        for award in item["editions"]:
-            parts.append(
-                f'\n        <li><a href="{escape(award["url"])}">{award["year"]:d}</a> '
-                f'<span class="count">{escape(award["count"])}</span></li>\n        '
-            )
-        parts.append("\n      </ul></li>\n    ")
+        parts.append(
+            f'\n        <li><a href="{escape(url)}">{row["conference__year"]:d}</a> '
+            f'<span class="count">{escape(count_text(row["entry_count"]))}</span></li>\n        '
+        )
+    parts.append("\n      </ul></li>\n    ")
     return mark_safe("".join(parts))  # noqa: S308 - every text in it escaped or safe
 
 
@@ -222,13 +172,11 @@ AWARD_INDEX_COLUMNS = (
 
 
 def _names(row, prefix=""):
-    """The name columns of ``row`` (a dict of AWARD_INDEX_COLUMNS) under ``prefix``, as
-    attributes, for translated_html()."""
+    """The name columns of ``row`` under ``prefix``, as attributes for translated_html()."""
     return types.SimpleNamespace(**{column: row[prefix + column] for column in NAME_COLUMNS})
 
 
-# Authors per page of the author index: 15,000 authors make 150 pages, or fewer than
-# 20 under each letter on average.
+# Authors per page of the author index: 15,000 authors make 150 pages.
 AUTHOR_PAGE_SIZE = 100
 # The author index's groups: the first character of the slug (a letter, or a digit).
 AUTHOR_INITIALS = "abcdefghijklmnopqrstuvwxyz"
@@ -236,9 +184,8 @@ DIGITS = "0"
 
 
 def initial_range(code):
-    """``(first, stop)``: the slugs of the A-Z index's letter ``code`` (a letter of
-    ``AUTHOR_INITIALS``, or ``DIGITS`` for every digit) are those from ``first`` up to,
-    not including, ``stop``."""
+    """``(first, stop)``: the slugs under the A-Z index's ``code`` (a letter of
+    ``AUTHOR_INITIALS``, or ``DIGITS``) are those from ``first`` up to ``stop``."""
     if code == DIGITS:
         return "0", ":"  # ":" follows "9"
     return code, chr(ord(code) + 1)
@@ -246,9 +193,8 @@ def initial_range(code):
 
 def _letters_in_use_query():
     """The query of :func:`letters_in_use`: one row (none without published authors)
-    with, for each letter and ``digits``, an EXISTS seeking one entry of the index of
-    published authors by slug: 0.04 ms at 15,000 authors, against 2.4 ms for SELECT
-    DISTINCT of every first letter."""
+    with an EXISTS per letter and ``digits`` on the slug's index: 0.04 ms at 15,000
+    authors, against 2.4 ms for SELECT DISTINCT of every first letter."""
     published = Author.objects.published().order_by()
     probes = {
         ("digits" if code == DIGITS else code): Exists(
@@ -261,8 +207,7 @@ def _letters_in_use_query():
 
 
 # Built once per process, run afresh by each request (``.all()``): building its 27
-# subqueries per request put the A-Z index's p95 over 50 ms (benchmarks/server_time.py:
-# 64 ms against 31 ms; 9.0 ms to build, 3.3 to compile, 0.25 to run).
+# subqueries per request made the A-Z index's p95 64 ms, not 31 (server_time.py).
 LETTERS_IN_USE = _letters_in_use_query()
 
 
@@ -273,11 +218,10 @@ def letters_in_use():
 
 
 class AuthorListView(PagePathMixin, generic.ListView):
-    """Every author of a published paper, A to Z by slug (the name romanised:
-    catalogue/slugs.py, so names in any script fall into one order, on the slug's
-    index), ``AUTHOR_PAGE_SIZE`` a page (pages/paging.py). ``letter/a/`` shows one
-    letter (``letter/0/``: digits); an unknown letter or page is a 404. Three queries:
-    the letters in use, the count, the page."""
+    """Every author of a published paper, A to Z by slug (romanised, so that names in
+    any script fall into one order), ``AUTHOR_PAGE_SIZE`` a page (pages/paging.py).
+    ``letter/a/`` shows one letter (``letter/0/``: digits); an unknown letter or page is
+    a 404. Three queries: the letters in use, the count, the page."""
 
     template_name = "papers/author_list.html"
     context_object_name = "authors"
@@ -285,21 +229,18 @@ class AuthorListView(PagePathMixin, generic.ListView):
     letter_kwarg = "letter"
 
     def dispatch(self, request, *args, **kwargs):
-        """An old link's ``?letter=x`` (and ``page``): a 301 to that letter's path (an
-        empty letter: the whole index), a 404 for a letter not in the index. Otherwise
-        as PagePathMixin."""
+        """An old link's ``?letter=x`` (and ``page``): a 301 to that letter's path (the
+        whole index for an empty letter), a 404 for a letter not in the index."""
         if self.letter_kwarg not in request.GET:
             return super().dispatch(request, *args, **kwargs)
         letter = request.GET[self.letter_kwarg]
         if letter and (len(letter) != 1 or letter not in AUTHOR_INITIALS + DIGITS):
             raise Http404("No such letter in the author index.")
         number = paging.page_number(request.GET.get(self.page_kwarg, ""))
-        name, kwargs = "papers:author-list", {}
-        if letter:
-            name, kwargs = "papers:author-list-letter", {self.letter_kwarg: letter}
+        name = "papers:author-list-letter" if letter else "papers:author-list"
+        kwargs = {self.letter_kwarg: letter} if letter else {}
         moved = (self.letter_kwarg, self.page_kwarg)
-        location = paging.page_url(request, number, name, kwargs, moved)
-        return HttpResponsePermanentRedirect(location)
+        return HttpResponsePermanentRedirect(paging.page_url(request, number, name, kwargs, moved))
 
     def get_queryset(self):
         self.letter = self.kwargs.get(self.letter_kwarg, "")

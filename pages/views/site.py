@@ -27,9 +27,8 @@ def robots_txt(request):
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
-# Error pages (awardsite/urls.py's handlers). Django's own run a CSRF check, which reads
-# a POST's body: one it cannot parse turned a 404 or 400 into a 500. These hold no form
-# and never read the body.
+# Error pages (awardsite/urls.py's handlers). Django's own run a CSRF check, which reads a
+# POST's body (one it cannot parse made a 404 a 500); these never read the body.
 
 
 def bad_request(request, exception):
@@ -45,9 +44,8 @@ def permission_denied(request, exception):
 
 
 def csrf_failure(request, reason=""):
-    """403 for a failed CSRF check (settings.CSRF_FAILURE_VIEW: an expired session, a
-    page left open too long): templates/403.html saying so in both languages. Django's
-    page has an inline style the CSP blocks; its ``reason`` is not shown."""
+    """403 for a failed CSRF check (settings.CSRF_FAILURE_VIEW): templates/403.html saying
+    so in both languages (Django's page has an inline style the CSP blocks)."""
     return HttpResponseForbidden(loader.render_to_string("403.html", {"csrf_failure": True}))
 
 

@@ -181,7 +181,7 @@ def test_a_sitemap_part_past_the_first_is_cached(visitor, monkeypatch):
 
     factories.paper()
     factories.paper()
-    monkeypatch.setattr(sitemaps.PaperSitemap, "limit", 1)
+    monkeypatch.setattr(sitemaps._Sitemap, "limit", 1)
 
     response = cached_twice(visitor, "/sitemap-papers-2.xml")
 

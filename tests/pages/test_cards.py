@@ -93,7 +93,7 @@ def test_paper_page_names_its_card_as_share_image(
 
     head = _head(client, f"/{language}/papers/{paper.slug}/")
 
-    name = cards.card_name(paper, language)
+    name = cards.card_file(paper, language)[0]
     assert _property(head, "og:image") == [f"http://testserver/media/{name}"]
     assert _property(head, "og:image:width") == ["1200"]
     assert _property(head, "og:image:height") == ["630"]
@@ -119,12 +119,12 @@ def test_changed_title_names_a_new_card_and_the_old_one_goes(db, settings, tmp_p
     settings.MEDIA_ROOT = tmp_path
     paper = _awarded_paper()
     _make_cards()
-    old = cards.card_name(paper, "en")
+    old = cards.card_file(paper, "en")[0]
 
     Paper.objects.filter(pk=paper.pk).update(title_en="A new title")
     _make_cards()
 
-    new = cards.card_name(Paper.objects.for_detail().get(pk=paper.pk), "en")
+    new = cards.card_file(Paper.objects.for_detail().get(pk=paper.pk), "en")[0]
     assert new != old
     assert (tmp_path / new).is_file()
     assert not (tmp_path / old).exists()
@@ -142,8 +142,8 @@ def test_editors_change_draws_the_new_card_after_commit(transactional_db, settin
 
     paper = Paper.objects.for_detail().get(pk=paper.pk)
     assert cards.card_text(paper, "en")["award"].endswith("Renamed Award · Runner-up")
-    assert (tmp_path / cards.card_name(paper, "en")).is_file()
-    assert (tmp_path / cards.card_name(paper, "zh-hans")).is_file()
+    assert (tmp_path / cards.card_file(paper, "en")[0]).is_file()
+    assert (tmp_path / cards.card_file(paper, "zh-hans")[0]).is_file()
 
 
 def test_without_the_font_file_every_language_gets_the_english_card(db, settings, tmp_path):
@@ -153,7 +153,7 @@ def test_without_the_font_file_every_language_gets_the_english_card(db, settings
     try:
         paper = _awarded_paper()
         _make_cards()
-        names = {cards.card_name(paper, code) for code in ("en", "zh-hans")}
+        names = {cards.card_file(paper, code)[0] for code in ("en", "zh-hans")}
     finally:
         cards._font_file.cache_clear()
 
@@ -201,5 +201,5 @@ def test_renaming_a_conference_or_award_level_draws_the_new_card(
     paper = Paper.objects.for_detail().get(pk=paper.pk)
     key, text = expected
     assert cards.card_text(paper, "en")[key].endswith(text)
-    assert (tmp_path / cards.card_name(paper, "en")).is_file()
-    assert (tmp_path / cards.card_name(paper, "zh-hans")).is_file()
+    assert (tmp_path / cards.card_file(paper, "en")[0]).is_file()
+    assert (tmp_path / cards.card_file(paper, "zh-hans")[0]).is_file()

@@ -1,9 +1,8 @@
 """Draw the share cards (``og:image``) of papers without a teaser (pages/cards.py).
 
-Exists because the importer writes in bulk, without the signals that draw a card
-when an editor saves: ``make data`` runs it after each import, and it is the way to
-draw every card again after a change of font or design. Cards that exist are kept;
-a paper whose title or award changed gets new ones, and its old ones are deleted.
+Exists because the importer writes in bulk, without the signals that draw a card when an
+editor saves (``make data`` runs it after each import), and to draw every card again
+after a change of font or design. A paper's outdated cards are deleted.
 """
 
 from django.core.management.base import BaseCommand
