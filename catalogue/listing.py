@@ -226,21 +226,17 @@ def badge(row):
 class AuthorPapers:
     """An author's papers, newest first (``AuthorshipQuerySet.for_author_page()``), for
     django's ``Paginator``: ``count`` is known beforehand (``published_papers``), and
-    a page (a slice) is two queries, its papers with ``listed_affiliations``; with
-    ``rows`` (the author's from :func:`authors_rows`) none but the affiliations'."""
+    a page (a slice) is two queries, its papers with ``listed_affiliations``."""
 
-    def __init__(self, author, count, rows=None):
-        self.author, self.papers, self.rows = author, count, rows
+    def __init__(self, author, count):
+        self.author, self.papers = author, count
 
     def count(self):
         return self.papers
 
     def __getitem__(self, page):
-        if self.rows is not None:
-            rows = self.rows[page]
-        else:
-            authorships = Authorship.objects.for_author_page(self.author)[page]
-            rows = authorships.values("id", *paper_fields("paper__"))
+        authorships = Authorship.objects.for_author_page(self.author)[page]
+        rows = authorships.values("id", *paper_fields("paper__"))
         by_authorship = {}
         for row in rows:
             listed = by_authorship[row["id"]] = paper(row, "paper__")
@@ -252,13 +248,3 @@ class AuthorPapers:
             institution = build(Institution, row, "institution__")
             by_authorship[row["authorship_id"]].listed_affiliations.append(institution)
         return list(by_authorship.values())
-
-
-def authors_rows(authors):
-    """``{author's pk: rows}`` of :class:`AuthorPapers` for many authors in one query,
-    as publish_site renders many author pages together."""
-    rows = {author.pk: [] for author in authors}
-    authorships = Authorship.objects.for_authors_pages(list(rows))
-    for row in authorships.values("id", "author_id", *paper_fields("paper__")):
-        rows[row["author_id"]].append(row)
-    return rows
