@@ -1,6 +1,6 @@
-"""The API's answers: the querysets each endpoint shows (prefetched so its queries are
-fixed) and the dicts ``schemas`` validates, with absolute URLs and every language's own
-column (``translated``), never modeltranslation's fallback.
+"""What the API's endpoints read: the querysets each shows (prefetched so its queries
+are fixed), and the helpers ``schemas`` reads objects with: absolute URLs, and every
+language's own column (``translated``), never modeltranslation's fallback.
 """
 
 import math
@@ -21,14 +21,10 @@ from catalogue.models import (
     Conference,
     Paper,
     Venue,
-    authorships_with_affiliations,
 )
 
 # The API's URL namespace (awardsite/urls.py mounts it at /api/v1/).
 NAMESPACE = "api-v1"
-
-
-# Building blocks ------------------------------------------------------------------
 
 
 def found(queryset, noun, **lookups):
@@ -70,10 +66,21 @@ def html(request, obj):
     return pages
 
 
-def paginated(request, items, page, per_page, serialize):
-    """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, each item
-    through ``serialize``, with the count, the number of pages and the URLs of the
-    neighbours (None at either end). A page past the last is a 404."""
+def downloads(request, conference=None):
+    """The whole downloads of ``conference``, or of the site when None (opendata/downloads.py)."""
+    scope, kwargs = (
+        ("site", {}) if conference is None else ("conference", {"slug": conference.slug})
+    )
+    return {
+        kind: absolute_url(reverse(f"opendata-{scope}-{kind}", kwargs=kwargs), request)
+        for kind in ("csv", "compact")
+    }
+
+
+def paginated(request, items, page, per_page):
+    """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, with the
+    count, the number of pages and the URLs of the neighbours (None at either end). A
+    page past the last is a 404."""
     count = len(items) if isinstance(items, list) else items.count()
     pages = max(1, math.ceil(count / per_page))
     if page > pages:
@@ -91,79 +98,7 @@ def paginated(request, items, page, per_page, serialize):
         "pages": pages,
         "next": link(page + 1) if page < pages else None,
         "previous": link(page - 1) if page > 1 else None,
-        "items": [serialize(item) for item in items[start : start + per_page]],
-    }
-
-
-def venue_ref(request, venue):
-    return {
-        "slug": venue.slug,
-        "acronym": venue.acronym,
-        "url": api_url(request, "venue", slug=venue.slug),
-    }
-
-
-def conference_ref(request, conference):
-    """Needs ``conference.venue`` (select it)."""
-    return {
-        "slug": conference.slug,
-        "year": conference.year,
-        "name": translated(conference, "name"),
-        "venue": conference.venue.slug,
-        "url": api_url(request, "conference", slug=conference.slug),
-    }
-
-
-def award_ref(request, award):
-    """Needs ``award.conference``."""
-    return {
-        "conference": award.conference.slug,
-        "year": award.conference.year,
-        "slug": award.slug,
-        "name": translated(award, "name"),
-        "url": api_url(request, "award", conference=award.conference.slug, slug=award.slug),
-    }
-
-
-def level_ref(level):
-    return {"slug": level.slug, "name": translated(level, "name"), "position": level.position}
-
-
-def author_ref(request, author):
-    return {
-        "slug": author.slug,
-        "name": author.name,
-        "orcid": author.orcid or None,
-        "url": api_url(request, "author", slug=author.slug),
-    }
-
-
-def institution_ref(request, institution):
-    return {
-        "slug": institution.slug,
-        "name": translated(institution, "name"),
-        "url": api_url(request, "institution", slug=institution.slug),
-    }
-
-
-def paper_ref(request, paper):
-    """Needs ``paper.conference``."""
-    return {
-        "slug": paper.slug,
-        "title": translated(paper, "title"),
-        "conference": paper.conference.slug,
-        "url": api_url(request, "paper", slug=paper.slug),
-    }
-
-
-def downloads(request, conference=None):
-    """The whole downloads of ``conference``, or of the site when None (opendata/downloads.py)."""
-    scope, kwargs = (
-        ("site", {}) if conference is None else ("conference", {"slug": conference.slug})
-    )
-    return {
-        kind: absolute_url(reverse(f"opendata-{scope}-{kind}", kwargs=kwargs), request)
-        for kind in ("csv", "compact")
+        "items": list(items[start : start + per_page]),
     }
 
 
@@ -171,179 +106,48 @@ def downloads(request, conference=None):
 
 
 def published_entries(lookup):
-    """A prefetch of the published award entries of papers at ``lookup``, with what
-    ``paper_award`` shows."""
-    entries = AwardEntry.objects.published().for_paper()
-    return Prefetch(lookup, queryset=entries.select_related("award__conference", "level"))
-
-
-def papers_for_api():
-    """Published papers with everything ``paper_out`` shows (five queries a page)."""
-    return (
-        Paper.objects.published()
-        .select_related("conference__venue")
-        .prefetch_related(
-            authorships_with_affiliations(),
-            "links",
-            published_entries("award_entries"),
-        )
-    )
+    """A prefetch of the published award entries of papers at ``lookup``, with the
+    award, its conference and the level."""
+    return Prefetch(lookup, queryset=AwardEntry.objects.published().for_paper())
 
 
 def awards_for_api():
     """Published awards with their levels and published entries (four queries a page)."""
-    return (
-        Award.objects.published()
-        .select_related("conference__venue")
+    entries = (
+        AwardEntry.objects.published()
+        .in_level_order()
+        .select_related("paper__conference")
         .prefetch_related(
-            Prefetch("levels", queryset=AwardLevel.objects.order_by("position", "slug")),
             Prefetch(
-                "entries",
-                queryset=AwardEntry.objects.published()
-                .in_level_order()
-                .select_related("paper__conference")
-                .prefetch_related(
-                    Prefetch(
-                        "paper__authorships",
-                        queryset=Authorship.objects.select_related("author").order_by("position"),
-                    )
-                ),
-            ),
+                "paper__authorships",
+                queryset=Authorship.objects.select_related("author").order_by("position"),
+            )
         )
     )
-
-
-def paper_award(request, entry):
-    """Where and how a paper was awarded. Needs the entry's award (with its conference)
-    and level."""
-    return {
-        "award": award_ref(request, entry.award),
-        "level": level_ref(entry.level),
-        "position": entry.position,
-    }
-
-
-def paper_out(request, paper):
-    links = sorted(paper.links.all(), key=lambda link: link.sort_key)
-    return {
-        **paper_ref(request, paper),
-        "abstract": translated(paper, "abstract"),
-        "summary": translated(paper, "summary"),
-        "published_at": conference_ref(request, paper.conference),
-        "pages": paper.pages or None,
-        "authors": [
-            {
-                "position": authorship.position,
-                "author": author_ref(request, authorship.author),
-                "affiliations": [
-                    institution_ref(request, institution)
-                    for institution in authorship.affiliations.all()
-                ],
-            }
-            for authorship in paper.authorships.all()
-        ],
-        "links": [{"kind": link.kind, "url": link.url} for link in links],
-        "awards": [paper_award(request, entry) for entry in paper.award_entries.all()],
-        "html": html(request, paper),
-    }
-
-
-def award_out(request, award):
-    conference = award.conference
-    return {
-        **award_ref(request, award),
-        "conference": conference_ref(request, conference),
-        "description": translated(award, "description"),
-        "position": award.position,
-        "announced_on": award.announced_on,
-        "series": {
-            "venue": conference.venue.slug,
-            "slug": award.slug,
-            "url": api_url(request, "award-series", venue=conference.venue.slug, slug=award.slug),
-        },
-        "levels": [
-            {**level_ref(level), "name_plural": translated(level, "name_plural")}
-            for level in award.levels.all()
-        ],
-        "entries": [
-            {
-                "paper": paper_ref(request, entry.paper),
-                "authors": [
-                    author_ref(request, authorship.author)
-                    for authorship in entry.paper.authorships.all()
-                ],
-                "level": entry.level.slug,
-                "position": entry.position,
-            }
-            for entry in award.entries.all()
-        ],
-        "html": html(request, award),
-    }
-
-
-def conference_out(request, conference):
-    return {
-        **conference_ref(request, conference),
-        "description": translated(conference, "description"),
-        "city": translated(conference, "city"),
-        "country": translated(conference, "country"),
-        "proceedings": translated(conference, "proceedings"),
-        "start_date": conference.start_date,
-        "end_date": conference.end_date,
-        "website": conference.website or None,
-        "awards": [award_ref(request, award) for award in conference.awards.all()],
-        "downloads": downloads(request, conference),
-        "html": html(request, conference),
-    }
+    return (
+        Award.objects.published()
+        .with_conference()
+        .prefetch_related(
+            Prefetch("levels", queryset=AwardLevel.objects.order_by("position", "slug")),
+            Prefetch("entries", queryset=entries),
+        )
+    )
 
 
 def conferences_for_api():
     """Published conferences with their venue and published awards (two queries)."""
+    awards = Award.objects.published().select_related("conference").order_by("position", "slug")
     return (
         Conference.objects.published()
         .select_related("venue")
-        .prefetch_related(
-            Prefetch(
-                "awards",
-                queryset=Award.objects.published()
-                .select_related("conference")
-                .order_by("position", "slug"),
-            )
-        )
+        .prefetch_related(Prefetch("awards", queryset=awards))
     )
 
 
-def venue_out(request, venue):
-    return {
-        **venue_ref(request, venue),
-        "name": translated(venue, "name"),
-        "website": venue.website or None,
-        "conferences": [
-            conference_ref(request, conference) for conference in venue.conferences.all()
-        ],
-        "html": html(request, venue),
-    }
-
-
 def venues_for_api():
+    """Venues with published conferences, with those (newest first; two queries)."""
     published = Conference.objects.published().select_related("venue").newest_first()
     return Venue.objects.published().prefetch_related(Prefetch("conferences", queryset=published))
-
-
-def author_out(request, author):
-    return {
-        **author_ref(request, author),
-        "other_names": author.other_name_list,
-        "homepage": author.homepage or None,
-    }
-
-
-def institution_out(request, institution):
-    return {
-        **institution_ref(request, institution),
-        "country": institution.country or None,
-        "website": institution.website or None,
-    }
 
 
 def filtered_papers(venue=None, conference=None, year=None, award=None, level=None, **people):
@@ -365,17 +169,3 @@ def filtered_papers(venue=None, conference=None, year=None, award=None, level=No
     if people.get("orcid"):
         papers = papers.filter(authorships__author__orcid=people["orcid"])
     return papers
-
-
-def series_out(request, editions):
-    """An award series from its published editions (newest first, conference and venue
-    selected)."""
-    latest = editions[0]
-    venue = latest.conference.venue
-    return {
-        "venue": venue_ref(request, venue),
-        "slug": latest.slug,
-        "name": translated(latest, "name"),
-        "years": [edition.conference.year for edition in editions],
-        "url": api_url(request, "award-series", venue=venue.slug, slug=latest.slug),
-    }

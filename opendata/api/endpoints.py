@@ -16,25 +16,14 @@ from catalogue.models import Author, Authorship, Award, Institution, Paper
 from opendata.api import schemas
 from opendata.api.answers import (
     api_url,
-    author_out,
-    award_out,
     awards_for_api,
-    conference_out,
     conferences_for_api,
     downloads,
     filtered_papers,
     found,
-    html,
-    institution_out,
     narrowed,
     paginated,
-    paper_award,
-    paper_out,
-    paper_ref,
-    papers_for_api,
     published_entries,
-    series_out,
-    venue_out,
     venues_for_api,
 )
 
@@ -105,14 +94,13 @@ def index(request):
 @get("/venues", response=answers(schemas.page_of(schemas.Venue)), url_name="venues")
 def venues(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
     """Venues (conference series) with published editions, by slug."""
-    items = venues_for_api().order_by("slug")
-    return paginated(request, items, page, per_page, partial(venue_out, request))
+    return paginated(request, venues_for_api().order_by("slug"), page, per_page)
 
 
 @get("/venues/{slug}", response=answers(schemas.Venue), url_name="venue")
 def venue(request, slug: Slug):
     """One venue and its published editions, newest first."""
-    return venue_out(request, found(venues_for_api(), "venue", slug=slug))
+    return found(venues_for_api(), "venue", slug=slug)
 
 
 @get("/conferences", response=answers(schemas.page_of(schemas.Conference)), url_name="conferences")
@@ -126,13 +114,13 @@ def conferences(
     """Published conferences, newest first as on the site (``newest_first()``: by year,
     then start date, then slug), filtered by ``venue`` (slug) and ``year``."""
     items = narrowed(conferences_for_api(), venue__slug=venue, year=year).newest_first()
-    return paginated(request, items, page, per_page, partial(conference_out, request))
+    return paginated(request, items, page, per_page)
 
 
 @get("/conferences/{slug}", response=answers(schemas.Conference), url_name="conference")
 def conference(request, slug: Slug):
     """One published conference with its awards and downloads."""
-    return conference_out(request, found(conferences_for_api(), "conference", slug=slug))
+    return found(conferences_for_api(), "conference", slug=slug)
 
 
 @get("/awards", response=answers(schemas.page_of(schemas.Award)), url_name="awards")
@@ -158,7 +146,7 @@ def awards(
         levels__slug=level,
     )
     items = items.order_by("-conference__year", "conference__slug", "position", "slug")
-    return paginated(request, items, page, per_page, partial(award_out, request))
+    return paginated(request, items, page, per_page)
 
 
 @get(
@@ -168,9 +156,7 @@ def awards(
 )
 def award(request, conference: Slug, slug: Slug):
     """One published award of a conference, with its levels and entries."""
-    return award_out(
-        request, found(awards_for_api(), "award", conference__slug=conference, slug=slug)
-    )
+    return found(awards_for_api(), "award", conference__slug=conference, slug=slug)
 
 
 @get(
@@ -192,7 +178,9 @@ def award_series_list(
         "conference__venue__slug", "slug", "-conference__year", "-conference__start_date"
     ):
         groups.setdefault((award.conference.venue.slug, award.slug), []).append(award)
-    return paginated(request, list(groups.values()), page, per_page, partial(series_out, request))
+    for editions in groups.values():
+        editions[0].editions = editions
+    return paginated(request, [editions[0] for editions in groups.values()], page, per_page)
 
 
 @get(
@@ -202,17 +190,11 @@ def award_series_list(
 )
 def award_series(request, venue: Slug, slug: Slug):
     """Every published edition of one award at one venue, newest first."""
-    editions = list(
-        awards_for_api()
-        .filter(conference__venue__slug=venue, slug=slug)
-        .order_by("-conference__year", "-conference__start_date")
-    )
+    editions = list(awards_for_api().series(venue, slug))
     if not editions:
         raise HttpError(404, f'No published award series "{venue}/{slug}".')
-    return {
-        **series_out(request, editions),
-        "editions": [award_out(request, edition) for edition in editions],
-    }
+    editions[0].editions = editions
+    return editions[0]
 
 
 @get("/papers", response=answers(schemas.page_of(schemas.Paper)), url_name="papers")
@@ -234,15 +216,14 @@ def papers(
     order (with affiliations in order), links, where published and where and how
     awarded. Filters combine (all must hold); see ``filtered_papers``."""
     matching = filtered_papers(venue, conference, year, award, level, author=author, orcid=orcid)
-    items = papers_for_api().filter(pk__in=matching.values("pk"))
-    items = items.order_by("-conference__year", "slug")
-    return paginated(request, items, page, per_page, partial(paper_out, request))
+    items = Paper.objects.published().for_detail().filter(pk__in=matching.values("pk"))
+    return paginated(request, items.order_by("-conference__year", "slug"), page, per_page)
 
 
 @get("/papers/{slug}", response=answers(schemas.Paper), url_name="paper")
 def paper(request, slug: Slug):
     """One published paper."""
-    return paper_out(request, found(papers_for_api(), "paper", slug=slug))
+    return found(Paper.objects.published().for_detail(), "paper", slug=slug)
 
 
 @get("/authors", response=answers(schemas.page_of(schemas.Author)), url_name="authors")
@@ -261,29 +242,20 @@ def authors(
     matching = filtered_papers(venue, conference, year, award)
     authorships = Authorship.objects.filter(paper__in=matching)
     items = narrowed(Author.objects.filter(pk__in=authorships.values("author")), orcid=orcid)
-    return paginated(request, items.order_by("slug"), page, per_page, partial(author_out, request))
+    return paginated(request, items.order_by("slug"), page, per_page)
 
 
 @get("/authors/{slug}", response=answers(schemas.AuthorDetail), url_name="author")
 def author(request, slug: Slug):
     """One author with their published papers and those papers' awards, newest first."""
     person = found(Author.objects.published(), "author", slug=slug)
-    authorships = list(
+    person.published_authorships = list(
         Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
         .select_related("paper__conference")
         .prefetch_related(published_entries("paper__award_entries"))
         .order_by("-paper__conference__year", "paper__slug")
     )
-    return {
-        **author_out(request, person),
-        "papers": [paper_ref(request, authorship.paper) for authorship in authorships],
-        "awards": [
-            {**paper_award(request, entry), "paper": authorship.paper.slug}
-            for authorship in authorships
-            for entry in authorship.paper.award_entries.all()
-        ],
-        "html": html(request, person),
-    }
+    return person
 
 
 @get(
@@ -291,8 +263,7 @@ def author(request, slug: Slug):
 )
 def institutions(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
     """Institutions named as an affiliation on a published paper, by slug."""
-    items = Institution.objects.published().order_by("slug")
-    return paginated(request, items, page, per_page, partial(institution_out, request))
+    return paginated(request, Institution.objects.published().order_by("slug"), page, per_page)
 
 
 @get(
@@ -302,6 +273,4 @@ def institutions(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
 )
 def institution(request, slug: Slug):
     """One institution."""
-    return institution_out(
-        request, found(Institution.objects.published(), "institution", slug=slug)
-    )
+    return found(Institution.objects.published(), "institution", slug=slug)

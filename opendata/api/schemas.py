@@ -1,17 +1,20 @@
-"""The shapes of the API's answers (pydantic models through django-ninja's ``Schema``).
-
-These models are the contract: django-ninja validates every answer against them and
-writes the OpenAPI schema (``/api/v1/openapi.json``) from them, so what the schema
-says is what is sent. Objects are named by their language-neutral keys (slugs, years);
-each translated field is a :data:`Translated` object holding every language of
+"""The shapes of the API's answers: django-ninja ``Schema`` models read from the
+catalogue's objects (attributes, dotted ``validation_alias`` paths and ``resolve_``
+methods), which validate every answer and write the OpenAPI schema
+(``/api/v1/openapi.json``). Objects are named by their language-neutral keys (slugs,
+years); each translated field is a :data:`Translated` object holding every language of
 ``settings.LANGUAGES``, an untranslated one as ``null``.
 """
 
 from datetime import date
+from operator import attrgetter
+from typing import Annotated
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import ConfigDict, Field, create_model
+from pydantic import BeforeValidator, ConfigDict, Field, create_model
+
+from opendata.api.answers import api_url, downloads, html, translated
 
 
 def by_language(title, description, value, field_description):
@@ -36,6 +39,29 @@ Translated = by_language(
     "%s text.",
 )
 Pages = by_language("Pages", "The object's web page in each language.", str, "Absolute URL, %s.")
+# A text that may be blank, given as null when it is.
+Blank = Annotated[str | None, BeforeValidator(lambda text: text or None)]
+
+
+def in_languages(field):
+    """A resolver of the translated ``field`` (see ``answers.translated``)."""
+    return staticmethod(lambda obj: translated(obj, field))
+
+
+def api_link(name, **paths):
+    """A resolver of the URL of the API endpoint ``name``, each URL argument read from
+    the object at a dotted path (``conference="conference.slug"``)."""
+    getters = {key: attrgetter(path) for key, path in paths.items()}
+
+    def resolve(obj, context):
+        return api_url(context["request"], name, **{k: get(obj) for k, get in getters.items()})
+
+    return staticmethod(resolve)
+
+
+def web_pages(obj, context):
+    """The resolver of an object's web pages (``answers.html``)."""
+    return html(context["request"], obj)
 
 
 class Error(Schema):
@@ -76,13 +102,18 @@ class VenueRef(Schema):
     acronym: str
     url: str = Field(description="This venue in the API.")
 
+    resolve_url = api_link("venue", slug="slug")
+
 
 class ConferenceRef(Schema):
     slug: str
     year: int
     name: Translated
-    venue: str = Field(description="The venue's slug.")
+    venue: str = Field(validation_alias="venue.slug", description="The venue's slug.")
     url: str = Field(description="This conference in the API.")
+
+    resolve_name = in_languages("name")
+    resolve_url = api_link("conference", slug="slug")
 
 
 class LevelRef(Schema):
@@ -90,23 +121,36 @@ class LevelRef(Schema):
     name: Translated
     position: int = Field(description="Rank within the award; the lowest is the top level.")
 
+    resolve_name = in_languages("name")
+
 
 class Level(LevelRef):
     name_plural: Translated = Field(description="The level's name for two papers or more.")
 
+    resolve_name_plural = in_languages("name_plural")
 
+
+# Read from any edition (an Award).
 class SeriesRef(Schema):
-    venue: str = Field(description="The venue's slug.")
+    venue: str = Field(validation_alias="conference.venue.slug", description="The venue's slug.")
     slug: str = Field(description="The award's slug, the same at every edition.")
     url: str = Field(description="This award series in the API.")
 
+    resolve_url = api_link("award-series", venue="conference.venue.slug", slug="slug")
+
 
 class AwardRef(Schema):
-    conference: str = Field(description="The slug of the conference that gives the award.")
-    year: int
+    conference: str = Field(
+        validation_alias="conference.slug",
+        description="The slug of the conference that gives the award.",
+    )
+    year: int = Field(validation_alias="conference.year")
     slug: str
     name: Translated
     url: str = Field(description="This award in the API.")
+
+    resolve_name = in_languages("name")
+    resolve_url = api_link("award", conference="conference.slug", slug="slug")
 
 
 class InstitutionRef(Schema):
@@ -114,12 +158,17 @@ class InstitutionRef(Schema):
     name: Translated
     url: str = Field(description="This institution in the API.")
 
+    resolve_name = in_languages("name")
+    resolve_url = api_link("institution", slug="slug")
+
 
 class AuthorRef(Schema):
     slug: str
     name: str
-    orcid: str | None
+    orcid: Blank
     url: str = Field(description="This author in the API.")
+
+    resolve_url = api_link("author", slug="slug")
 
 
 class Authorship(Schema):
@@ -139,19 +188,39 @@ class PaperAward(Schema):
 class PaperRef(Schema):
     slug: str
     title: Translated
-    conference: str = Field(description="The slug of the conference that published it.")
+    conference: str = Field(
+        validation_alias="conference.slug",
+        description="The slug of the conference that published it.",
+    )
     url: str = Field(description="This paper in the API.")
+
+    resolve_title = in_languages("title")
+    resolve_url = api_link("paper", slug="slug")
 
 
 class Paper(PaperRef):
     abstract: Translated
     summary: Translated
-    published_at: ConferenceRef = Field(description="The conference whose proceedings hold it.")
-    pages: str | None = Field(description="Pages in the proceedings, e.g. 448-456.")
-    authors: list[Authorship] = Field(description="In author order.")
+    published_at: ConferenceRef = Field(
+        validation_alias="conference", description="The conference whose proceedings hold it."
+    )
+    pages: Blank = Field(description="Pages in the proceedings, e.g. 448-456.")
+    authors: list[Authorship] = Field(
+        validation_alias="authorships", description="In author order."
+    )
     links: list[Link]
-    awards: list[PaperAward] = Field(description="Published awards, newest first.")
+    awards: list[PaperAward] = Field(
+        validation_alias="award_entries", description="Published awards, newest first."
+    )
     html: Pages
+
+    resolve_abstract = in_languages("abstract")
+    resolve_summary = in_languages("summary")
+    resolve_html = staticmethod(web_pages)
+
+    @staticmethod
+    def resolve_links(paper):
+        return sorted(paper.links.all(), key=lambda link: link.sort_key)
 
 
 class Entry(Schema):
@@ -159,8 +228,14 @@ class Entry(Schema):
 
     paper: PaperRef
     authors: list[AuthorRef] = Field(description="In author order.")
-    level: str = Field(description="The slug of one of the award's levels.")
+    level: str = Field(
+        validation_alias="level.slug", description="The slug of one of the award's levels."
+    )
     position: int = Field(description="Order within the level, lowest first.")
+
+    @staticmethod
+    def resolve_authors(entry):
+        return [authorship.author for authorship in entry.paper.authorships.all()]
 
 
 class Award(Schema):
@@ -178,13 +253,27 @@ class Award(Schema):
     url: str = Field(description="This award in the API.")
     html: Pages
 
+    resolve_name = in_languages("name")
+    resolve_description = in_languages("description")
+    resolve_series = staticmethod(lambda award: award)
+    resolve_url = api_link("award", conference="conference.slug", slug="slug")
+    resolve_html = staticmethod(web_pages)
 
+
+# Read from the newest edition (an Award), its ``editions`` (newest first) set.
 class AwardSeries(Schema):
-    venue: VenueRef
+    venue: VenueRef = Field(validation_alias="conference.venue")
     slug: str
     name: Translated = Field(description="The name of the newest edition.")
     years: list[int] = Field(description="Years of the published editions, newest first.")
     url: str = Field(description="Every edition, in the API.")
+
+    resolve_name = in_languages("name")
+    resolve_url = api_link("award-series", venue="conference.venue.slug", slug="slug")
+
+    @staticmethod
+    def resolve_years(latest):
+        return [edition.conference.year for edition in latest.editions]
 
 
 class AwardSeriesDetail(AwardSeries):
@@ -199,37 +288,67 @@ class Conference(ConferenceRef):
     proceedings: Translated
     start_date: date | None
     end_date: date | None
-    website: str | None
+    website: Blank
     awards: list[AwardRef] = Field(description="Published awards, in the conference's order.")
     downloads: "Downloads"
     html: Pages
 
+    resolve_description = in_languages("description")
+    resolve_city = in_languages("city")
+    resolve_country = in_languages("country")
+    resolve_proceedings = in_languages("proceedings")
+    resolve_html = staticmethod(web_pages)
+
+    @staticmethod
+    def resolve_downloads(conference, context):
+        return downloads(context["request"], conference)
+
 
 class Venue(VenueRef):
     name: Translated
-    website: str | None
+    website: Blank
     conferences: list[ConferenceRef] = Field(description="Published editions, newest first.")
     html: Pages
 
+    resolve_name = in_languages("name")
+    resolve_html = staticmethod(web_pages)
+
 
 class Institution(InstitutionRef):
-    country: str | None
-    website: str | None
+    country: Blank
+    website: Blank
 
 
 class AuthorAward(PaperAward):
-    paper: str = Field(description="The slug of the awarded paper.")
+    paper: str = Field(validation_alias="paper.slug", description="The slug of the awarded paper.")
 
 
 class Author(AuthorRef):
-    other_names: list[str] = Field(description="Other spellings seen in publications.")
-    homepage: str | None
+    other_names: list[str] = Field(
+        validation_alias="other_name_list", description="Other spellings seen in publications."
+    )
+    homepage: Blank
 
 
+# Read from an Author, its ``published_authorships`` (newest first) set.
 class AuthorDetail(Author):
     papers: list[PaperRef] = Field(description="Published papers, newest first.")
     awards: list[AuthorAward] = Field(description="Awards of those papers, newest first.")
     html: Pages
+
+    resolve_html = staticmethod(web_pages)
+
+    @staticmethod
+    def resolve_papers(author):
+        return [authorship.paper for authorship in author.published_authorships]
+
+    @staticmethod
+    def resolve_awards(author):
+        return [
+            entry
+            for authorship in author.published_authorships
+            for entry in authorship.paper.award_entries.all()
+        ]
 
 
 class Downloads(Schema):
