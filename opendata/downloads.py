@@ -20,7 +20,7 @@ import json
 import zipfile
 
 from django.conf import settings
-from django.db.models import F, Q
+from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -41,20 +41,6 @@ from importing.exporting import IMAGE_DIRECTORY, Export, export_conference
 SEPARATOR = "|"
 
 
-def link_columns():
-    return [f"link_{kind}" for kind in PaperLink.Kind.values]
-
-
-def renamed(row, **names):
-    """``row`` with the value of each key ``names[new]`` also under ``new``."""
-    return {**row, **{new: row[old] for new, old in names.items()}}
-
-
-def unprefixed(row, prefix):
-    """``row`` with ``prefix`` taken off its keys (``institution__slug`` -> ``slug``)."""
-    return {key.removeprefix(prefix): value for key, value in row.items()}
-
-
 def other_names(text):
     """An author's other names as ``Author.other_name_list`` reads them: one a line,
     blank lines left out."""
@@ -62,14 +48,14 @@ def other_names(text):
 
 
 def published_scope(conference=None):
-    """The rows (dicts holding at least the columns of ``table_columns()``) of each
-    table, from published content only. ``conference``: the papers published at it or
-    awarded by it, its awards and their entries, and the authors and institutions of
-    those papers (as ``importing.exporting.belonging_to`` takes them); None: the site.
+    """The rows of each table (tuples in ``table_columns()`` order), from published
+    content only. ``conference``: the papers published at it or awarded by it, its
+    awards and their entries, and the authors and institutions of those papers (as
+    ``importing.exporting.belonging_to`` takes them); None: the site.
 
-    Six queries whatever the size, reading plain values (``values()``): at 5,000 papers,
-    model instances took 4.4 s of CPU, most of it building them. Related rows are
-    selected by joins on the papers' and awards' conditions, not by lists of keys.
+    Six queries whatever the size, reading plain values (``values_list()``): at 5,000
+    papers, model instances took 4.4 s of CPU, most of it building them. Related rows
+    are selected by joins on the papers' and awards' conditions, not by lists of keys.
     """
     papers = Paper.objects.published()
     awards = Award.objects.published()
@@ -82,36 +68,33 @@ def published_scope(conference=None):
     for paper_id, kind, url in PaperLink.objects.filter(paper__in=paper_keys).values_list(
         "paper_id", "kind", "url"
     ):
-        links.setdefault(paper_id, {})[f"link_{kind}"] = url
-    paper_rows = papers.values(
+        links.setdefault(paper_id, {})[kind] = url
+    paper_rows = papers.order_by("-conference__year", "slug").values_list(
         "pk",
         "slug",
         *languages.columns("title"),
         *languages.columns("abstract"),
         *languages.columns("summary"),
+        "conference__venue__slug",
+        "conference__slug",
+        "conference__year",
         "pages",
-        venue=F("conference__venue__slug"),
-        conference_slug=F("conference__slug"),
-        year=F("conference__year"),
-    ).order_by("-conference__year", "slug")
-    affiliations = {}
-    institutions = {}
-    rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values(
+    )
+    affiliations, institutions = {}, {}
+    rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values_list(
         "authorship_id",
-        "position",
-        "pk",
         "institution__slug",
-        *(f"institution__{column}" for column in languages.columns("name")),
+        *languages.columns("name", "institution__"),
         "institution__country",
         "institution__website",
     )
-    for row in rows.order_by("position", "pk"):
-        affiliations.setdefault(row["authorship_id"], []).append(row["institution__slug"])
-        institutions[row["institution__slug"]] = unprefixed(row, "institution__")
-    authorships = Authorship.objects.filter(paper__in=paper_keys).values(
+    for authorship_id, *institution in rows.order_by("position", "pk"):
+        affiliations.setdefault(authorship_id, []).append(institution[0])
+        institutions[institution[0]] = institution
+    authorships = Authorship.objects.filter(paper__in=paper_keys).values_list(
         "pk",
-        "position",
         "paper__slug",
+        "position",
         "author__slug",
         "author__name",
         "author__other_names",
@@ -119,26 +102,13 @@ def published_scope(conference=None):
         "author__homepage",
     )
     authorships = list(authorships.order_by("paper__slug", "position"))
-    authors = {row["author__slug"]: unprefixed(row, "author__") for row in authorships}
-    award_rows = awards.values(
-        "slug",
-        *languages.columns("name"),
-        *languages.columns("description"),
-        "position",
-        "announced_on",
-        conference_slug=F("conference__slug"),
-        year=F("conference__year"),
-    ).order_by("-conference__year", "conference__slug", "position", "slug")
+    authors = {
+        slug: (slug, name, SEPARATOR.join(other_names(names)), orcid, homepage)
+        for _pk, _paper, _position, slug, name, names, orcid, homepage in authorships
+    }
     entries = (
         AwardEntry.objects.published()
         .filter(award__in=awards.values("pk"))
-        .values(
-            "position",
-            *(f"level__{column}" for column in ["slug", *languages.columns("name"), "position"]),
-            conference_slug=F("award__conference__slug"),
-            award_slug=F("award__slug"),
-            paper_slug=F("paper__slug"),
-        )
         .order_by(
             "-award__conference__year",
             "award__conference__slug",
@@ -147,49 +117,50 @@ def published_scope(conference=None):
             *AwardEntry.LEVEL_ORDER,
         )
     )
+    awards = awards.order_by("-conference__year", "conference__slug", "position", "slug")
     return {
         "papers": [
-            {**renamed(row, conference="conference_slug"), **links.get(row["pk"], {})}
+            (*row[1:], *(links.get(row[0], {}).get(kind) for kind in PaperLink.Kind.values))
             for row in paper_rows
         ],
-        "authors": [
-            {**row, "other_names": SEPARATOR.join(other_names(row["other_names"]))}
-            for _slug, row in sorted(authors.items())
-        ],
+        "authors": [authors[slug] for slug in sorted(authors)],
         "authorships": [
-            {
-                **renamed(row, paper="paper__slug", author="author__slug"),
-                "affiliations": SEPARATOR.join(affiliations.get(row["pk"], [])),
-            }
-            for row in authorships
+            (paper, position, author, SEPARATOR.join(affiliations.get(pk, [])))
+            for pk, paper, position, author, *_author in authorships
         ],
         "institutions": [institutions[slug] for slug in sorted(institutions)],
-        "awards": [renamed(row, conference="conference_slug") for row in award_rows],
-        "entries": [
-            renamed(
-                {key.replace("level__", "level_"): value for key, value in row.items()},
-                conference="conference_slug",
-                award="award_slug",
-                paper="paper_slug",
-                level="level_slug",
-            )
-            for row in entries
-        ],
+        "awards": awards.values_list(
+            "conference__slug",
+            "conference__year",
+            "slug",
+            *languages.columns("name"),
+            *languages.columns("description"),
+            "position",
+            "announced_on",
+        ),
+        "entries": entries.values_list(
+            "award__conference__slug",
+            "award__slug",
+            "paper__slug",
+            "level__slug",
+            *languages.columns("name", "level__"),
+            "level__position",
+            "position",
+        ),
     }
 
 
 def csv_text(rows, columns):
-    """``rows`` as CSV text with a header row of ``columns``."""
+    """``rows`` (sequences of values) as CSV text with a header row of ``columns``."""
     out = io.StringIO()
-    # None is written as "", a date as YYYY-MM-DD; keys outside ``columns`` are left out.
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
+    writer = csv.writer(out, lineterminator="\n")  # None is written as "", a date YYYY-MM-DD
+    writer.writerow(columns)
     writer.writerows(rows)
     return out.getvalue()
 
 
-# The tables' columns, in order (the rows above give exactly these keys).
 def table_columns():
+    """``{table: [column, ...]}``: each table's columns, in the order of its rows."""
     return {
         "papers": [
             "slug",
@@ -200,7 +171,7 @@ def table_columns():
             "conference",
             "year",
             "pages",
-            *link_columns(),
+            *(f"link_{kind}" for kind in PaperLink.Kind.values),
         ],
         "authors": ["slug", "name", "other_names", "orcid", "homepage"],
         "authorships": ["paper", "position", "author", "affiliations"],
