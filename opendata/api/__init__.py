@@ -18,8 +18,8 @@ from ninja.errors import Throttled, ValidationError
 from ninja.throttling import AnonRateThrottle
 
 from awardsite.security import client_ip
-from opendata.api.answers import NAMESPACE
 from opendata.api.endpoints import router
+from opendata.api.schemas import NAMESPACE
 
 logger = logging.getLogger(__name__)
 

@@ -5,27 +5,30 @@ Lists are ordered by a unique key (pages never overlap), paginated (``?page=`` f
 wrong form is a 422, an unknown slug matches nothing, an unknown object is a 404.
 """
 
+import math
 from functools import partial
 from typing import Annotated
 
 from django.conf import settings
+from django.db.models import Prefetch
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
-from catalogue.models import Author, Authorship, Award, Institution, Paper
-from opendata.api import schemas
-from opendata.api.answers import (
-    api_url,
-    awards_for_api,
-    conferences_for_api,
-    downloads,
-    filtered_papers,
-    found,
-    narrowed,
-    paginated,
-    published_entries,
-    venues_for_api,
+from awardsite.addresses import absolute_url
+from catalogue.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    Venue,
 )
+from catalogue.models.querysets import authorships_in_order
+from opendata.api import schemas
+from opendata.api.schemas import api_url, downloads
 
 DEFAULT_PER_PAGE = 50
 MAX_PER_PAGE = 200
@@ -60,6 +63,95 @@ def answers(ok, not_found=True, invalid=True):
         **({422: schemas.ValidationErrors} if invalid else {}),
         429: schemas.Throttled,
     }
+
+
+def found(queryset, noun, **lookups):
+    """The object of ``queryset`` matching ``lookups``, or a 404 naming what is missing."""
+    try:
+        return queryset.get(**lookups)
+    except queryset.model.DoesNotExist:
+        key = "/".join(str(value) for value in lookups.values())
+        raise HttpError(404, f'No published {noun} "{key}".') from None
+
+
+def narrowed(queryset, **lookups):
+    """``queryset`` filtered by those of ``lookups`` that have a value (not None or "")."""
+    return queryset.filter(
+        **{key: value for key, value in lookups.items() if value not in (None, "")}
+    )
+
+
+def paginated(request, items, page, per_page):
+    """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, with the
+    count, the number of pages and the URLs of the neighbours (None at either end). A
+    page past the last is a 404."""
+    count = len(items) if isinstance(items, list) else items.count()
+    pages = max(1, math.ceil(count / per_page))
+    if page > pages:
+        raise HttpError(404, f"page: there is no page {page}; the last is {pages}.")
+    start = (page - 1) * per_page
+
+    def link(number):
+        query = request.GET.copy()
+        query["page"] = str(number)
+        return absolute_url(f"{request.path}?{query.urlencode()}", request)
+
+    return {
+        "count": count,
+        "page": page,
+        "pages": pages,
+        "next": link(page + 1) if page < pages else None,
+        "previous": link(page - 1) if page > 1 else None,
+        "items": list(items[start : start + per_page]),
+    }
+
+
+# Querysets: what each endpoint shows, with the prefetches that keep its queries fixed.
+
+
+def awards_for_api():
+    """Published awards with their levels and published entries (four queries a page)."""
+    entries = (
+        AwardEntry.objects.published()
+        .in_level_order()
+        .select_related("paper__conference")
+        .prefetch_related(authorships_in_order("paper__authorships"))
+    )
+    return (
+        Award.objects.published()
+        .with_conference()
+        .prefetch_related(
+            Prefetch("levels", queryset=AwardLevel.objects.order_by("position", "slug")),
+            Prefetch("entries", queryset=entries),
+        )
+    )
+
+
+def venues_for_api():
+    """Venues with published conferences, with those (newest first; two queries)."""
+    published = Conference.objects.published().select_related("venue").newest_first()
+    return Venue.objects.published().prefetch_related(Prefetch("conferences", queryset=published))
+
+
+def filtered_papers(venue=None, conference=None, year=None, award=None, level=None, **people):
+    """Published papers, narrowed by where they were published (``venue`` and
+    ``conference`` slugs, ``year``), by a published award entry (``award``: an award
+    series slug; ``level``: a level slug; both: the same entry), and by an author
+    (``author``: slug, ``orcid``: ORCID iD). None leaves a filter open."""
+    papers = narrowed(
+        Paper.objects.published(),
+        conference__venue__slug=venue,
+        conference__slug=conference,
+        conference__year=year,
+    )
+    if award or level:
+        entries = narrowed(AwardEntry.objects.published(), award__slug=award, level__slug=level)
+        papers = papers.filter(pk__in=entries.values("paper"))
+    if people.get("author"):
+        papers = papers.filter(authorships__author__slug=people["author"])
+    if people.get("orcid"):
+        papers = papers.filter(authorships__author__orcid=people["orcid"])
+    return papers
 
 
 # Endpoints --------------------------------------------------------------------------
@@ -113,14 +205,16 @@ def conferences(
 ):
     """Published conferences, newest first as on the site (``newest_first()``: by year,
     then start date, then slug), filtered by ``venue`` (slug) and ``year``."""
-    items = narrowed(conferences_for_api(), venue__slug=venue, year=year).newest_first()
+    items = narrowed(
+        Conference.objects.published().with_listed_awards(), venue__slug=venue, year=year
+    ).newest_first()
     return paginated(request, items, page, per_page)
 
 
 @get("/conferences/{slug}", response=answers(schemas.Conference), url_name="conference")
 def conference(request, slug: Slug):
     """One published conference with its awards and downloads."""
-    return found(conferences_for_api(), "conference", slug=slug)
+    return found(Conference.objects.published().with_listed_awards(), "conference", slug=slug)
 
 
 @get("/awards", response=answers(schemas.page_of(schemas.Award)), url_name="awards")
@@ -252,7 +346,9 @@ def author(request, slug: Slug):
     person.published_authorships = list(
         Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
         .select_related("paper__conference")
-        .prefetch_related(published_entries("paper__award_entries"))
+        .prefetch_related(
+            Prefetch("paper__award_entries", queryset=AwardEntry.objects.published().for_paper())
+        )
         .order_by("-paper__conference__year", "paper__slug")
     )
     return person

@@ -11,10 +11,50 @@ from operator import attrgetter
 from typing import Annotated
 
 from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+from modeltranslation.utils import build_localized_fieldname
 from ninja import Schema
 from pydantic import BeforeValidator, ConfigDict, Field, create_model
 
-from opendata.api.answers import api_url, downloads, html, translated
+from awardsite.addresses import absolute_url
+
+# The API's URL namespace (awardsite/urls.py mounts it at /api/v1/).
+NAMESPACE = "api-v1"
+
+
+def translated(obj, field):
+    """``{language code: text or None}`` for ``obj.<field>`` from each language's own
+    column (``name_en``, ``name_zh_hans``), never another language's text."""
+    return {
+        code: getattr(obj, build_localized_fieldname(field, code)) or None
+        for code, _name in settings.LANGUAGES
+    }
+
+
+def api_url(request, name, **kwargs):
+    """The absolute URL of the API endpoint ``name``."""
+    return absolute_url(reverse(f"{NAMESPACE}:{name}", kwargs=kwargs), request)
+
+
+def html(request, obj):
+    """The absolute URL of ``obj``'s web page in every language of the site."""
+    pages = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            pages[code] = absolute_url(obj.get_absolute_url(), request)
+    return pages
+
+
+def downloads(request, conference=None):
+    """The whole downloads of ``conference``, or of the site when None (opendata/downloads.py)."""
+    scope, kwargs = (
+        ("site", {}) if conference is None else ("conference", {"slug": conference.slug})
+    )
+    return {
+        kind: absolute_url(reverse(f"opendata-{scope}-{kind}", kwargs=kwargs), request)
+        for kind in ("csv", "compact")
+    }
 
 
 def by_language(title, description, value, field_description):
@@ -44,7 +84,7 @@ Blank = Annotated[str | None, BeforeValidator(lambda text: text or None)]
 
 
 def in_languages(field):
-    """A resolver of the translated ``field`` (see ``answers.translated``)."""
+    """A resolver of the translated ``field`` (see ``translated``)."""
     return staticmethod(lambda obj: translated(obj, field))
 
 
@@ -60,7 +100,7 @@ def api_link(name, **paths):
 
 
 def web_pages(obj, context):
-    """The resolver of an object's web pages (``answers.html``)."""
+    """The resolver of an object's web pages (``html``)."""
     return html(context["request"], obj)
 
 
@@ -235,7 +275,7 @@ class Entry(Schema):
 
     @staticmethod
     def resolve_authors(entry):
-        return [authorship.author for authorship in entry.paper.authorships.all()]
+        return [authorship.author for authorship in entry.paper.ordered_authorships]
 
 
 class Award(Schema):
@@ -289,7 +329,9 @@ class Conference(ConferenceRef):
     start_date: date | None
     end_date: date | None
     website: Blank
-    awards: list[AwardRef] = Field(description="Published awards, in the conference's order.")
+    awards: list[AwardRef] = Field(
+        validation_alias="listed_awards", description="Published awards, in the conference's order."
+    )
     downloads: "Downloads"
     html: Pages
 
