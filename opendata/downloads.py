@@ -1,17 +1,11 @@
-"""Whole downloads of the published data, and the "Open data" page.
+"""Whole downloads of the published data, for the site or one conference, and the
+"Open data" page.
 
-A CSV download is one ZIP archive, for the site or one conference: a UTF-8 CSV table
-with a header row per kind of object (``table_columns``), a ``datapackage.json``
-(Frictionless Data Package: each column's type, the date, the licence when set) and a
-README.txt. A translated field has a column per language (``title_en``,
-``title_zh_hans``), empty where untranslated; several values in one cell are separated
-by ``|``. The licence is ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``), empty by
-default: nothing in the sources states one.
-
-A compact download holds the same published content in the format ``import_conference``
-reads (``compact_archive``): per conference, what ``export_conference SLUG --format
-compact`` writes of it (``<slug>.yaml`` and its ``images/``); for the site, one such
-folder per published conference with published awards.
+A CSV download is a ZIP archive of UTF-8 CSV tables (``table_columns``) with a
+``datapackage.json`` and a README.txt (``archive``); a compact download holds the same
+content in the format ``import_conference`` reads (``compact_archive``). The licence is
+``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``), empty by default: nothing in the
+sources states one.
 """
 
 import csv
@@ -47,6 +41,56 @@ def other_names(text):
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+def in_languages(field, read_at="", column_prefix=""):
+    """``{column: lookup}`` of the translated ``field``'s columns (``title_en``, ...),
+    each read at the lookup path ``read_at``."""
+    return {column_prefix + column: read_at + column for column in languages.columns(field)}
+
+
+def table_columns():
+    """``{table: {column: lookup}}``: each table's columns in order, each with the
+    lookup ``published_scope`` reads it from (None: built there)."""
+    return {
+        "papers": {
+            "slug": "slug",
+            **in_languages("title"),
+            **in_languages("abstract"),
+            **in_languages("summary"),
+            "venue": "conference__venue__slug",
+            "conference": "conference__slug",
+            "year": "conference__year",
+            "pages": "pages",
+            **{f"link_{kind}": None for kind in PaperLink.Kind.values},
+        },
+        "authors": dict.fromkeys(["slug", "name", "other_names", "orcid", "homepage"]),
+        "authorships": dict.fromkeys(["paper", "position", "author", "affiliations"]),
+        "institutions": {
+            "slug": "institution__slug",
+            **in_languages("name", "institution__"),
+            "country": "institution__country",
+            "website": "institution__website",
+        },
+        "awards": {
+            "conference": "conference__slug",
+            "year": "conference__year",
+            "slug": "slug",
+            **in_languages("name"),
+            **in_languages("description"),
+            "position": "position",
+            "announced_on": "announced_on",
+        },
+        "entries": {
+            "conference": "award__conference__slug",
+            "award": "award__slug",
+            "paper": "paper__slug",
+            "level": "level__slug",
+            **in_languages("name", "level__", "level_"),
+            "level_position": "level__position",
+            "position": "position",
+        },
+    }
+
+
 def published_scope(conference=None):
     """The rows of each table (tuples in ``table_columns()`` order), from published
     content only. ``conference``: the papers published at it or awarded by it, its
@@ -57,6 +101,10 @@ def published_scope(conference=None):
     papers, model instances took 4.4 s of CPU, most of it building them. Related rows
     are selected by joins on the papers' and awards' conditions, not by lists of keys.
     """
+    lookups = {
+        table: [lookup for lookup in columns.values() if lookup]
+        for table, columns in table_columns().items()
+    }
     papers = Paper.objects.published()
     awards = Award.objects.published()
     if conference is not None:
@@ -69,24 +117,10 @@ def published_scope(conference=None):
         "paper_id", "kind", "url"
     ):
         links.setdefault(paper_id, {})[kind] = url
-    paper_rows = papers.order_by("-conference__year", "slug").values_list(
-        "pk",
-        "slug",
-        *languages.columns("title"),
-        *languages.columns("abstract"),
-        *languages.columns("summary"),
-        "conference__venue__slug",
-        "conference__slug",
-        "conference__year",
-        "pages",
-    )
+    paper_rows = papers.order_by("-conference__year", "slug").values_list("pk", *lookups["papers"])
     affiliations, institutions = {}, {}
     rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values_list(
-        "authorship_id",
-        "institution__slug",
-        *languages.columns("name", "institution__"),
-        "institution__country",
-        "institution__website",
+        "authorship_id", *lookups["institutions"]
     )
     for authorship_id, *institution in rows.order_by("position", "pk"):
         affiliations.setdefault(authorship_id, []).append(institution[0])
@@ -106,16 +140,13 @@ def published_scope(conference=None):
         slug: (slug, name, SEPARATOR.join(other_names(names)), orcid, homepage)
         for _pk, _paper, _position, slug, name, names, orcid, homepage in authorships
     }
-    entries = (
-        AwardEntry.objects.published()
-        .filter(award__in=awards.values("pk"))
-        .order_by(
-            "-award__conference__year",
-            "award__conference__slug",
-            "award__position",
-            "award__slug",
-            *AwardEntry.LEVEL_ORDER,
-        )
+    entries = AwardEntry.objects.published().filter(award__in=awards.values("pk"))
+    entries = entries.order_by(
+        "-award__conference__year",
+        "award__conference__slug",
+        "award__position",
+        "award__slug",
+        *AwardEntry.LEVEL_ORDER,
     )
     awards = awards.order_by("-conference__year", "conference__slug", "position", "slug")
     return {
@@ -129,24 +160,8 @@ def published_scope(conference=None):
             for pk, paper, position, author, *_author in authorships
         ],
         "institutions": [institutions[slug] for slug in sorted(institutions)],
-        "awards": awards.values_list(
-            "conference__slug",
-            "conference__year",
-            "slug",
-            *languages.columns("name"),
-            *languages.columns("description"),
-            "position",
-            "announced_on",
-        ),
-        "entries": entries.values_list(
-            "award__conference__slug",
-            "award__slug",
-            "paper__slug",
-            "level__slug",
-            *languages.columns("name", "level__"),
-            "level__position",
-            "position",
-        ),
+        "awards": awards.values_list(*lookups["awards"]),
+        "entries": entries.values_list(*lookups["entries"]),
     }
 
 
@@ -157,44 +172,6 @@ def csv_text(rows, columns):
     writer.writerow(columns)
     writer.writerows(rows)
     return out.getvalue()
-
-
-def table_columns():
-    """``{table: [column, ...]}``: each table's columns, in the order of its rows."""
-    return {
-        "papers": [
-            "slug",
-            *languages.columns("title"),
-            *languages.columns("abstract"),
-            *languages.columns("summary"),
-            "venue",
-            "conference",
-            "year",
-            "pages",
-            *(f"link_{kind}" for kind in PaperLink.Kind.values),
-        ],
-        "authors": ["slug", "name", "other_names", "orcid", "homepage"],
-        "authorships": ["paper", "position", "author", "affiliations"],
-        "institutions": ["slug", *languages.columns("name"), "country", "website"],
-        "awards": [
-            "conference",
-            "year",
-            "slug",
-            *languages.columns("name"),
-            *languages.columns("description"),
-            "position",
-            "announced_on",
-        ],
-        "entries": [
-            "conference",
-            "award",
-            "paper",
-            "level",
-            *(f"level_{column}" for column in languages.columns("name")),
-            "level_position",
-            "position",
-        ],
-    }
 
 
 # Each column's Frictionless type when not "string" (dates YYYY-MM-DD, empty when unknown).
@@ -215,8 +192,11 @@ def licence_lines(today):
 
 
 def archive(name, title, rows_by_table, today=None):
-    """The ZIP archive (bytes) of one download: a CSV file per table, datapackage.json
-    and README.txt, dated ``today`` (default: today, UTC)."""
+    """The ZIP archive (bytes) of one download, dated ``today`` (default: today, UTC): a
+    CSV file per table with a header row (a translated field has a column per language,
+    empty where untranslated; several values in one cell are separated by ``|``), a
+    datapackage.json (Frictionless Data Package: each column's type, the date, the
+    licence when set) and README.txt."""
     today = today or timezone.now().date()
     licence = settings.DATA_LICENCE
     columns = table_columns()
@@ -278,14 +258,14 @@ def export_compact(conference):
 
 
 def compact_archive(name, title, conferences, today=None, *, folders=False, export=None):
-    """The ZIP archive (bytes) of ``conferences`` (published ones) in the compact format:
-    ``<name>/<slug>.yaml`` per conference (``<name>/<slug>/<slug>.yaml`` with
-    ``folders``, which keeps apart two conferences' images of one name), its images in
-    ``images/`` beside it, and a README.txt with the date, the licence and how to import.
-    Dated ``today`` (default: today, UTC). ``export`` gives a conference's published
-    Export (default ``export_compact``; the publisher reads it back from the archive it
-    published). Raises ``importing.exporting.ExportError`` when two different images
-    of one conference would share a file name."""
+    """The ZIP archive (bytes) of ``conferences`` (published ones) in the compact format,
+    dated ``today`` (default: today, UTC): per conference what ``export_conference SLUG
+    --format compact`` writes, ``<name>/<slug>.yaml`` (``<name>/<slug>/<slug>.yaml``
+    with ``folders``, keeping apart two conferences' images of one name) and its
+    ``images/`` beside it, and a README.txt saying how to import. ``export`` gives a
+    conference's Export (default ``export_compact``; the publisher reads it back from
+    the archive it published). Raises ``importing.exporting.ExportError`` when two
+    different images of one conference would share a file name."""
     today = today or timezone.now().date()
     export = export or export_compact
     files, paths = {}, []

@@ -243,11 +243,7 @@ def awards(
     return paginated(request, items, page, per_page)
 
 
-@get(
-    "/awards/{conference}/{slug}",
-    response=answers(schemas.Award),
-    url_name="award",
-)
+@get("/awards/{conference}/{slug}", response=answers(schemas.Award), url_name="award")
 def award(request, conference: Slug, slug: Slug):
     """One published award of a conference, with its levels and entries."""
     return found(awards_for_api(), "award", conference__slug=conference, slug=slug)
@@ -259,10 +255,7 @@ def award(request, conference: Slug, slug: Slug):
     url_name="award-series-list",
 )
 def award_series_list(
-    request,
-    venue: SlugFilter = None,
-    page: Page = 1,
-    per_page: PerPage = DEFAULT_PER_PAGE,
+    request, venue: SlugFilter = None, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE
 ):
     """Award series: the same award slug at every edition of a venue, by venue and slug,
     with the years it was given; filtered by ``venue``. One query."""
@@ -344,7 +337,7 @@ def author(request, slug: Slug):
     """One author with their published papers and those papers' awards, newest first."""
     person = found(Author.objects.published(), "author", slug=slug)
     person.published_authorships = list(
-        Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
+        Authorship.objects.for_author_page(person)
         .select_related("paper__conference")
         .prefetch_related(
             Prefetch("paper__award_entries", queryset=AwardEntry.objects.published().for_paper())
@@ -362,11 +355,7 @@ def institutions(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
     return paginated(request, Institution.objects.published().order_by("slug"), page, per_page)
 
 
-@get(
-    "/institutions/{slug}",
-    response=answers(schemas.Institution),
-    url_name="institution",
-)
+@get("/institutions/{slug}", response=answers(schemas.Institution), url_name="institution")
 def institution(request, slug: Slug):
     """One institution."""
     return found(Institution.objects.published(), "institution", slug=slug)

@@ -23,27 +23,9 @@ from awardsite.addresses import absolute_url
 NAMESPACE = "api-v1"
 
 
-def translated(obj, field):
-    """``{language code: text or None}`` for ``obj.<field>`` from each language's own
-    column (``name_en``, ``name_zh_hans``), never another language's text."""
-    return {
-        code: getattr(obj, build_localized_fieldname(field, code)) or None
-        for code, _name in settings.LANGUAGES
-    }
-
-
 def api_url(request, name, **kwargs):
     """The absolute URL of the API endpoint ``name``."""
     return absolute_url(reverse(f"{NAMESPACE}:{name}", kwargs=kwargs), request)
-
-
-def html(request, obj):
-    """The absolute URL of ``obj``'s web page in every language of the site."""
-    pages = {}
-    for code, _name in settings.LANGUAGES:
-        with translation.override(code):
-            pages[code] = absolute_url(obj.get_absolute_url(), request)
-    return pages
 
 
 def downloads(request, conference=None):
@@ -84,8 +66,14 @@ Blank = Annotated[str | None, BeforeValidator(lambda text: text or None)]
 
 
 def in_languages(field):
-    """A resolver of the translated ``field`` (see ``translated``)."""
-    return staticmethod(lambda obj: translated(obj, field))
+    """A resolver of the translated ``field``: ``{language code: text or None}`` from
+    each language's own column (``name_en``, ``name_zh_hans``), never another's text."""
+    return staticmethod(
+        lambda obj: {
+            code: getattr(obj, build_localized_fieldname(field, code)) or None
+            for code, _name in settings.LANGUAGES
+        }
+    )
 
 
 def api_link(name, **paths):
@@ -100,8 +88,12 @@ def api_link(name, **paths):
 
 
 def web_pages(obj, context):
-    """The resolver of an object's web pages (``html``)."""
-    return html(context["request"], obj)
+    """A resolver of the absolute URL of ``obj``'s web page in every language."""
+    pages = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            pages[code] = absolute_url(obj.get_absolute_url(), context["request"])
+    return pages
 
 
 class Error(Schema):
