@@ -133,7 +133,7 @@ def venues_for_api():
     return Venue.objects.published().prefetch_related(Prefetch("conferences", queryset=published))
 
 
-def filtered_papers(venue=None, conference=None, year=None, award=None, level=None, **people):
+def filtered_papers(venue, conference, year, award, level=None, author=None, orcid=None):
     """Published papers, narrowed by where they were published (``venue`` and
     ``conference`` slugs, ``year``), by a published award entry (``award``: an award
     series slug; ``level``: a level slug; both: the same entry), and by an author
@@ -147,11 +147,9 @@ def filtered_papers(venue=None, conference=None, year=None, award=None, level=No
     if award or level:
         entries = narrowed(AwardEntry.objects.published(), award__slug=award, level__slug=level)
         papers = papers.filter(pk__in=entries.values("paper"))
-    if people.get("author"):
-        papers = papers.filter(authorships__author__slug=people["author"])
-    if people.get("orcid"):
-        papers = papers.filter(authorships__author__orcid=people["orcid"])
-    return papers
+    # Two filters: the author and the ORCID iD may be two authors of the paper.
+    papers = narrowed(papers, authorships__author__slug=author)
+    return narrowed(papers, authorships__author__orcid=orcid)
 
 
 # Endpoints --------------------------------------------------------------------------
@@ -171,13 +169,10 @@ def index(request):
         "licence": settings.DATA_LICENCE or None,
         "openapi": api_url(request, "openapi-json"),
         "docs": api_url(request, "openapi-view"),
+        # Each collection's field is named by its endpoint's URL name (award_series_list).
         "collections": {
-            **{
-                name: api_url(request, name)
-                for name in ("venues", "conferences", "awards", "papers", "authors")
-            },
-            "award-series": api_url(request, "award-series-list"),
-            "institutions": api_url(request, "institutions"),
+            field: api_url(request, field.replace("_", "-"))
+            for field in schemas.Collections.model_fields
         },
         "downloads": downloads(request),
     }

@@ -96,6 +96,20 @@ def web_pages(obj, context):
     return pages
 
 
+# The base of the schemas of translated objects: a translated field is read in every
+# language by its name, whichever the schema (an author's name is not translated).
+class Read(Schema):
+    resolve_name = in_languages("name")
+    resolve_name_plural = in_languages("name_plural")
+    resolve_title = in_languages("title")
+    resolve_abstract = in_languages("abstract")
+    resolve_summary = in_languages("summary")
+    resolve_description = in_languages("description")
+    resolve_city = in_languages("city")
+    resolve_proceedings = in_languages("proceedings")
+    resolve_html = staticmethod(web_pages)
+
+
 class Error(Schema):
     """A refused request: what was wrong."""
 
@@ -129,7 +143,7 @@ class Link(Schema):
     url: str
 
 
-class VenueRef(Schema):
+class VenueRef(Read):
     slug: str
     acronym: str
     url: str = Field(description="This venue in the API.")
@@ -137,29 +151,24 @@ class VenueRef(Schema):
     resolve_url = api_link("venue", slug="slug")
 
 
-class ConferenceRef(Schema):
+class ConferenceRef(Read):
     slug: str
     year: int
     name: Translated
     venue: str = Field(validation_alias="venue.slug", description="The venue's slug.")
     url: str = Field(description="This conference in the API.")
 
-    resolve_name = in_languages("name")
     resolve_url = api_link("conference", slug="slug")
 
 
-class LevelRef(Schema):
+class LevelRef(Read):
     slug: str
     name: Translated
     position: int = Field(description="Rank within the award; the lowest is the top level.")
 
-    resolve_name = in_languages("name")
-
 
 class Level(LevelRef):
     name_plural: Translated = Field(description="The level's name for two papers or more.")
-
-    resolve_name_plural = in_languages("name_plural")
 
 
 # Read from any edition (an Award).
@@ -171,7 +180,7 @@ class SeriesRef(Schema):
     resolve_url = api_link("award-series", venue="conference.venue.slug", slug="slug")
 
 
-class AwardRef(Schema):
+class AwardRef(Read):
     conference: str = Field(
         validation_alias="conference.slug",
         description="The slug of the conference that gives the award.",
@@ -181,16 +190,14 @@ class AwardRef(Schema):
     name: Translated
     url: str = Field(description="This award in the API.")
 
-    resolve_name = in_languages("name")
     resolve_url = api_link("award", conference="conference.slug", slug="slug")
 
 
-class InstitutionRef(Schema):
+class InstitutionRef(Read):
     slug: str
     name: Translated
     url: str = Field(description="This institution in the API.")
 
-    resolve_name = in_languages("name")
     resolve_url = api_link("institution", slug="slug")
 
 
@@ -217,7 +224,7 @@ class PaperAward(Schema):
     position: int = Field(description="Order within the level, lowest first.")
 
 
-class PaperRef(Schema):
+class PaperRef(Read):
     slug: str
     title: Translated
     conference: str = Field(
@@ -226,7 +233,6 @@ class PaperRef(Schema):
     )
     url: str = Field(description="This paper in the API.")
 
-    resolve_title = in_languages("title")
     resolve_url = api_link("paper", slug="slug")
 
 
@@ -245,10 +251,6 @@ class Paper(PaperRef):
         validation_alias="award_entries", description="Published awards, newest first."
     )
     html: Pages
-
-    resolve_abstract = in_languages("abstract")
-    resolve_summary = in_languages("summary")
-    resolve_html = staticmethod(web_pages)
 
     @staticmethod
     def resolve_links(paper):
@@ -270,7 +272,7 @@ class Entry(Schema):
         return [authorship.author for authorship in entry.paper.ordered_authorships]
 
 
-class Award(Schema):
+class Award(Read):
     conference: ConferenceRef
     slug: str
     name: Translated
@@ -285,22 +287,18 @@ class Award(Schema):
     url: str = Field(description="This award in the API.")
     html: Pages
 
-    resolve_name = in_languages("name")
-    resolve_description = in_languages("description")
     resolve_series = staticmethod(lambda award: award)
     resolve_url = api_link("award", conference="conference.slug", slug="slug")
-    resolve_html = staticmethod(web_pages)
 
 
 # Read from the newest edition (an Award), its ``editions`` (newest first) set.
-class AwardSeries(Schema):
+class AwardSeries(Read):
     venue: VenueRef = Field(validation_alias="conference.venue")
     slug: str
     name: Translated = Field(description="The name of the newest edition.")
     years: list[int] = Field(description="Years of the published editions, newest first.")
     url: str = Field(description="Every edition, in the API.")
 
-    resolve_name = in_languages("name")
     resolve_url = api_link("award-series", venue="conference.venue.slug", slug="slug")
 
     @staticmethod
@@ -327,11 +325,7 @@ class Conference(ConferenceRef):
     downloads: "Downloads"
     html: Pages
 
-    resolve_description = in_languages("description")
-    resolve_city = in_languages("city")
     resolve_country = in_languages("country")
-    resolve_proceedings = in_languages("proceedings")
-    resolve_html = staticmethod(web_pages)
 
     @staticmethod
     def resolve_downloads(conference, context):
@@ -343,9 +337,6 @@ class Venue(VenueRef):
     website: Blank
     conferences: list[ConferenceRef] = Field(description="Published editions, newest first.")
     html: Pages
-
-    resolve_name = in_languages("name")
-    resolve_html = staticmethod(web_pages)
 
 
 class Institution(InstitutionRef):
