@@ -183,12 +183,11 @@ COLUMN_TYPES = {
 }
 
 
-def licence_lines(today):
-    """The date line, and the licence line when ``settings.DATA_LICENCE`` is set."""
-    lines = [f"Date: {today.isoformat()}"]
-    if settings.DATA_LICENCE:
-        lines.append(f"Licence: {settings.DATA_LICENCE}")
-    return lines
+def readme(title, today, lines):
+    """A README.txt: ``title``, the date, the licence when ``settings.DATA_LICENCE`` is
+    set, a blank line and ``lines``."""
+    licence = [f"Licence: {settings.DATA_LICENCE}"] if settings.DATA_LICENCE else []
+    return "\n".join([title, f"Date: {today.isoformat()}", *licence, "", *lines, ""])
 
 
 def archive(name, title, rows_by_table, today=None):
@@ -222,27 +221,25 @@ def archive(name, title, rows_by_table, today=None):
             for table in columns
         ],
     }
-    readme = [title, *licence_lines(today)]
-    readme += [
-        "",
+    notes = [
         "Tables (UTF-8 CSV with a header row): " + ", ".join(f"{t}.csv" for t in columns) + ".",
         "Translated fields have one column per language (e.g. title_en, title_zh_hans),",
         "empty where there is no translation.",
         f"Several values in one cell are separated by {SEPARATOR}.",
         "datapackage.json describes every column (Frictionless Data Package).",
-        "",
     ]
     files = {
-        "README.txt": "\n".join(readme),
+        "README.txt": readme(title, today, notes),
         "datapackage.json": json.dumps(package, ensure_ascii=False, indent=2) + "\n",
         **{f"{table}.csv": csv_text(rows_by_table[table], columns[table]) for table in columns},
     }
-    return zipped(name, {filename: text.encode("utf-8") for filename, text in files.items()}, today)
+    return zipped(name, files, today)
 
 
 def zipped(name, files, today):
-    """A ZIP archive (bytes) of ``files`` ({file name: bytes}) in a folder ``name``, each
-    dated ``today`` at midnight, so the same data on the same day gives the same bytes."""
+    """A ZIP archive (bytes) of ``files`` ({file name: bytes, or text written as UTF-8})
+    in a folder ``name``, each dated ``today`` at midnight, so the same data on the same
+    day gives the same bytes."""
     stamp = (today.year, today.month, today.day, 0, 0, 0)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -273,13 +270,10 @@ def compact_archive(name, title, conferences, today=None, *, folders=False, expo
         exported = export(conference)
         folder = f"{conference.slug}/" if folders else ""
         paths.append(f"{folder}{conference.slug}.yaml")
-        files[paths[-1]] = exported.text.encode("utf-8")
+        files[paths[-1]] = exported.text
         for relative, data in exported.images.items():
             files[f"{folder}{relative}"] = data
-    readme = [
-        title,
-        *licence_lines(today),
-        "",
+    notes = [
         "Compact conference files (YAML, docs/compact-format.md), the format that the",
         "import_conference command of awardsite reads. To import them into another",
         "installation, unpack this archive in its checkout and run, for each file:",
@@ -294,9 +288,8 @@ def compact_archive(name, title, conferences, today=None, *, folders=False, expo
         "earlier conferences its papers were published at (with their venues, papers and",
         "authors), and importing an object that is already there sets it to the same values.",
         "Images named in a file are in images/ next to it. Only published content is here.",
-        "",
     ]
-    return zipped(name, {"README.txt": "\n".join(readme).encode("utf-8"), **files}, today)
+    return zipped(name, {"README.txt": readme(title, today, notes), **files}, today)
 
 
 def zip_response(content, name):
