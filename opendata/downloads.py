@@ -1,17 +1,11 @@
-"""Whole downloads of the published data, and the "Open data" page.
+"""Whole downloads of the published data, for the site or one conference, and the
+"Open data" page.
 
-A CSV download is one ZIP archive, for the site or one conference: a UTF-8 CSV table
-with a header row per kind of object (``table_columns``), a ``datapackage.json``
-(Frictionless Data Package: each column's type, the date, the licence when set) and a
-README.txt. A translated field has a column per language (``title_en``,
-``title_zh_hans``), empty where untranslated; several values in one cell are separated
-by ``|``. The licence is ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``), empty by
-default: nothing in the sources states one.
-
-A compact download holds the same published content in the format ``import_conference``
-reads (``compact_archive``): per conference, what ``export_conference SLUG --format
-compact`` writes of it (``<slug>.yaml`` and its ``images/``); for the site, one such
-folder per published conference with published awards.
+A CSV download is a ZIP archive of UTF-8 CSV tables (``table_columns``) with a
+``datapackage.json`` and a README.txt (``archive``); a compact download holds the same
+content in the format ``import_conference`` reads (``compact_archive``). The licence is
+``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``), empty by default: nothing in the
+sources states one.
 """
 
 import csv
@@ -20,7 +14,7 @@ import json
 import zipfile
 
 from django.conf import settings
-from django.db.models import F, Q
+from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -41,36 +35,76 @@ from importing.exporting import IMAGE_DIRECTORY, Export, export_conference
 SEPARATOR = "|"
 
 
-def link_columns():
-    return [f"link_{kind}" for kind in PaperLink.Kind.values]
-
-
-def renamed(row, **names):
-    """``row`` with the value of each key ``names[new]`` also under ``new``."""
-    return {**row, **{new: row[old] for new, old in names.items()}}
-
-
-def unprefixed(row, prefix):
-    """``row`` with ``prefix`` taken off its keys (``institution__slug`` -> ``slug``)."""
-    return {key.removeprefix(prefix): value for key, value in row.items()}
-
-
 def other_names(text):
     """An author's other names as ``Author.other_name_list`` reads them: one a line,
     blank lines left out."""
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def published_scope(conference=None):
-    """The rows (dicts holding at least the columns of ``table_columns()``) of each
-    table, from published content only. ``conference``: the papers published at it or
-    awarded by it, its awards and their entries, and the authors and institutions of
-    those papers (as ``importing.exporting.belonging_to`` takes them); None: the site.
+def in_languages(field, read_at="", column_prefix=""):
+    """``{column: lookup}`` of the translated ``field``'s columns (``title_en``, ...),
+    each read at the lookup path ``read_at``."""
+    return {column_prefix + column: read_at + column for column in languages.columns(field)}
 
-    Six queries whatever the size, reading plain values (``values()``): at 5,000 papers,
-    model instances took 4.4 s of CPU, most of it building them. Related rows are
-    selected by joins on the papers' and awards' conditions, not by lists of keys.
+
+def table_columns():
+    """``{table: {column: lookup}}``: each table's columns in order, each with the
+    lookup ``published_scope`` reads it from (None: built there)."""
+    return {
+        "papers": {
+            "slug": "slug",
+            **in_languages("title"),
+            **in_languages("abstract"),
+            **in_languages("summary"),
+            "venue": "conference__venue__slug",
+            "conference": "conference__slug",
+            "year": "conference__year",
+            "pages": "pages",
+            **{f"link_{kind}": None for kind in PaperLink.Kind.values},
+        },
+        "authors": dict.fromkeys(["slug", "name", "other_names", "orcid", "homepage"]),
+        "authorships": dict.fromkeys(["paper", "position", "author", "affiliations"]),
+        "institutions": {
+            "slug": "institution__slug",
+            **in_languages("name", "institution__"),
+            "country": "institution__country",
+            "website": "institution__website",
+        },
+        "awards": {
+            "conference": "conference__slug",
+            "year": "conference__year",
+            "slug": "slug",
+            **in_languages("name"),
+            **in_languages("description"),
+            "position": "position",
+            "announced_on": "announced_on",
+        },
+        "entries": {
+            "conference": "award__conference__slug",
+            "award": "award__slug",
+            "paper": "paper__slug",
+            "level": "level__slug",
+            **in_languages("name", "level__", "level_"),
+            "level_position": "level__position",
+            "position": "position",
+        },
+    }
+
+
+def published_scope(conference=None):
+    """The rows of each table (tuples in ``table_columns()`` order), from published
+    content only. ``conference``: the papers published at it or awarded by it, its
+    awards and their entries, and the authors and institutions of those papers (as
+    ``importing.exporting.belonging_to`` takes them); None: the site.
+
+    Six queries whatever the size, reading plain values (``values_list()``): at 5,000
+    papers, model instances took 4.4 s of CPU, most of it building them. Related rows
+    are selected by joins on the papers' and awards' conditions, not by lists of keys.
     """
+    lookups = {
+        table: [lookup for lookup in columns.values() if lookup]
+        for table, columns in table_columns().items()
+    }
     papers = Paper.objects.published()
     awards = Award.objects.published()
     if conference is not None:
@@ -82,36 +116,19 @@ def published_scope(conference=None):
     for paper_id, kind, url in PaperLink.objects.filter(paper__in=paper_keys).values_list(
         "paper_id", "kind", "url"
     ):
-        links.setdefault(paper_id, {})[f"link_{kind}"] = url
-    paper_rows = papers.values(
-        "pk",
-        "slug",
-        *languages.columns("title"),
-        *languages.columns("abstract"),
-        *languages.columns("summary"),
-        "pages",
-        venue=F("conference__venue__slug"),
-        conference_slug=F("conference__slug"),
-        year=F("conference__year"),
-    ).order_by("-conference__year", "slug")
-    affiliations = {}
-    institutions = {}
-    rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values(
-        "authorship_id",
-        "position",
-        "pk",
-        "institution__slug",
-        *(f"institution__{column}" for column in languages.columns("name")),
-        "institution__country",
-        "institution__website",
+        links.setdefault(paper_id, {})[kind] = url
+    paper_rows = papers.order_by("-conference__year", "slug").values_list("pk", *lookups["papers"])
+    affiliations, institutions = {}, {}
+    rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values_list(
+        "authorship_id", *lookups["institutions"]
     )
-    for row in rows.order_by("position", "pk"):
-        affiliations.setdefault(row["authorship_id"], []).append(row["institution__slug"])
-        institutions[row["institution__slug"]] = unprefixed(row, "institution__")
-    authorships = Authorship.objects.filter(paper__in=paper_keys).values(
+    for authorship_id, *institution in rows.order_by("position", "pk"):
+        affiliations.setdefault(authorship_id, []).append(institution[0])
+        institutions[institution[0]] = institution
+    authorships = Authorship.objects.filter(paper__in=paper_keys).values_list(
         "pk",
-        "position",
         "paper__slug",
+        "position",
         "author__slug",
         "author__name",
         "author__other_names",
@@ -119,111 +136,42 @@ def published_scope(conference=None):
         "author__homepage",
     )
     authorships = list(authorships.order_by("paper__slug", "position"))
-    authors = {row["author__slug"]: unprefixed(row, "author__") for row in authorships}
-    award_rows = awards.values(
-        "slug",
-        *languages.columns("name"),
-        *languages.columns("description"),
-        "position",
-        "announced_on",
-        conference_slug=F("conference__slug"),
-        year=F("conference__year"),
-    ).order_by("-conference__year", "conference__slug", "position", "slug")
-    entries = (
-        AwardEntry.objects.published()
-        .filter(award__in=awards.values("pk"))
-        .values(
-            "position",
-            *(f"level__{column}" for column in ["slug", *languages.columns("name"), "position"]),
-            conference_slug=F("award__conference__slug"),
-            award_slug=F("award__slug"),
-            paper_slug=F("paper__slug"),
-        )
-        .order_by(
-            "-award__conference__year",
-            "award__conference__slug",
-            "award__position",
-            "award__slug",
-            *AwardEntry.LEVEL_ORDER,
-        )
+    authors = {
+        slug: (slug, name, SEPARATOR.join(other_names(names)), orcid, homepage)
+        for _pk, _paper, _position, slug, name, names, orcid, homepage in authorships
+    }
+    entries = AwardEntry.objects.published().filter(award__in=awards.values("pk"))
+    entries = entries.order_by(
+        "-award__conference__year",
+        "award__conference__slug",
+        "award__position",
+        "award__slug",
+        *AwardEntry.LEVEL_ORDER,
     )
+    awards = awards.order_by("-conference__year", "conference__slug", "position", "slug")
     return {
         "papers": [
-            {**renamed(row, conference="conference_slug"), **links.get(row["pk"], {})}
+            (*row[1:], *(links.get(row[0], {}).get(kind) for kind in PaperLink.Kind.values))
             for row in paper_rows
         ],
-        "authors": [
-            {**row, "other_names": SEPARATOR.join(other_names(row["other_names"]))}
-            for _slug, row in sorted(authors.items())
-        ],
+        "authors": [authors[slug] for slug in sorted(authors)],
         "authorships": [
-            {
-                **renamed(row, paper="paper__slug", author="author__slug"),
-                "affiliations": SEPARATOR.join(affiliations.get(row["pk"], [])),
-            }
-            for row in authorships
+            (paper, position, author, SEPARATOR.join(affiliations.get(pk, [])))
+            for pk, paper, position, author, *_author in authorships
         ],
         "institutions": [institutions[slug] for slug in sorted(institutions)],
-        "awards": [renamed(row, conference="conference_slug") for row in award_rows],
-        "entries": [
-            renamed(
-                {key.replace("level__", "level_"): value for key, value in row.items()},
-                conference="conference_slug",
-                award="award_slug",
-                paper="paper_slug",
-                level="level_slug",
-            )
-            for row in entries
-        ],
+        "awards": awards.values_list(*lookups["awards"]),
+        "entries": entries.values_list(*lookups["entries"]),
     }
 
 
 def csv_text(rows, columns):
-    """``rows`` as CSV text with a header row of ``columns``."""
+    """``rows`` (sequences of values) as CSV text with a header row of ``columns``."""
     out = io.StringIO()
-    # None is written as "", a date as YYYY-MM-DD; keys outside ``columns`` are left out.
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
+    writer = csv.writer(out, lineterminator="\n")  # None is written as "", a date YYYY-MM-DD
+    writer.writerow(columns)
     writer.writerows(rows)
     return out.getvalue()
-
-
-# The tables' columns, in order (the rows above give exactly these keys).
-def table_columns():
-    return {
-        "papers": [
-            "slug",
-            *languages.columns("title"),
-            *languages.columns("abstract"),
-            *languages.columns("summary"),
-            "venue",
-            "conference",
-            "year",
-            "pages",
-            *link_columns(),
-        ],
-        "authors": ["slug", "name", "other_names", "orcid", "homepage"],
-        "authorships": ["paper", "position", "author", "affiliations"],
-        "institutions": ["slug", *languages.columns("name"), "country", "website"],
-        "awards": [
-            "conference",
-            "year",
-            "slug",
-            *languages.columns("name"),
-            *languages.columns("description"),
-            "position",
-            "announced_on",
-        ],
-        "entries": [
-            "conference",
-            "award",
-            "paper",
-            "level",
-            *(f"level_{column}" for column in languages.columns("name")),
-            "level_position",
-            "position",
-        ],
-    }
 
 
 # Each column's Frictionless type when not "string" (dates YYYY-MM-DD, empty when unknown).
@@ -235,17 +183,19 @@ COLUMN_TYPES = {
 }
 
 
-def licence_lines(today):
-    """The date line, and the licence line when ``settings.DATA_LICENCE`` is set."""
-    lines = [f"Date: {today.isoformat()}"]
-    if settings.DATA_LICENCE:
-        lines.append(f"Licence: {settings.DATA_LICENCE}")
-    return lines
+def readme(title, today, lines):
+    """A README.txt: ``title``, the date, the licence when ``settings.DATA_LICENCE`` is
+    set, a blank line and ``lines``."""
+    licence = [f"Licence: {settings.DATA_LICENCE}"] if settings.DATA_LICENCE else []
+    return "\n".join([title, f"Date: {today.isoformat()}", *licence, "", *lines, ""])
 
 
 def archive(name, title, rows_by_table, today=None):
-    """The ZIP archive (bytes) of one download: a CSV file per table, datapackage.json
-    and README.txt, dated ``today`` (default: today, UTC)."""
+    """The ZIP archive (bytes) of one download, dated ``today`` (default: today, UTC): a
+    CSV file per table with a header row (a translated field has a column per language,
+    empty where untranslated; several values in one cell are separated by ``|``), a
+    datapackage.json (Frictionless Data Package: each column's type, the date, the
+    licence when set) and README.txt."""
     today = today or timezone.now().date()
     licence = settings.DATA_LICENCE
     columns = table_columns()
@@ -271,27 +221,25 @@ def archive(name, title, rows_by_table, today=None):
             for table in columns
         ],
     }
-    readme = [title, *licence_lines(today)]
-    readme += [
-        "",
+    notes = [
         "Tables (UTF-8 CSV with a header row): " + ", ".join(f"{t}.csv" for t in columns) + ".",
         "Translated fields have one column per language (e.g. title_en, title_zh_hans),",
         "empty where there is no translation.",
         f"Several values in one cell are separated by {SEPARATOR}.",
         "datapackage.json describes every column (Frictionless Data Package).",
-        "",
     ]
     files = {
-        "README.txt": "\n".join(readme),
+        "README.txt": readme(title, today, notes),
         "datapackage.json": json.dumps(package, ensure_ascii=False, indent=2) + "\n",
         **{f"{table}.csv": csv_text(rows_by_table[table], columns[table]) for table in columns},
     }
-    return zipped(name, {filename: text.encode("utf-8") for filename, text in files.items()}, today)
+    return zipped(name, files, today)
 
 
 def zipped(name, files, today):
-    """A ZIP archive (bytes) of ``files`` ({file name: bytes}) in a folder ``name``, each
-    dated ``today`` at midnight, so the same data on the same day gives the same bytes."""
+    """A ZIP archive (bytes) of ``files`` ({file name: bytes, or text written as UTF-8})
+    in a folder ``name``, each dated ``today`` at midnight, so the same data on the same
+    day gives the same bytes."""
     stamp = (today.year, today.month, today.day, 0, 0, 0)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -307,14 +255,14 @@ def export_compact(conference):
 
 
 def compact_archive(name, title, conferences, today=None, *, folders=False, export=None):
-    """The ZIP archive (bytes) of ``conferences`` (published ones) in the compact format:
-    ``<name>/<slug>.yaml`` per conference (``<name>/<slug>/<slug>.yaml`` with
-    ``folders``, which keeps apart two conferences' images of one name), its images in
-    ``images/`` beside it, and a README.txt with the date, the licence and how to import.
-    Dated ``today`` (default: today, UTC). ``export`` gives a conference's published
-    Export (default ``export_compact``; the publisher reads it back from the archive it
-    published). Raises ``importing.exporting.ExportError`` when two different images
-    of one conference would share a file name."""
+    """The ZIP archive (bytes) of ``conferences`` (published ones) in the compact format,
+    dated ``today`` (default: today, UTC): per conference what ``export_conference SLUG
+    --format compact`` writes, ``<name>/<slug>.yaml`` (``<name>/<slug>/<slug>.yaml``
+    with ``folders``, keeping apart two conferences' images of one name) and its
+    ``images/`` beside it, and a README.txt saying how to import. ``export`` gives a
+    conference's Export (default ``export_compact``; the publisher reads it back from
+    the archive it published). Raises ``importing.exporting.ExportError`` when two
+    different images of one conference would share a file name."""
     today = today or timezone.now().date()
     export = export or export_compact
     files, paths = {}, []
@@ -322,13 +270,10 @@ def compact_archive(name, title, conferences, today=None, *, folders=False, expo
         exported = export(conference)
         folder = f"{conference.slug}/" if folders else ""
         paths.append(f"{folder}{conference.slug}.yaml")
-        files[paths[-1]] = exported.text.encode("utf-8")
+        files[paths[-1]] = exported.text
         for relative, data in exported.images.items():
             files[f"{folder}{relative}"] = data
-    readme = [
-        title,
-        *licence_lines(today),
-        "",
+    notes = [
         "Compact conference files (YAML, docs/compact-format.md), the format that the",
         "import_conference command of awardsite reads. To import them into another",
         "installation, unpack this archive in its checkout and run, for each file:",
@@ -343,9 +288,8 @@ def compact_archive(name, title, conferences, today=None, *, folders=False, expo
         "earlier conferences its papers were published at (with their venues, papers and",
         "authors), and importing an object that is already there sets it to the same values.",
         "Images named in a file are in images/ next to it. Only published content is here.",
-        "",
     ]
-    return zipped(name, {"README.txt": "\n".join(readme).encode("utf-8"), **files}, today)
+    return zipped(name, {"README.txt": readme(title, today, notes), **files}, today)
 
 
 def zip_response(content, name):

@@ -32,7 +32,7 @@ from django_distill.request import (
 from django_distill.utils import iter_url_patterns
 
 from opendata import downloads as opendata
-from opendata.api.answers import NAMESPACE as API_NAMESPACE
+from opendata.api.schemas import NAMESPACE as API_NAMESPACE
 from publishing.files import PublishError
 
 

@@ -155,9 +155,6 @@ TARGETS = {
             "download and not compact and not imported",
         ),
         functions=(
-            "link_columns",
-            "renamed",
-            "unprefixed",
             "other_names",
             "published_scope",
             "csv_text",

@@ -1,11 +1,9 @@
-"""The read-only JSON API under ``/api/v1/`` (issue 11, "Open data"), on django-ninja.
-
-Mounted outside the language prefixes (every answer holds both languages).
-``/api/v1/openapi.json`` is its schema, written from the pydantic models in ``schemas``
-that also validate every answer; ``/api/v1/docs`` shows it in django-ninja's own Swagger
-UI. Errors are JSON: 404 ``{"detail": ...}`` for an unknown object, 422 naming a
-parameter that cannot be read, 429 with ``Retry-After`` for too many requests. ETags
-come from the page cache and ConditionalGetMiddleware, CORS from django-cors-headers.
+"""The read-only JSON API under ``/api/v1/`` (issue 11, "Open data"), on django-ninja,
+outside the language prefixes (every answer holds both languages). Its schema is
+``/api/v1/openapi.json`` (from ``schemas``), shown at ``/api/v1/docs``. Errors are JSON:
+404 for an unknown object, 422 naming a parameter that cannot be read, 429 with
+``Retry-After``. ETags come from the page cache and ConditionalGetMiddleware, CORS from
+django-cors-headers.
 """
 
 import functools
@@ -18,20 +16,17 @@ from ninja.errors import Throttled, ValidationError
 from ninja.throttling import AnonRateThrottle
 
 from awardsite.security import client_ip
-from opendata.api.answers import NAMESPACE
 from opendata.api.endpoints import router
+from opendata.api.schemas import NAMESPACE
 
 logger = logging.getLogger(__name__)
 
 
 class AnonymousRateThrottle(AnonRateThrottle):
-    """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; empty: no limit)
-    from one address (``awardsite.security.client_ip``), counted in Django's default
-    cache so app servers sharing Redis share the count. The rate is read on every
-    request, so a change of settings applies at once. Answers from the page cache are
-    not counted. When the cache cannot be reached the request is let through and the
-    error logged: a lost count must not turn the API into 500s.
-    """
+    """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; empty: no limit,
+    read on every request) from one address (``client_ip``), counted in Django's default
+    cache, which app servers share; answers from the page cache are not counted. When
+    the cache cannot be reached the request is let through and the error logged."""
 
     def __init__(self):
         # django-ninja's throttles read their rate once, here; ours reads it per request.
@@ -99,17 +94,11 @@ def validation_error(request, exc):
 def throttled(request, exc):
     """429: how many requests one address may make, and when to try again."""
     wait = max(1, round(exc.wait or 60))
-    response = api.create_response(
-        request,
-        {
-            "detail": (
-                f"Too many requests: at most {settings.API_RATE_LIMIT} from one address. "
-                f"Try again in {wait} seconds."
-            ),
-            "retry_after": wait,
-        },
-        status=429,
+    detail = (
+        f"Too many requests: at most {settings.API_RATE_LIMIT} from one address. "
+        f"Try again in {wait} seconds."
     )
+    response = api.create_response(request, {"detail": detail, "retry_after": wait}, status=429)
     response["Retry-After"] = str(wait)
     return response
 

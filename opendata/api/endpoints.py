@@ -5,38 +5,30 @@ Lists are ordered by a unique key (pages never overlap), paginated (``?page=`` f
 wrong form is a 422, an unknown slug matches nothing, an unknown object is a 404.
 """
 
+import math
 from functools import partial
 from typing import Annotated
 
 from django.conf import settings
+from django.db.models import Prefetch
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
-from catalogue.models import Author, Authorship, Award, Institution, Paper
-from opendata.api import schemas
-from opendata.api.answers import (
-    api_url,
-    author_out,
-    award_out,
-    awards_for_api,
-    conference_out,
-    conferences_for_api,
-    downloads,
-    filtered_papers,
-    found,
-    html,
-    institution_out,
-    narrowed,
-    paginated,
-    paper_award,
-    paper_out,
-    paper_ref,
-    papers_for_api,
-    published_entries,
-    series_out,
-    venue_out,
-    venues_for_api,
+from awardsite.addresses import absolute_url
+from catalogue.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    Venue,
 )
+from catalogue.models.querysets import authorships_in_order
+from opendata.api import schemas
+from opendata.api.schemas import api_url, downloads
 
 DEFAULT_PER_PAGE = 50
 MAX_PER_PAGE = 200
@@ -73,6 +65,93 @@ def answers(ok, not_found=True, invalid=True):
     }
 
 
+def found(queryset, noun, **lookups):
+    """The object of ``queryset`` matching ``lookups``, or a 404 naming what is missing."""
+    try:
+        return queryset.get(**lookups)
+    except queryset.model.DoesNotExist:
+        key = "/".join(str(value) for value in lookups.values())
+        raise HttpError(404, f'No published {noun} "{key}".') from None
+
+
+def narrowed(queryset, **lookups):
+    """``queryset`` filtered by those of ``lookups`` that have a value (not None or "")."""
+    return queryset.filter(
+        **{key: value for key, value in lookups.items() if value not in (None, "")}
+    )
+
+
+def paginated(request, items, page, per_page):
+    """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, with the
+    count, the number of pages and the URLs of the neighbours (None at either end). A
+    page past the last is a 404."""
+    count = len(items) if isinstance(items, list) else items.count()
+    pages = max(1, math.ceil(count / per_page))
+    if page > pages:
+        raise HttpError(404, f"page: there is no page {page}; the last is {pages}.")
+    start = (page - 1) * per_page
+
+    def link(number):
+        query = request.GET.copy()
+        query["page"] = str(number)
+        return absolute_url(f"{request.path}?{query.urlencode()}", request)
+
+    return {
+        "count": count,
+        "page": page,
+        "pages": pages,
+        "next": link(page + 1) if page < pages else None,
+        "previous": link(page - 1) if page > 1 else None,
+        "items": list(items[start : start + per_page]),
+    }
+
+
+# Querysets: what each endpoint shows, with the prefetches that keep its queries fixed.
+
+
+def awards_for_api():
+    """Published awards with their levels and published entries (four queries a page)."""
+    entries = (
+        AwardEntry.objects.published()
+        .in_level_order()
+        .select_related("paper__conference")
+        .prefetch_related(authorships_in_order("paper__authorships"))
+    )
+    return (
+        Award.objects.published()
+        .with_conference()
+        .prefetch_related(
+            Prefetch("levels", queryset=AwardLevel.objects.order_by("position", "slug")),
+            Prefetch("entries", queryset=entries),
+        )
+    )
+
+
+def venues_for_api():
+    """Venues with published conferences, with those (newest first; two queries)."""
+    published = Conference.objects.published().select_related("venue").newest_first()
+    return Venue.objects.published().prefetch_related(Prefetch("conferences", queryset=published))
+
+
+def filtered_papers(venue, conference, year, award, level=None, author=None, orcid=None):
+    """Published papers, narrowed by where they were published (``venue`` and
+    ``conference`` slugs, ``year``), by a published award entry (``award``: an award
+    series slug; ``level``: a level slug; both: the same entry), and by an author
+    (``author``: slug, ``orcid``: ORCID iD). None leaves a filter open."""
+    papers = narrowed(
+        Paper.objects.published(),
+        conference__venue__slug=venue,
+        conference__slug=conference,
+        conference__year=year,
+    )
+    if award or level:
+        entries = narrowed(AwardEntry.objects.published(), award__slug=award, level__slug=level)
+        papers = papers.filter(pk__in=entries.values("paper"))
+    # Two filters: the author and the ORCID iD may be two authors of the paper.
+    papers = narrowed(papers, authorships__author__slug=author)
+    return narrowed(papers, authorships__author__orcid=orcid)
+
+
 # Endpoints --------------------------------------------------------------------------
 
 
@@ -90,13 +169,10 @@ def index(request):
         "licence": settings.DATA_LICENCE or None,
         "openapi": api_url(request, "openapi-json"),
         "docs": api_url(request, "openapi-view"),
+        # Each collection's field is named by its endpoint's URL name (award_series_list).
         "collections": {
-            **{
-                name: api_url(request, name)
-                for name in ("venues", "conferences", "awards", "papers", "authors")
-            },
-            "award-series": api_url(request, "award-series-list"),
-            "institutions": api_url(request, "institutions"),
+            field: api_url(request, field.replace("_", "-"))
+            for field in schemas.Collections.model_fields
         },
         "downloads": downloads(request),
     }
@@ -105,14 +181,13 @@ def index(request):
 @get("/venues", response=answers(schemas.page_of(schemas.Venue)), url_name="venues")
 def venues(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
     """Venues (conference series) with published editions, by slug."""
-    items = venues_for_api().order_by("slug")
-    return paginated(request, items, page, per_page, partial(venue_out, request))
+    return paginated(request, venues_for_api().order_by("slug"), page, per_page)
 
 
 @get("/venues/{slug}", response=answers(schemas.Venue), url_name="venue")
 def venue(request, slug: Slug):
     """One venue and its published editions, newest first."""
-    return venue_out(request, found(venues_for_api(), "venue", slug=slug))
+    return found(venues_for_api(), "venue", slug=slug)
 
 
 @get("/conferences", response=answers(schemas.page_of(schemas.Conference)), url_name="conferences")
@@ -125,14 +200,16 @@ def conferences(
 ):
     """Published conferences, newest first as on the site (``newest_first()``: by year,
     then start date, then slug), filtered by ``venue`` (slug) and ``year``."""
-    items = narrowed(conferences_for_api(), venue__slug=venue, year=year).newest_first()
-    return paginated(request, items, page, per_page, partial(conference_out, request))
+    items = narrowed(
+        Conference.objects.published().with_listed_awards(), venue__slug=venue, year=year
+    ).newest_first()
+    return paginated(request, items, page, per_page)
 
 
 @get("/conferences/{slug}", response=answers(schemas.Conference), url_name="conference")
 def conference(request, slug: Slug):
     """One published conference with its awards and downloads."""
-    return conference_out(request, found(conferences_for_api(), "conference", slug=slug))
+    return found(Conference.objects.published().with_listed_awards(), "conference", slug=slug)
 
 
 @get("/awards", response=answers(schemas.page_of(schemas.Award)), url_name="awards")
@@ -158,19 +235,13 @@ def awards(
         levels__slug=level,
     )
     items = items.order_by("-conference__year", "conference__slug", "position", "slug")
-    return paginated(request, items, page, per_page, partial(award_out, request))
+    return paginated(request, items, page, per_page)
 
 
-@get(
-    "/awards/{conference}/{slug}",
-    response=answers(schemas.Award),
-    url_name="award",
-)
+@get("/awards/{conference}/{slug}", response=answers(schemas.Award), url_name="award")
 def award(request, conference: Slug, slug: Slug):
     """One published award of a conference, with its levels and entries."""
-    return award_out(
-        request, found(awards_for_api(), "award", conference__slug=conference, slug=slug)
-    )
+    return found(awards_for_api(), "award", conference__slug=conference, slug=slug)
 
 
 @get(
@@ -179,10 +250,7 @@ def award(request, conference: Slug, slug: Slug):
     url_name="award-series-list",
 )
 def award_series_list(
-    request,
-    venue: SlugFilter = None,
-    page: Page = 1,
-    per_page: PerPage = DEFAULT_PER_PAGE,
+    request, venue: SlugFilter = None, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE
 ):
     """Award series: the same award slug at every edition of a venue, by venue and slug,
     with the years it was given; filtered by ``venue``. One query."""
@@ -192,7 +260,9 @@ def award_series_list(
         "conference__venue__slug", "slug", "-conference__year", "-conference__start_date"
     ):
         groups.setdefault((award.conference.venue.slug, award.slug), []).append(award)
-    return paginated(request, list(groups.values()), page, per_page, partial(series_out, request))
+    for editions in groups.values():
+        editions[0].editions = editions
+    return paginated(request, [editions[0] for editions in groups.values()], page, per_page)
 
 
 @get(
@@ -202,17 +272,11 @@ def award_series_list(
 )
 def award_series(request, venue: Slug, slug: Slug):
     """Every published edition of one award at one venue, newest first."""
-    editions = list(
-        awards_for_api()
-        .filter(conference__venue__slug=venue, slug=slug)
-        .order_by("-conference__year", "-conference__start_date")
-    )
+    editions = list(awards_for_api().series(venue, slug))
     if not editions:
         raise HttpError(404, f'No published award series "{venue}/{slug}".')
-    return {
-        **series_out(request, editions),
-        "editions": [award_out(request, edition) for edition in editions],
-    }
+    editions[0].editions = editions
+    return editions[0]
 
 
 @get("/papers", response=answers(schemas.page_of(schemas.Paper)), url_name="papers")
@@ -234,15 +298,14 @@ def papers(
     order (with affiliations in order), links, where published and where and how
     awarded. Filters combine (all must hold); see ``filtered_papers``."""
     matching = filtered_papers(venue, conference, year, award, level, author=author, orcid=orcid)
-    items = papers_for_api().filter(pk__in=matching.values("pk"))
-    items = items.order_by("-conference__year", "slug")
-    return paginated(request, items, page, per_page, partial(paper_out, request))
+    items = Paper.objects.published().for_detail().filter(pk__in=matching.values("pk"))
+    return paginated(request, items.order_by("-conference__year", "slug"), page, per_page)
 
 
 @get("/papers/{slug}", response=answers(schemas.Paper), url_name="paper")
 def paper(request, slug: Slug):
     """One published paper."""
-    return paper_out(request, found(papers_for_api(), "paper", slug=slug))
+    return found(Paper.objects.published().for_detail(), "paper", slug=slug)
 
 
 @get("/authors", response=answers(schemas.page_of(schemas.Author)), url_name="authors")
@@ -261,29 +324,22 @@ def authors(
     matching = filtered_papers(venue, conference, year, award)
     authorships = Authorship.objects.filter(paper__in=matching)
     items = narrowed(Author.objects.filter(pk__in=authorships.values("author")), orcid=orcid)
-    return paginated(request, items.order_by("slug"), page, per_page, partial(author_out, request))
+    return paginated(request, items.order_by("slug"), page, per_page)
 
 
 @get("/authors/{slug}", response=answers(schemas.AuthorDetail), url_name="author")
 def author(request, slug: Slug):
     """One author with their published papers and those papers' awards, newest first."""
     person = found(Author.objects.published(), "author", slug=slug)
-    authorships = list(
-        Authorship.objects.filter(author=person, paper__in=Paper.objects.published())
+    person.published_authorships = list(
+        Authorship.objects.for_author_page(person)
         .select_related("paper__conference")
-        .prefetch_related(published_entries("paper__award_entries"))
+        .prefetch_related(
+            Prefetch("paper__award_entries", queryset=AwardEntry.objects.published().for_paper())
+        )
         .order_by("-paper__conference__year", "paper__slug")
     )
-    return {
-        **author_out(request, person),
-        "papers": [paper_ref(request, authorship.paper) for authorship in authorships],
-        "awards": [
-            {**paper_award(request, entry), "paper": authorship.paper.slug}
-            for authorship in authorships
-            for entry in authorship.paper.award_entries.all()
-        ],
-        "html": html(request, person),
-    }
+    return person
 
 
 @get(
@@ -291,17 +347,10 @@ def author(request, slug: Slug):
 )
 def institutions(request, page: Page = 1, per_page: PerPage = DEFAULT_PER_PAGE):
     """Institutions named as an affiliation on a published paper, by slug."""
-    items = Institution.objects.published().order_by("slug")
-    return paginated(request, items, page, per_page, partial(institution_out, request))
+    return paginated(request, Institution.objects.published().order_by("slug"), page, per_page)
 
 
-@get(
-    "/institutions/{slug}",
-    response=answers(schemas.Institution),
-    url_name="institution",
-)
+@get("/institutions/{slug}", response=answers(schemas.Institution), url_name="institution")
 def institution(request, slug: Slug):
     """One institution."""
-    return institution_out(
-        request, found(Institution.objects.published(), "institution", slug=slug)
-    )
+    return found(Institution.objects.published(), "institution", slug=slug)

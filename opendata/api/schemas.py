@@ -1,17 +1,42 @@
-"""The shapes of the API's answers (pydantic models through django-ninja's ``Schema``).
-
-These models are the contract: django-ninja validates every answer against them and
-writes the OpenAPI schema (``/api/v1/openapi.json``) from them, so what the schema
-says is what is sent. Objects are named by their language-neutral keys (slugs, years);
-each translated field is a :data:`Translated` object holding every language of
+"""The shapes of the API's answers: django-ninja ``Schema`` models read from the
+catalogue's objects (attributes, dotted ``validation_alias`` paths and ``resolve_``
+methods), which validate every answer and write the OpenAPI schema
+(``/api/v1/openapi.json``). Objects are named by their language-neutral keys (slugs,
+years); each translated field is a :data:`Translated` object holding every language of
 ``settings.LANGUAGES``, an untranslated one as ``null``.
 """
 
 from datetime import date
+from operator import attrgetter
+from typing import Annotated
 
 from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+from modeltranslation.utils import build_localized_fieldname
 from ninja import Schema
-from pydantic import ConfigDict, Field, create_model
+from pydantic import BeforeValidator, ConfigDict, Field, create_model
+
+from awardsite.addresses import absolute_url
+
+# The API's URL namespace (awardsite/urls.py mounts it at /api/v1/).
+NAMESPACE = "api-v1"
+
+
+def api_url(request, name, **kwargs):
+    """The absolute URL of the API endpoint ``name``."""
+    return absolute_url(reverse(f"{NAMESPACE}:{name}", kwargs=kwargs), request)
+
+
+def downloads(request, conference=None):
+    """The whole downloads of ``conference``, or of the site when None (opendata/downloads.py)."""
+    scope, kwargs = (
+        ("site", {}) if conference is None else ("conference", {"slug": conference.slug})
+    )
+    return {
+        kind: absolute_url(reverse(f"opendata-{scope}-{kind}", kwargs=kwargs), request)
+        for kind in ("csv", "compact")
+    }
 
 
 def by_language(title, description, value, field_description):
@@ -36,6 +61,53 @@ Translated = by_language(
     "%s text.",
 )
 Pages = by_language("Pages", "The object's web page in each language.", str, "Absolute URL, %s.")
+# A text that may be blank, given as null when it is.
+Blank = Annotated[str | None, BeforeValidator(lambda text: text or None)]
+
+
+def in_languages(field):
+    """A resolver of the translated ``field``: ``{language code: text or None}`` from
+    each language's own column (``name_en``, ``name_zh_hans``), never another's text."""
+    return staticmethod(
+        lambda obj: {
+            code: getattr(obj, build_localized_fieldname(field, code)) or None
+            for code, _name in settings.LANGUAGES
+        }
+    )
+
+
+def api_link(name, **paths):
+    """A resolver of the URL of the API endpoint ``name``, each URL argument read from
+    the object at a dotted path (``conference="conference.slug"``)."""
+    getters = {key: attrgetter(path) for key, path in paths.items()}
+
+    def resolve(obj, context):
+        return api_url(context["request"], name, **{k: get(obj) for k, get in getters.items()})
+
+    return staticmethod(resolve)
+
+
+def web_pages(obj, context):
+    """A resolver of the absolute URL of ``obj``'s web page in every language."""
+    pages = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            pages[code] = absolute_url(obj.get_absolute_url(), context["request"])
+    return pages
+
+
+# The base of the schemas of translated objects: a translated field is read in every
+# language by its name, whichever the schema (an author's name is not translated).
+class Read(Schema):
+    resolve_name = in_languages("name")
+    resolve_name_plural = in_languages("name_plural")
+    resolve_title = in_languages("title")
+    resolve_abstract = in_languages("abstract")
+    resolve_summary = in_languages("summary")
+    resolve_description = in_languages("description")
+    resolve_city = in_languages("city")
+    resolve_proceedings = in_languages("proceedings")
+    resolve_html = staticmethod(web_pages)
 
 
 class Error(Schema):
@@ -71,21 +143,25 @@ class Link(Schema):
     url: str
 
 
-class VenueRef(Schema):
+class VenueRef(Read):
     slug: str
     acronym: str
     url: str = Field(description="This venue in the API.")
 
+    resolve_url = api_link("venue", slug="slug")
 
-class ConferenceRef(Schema):
+
+class ConferenceRef(Read):
     slug: str
     year: int
     name: Translated
-    venue: str = Field(description="The venue's slug.")
+    venue: str = Field(validation_alias="venue.slug", description="The venue's slug.")
     url: str = Field(description="This conference in the API.")
 
+    resolve_url = api_link("conference", slug="slug")
 
-class LevelRef(Schema):
+
+class LevelRef(Read):
     slug: str
     name: Translated
     position: int = Field(description="Rank within the award; the lowest is the top level.")
@@ -95,31 +171,43 @@ class Level(LevelRef):
     name_plural: Translated = Field(description="The level's name for two papers or more.")
 
 
+# Read from any edition (an Award).
 class SeriesRef(Schema):
-    venue: str = Field(description="The venue's slug.")
+    venue: str = Field(validation_alias="conference.venue.slug", description="The venue's slug.")
     slug: str = Field(description="The award's slug, the same at every edition.")
     url: str = Field(description="This award series in the API.")
 
+    resolve_url = api_link("award-series", venue="conference.venue.slug", slug="slug")
 
-class AwardRef(Schema):
-    conference: str = Field(description="The slug of the conference that gives the award.")
-    year: int
+
+class AwardRef(Read):
+    conference: str = Field(
+        validation_alias="conference.slug",
+        description="The slug of the conference that gives the award.",
+    )
+    year: int = Field(validation_alias="conference.year")
     slug: str
     name: Translated
     url: str = Field(description="This award in the API.")
 
+    resolve_url = api_link("award", conference="conference.slug", slug="slug")
 
-class InstitutionRef(Schema):
+
+class InstitutionRef(Read):
     slug: str
     name: Translated
     url: str = Field(description="This institution in the API.")
+
+    resolve_url = api_link("institution", slug="slug")
 
 
 class AuthorRef(Schema):
     slug: str
     name: str
-    orcid: str | None
+    orcid: Blank
     url: str = Field(description="This author in the API.")
+
+    resolve_url = api_link("author", slug="slug")
 
 
 class Authorship(Schema):
@@ -136,22 +224,37 @@ class PaperAward(Schema):
     position: int = Field(description="Order within the level, lowest first.")
 
 
-class PaperRef(Schema):
+class PaperRef(Read):
     slug: str
     title: Translated
-    conference: str = Field(description="The slug of the conference that published it.")
+    conference: str = Field(
+        validation_alias="conference.slug",
+        description="The slug of the conference that published it.",
+    )
     url: str = Field(description="This paper in the API.")
+
+    resolve_url = api_link("paper", slug="slug")
 
 
 class Paper(PaperRef):
     abstract: Translated
     summary: Translated
-    published_at: ConferenceRef = Field(description="The conference whose proceedings hold it.")
-    pages: str | None = Field(description="Pages in the proceedings, e.g. 448-456.")
-    authors: list[Authorship] = Field(description="In author order.")
+    published_at: ConferenceRef = Field(
+        validation_alias="conference", description="The conference whose proceedings hold it."
+    )
+    pages: Blank = Field(description="Pages in the proceedings, e.g. 448-456.")
+    authors: list[Authorship] = Field(
+        validation_alias="authorships", description="In author order."
+    )
     links: list[Link]
-    awards: list[PaperAward] = Field(description="Published awards, newest first.")
+    awards: list[PaperAward] = Field(
+        validation_alias="award_entries", description="Published awards, newest first."
+    )
     html: Pages
+
+    @staticmethod
+    def resolve_links(paper):
+        return sorted(paper.links.all(), key=lambda link: link.sort_key)
 
 
 class Entry(Schema):
@@ -159,11 +262,17 @@ class Entry(Schema):
 
     paper: PaperRef
     authors: list[AuthorRef] = Field(description="In author order.")
-    level: str = Field(description="The slug of one of the award's levels.")
+    level: str = Field(
+        validation_alias="level.slug", description="The slug of one of the award's levels."
+    )
     position: int = Field(description="Order within the level, lowest first.")
 
+    @staticmethod
+    def resolve_authors(entry):
+        return [authorship.author for authorship in entry.paper.ordered_authorships]
 
-class Award(Schema):
+
+class Award(Read):
     conference: ConferenceRef
     slug: str
     name: Translated
@@ -178,13 +287,23 @@ class Award(Schema):
     url: str = Field(description="This award in the API.")
     html: Pages
 
+    resolve_series = staticmethod(lambda award: award)
+    resolve_url = api_link("award", conference="conference.slug", slug="slug")
 
-class AwardSeries(Schema):
-    venue: VenueRef
+
+# Read from the newest edition (an Award), its ``editions`` (newest first) set.
+class AwardSeries(Read):
+    venue: VenueRef = Field(validation_alias="conference.venue")
     slug: str
     name: Translated = Field(description="The name of the newest edition.")
     years: list[int] = Field(description="Years of the published editions, newest first.")
     url: str = Field(description="Every edition, in the API.")
+
+    resolve_url = api_link("award-series", venue="conference.venue.slug", slug="slug")
+
+    @staticmethod
+    def resolve_years(latest):
+        return [edition.conference.year for edition in latest.editions]
 
 
 class AwardSeriesDetail(AwardSeries):
@@ -199,37 +318,62 @@ class Conference(ConferenceRef):
     proceedings: Translated
     start_date: date | None
     end_date: date | None
-    website: str | None
-    awards: list[AwardRef] = Field(description="Published awards, in the conference's order.")
+    website: Blank
+    awards: list[AwardRef] = Field(
+        validation_alias="listed_awards", description="Published awards, in the conference's order."
+    )
     downloads: "Downloads"
     html: Pages
+
+    resolve_country = in_languages("country")
+
+    @staticmethod
+    def resolve_downloads(conference, context):
+        return downloads(context["request"], conference)
 
 
 class Venue(VenueRef):
     name: Translated
-    website: str | None
+    website: Blank
     conferences: list[ConferenceRef] = Field(description="Published editions, newest first.")
     html: Pages
 
 
 class Institution(InstitutionRef):
-    country: str | None
-    website: str | None
+    country: Blank
+    website: Blank
 
 
 class AuthorAward(PaperAward):
-    paper: str = Field(description="The slug of the awarded paper.")
+    paper: str = Field(validation_alias="paper.slug", description="The slug of the awarded paper.")
 
 
 class Author(AuthorRef):
-    other_names: list[str] = Field(description="Other spellings seen in publications.")
-    homepage: str | None
+    other_names: list[str] = Field(
+        validation_alias="other_name_list", description="Other spellings seen in publications."
+    )
+    homepage: Blank
 
 
+# Read from an Author, its ``published_authorships`` (newest first) set.
 class AuthorDetail(Author):
     papers: list[PaperRef] = Field(description="Published papers, newest first.")
     awards: list[AuthorAward] = Field(description="Awards of those papers, newest first.")
     html: Pages
+
+    resolve_html = staticmethod(web_pages)
+
+    @staticmethod
+    def resolve_papers(author):
+        return [authorship.paper for authorship in author.published_authorships]
+
+    @staticmethod
+    def resolve_awards(author):
+        return [
+            entry
+            for authorship in author.published_authorships
+            for entry in authorship.paper.award_entries.all()
+        ]
 
 
 class Downloads(Schema):
