@@ -30,6 +30,7 @@ from catalogue.models import (
     Paper,
     PaperLink,
 )
+from catalogue.models.querysets import conference_order
 from importing.exporting import IMAGE_DIRECTORY, Export, export_conference
 
 SEPARATOR = "|"
@@ -117,7 +118,8 @@ def published_scope(conference=None):
         "paper_id", "kind", "url"
     ):
         links.setdefault(paper_id, {})[kind] = url
-    paper_rows = papers.order_by("-conference__year", "slug").values_list("pk", *lookups["papers"])
+    papers = papers.order_by(*conference_order("conference__"), "slug")
+    paper_rows = papers.values_list("pk", *lookups["papers"])
     affiliations, institutions = {}, {}
     rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values_list(
         "authorship_id", *lookups["institutions"]
@@ -142,13 +144,12 @@ def published_scope(conference=None):
     }
     entries = AwardEntry.objects.published().filter(award__in=awards.values("pk"))
     entries = entries.order_by(
-        "-award__conference__year",
-        "award__conference__slug",
+        *conference_order("award__conference__"),
         "award__position",
         "award__slug",
         *AwardEntry.LEVEL_ORDER,
     )
-    awards = awards.order_by("-conference__year", "conference__slug", "position", "slug")
+    awards = awards.order_by(*conference_order("conference__"), "position", "slug")
     return {
         "papers": [
             (*row[1:], *(links.get(row[0], {}).get(kind) for kind in PaperLink.Kind.values))

@@ -21,9 +21,17 @@ from catalogue.models.base import (
 # At most this many words of a search are used.
 SEARCH_MAX_WORDS = 10
 
-# The one order of conferences wherever listed (Conference.Meta.ordering too): within a
-# year the later start first, no start date last on every database, then by slug.
-NEWEST_FIRST = ("-year", F("start_date").desc(nulls_last=True), "slug")
+
+def conference_order(prefix=""):
+    """The one order of conferences wherever listed, for conferences reached through
+    ``prefix`` ("" for conferences, ``"paper__conference__"`` for authorships...): the
+    newest year first, within a year the later start first, no start date last on every
+    database, then by slug. Pages, API, downloads and sitemap sort by it."""
+    return (f"-{prefix}year", F(f"{prefix}start_date").desc(nulls_last=True), f"{prefix}slug")
+
+
+# conference_order() of conferences themselves (Conference.Meta.ordering too).
+NEWEST_FIRST = conference_order()
 
 # Where ``authorships_in_order`` puts a paper's authorships (``Paper.ordered_authorships``).
 AUTHORSHIPS_IN_ORDER = "prefetched_authorships"
@@ -221,16 +229,17 @@ class AuthorshipQuerySet(PublishedQuerySet):
         return (
             self.published()
             .filter(author=author)
-            .order_by("-paper__conference__year", "paper__slug")
+            .order_by(*conference_order("paper__conference__"), "paper__slug")
         )
 
 
-def authorships_in_order():
+def authorships_in_order(lookup="authorships"):
     """A Prefetch of papers' authorships with their authors, by position, into the list
-    ``Paper.ordered_authorships`` returns (a ``to_attr`` list: the related manager's
+    ``Paper.ordered_authorships`` returns (``lookup`` may reach the authorships through a
+    relation, as ``"paper__authorships"``; a ``to_attr`` list: the related manager's
     cache builds a queryset per paper), without the authors' long columns."""
     return Prefetch(
-        "authorships",
+        lookup,
         queryset=model("Authorship")
         .objects.select_related("author")
         .defer("author__search_text", "author__other_names")
@@ -258,7 +267,7 @@ class AwardQuerySet(PublishedQuerySet):
     def series(self, venue_slug, slug):
         """Every edition of one award at one venue (the same ``slug``), newest first."""
         return self.filter(conference__venue__slug=venue_slug, slug=slug).order_by(
-            "-conference__year", "-conference__start_date"
+            *conference_order("conference__")
         )
 
     def with_conference(self):

@@ -26,7 +26,7 @@ from catalogue.models import (
     Paper,
     Venue,
 )
-from catalogue.models.querysets import authorships_in_order
+from catalogue.models.querysets import authorships_in_order, conference_order
 from opendata.api import schemas
 from opendata.api.schemas import api_url, downloads
 
@@ -234,7 +234,7 @@ def awards(
         slug=award,
         levels__slug=level,
     )
-    items = items.order_by("-conference__year", "conference__slug", "position", "slug")
+    items = items.order_by(*conference_order("conference__"), "position", "slug")
     return paginated(request, items, page, per_page)
 
 
@@ -257,7 +257,7 @@ def award_series_list(
     awards = narrowed(Award.objects.published(), conference__venue__slug=venue)
     groups = {}
     for award in awards.select_related("conference__venue").order_by(
-        "conference__venue__slug", "slug", "-conference__year", "-conference__start_date"
+        "conference__venue__slug", "slug", *conference_order("conference__")
     ):
         groups.setdefault((award.conference.venue.slug, award.slug), []).append(award)
     for editions in groups.values():
@@ -299,7 +299,8 @@ def papers(
     awarded. Filters combine (all must hold); see ``filtered_papers``."""
     matching = filtered_papers(venue, conference, year, award, level, author=author, orcid=orcid)
     items = Paper.objects.published().for_detail().filter(pk__in=matching.values("pk"))
-    return paginated(request, items.order_by("-conference__year", "slug"), page, per_page)
+    items = items.order_by(*conference_order("conference__"), "slug")
+    return paginated(request, items, page, per_page)
 
 
 @get("/papers/{slug}", response=answers(schemas.Paper), url_name="paper")
@@ -337,7 +338,6 @@ def author(request, slug: Slug):
         .prefetch_related(
             Prefetch("paper__award_entries", queryset=AwardEntry.objects.published().for_paper())
         )
-        .order_by("-paper__conference__year", "paper__slug")
     )
     return person
 
