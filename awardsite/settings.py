@@ -390,6 +390,8 @@ else:
     }
 PAGE_CACHE_ENABLED = env_bool("DJANGO_PAGE_CACHE", True)
 PAGE_CACHE_TIMEOUT = 24 * 60 * 60  # seconds, if nothing changes
+# Seconds a worker trusts the content generation it read (pagecache.caching.current_generation).
+PAGE_CACHE_GENERATION_TTL = 1.0
 # Asks for a preview of a draft (pages.views.PreviewMixin): never cached.
 PREVIEW_PARAMETER = "preview"
 PAGE_CACHE_MAX_AGE = 0

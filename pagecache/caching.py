@@ -2,9 +2,9 @@
 
 A page's key holds the release (:func:`release`: code, templates, catalogues, static
 files), the content generation (``catalogue.models.ContentGeneration``: raised in the
-transaction of every change to the catalogue's models and by ``content_changed``, and
-read at the start of each request, so the first request after a commit, on any server,
-renders afresh), the language, gzip or not, the scheme, host, path and query string.
+transaction of every change to the catalogue's models and by ``content_changed``; see
+:func:`current_generation` for when a process reads it), the language, gzip or not, the
+scheme, host, path and query string.
 
 Only a ``GET`` or ``HEAD`` without a session or messages cookie and without ``?preview``
 is served from the cache (staff and anyone logged in carry the session cookie). A
@@ -22,6 +22,7 @@ import functools
 import hashlib
 import logging
 import re
+import time
 
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
@@ -40,10 +41,39 @@ PERSONAL = re.compile(r"\b(private|no-store|no-cache)\b", re.IGNORECASE)
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
 
+# (monotonic seconds, number) of this process's last read of the content generation.
+_last_read = [float("-inf"), 0]
+
+
+def current_generation():
+    """The content generation (an int), read from the database at most once every
+    ``settings.PAGE_CACHE_GENERATION_TTL`` seconds in this process, and afresh after
+    this process changed the content. So a change made through another process reaches
+    this one's visitors within that time (1 s; a CDN may keep a page for
+    ``DJANGO_CDN_MAX_AGE``, 60 s); editors, who carry a session, never get a cached page.
+
+    Why not read it for each hit: on PostgreSQL that was two round trips (the query and
+    ``CONN_HEALTH_CHECKS``' ``SELECT 1``), and ``make bench``'s cached pages ran at
+    0.47-0.48 of the trivial view's req/s (issue 28's target: 0.5), SQLite's at 0.67-0.74.
+    """
+    read_at, number = _last_read
+    now = time.monotonic()
+    if now - read_at >= settings.PAGE_CACHE_GENERATION_TTL:
+        number = ContentGeneration.objects.current()
+        _last_read[:] = [now, number]
+    return number
+
+
+def forget_generation():
+    """Make this process's next :func:`current_generation` read the database."""
+    _last_read[0] = float("-inf")
+
+
 def retire_cached_pages(**kwargs):
     """Raise the content generation (a receiver of any signal: ``kwargs`` are ignored),
     so that no page cached before this transaction commits is served after it."""
     ContentGeneration.objects.advance()
+    forget_generation()
 
 
 @functools.cache
@@ -121,11 +151,9 @@ class PublicPageCacheMiddleware:
 
     Speed (issue 28: a hit at least 0.5 of a trivial view's rate), measured by
     benchmarks/server_time.py, CPU per request: the page is stored gzipped (gzipping
-    each hit took 0.5 of the conference page's 0.91 ms), the generation is read by
-    plain SQL (``ContentGeneration.objects.current``: 0.42 ms a hit with the ORM, 0.19
-    with SQL), and this middleware sits outside the CSP one (0.19 ms, now 0.13). Under
-    load (benchmarks/page_load.py, 5,000 papers) hits ran at 0.49 to 1.96 of the
-    trivial view's req/s (median 0.63).
+    each hit took 0.5 of the conference page's 0.91 ms), the generation is read at
+    most once a second (:func:`current_generation`), and this middleware sits outside
+    the CSP one (0.19 ms, now 0.13).
     """
 
     def __init__(self, get_response):
@@ -137,7 +165,7 @@ class PublicPageCacheMiddleware:
         key = None
         anonymous = is_anonymous_request(request)
         if settings.PAGE_CACHE_ENABLED and anonymous:
-            key = page_key(request, ContentGeneration.objects.current())
+            key = page_key(request, current_generation())
             try:
                 cached = cache.get(key)
             except Exception:  # the cache only saves work: never fail a page for it

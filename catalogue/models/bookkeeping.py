@@ -1,6 +1,6 @@
 """Bookkeeping rows, not content: the importer's records and the content generation."""
 
-from django.db import connections, models, transaction
+from django.db import models, transaction
 from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 
@@ -37,16 +37,8 @@ GENERATION_ID = 1
 
 class ContentGenerationQuerySet(models.QuerySet):
     def current(self):
-        """The current number (0 before the first change), in plain SQL: it runs for
-        every page the cache serves, where the ORM more than doubled a hit's CPU time
-        (0.19 to 0.42 ms, a trivial view 0.20; benchmarks/server_time.py)."""
-        connection = connections[self.db]
-        table = connection.ops.quote_name(self.model._meta.db_table)
-        with connection.cursor() as cursor:
-            # The table name is quoted by the backend; the row's key is a parameter.
-            cursor.execute(f"SELECT number FROM {table} WHERE id = %s", [GENERATION_ID])  # nosec B608
-            row = cursor.fetchone()
-        return row[0] if row else 0
+        """The current number (0 before the first change)."""
+        return self.filter(pk=GENERATION_ID).values_list("number", flat=True).first() or 0
 
     def advance(self):
         """Raise the number by one in the caller's transaction (seen with the change it
