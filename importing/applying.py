@@ -62,18 +62,17 @@ def apply_plan(plan, *, source=""):
 
 
 def refresh_statistics(models):
-    """``ANALYZE`` the tables of ``models`` and of their many-to-many ``through`` models,
-    so that the query planner knows what the import wrote. Database errors propagate.
+    """On PostgreSQL, ``ANALYZE`` the tables of ``models`` and of their many-to-many
+    ``through`` models; elsewhere nothing. Database errors propagate.
 
     PostgreSQL plans from statistics that only ``ANALYZE`` or autovacuum (a minute
     later) update. After make bench's import of 5,000 papers into empty tables a search
     took 343 ms of server CPU, the author page 47, the conference page 23; after
     ``ANALYZE`` (0.15 s) 13, 6 and 9 ms (benchmarks/server_time.py's "DB CPU"). SQLite
-    has none until ``ANALYZE`` makes them, and then chose the status index for a search
-    filtered by conference or year: at 50,000 papers 407 and 37 ms for the query, 9 ms
-    each after ``ANALYZE``; its ``analysis_limit`` (an approximate ``ANALYZE``, documented
-    by SQLite) keeps that at 0.35 s.
+    has no statistics unless ``ANALYZE`` makes them, and its query-plan tests assume none.
     """
+    if connection.vendor != "postgresql":
+        return
     tables = []
     for model in models:
         tables.append(model._meta.db_table)
@@ -82,11 +81,10 @@ def refresh_statistics(models):
             for field in model._meta.local_many_to_many
             if field.remote_field.through._meta.db_table not in tables
         ]
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            cursor.execute("PRAGMA analysis_limit = 1000")
-        for table in dict.fromkeys(tables):  # SQLite's ANALYZE takes one table
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")  # a model's, quoted
+    if tables:
+        names = ", ".join(connection.ops.quote_name(table) for table in dict.fromkeys(tables))
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {names}")  # the models' own table names, quoted
 
 
 def record_history(changes, source, primary_keys=None):

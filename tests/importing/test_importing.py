@@ -698,23 +698,6 @@ def test_import_analyses_the_tables_it_wrote_on_postgresql(tmp_path, db):
         assert cursor.fetchall() == [(tables[0], 1.0), (tables[1], 1.0)]
 
 
-def test_import_analyses_the_tables_it_wrote_on_sqlite(tmp_path, db):
-    """SQLite keeps no statistics until ANALYZE writes them into sqlite_stat1; without
-    them it chose the papers' status index for a search filtered by conference (407 ms
-    at 50,000 papers, 9 ms with them). Inside the test's transaction they go with it."""
-    if connection.vendor != "sqlite":
-        pytest.skip("SQLite only")
-    tables = [Affiliation._meta.db_table, Paper._meta.db_table]
-
-    import_fixture(write(tmp_path, small_fixture()))
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT tbl FROM sqlite_stat1 WHERE tbl IN (%s, %s) ORDER BY tbl", tables
-        )
-        assert cursor.fetchall() == [(tables[0],), (tables[1],)]
-
-
 def test_import_leaves_new_objects_draft_unless_published(tmp_path, db):
     import_fixture(write(tmp_path, small_fixture()))
 
