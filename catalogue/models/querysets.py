@@ -172,10 +172,10 @@ class PaperQuerySet(PublishedQuerySet):
 
     def search_words(self, words):
         """Papers matching every one of ``words``, already folded (``search.words()``)."""
-        matches = self
-        if words:
-            # Always true: lets SQLite use the partial index of migration 0019.
-            matches = matches.filter(match_text__isnull=False)
+        # Always true: lets SQLite read the papers from the partial index of migration
+        # 0019, even with no word (a search by conference or year). Without it SQLite read
+        # every published paper's row: 0.4-0.9 s at make bench's 50,000 papers, 20 ms with.
+        matches = self.filter(match_text__isnull=False)
         for word in words:
             matches = matches.filter(match_text__contains=word)
         return matches
@@ -185,17 +185,25 @@ class PaperQuerySet(PublishedQuerySet):
         return self.order_by("-conference__year", "title_en", "pk")
 
     def listed_at(self, conference=None, year=None):
-        """Papers a conference page lists, published at it or awarded (published) by it:
-        ``conference`` a slug, ``year`` a conference year, ``None`` leaving either open."""
-        published_at, awarded_at = Q(), Q()
+        """Papers a conference page lists, published at it or awarded by it (a published
+        award): ``conference`` a slug, ``year`` a conference year, ``None`` leaving either
+        open. Whether the papers are published is left to the caller's ``published()``.
+
+        The conferences' keys and the awarded papers' are read first (two queries under
+        a millisecond) and filtered on as lists. A search by conference at make bench's
+        50,000 papers, the key query: with joins, 0.97 s on SQLite (the awarded papers
+        found from every published paper) and 26 ms on PostgreSQL; with subqueries, 160
+        ms on PostgreSQL (a scan of every paper); with lists, 20 and 16-31 ms."""
+        conferences = model("Conference").objects.published()
         if conference is not None:
-            published_at &= Q(conference__slug=conference)
-            awarded_at &= Q(award__conference__slug=conference)
+            conferences = conferences.filter(slug=conference)
         if year is not None:
-            published_at &= Q(conference__year=year)
-            awarded_at &= Q(award__conference__year=year)
-        awarded = model("AwardEntry").objects.published().filter(awarded_at).values("paper")
-        return self.filter(published_at | Q(pk__in=awarded))
+            conferences = conferences.filter(year=year)
+        conference_keys = list(conferences.values_list("pk", flat=True))
+        awards = model("Award").objects.published().filter(conference__in=conference_keys)
+        awarded = model("AwardEntry").objects.filter(award__in=awards).order_by()
+        awarded_keys = list(awarded.values_list("paper", flat=True))
+        return self.filter(Q(conference__in=conference_keys) | Q(pk__in=awarded_keys))
 
     def with_award(self, slug):
         """Papers with a published entry in an award series (an award ``slug``, any year)."""
