@@ -442,8 +442,12 @@ def test_a_published_paper_shows_its_new_author_in_the_cached_index(settings, ed
     from django.core.cache import caches
     from django.test import Client
 
+    from pagecache.caching import forget_generation
+
     settings.PAGE_CACHE_ENABLED = True
+    settings.PAGE_CACHE_GENERATION_TTL = 3600  # as tests/pagecache does: see there
     caches["default"].clear()
+    forget_generation()
     visitor = Client()
     factories.paper(authors=[factories.author(slug="ann", name="Ann Shown")])
     draft = factories.paper(
