@@ -1,4 +1,4 @@
-"""Public pages served to anonymous visitors from Django's cache, retired at once by any change.
+"""Public pages served to anonymous visitors from Django's cache, retired by any change.
 
 A page's key holds the release (:func:`release`: code, templates, catalogues, static
 files), the content generation (``catalogue.models.ContentGeneration``: raised in the
