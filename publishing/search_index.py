@@ -71,7 +71,7 @@ def search_files(previous=None, changed=None):
     Raises :class:`SearchIndexError` when node is not installed or fails.
 
     ``previous``: the site's root the last publish wrote them in, and ``changed``: the
-    slugs of the papers whose pages changed since (publishing.affected.Affected.papers):
+    slugs of the papers whose pages changed since (publishing.changes.Affected.papers):
     the other papers' results are then read back from the last ``results.json`` instead
     of rendered again (seconds at 5,000 papers); the bytes are the same.
     """

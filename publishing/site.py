@@ -202,7 +202,7 @@ class Site:
     def reuse_conference_archives(self, publisher, changes):
         """Build the site's compact archive from the conferences' compact archives: those
         this run wrote, and the last run's of each conference whose archive ``changes``
-        (publishing.affected.Affected) does not name; they hold the same file and images
+        (publishing.changes.Affected) does not name; they hold the same file and images
         (``opendata.read_compact_archive``). Exporting every conference again took 16 s
         of CPU at 5,000 papers. A missing or unreadable archive is exported afresh."""
         route = next((r for r in routes() if r.name == "opendata-conference-compact"), None)

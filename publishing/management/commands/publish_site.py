@@ -16,7 +16,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from publishing import affected as publish_affected
 from publishing import changes as publish_changes
 from publishing import render as publish_render
 from publishing import search_index as static_search
@@ -150,9 +149,9 @@ class Command(BaseCommand):
             # Taken before rendering: an edit saved during the run is seen by the next.
             with self.step("snapshot"):
                 content = publish_changes.snapshot(current)
-                changes = publish_affected.affected(previous, content)
+                changes = publish_changes.affected(previous, content)
             if not publisher.can_keep():
-                changes = publish_affected.Affected(everything=True)
+                changes = publish_changes.Affected(everything=True)
             site.reuse_conference_archives(publisher, changes)
             with self.step("listing pages"):
                 pages = list(publishing.pages())
