@@ -1,18 +1,13 @@
 """What a re-publish renders again (an incremental ``publish_site``).
 
 Rendering the 5,000-paper data set's pages to compare their bytes takes minutes; a
-re-publish after one edit has 10 s. So a publish keeps a :func:`snapshot` next to its
-output: for each object with pages of its own, a hash of what they show, made of the
-hashes of its published rows and of the objects they list; a hash of the pages about the
-whole site, of the A-Z of authors, of each sitemap section and of each conference's
-compact file; and the fingerprint of the code (``awardsite.release.fingerprint``: when it
-differs, everything is rendered again). The rows are read from the database, so it sees
-admin saves, imports, ``QuerySet.update()`` and raw SQL alike. :func:`affected` names
-the pages whose hash differs.
-
-The snapshot is taken before rendering (an edit saved during the run is seen by the next:
-rendered twice at worst, never missed) and written only after a run that succeeded (a
-failed run's changes are rendered again by the next).
+re-publish after one edit has 10 s. So a publish keeps a :func:`snapshot` of the hash of
+what each page shows, made from the published rows read from the database (so admin
+saves, imports, ``QuerySet.update()`` and raw SQL all count), with the code's
+fingerprint (``awardsite.release.fingerprint``: when it differs, everything is rendered
+again); :func:`affected` names the pages whose hash differs. The snapshot is taken before
+rendering (an edit saved during the run is seen by the next) and written only after a
+run that succeeded.
 """
 
 import hashlib
@@ -60,11 +55,12 @@ CONTENT_MODELS = {
     Institution: (),
     Author: ("slug",),
 }
+# The models whose last ref is their slug.
+SLUGGED = (Venue, Conference, Award, Paper, Author)
 # The rows of these models are published when their paper (or award) is.
 PUBLISHED_THROUGH = {
     AwardLevel: "award__",
     PaperLink: "paper__",
-    Authorship: "paper__",
     Affiliation: "authorship__paper__",
 }
 
@@ -133,19 +129,17 @@ def _each(hashes, pks):
 
 
 def snapshot(current_fingerprint=None):
-    """The content as the publisher keeps it: ``{"format", "fingerprint", "pages"}``;
-    ``pages`` maps each kind of :class:`Affected` but ``everything`` to ``{key: hash}``:
-    the key is the page's URL slug (a tuple of two for awards and award series), a
-    sitemap section, or ``""`` for ``site`` and ``author_index``; the hash 16 hex digits
-    of BLAKE2b. Only what the published site shows, so it may lie in the published
-    folder. At 5,000 papers (65,000 rows, 20,000 hashes): 0.5 s of CPU, 0.7 MB of JSON
-    (benchmarks/publish_changes.py). ``current_fingerprint``: ``fingerprint()``'s answer,
-    if the caller has it.
+    """The content as the publisher keeps it, ``{"format", "fingerprint", "pages"}``:
+    ``pages`` maps each set of :class:`Affected` (and ``site``, ``author_index``) to
+    ``{key: hash}``, the key being the page's URL slugs (a pair for awards and series), a
+    sitemap section or ``""``, the hash 16 hex digits of BLAKE2b. At 5,000 papers: 0.5 s
+    of CPU, 0.7 MB of JSON (benchmarks/publish_changes.py). ``current_fingerprint``:
+    ``fingerprint()``'s answer, if the caller has it.
 
-    What a page shows, as the views and templates do: a paper, its row, conference and
-    venue, links, authors and their institutions, award entries with their award and its
-    levels; an author, a conference, an award, the papers they list (a conference its
-    awards too); an award series, its editions; a venue, its conferences.
+    What a page shows, as the views do: a paper, its row, conference, venue, links,
+    authors, institutions, award entries, their award and its levels; an author, a
+    conference, an award, the papers they list (a conference its awards); an award
+    series, its editions; a venue, its conferences; the site, every published row.
     """
     rows = {model: _table(model) for model in CONTENT_MODELS}
     own = {model: {pk: row[0] for pk, row in table.items()} for model, table in rows.items()}
@@ -208,14 +202,7 @@ def snapshot(current_fingerprint=None):
     pages["sitemaps"] = {
         section: _hash(list(pages[kind]) if kind else []) for section, kind in SITEMAP_KINDS.items()
     }
-    return {
-        "format": FORMAT,
-        "fingerprint": current_fingerprint or fingerprint(),
-        "pages": pages,
-    }
-
-
-SLUGGED = (Venue, Conference, Award, Paper, Author)
+    return {"format": FORMAT, "fingerprint": current_fingerprint or fingerprint(), "pages": pages}
 
 
 def _archives(rows, slug, children):
@@ -287,11 +274,10 @@ def collected_already(previous, current):
 class Affected:
     """The pages to render again: ``everything`` (no earlier snapshot, or the code
     changed); ``site``, the pages about the whole site (home, lists, feeds, open data,
-    search), on any change; ``author_index``, the A-Z of authors; the objects whose pages
-    (all their routes) change, by their URL's slugs: ``venues``, ``conferences``,
-    ``papers``, ``authors``, ``awards`` (conference slug, slug), ``award_series`` (venue
-    slug, slug); ``sitemaps``, the sitemap's sections whose URLs changed; ``archives``,
-    conferences whose compact archive names other shared names. Pages without content
+    search), on any change; ``author_index``, the A-Z of authors; by their URL's slugs,
+    the objects whose pages change (``awards`` by (conference, slug), ``award_series`` by
+    (venue, slug)); ``sitemaps``, the sections whose URLs changed; ``archives``, the
+    conferences whose compact file names other shared names. Pages without content
     (robots.txt, the API's index and schema) only with ``everything``."""
 
     everything: bool = False
