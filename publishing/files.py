@@ -6,8 +6,8 @@ import json
 import os
 import re
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
 from urllib.parse import unquote
 
 from django.conf import settings
@@ -21,13 +21,6 @@ MANIFEST = ".publish-manifest.json"
 class PublishError(Exception):
     """Publishing cannot go on (a page answered other than 200, an unwritable folder);
     the message names the URL or the path. Nothing is left half-written."""
-
-
-@dataclass
-class Counts:
-    written: int = 0
-    kept: int = 0
-    removed: int = 0
 
 
 def page_key(route, kwargs, language):
@@ -51,11 +44,10 @@ class Publisher:
         self.directory = Path(directory)
         self.root = str(self.directory)
         self.dry_run = dry_run
-        self.counts = Counts()
+        self.counts = SimpleNamespace(written=0, kept=0, removed=0)
         self.produced = set()
         self.media = {}  # page's path -> the media files it names
         self.paths = {}  # page_key() -> the page's path, for the next run
-        self.choices = set()  # the language choices written this run
         prefix = re.escape("/" + settings.MEDIA_URL.strip("/") + "/")
         self._media_pattern = re.compile(prefix + r"""([^"'\s,<>?#)]+)""")
         if not dry_run:
@@ -195,8 +187,6 @@ class Publisher:
         """Write the page at ``path`` without a language prefix (``/``, each page's
         ``x-default``), linking the page in each language: the live site redirects there
         by Accept-Language, which a static host cannot."""
-        relative = f"{path.lstrip('/')}index.html"
-        self.choices.add(relative)
         links = [
             {
                 "code": code,
@@ -206,7 +196,9 @@ class Publisher:
             for code, _name in settings.LANGUAGES
         ]
         context = {"languages": links, "site_url": settings.SITE_URL, "path": path}
-        self.write(relative, render_to_string("publish_root.html", context).encode())
+        self.write(
+            f"{path.lstrip('/')}index.html", render_to_string("publish_root.html", context).encode()
+        )
 
     def language_choices(self, keep=False):
         """``language_choice()`` for ``/`` and every page of the first language; with
@@ -219,8 +211,6 @@ class Publisher:
             if name.startswith(prefix) and name.endswith("/index.html")
         }
         for page in sorted(pages | {""}):
-            if f"{page}index.html" in self.choices:
-                continue
             if not (keep and self.keep(f"{page}index.html")):
                 self.language_choice(f"/{page}")
 

@@ -47,7 +47,7 @@ def can_fork():
     return True, ""
 
 
-class Rendering:
+class Rendering(contextlib.ExitStack):
     """Renders pages ((route, kwargs, language) of ``pages``) with ``site`` and writes each
     with ``publisher``, in ``jobs`` processes, in steps so this process works meanwhile:
     ``add(indices)`` hands pages over (the workers start with the first call bringing
@@ -55,21 +55,15 @@ class Rendering:
     pages the workers did not and then the ``after`` routes', and returns how many were
     rendered; ``progress(n)`` is called as pages are done. Raises PublishError naming the
     URL of a failed page, or KeyboardInterrupt, once every page written so far is
-    recorded. Leaving the context stops the workers and gives Ctrl-C back."""
+    recorded. Leaving the context (an ExitStack) stops the workers and gives Ctrl-C back."""
 
     def __init__(self, site, publisher, pages, jobs=1, progress=None):
+        super().__init__()
         self.site, self.publisher, self.pages = site, publisher, pages
         self.jobs, self.progress = jobs, progress
         self.here, self.later, self.running = [], [], []
         self.pool = self.stop = None
         self.interrupted = []
-        self._exits = contextlib.ExitStack()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_exc):
-        self._exits.close()
 
     def add(self, indices):
         """Render the pages ``indices`` (of ``pages``), in workers when they run."""
@@ -86,16 +80,16 @@ class Rendering:
             self.stop = context.Event()
             _work.update(site=self.site, publisher=self.publisher, pages=self.pages, stop=self.stop)
             connections.close_all()  # each worker opens its own
-            self._exits.callback(_work.clear)
-            self.interrupted = self._exits.enter_context(_interrupts_stop(self.stop))
+            self.callback(_work.clear)
+            self.interrupted = self.enter_context(_interrupts_stop(self.stop))
             self.pool = context.Pool(self.jobs, initializer=_worker_started)
-            self._exits.callback(self.pool.join)
-            self._exits.callback(self.pool.terminate)  # at once after an error
+            self.callback(self.pool.join)
+            self.callback(self.pool.terminate)  # at once after an error
         self.running.append(self.pool.imap_unordered(_render_chunk, chunks))
 
     def finish(self):
         """Wait for the workers and record their pages, then render this process's;
-        returns the number of pages rendered (raising as ``render()`` does)."""
+        returns the number of pages rendered (raising as the class says)."""
         rendered = self._collect() if self.pool is not None else 0
         for indices in (self.here, self.later):
             rendered += _render_here(self.site, self.publisher, self.pages, indices, self.progress)
@@ -116,7 +110,7 @@ class Rendering:
                         failure = PublishError(error)
             self.pool.close()
         finally:
-            self._exits.close()
+            self.close()
         if failure:
             raise failure
         if self.interrupted:
