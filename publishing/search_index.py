@@ -20,8 +20,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.wsgi import WSGIRequest
 from django.template.loader import render_to_string
-from django.test import RequestFactory
 from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.translation import ngettext
@@ -63,12 +63,13 @@ def search_paths():
     return [f"{folder}/{name}" for folder in _folders().values() for name in names]
 
 
-def start_search_files(previous=None, changed=None):
-    """Begin the published site's search, the files of :func:`search_paths`: results are
-    rendered here and node started on the index, which it builds while the caller
-    renders pages (1.5 s at 5,000 papers). Returns a function of no arguments that waits
-    for node and returns ``{relative path: bytes}`` (nothing is written; the page's
-    static files are the caller's to publish); its ``cancel()`` stops node. Raises
+def start_search_files(site, previous=None, changed=None):
+    """Begin the published site's search, the files of :func:`search_paths`, for ``site``
+    (a ``publishing.site.Site``, whose request renders the page): results are rendered
+    here and node started on the index, which it builds while the caller renders pages
+    (1.5 s at 5,000 papers). Returns a function of no arguments that waits for node and
+    returns ``{relative path: bytes}`` (nothing is written; the page's static files are
+    the caller's to publish); its ``cancel()`` stops node. Raises
     :class:`SearchIndexError` when node is missing (at once) or fails (when waited for).
 
     ``previous``: the site's root the last publish wrote them in; ``changed``: the slugs
@@ -102,7 +103,7 @@ def start_search_files(previous=None, changed=None):
                 results[code], ensure_ascii=False, separators=(",", ":")
             ).encode("utf-8")
             with translation.override(code):
-                files[f"{folder}/index.html"] = _search_page(f"/{folder}/").encode("utf-8")
+                files[f"{folder}/index.html"] = _search_page(f"/{folder}/", site).encode("utf-8")
         return files
 
     finish.cancel = building.cancel
@@ -236,13 +237,11 @@ def _start_minisearch_index(documents):
     return wait
 
 
-def _search_page(path):
+def _search_page(path, site):
     """The published search page at ``path`` (``/<lang>/search/``) in the active
-    language, as HTML, rendered for a request of ``path`` so that its navigation and
-    alternates are the live page's; absolute URLs use ``settings.SITE_URL``, else the
-    first of ``settings.ALLOWED_HOSTS``."""
-    hosts = [host for host in settings.ALLOWED_HOSTS if host and "*" not in host]
-    request = RequestFactory().get(path, HTTP_HOST=(hosts or ["localhost"])[0].lstrip("."))
+    language, as HTML, rendered for ``site``'s request of ``path`` so that its navigation
+    and alternates are the live page's."""
+    request = WSGIRequest(site.environ(path))
     request.resolver_match = resolve(path)
     request.user = AnonymousUser()
     # The texts the script shows, translated here: the live page's own strings, with

@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from catalogue import search
 from catalogue.models import Paper, Status
 from publishing.search_index import SearchIndexError, search_paths, start_search_files
+from publishing.site import Site
 from tests import factories
 from tests.pages.test_html_validity import VNU
 
@@ -23,7 +24,7 @@ SLUG = "conformal-prediction-as-bayesian-quadrature"
 
 def search_files():
     """The published search's files, ``{relative path: bytes}``, as publish_site gets them."""
-    return start_search_files()()
+    return start_search_files(Site("http://localhost"))()
 
 
 def build_search_index(directory):

@@ -168,7 +168,7 @@ class Command(BaseCommand):
                     covered = [changes.covers(route.name, kwargs) for route, kwargs, _ in pages]
                     rendering.add(i for i, cover in enumerate(covered) if cover)
                 with self.step("search"):
-                    search = self.start_search(publisher, changes)
+                    search = self.start_search(site, publisher, changes)
                 with self.step("pages"):
                     todo = []
                     for i, page in enumerate(pages):
@@ -217,7 +217,7 @@ class Command(BaseCommand):
         finally:
             self.steps[name] = self.steps.get(name, 0) + time.monotonic() - began
 
-    def start_search(self, publisher, changes):
+    def start_search(self, site, publisher, changes):
         """The site's search (publishing/search_index.py) begun when the content changed or
         one of its files is missing, else None: its files are kept. Raises
         SearchIndexError when node is missing."""
@@ -225,5 +225,5 @@ class Command(BaseCommand):
         if not (changes.everything or changes.site) and all(map(publisher.has, paths)):
             return None
         if changes.everything:
-            return static_search.start_search_files()
-        return static_search.start_search_files(publisher.directory, changes.papers)
+            return static_search.start_search_files(site)
+        return static_search.start_search_files(site, publisher.directory, changes.papers)
