@@ -34,7 +34,6 @@ import django  # noqa: E402
 django.setup()
 
 from catalogue.models import Author, Conference, Institution, Paper  # noqa: E402
-from publishing import affected as publish_affected  # noqa: E402
 from publishing import changes as publish_changes  # noqa: E402
 
 
@@ -50,7 +49,7 @@ def decide(path):
     """What a re-publish does first: read the last snapshot, take one, compare them."""
     old = publish_changes.read(path)
     new = publish_changes.snapshot()
-    return new, publish_affected.affected(old, new)
+    return new, publish_changes.affected(old, new)
 
 
 def describe(pages):
@@ -66,13 +65,13 @@ def main():
     _, seconds = timed(publish_changes.fingerprint)
     print(f"fingerprint            {seconds} s")
     content, seconds = timed(publish_changes.snapshot)
-    rows = sum(len(table) for table in content["rows"].values())
-    print(f"snapshot               {seconds} s  ({rows} rows, fingerprint included)")
+    pages = sum(len(table) for table in content["pages"].values())
+    print(f"snapshot               {seconds} s  ({pages} hashes, fingerprint included)")
     _, seconds = timed(publish_changes.write, content, path)
     print(f"write                  {seconds} s  ({path.stat().st_size / 1e6:.1f} MB)")
     _, seconds = timed(publish_changes.read, path)
     print(f"read                   {seconds} s")
-    _, seconds = timed(publish_affected.affected, content, content)
+    _, seconds = timed(publish_changes.affected, content, content)
     print(f"affected, no change    {seconds} s")
 
     paper = Paper.objects.published().order_by("pk").first()

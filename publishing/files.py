@@ -1,14 +1,13 @@
 """The published site's files: :class:`Publisher` writes them into the output folder,
-only when their bytes changed and each whole or not at all, keeps the manifest of what
-it wrote (so that a later run removes what is no longer produced, and no other file),
-copies the static and media files, and writes the language choice of each page."""
+only when their bytes changed and each whole or not at all, and keeps the manifest of
+what it wrote (so a later run removes what is no longer produced, and no other file)."""
 
 import json
 import os
 import re
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
 from urllib.parse import unquote
 
 from django.conf import settings
@@ -24,56 +23,31 @@ class PublishError(Exception):
     the message names the URL or the path. Nothing is left half-written."""
 
 
-def render_language_choice(path):
-    """The language choice page at ``path`` (``/``, or a page's path without its language
-    prefix) as text: templates/publish_root.html, linking the page in each language."""
-    links = [
-        {
-            "code": code,
-            "name_local": translation.get_language_info(code)["name_local"],
-            "url": f"/{code}{path}",
-        }
-        for code, _name in settings.LANGUAGES
-    ]
-    context = {"languages": links, "site_url": settings.SITE_URL, "path": path}
-    return render_to_string("publish_root.html", context)
-
-
-@dataclass
-class Counts:
-    written: int = 0
-    kept: int = 0
-    removed: int = 0
-
-
 def page_key(route, kwargs, language):
     """A page's key in the manifest: the ``repr()`` of (namespace, route name, language,
-    kwargs as sorted pairs). A string, as a JSON object's key reads back 12 times faster
-    than a list of lists (11 MB at 5,000 papers: 0.05 s against 0.63 s)."""
+    kwargs as sorted pairs); a string key of a JSON object reads back 12 times faster than
+    a list of lists (11 MB at 5,000 papers: 0.05 s against 0.63 s)."""
     items = sorted(kwargs.items()) if isinstance(kwargs, dict) else enumerate(kwargs)
     return repr((route.namespace or "", route.name, language, tuple(items)))
 
 
 class Publisher:
-    """Writes the site into ``directory``: pages, the language choices, static files
-    (collectstatic's output in ``STATIC_ROOT``) and the media files pages name.
-
-    A file is written only when its bytes differ, through a temporary file renamed into
-    place. ``finish()`` removes the files the last run's manifest lists that this run did
-    not produce, and writes the new manifest. ``counts``: files written, kept and removed
-    (with ``dry_run``, would be: nothing is written or removed). Raises PublishError when
-    ``directory`` cannot be written or its manifest read.
+    """Writes the site into ``directory``: pages, language choices, the static files
+    (collectstatic's output) and the media files pages name, each only when its bytes
+    differ, through a temporary file renamed into place. ``finish()`` removes what the
+    last run's manifest lists and this run did not produce, and writes the manifest.
+    ``counts``: files written, kept and removed (with ``dry_run``: would be). Raises
+    PublishError when ``directory`` cannot be written or its manifest read.
     """
 
     def __init__(self, directory, dry_run=False):
         self.directory = Path(directory)
         self.root = str(self.directory)
         self.dry_run = dry_run
-        self.counts = Counts()
+        self.counts = SimpleNamespace(written=0, kept=0, removed=0)
         self.produced = set()
         self.media = {}  # page's path -> the media files it names
         self.paths = {}  # page_key() -> the page's path, for the next run
-        self.choices = set()  # the language choices written this run
         prefix = re.escape("/" + settings.MEDIA_URL.strip("/") + "/")
         self._media_pattern = re.compile(prefix + r"""([^"'\s,<>?#)]+)""")
         if not dry_run:
@@ -86,8 +60,8 @@ class Publisher:
         self.previous, self.previous_media, self.previous_paths = self._read_manifest()
 
     def _read_manifest(self):
-        """(files, media files by page or None, page_key() -> path) of the last run. The
-        media are None when it was interrupted: its pages cannot be kept."""
+        """(files, media files by page, page_key() -> path) of the last run; the media are
+        None when it was interrupted: its pages cannot be kept."""
         path = self.directory / MANIFEST
         if not path.is_file():
             return set(), None, {}
@@ -105,31 +79,28 @@ class Publisher:
         """Whether the last run's pages may be kept without rendering them."""
         return self.previous_media is not None
 
-    def has(self, relative):
-        """Whether the last run wrote ``relative`` and it is still there."""
-        relative = str(PurePosixPath(relative))
+    def has(self, relative, normalised=False):
+        """Whether the last run wrote ``relative`` and it is still there (``normalised``:
+        a path as the manifest has it; normalising it was most of the time of a kept page)."""
+        relative = relative if normalised else str(PurePosixPath(relative))
         return relative in self.previous and os.path.isfile(os.path.join(self.root, relative))
 
     def keep_page(self, page, target):
-        """Keep the page ``page`` ((route, kwargs, language)) as the last run wrote it;
-        False (nothing done) if there is no such file. Its path is the manifest's, else
-        ``target(*page)``'s (reversing 72,000 kept pages' URLs took seconds a run)."""
+        """Keep ``page`` ((route, kwargs, language)) as the last run wrote it; False when
+        there is no such file. Its path is the manifest's, else ``target(*page)``'s
+        (reversing 72,000 kept pages' URLs took seconds a run)."""
         key = page_key(*page)
         relative = self.previous_paths.get(key) or str(PurePosixPath(target(*page)[1]))
-        if not self._keep(relative):
+        if not self.keep(relative, normalised=True):
             return False
         self.paths[key] = relative
         return True
 
-    def keep(self, relative):
-        """Keep the file the last run wrote at ``relative`` with the media files it
-        named; False (nothing done) when there is no such file to keep."""
-        return self._keep(str(PurePosixPath(relative)))
-
-    def _keep(self, relative):
-        # A path as the manifest has it: normalising it again was most of the time of
-        # keeping one of 72,000 pages.
-        if relative not in self.previous or not os.path.isfile(os.path.join(self.root, relative)):
+    def keep(self, relative, normalised=False):
+        """Keep the file the last run wrote at ``relative`` with the media files it named;
+        False when there is no such file. ``normalised``: as for :meth:`has`."""
+        relative = relative if normalised else str(PurePosixPath(relative))
+        if not self.has(relative, normalised=True):
             return False
         self.produced.add(relative)
         if names := (self.previous_media or {}).get(relative):
@@ -137,15 +108,16 @@ class Publisher:
         self.counts.kept += 1
         return True
 
-    def write(self, relative, body):
-        """Write ``body`` (bytes) at ``relative`` unless the file holds those bytes."""
-        self.record(relative, self.store(relative, body))
+    def write(self, relative, body, page=None):
+        """Write ``body`` (bytes) at ``relative`` unless the file holds those bytes;
+        ``page``: the (route, kwargs, language) of the page it is, whose media it notes."""
+        media = None if page is None else self.media_of(body)
+        self.record(relative, self.store(relative, body), media, page=page)
 
     def store(self, relative, body):
         """Write ``body`` at ``relative`` (a POSIX path inside the directory) unless the
-        file holds exactly those bytes; True when it was (with ``dry_run``: would be)
-        written. Only the file: ``record()`` counts it, in the parent process when a
-        worker stored it (publishing/render.py)."""
+        file holds those bytes; True when it was (``dry_run``: would be) written. Only the
+        file: ``record()`` counts it, in the parent process when a worker stored it."""
         relative = str(PurePosixPath(relative))
         if relative.startswith(("/", "..")) or "/../" in relative:
             raise PublishError(f"Refusing to write outside the output folder: {relative}")
@@ -175,20 +147,16 @@ class Publisher:
             self.media[relative] = set(media)
 
     def media_of(self, body):
-        """The names of the media files a page's ``body`` (bytes) names under MEDIA_URL:
-        only those are copied, so a draft's image never reaches the published site."""
+        """The media files a page's ``body`` (bytes) names under MEDIA_URL: only those are
+        copied, so a draft's image never reaches the published site."""
         if b"/" + settings.MEDIA_URL.strip("/").encode() + b"/" not in body:
             return set()
         return set(self._media_pattern.findall(body.decode("utf-8", "replace")))
 
-    def page(self, uri, relative, body, page=None):
-        """Write a rendered page and note the media files it names."""
-        self.record(relative, self.store(relative, body), self.media_of(body), page=page)
-
     def copy_tree(self, source, prefix, only=None):
-        """Copy the files under ``source`` to ``prefix`` (e.g. "static"); ``only``: the
-        relative paths to copy (default every file). A copy the last run wrote is kept
-        when it has the source's size and is not older (rsync's quick check)."""
+        """Copy the files under ``source`` (``only`` those relative paths, if given) to
+        ``prefix`` ("static"); a copy the last run wrote is kept when it has the source's
+        size and is not older (rsync's quick check)."""
         source = Path(source)
         if not source.is_dir():
             return
@@ -216,17 +184,26 @@ class Publisher:
         self.copy_tree(settings.MEDIA_ROOT, settings.MEDIA_URL.strip("/"), only=names)
 
     def language_choice(self, path="/"):
-        """Write the page at ``path`` without a language prefix (``/``, and each page's
-        ``x-default`` alternate), linking the page in each language. The live site
-        redirects there by Accept-Language; a static host cannot, unless told to."""
-        relative = f"{path.lstrip('/')}index.html"
-        self.choices.add(relative)
-        self.write(relative, render_language_choice(path).encode())
+        """Write the page at ``path`` without a language prefix (``/``, each page's
+        ``x-default``), linking the page in each language: the live site redirects there
+        by Accept-Language, which a static host cannot."""
+        links = [
+            {
+                "code": code,
+                "name_local": translation.get_language_info(code)["name_local"],
+                "url": f"/{code}{path}",
+            }
+            for code, _name in settings.LANGUAGES
+        ]
+        context = {"languages": links, "site_url": settings.SITE_URL, "path": path}
+        self.write(
+            f"{path.lstrip('/')}index.html", render_to_string("publish_root.html", context).encode()
+        )
 
     def language_choices(self, keep=False):
-        """``language_choice()`` for ``/`` and every page of the first language. With
-        ``keep``, those the last run wrote are kept: their bytes depend only on their
-        path, the template and the settings, which the fingerprint covers."""
+        """``language_choice()`` for ``/`` and every page of the first language; with
+        ``keep``, those the last run wrote are kept (their bytes depend only on their path,
+        the template and the settings, which the fingerprint covers)."""
         prefix = f"{settings.LANGUAGES[0][0]}/"
         pages = {
             name[len(prefix) : -len("index.html")]
@@ -234,8 +211,6 @@ class Publisher:
             if name.startswith(prefix) and name.endswith("/index.html")
         }
         for page in sorted(pages | {""}):
-            if f"{page}index.html" in self.choices:
-                continue
             if not (keep and self.keep(f"{page}index.html")):
                 self.language_choice(f"/{page}")
 
@@ -259,8 +234,8 @@ class Publisher:
             self._write_manifest(self.produced, media)
 
     def interrupted(self):
-        """After an error: the manifest names what this run wrote too, without media
-        (so the next run renders every page), so a later run still removes them."""
+        """After an error: the manifest names what this run wrote too, so a later run
+        removes them, and no media, so it renders every page."""
         self._write_manifest(self.previous | self.produced)
 
     def _write_manifest(self, files, media=None):

@@ -2,14 +2,11 @@
 renders the 5,000-paper data set's ~72,000 pages in about 10 minutes of CPU).
 
 With ``jobs`` > 1, ``jobs`` workers are forked once Django is set up, sharing its
-settings, URLconf, ``Site`` and ``Publisher``; the database connections are closed
-before forking, so each opens its own. A worker renders a chunk of pages, writes their
-files (``Publisher.store()``) and returns each page's path, whether it was written and
-the media files it names; the parent records them (``Publisher.record()``), so the
-manifest and counts stay in one process. Workers ignore SIGINT: on Ctrl-C or a failed
-page the parent tells them to stop after the page at hand, records what they wrote, then
-raises (a second Ctrl-C: at once). Inside a transaction, whose data other connections
-cannot see, the pages are rendered in this process.
+settings, URLconf, ``Site`` and ``Publisher``, each opening its own database connection.
+A worker renders a chunk of pages and writes their files (``Publisher.store()``); the
+parent records them (``Publisher.record()``), so the manifest and counts stay in one
+process. On Ctrl-C or a failed page the parent tells the workers to stop after the page
+at hand, records what they wrote, then raises (a second Ctrl-C: at once).
 """
 
 import contextlib
@@ -50,38 +47,23 @@ def can_fork():
     return True, ""
 
 
-def render(site, publisher, pages, indices, jobs=1, progress=None):
-    """Render ``pages[i]`` ((route, kwargs, language)) for each ``i`` of ``indices`` with
-    ``site`` and write each with ``publisher``, in ``jobs`` processes; ``progress(n)`` is
-    called as pages are done. Returns the number of pages rendered. Raises PublishError
-    naming the URL of a page that failed, or KeyboardInterrupt, once every page written
-    so far is recorded."""
-    with Rendering(site, publisher, pages, jobs=jobs, progress=progress) as rendering:
-        rendering.add(indices)
-        return rendering.finish()
-
-
-class Rendering:
-    """``render()`` in steps, so that this process does other work while the workers
-    render: ``add(indices)`` hands pages over (the workers start with the first call
-    bringing more than one chunk, if ``jobs`` > 1; else ``finish()`` renders them here);
-    ``finish()`` waits, records, renders this process's pages and then the ``after``
-    routes' ones, and returns how many were rendered. Leaving the context stops the
-    workers, whatever happened, and gives Ctrl-C back."""
+class Rendering(contextlib.ExitStack):
+    """Renders pages ((route, kwargs, language) of ``pages``) with ``site`` and writes each
+    with ``publisher``, in ``jobs`` processes, in steps so this process works meanwhile:
+    ``add(indices)`` hands pages over (the workers start with the first call bringing
+    more than one chunk, if ``jobs`` > 1); ``finish()`` waits, records, renders here the
+    pages the workers did not and then the ``after`` routes', and returns how many were
+    rendered; ``progress(n)`` is called as pages are done. Raises PublishError naming the
+    URL of a failed page, or KeyboardInterrupt, once every page written so far is
+    recorded. Leaving the context (an ExitStack) stops the workers and gives Ctrl-C back."""
 
     def __init__(self, site, publisher, pages, jobs=1, progress=None):
+        super().__init__()
         self.site, self.publisher, self.pages = site, publisher, pages
         self.jobs, self.progress = jobs, progress
         self.here, self.later, self.running = [], [], []
         self.pool = self.stop = None
         self.interrupted = []
-        self._exits = contextlib.ExitStack()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_exc):
-        self._exits.close()
 
     def add(self, indices):
         """Render the pages ``indices`` (of ``pages``), in workers when they run."""
@@ -98,16 +80,16 @@ class Rendering:
             self.stop = context.Event()
             _work.update(site=self.site, publisher=self.publisher, pages=self.pages, stop=self.stop)
             connections.close_all()  # each worker opens its own
-            self._exits.callback(_work.clear)
-            self.interrupted = self._exits.enter_context(_interrupts_stop(self.stop))
+            self.callback(_work.clear)
+            self.interrupted = self.enter_context(_interrupts_stop(self.stop))
             self.pool = context.Pool(self.jobs, initializer=_worker_started)
-            self._exits.callback(self.pool.join)
-            self._exits.callback(self.pool.terminate)  # at once after an error
+            self.callback(self.pool.join)
+            self.callback(self.pool.terminate)  # at once after an error
         self.running.append(self.pool.imap_unordered(_render_chunk, chunks))
 
     def finish(self):
         """Wait for the workers and record their pages, then render this process's;
-        returns the number of pages rendered (raising as ``render()`` does)."""
+        returns the number of pages rendered (raising as the class says)."""
         rendered = self._collect() if self.pool is not None else 0
         for indices in (self.here, self.later):
             rendered += _render_here(self.site, self.publisher, self.pages, indices, self.progress)
@@ -128,7 +110,7 @@ class Rendering:
                         failure = PublishError(error)
             self.pool.close()
         finally:
-            self._exits.close()
+            self.close()
         if failure:
             raise failure
         if self.interrupted:
@@ -139,8 +121,8 @@ class Rendering:
 def _render_here(site, publisher, pages, indices, progress):
     for chunk in _chunks(pages, indices):
         rendered = site.render_many(*_items(pages, chunk))
-        for i, (uri, relative, body) in zip(chunk, rendered, strict=True):
-            publisher.page(uri, relative, body, page=pages[i])
+        for i, (_uri, relative, body) in zip(chunk, rendered, strict=True):
+            publisher.write(relative, body, page=pages[i])
             if progress:
                 progress(1)
     return len(indices)
@@ -153,9 +135,8 @@ def _items(pages, chunk):
 
 def _chunks(pages, indices):
     """``indices`` in chunks of one route each, routes with fewer pages first: those with
-    fewer than CHUNK pages one page a chunk (site-wide downloads, sitemaps: the slow
-    ones, started early so no worker is left with one at the end), then the others in
-    chunks of CHUNK (a page of the A-Z index takes 60 ms, a citation file 0.4 ms)."""
+    fewer than CHUNK pages one page a chunk (site-wide downloads, sitemaps: the slow ones,
+    started early so no worker is left with one at the end), then chunks of CHUNK."""
     by_route = {}
     for i in indices:
         by_route.setdefault(pages[i][0].name, []).append(i)
@@ -170,9 +151,8 @@ def _chunks(pages, indices):
 @contextlib.contextmanager
 def _interrupts_stop(stop):
     """Within: Ctrl-C sets ``stop`` instead of raising, and the list given is then not
-    empty; a second Ctrl-C raises at once (the workers are terminated; what they wrote
-    since their last chunk is not in the manifest). Off the main thread, where Python
-    cannot handle signals, Ctrl-C raises as ever."""
+    empty; a second Ctrl-C raises at once (what the workers wrote since their last chunk
+    is not in the manifest). Off the main thread, Ctrl-C raises as ever."""
     interrupted = []
     if threading.current_thread() is not threading.main_thread():
         yield interrupted

@@ -1,21 +1,15 @@
-"""Search for the published static site (issue 12): an index built at publish time, a page
-that searches it in the browser.
+"""Search for the published static site (issue 12): for each language, under
+``DIR/<lang>/search/``, ``index.json`` (a MiniSearch index of the published papers, the
+same in every language), ``results.json`` (how each paper is shown in that language) and
+``index.html`` (``papers/static_search.html``, whose ``static/js/static-search.js``
+reads the query).
 
-``manage.py publish_site DIR`` writes, for each language, under ``DIR/<lang>/search/``:
-``index.json`` (a MiniSearch index of the published papers, the same in every language),
-``results.json`` (how each paper is shown in that language) and ``index.html`` (the page,
-``papers/static_search.html``, whose ``static/js/static-search.js`` reads the query).
-
-MiniSearch (npm ``minisearch`` 7.2.0, plain JavaScript, no dependencies), not Pagefind:
-Pagefind searches with WebAssembly, which Chromium refuses under the site's policy
-(``script-src 'self'``) unless ``'wasm-unsafe-eval'`` is added. MiniSearch has no Chinese
-word splitter: ``static/js/search-terms.js`` gives it character bigrams.
-
-The index is built from the database, not the HTML: it needs every language's titles,
-abstracts, summaries, authors and institutions, which the models keep folded in their
-``search_text`` columns (catalogue/search.py), of the published papers only, in the live
-search's order. Node runs ``scripts/search-index.js`` with the MiniSearch committed in
-``static/vendor/``, so the browser reads the index with the code that wrote it.
+MiniSearch (npm ``minisearch`` 7.2.0, plain JavaScript), not Pagefind, whose WebAssembly
+Chromium refuses under the site's policy (``script-src 'self'``);
+``static/js/search-terms.js`` gives it Chinese character bigrams. The index is built
+from the database (the folded ``search_text`` columns of catalogue/search.py, in the
+live search's order) by node running ``scripts/search-index.js`` with the MiniSearch
+committed in ``static/vendor/``, so the browser reads it with the code that wrote it.
 """
 
 import json
@@ -26,8 +20,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.wsgi import WSGIRequest
 from django.template.loader import render_to_string
-from django.test import RequestFactory
 from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.translation import ngettext
@@ -52,40 +46,37 @@ class SearchIndexError(RuntimeError):
     """The index could not be built (node missing or failing); the message says why."""
 
 
-def search_paths():
-    """The paths, relative to the published site's root (POSIX strings), of the files
-    :func:`search_files` makes: ``<lang>/search/index.html``, ``index.json`` and
-    ``results.json`` for each language of ``settings.LANGUAGES``. No query."""
-    paths = []
+def _folders():
+    """``{language: the search page's folder}`` (``en/search``), for settings.LANGUAGES."""
+    folders = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            folder = reverse("papers:search").strip("/")
-        paths += [f"{folder}/index.json", f"{folder}/results.json", f"{folder}/index.html"]
-    return paths
+            folders[code] = reverse("papers:search").strip("/")
+    return folders
 
 
-def search_files(previous=None, changed=None):
-    """The published site's search as ``{relative path: bytes}``, the files of
-    :func:`search_paths` (see the module's docstring); nothing is written. The page
-    loads the static files from ``STATIC_URL``: whoever writes it publishes those too.
-    Raises :class:`SearchIndexError` when node is not installed or fails.
+def search_paths():
+    """The paths, relative to the published site's root (POSIX strings), of the files
+    :func:`start_search_files` makes: ``<lang>/search/index.html``, ``index.json`` and
+    ``results.json`` for each language of ``settings.LANGUAGES``. No query."""
+    names = ("index.json", "results.json", "index.html")
+    return [f"{folder}/{name}" for folder in _folders().values() for name in names]
 
-    ``previous``: the site's root the last publish wrote them in, and ``changed``: the
-    slugs of the papers whose pages changed since (publishing.affected.Affected.papers):
-    the other papers' results are then read back from the last ``results.json`` instead
-    of rendered again (seconds at 5,000 papers); the bytes are the same.
+
+def start_search_files(site, previous=None, changed=None):
+    """Begin the published site's search, the files of :func:`search_paths`, for ``site``
+    (a ``publishing.site.Site``, whose request renders the page): results are rendered
+    here and node started on the index, which it builds while the caller renders pages
+    (1.5 s at 5,000 papers). Returns a function of no arguments that waits for node and
+    returns ``{relative path: bytes}`` (nothing is written; the page's static files are
+    the caller's to publish); its ``cancel()`` stops node. Raises
+    :class:`SearchIndexError` when node is missing (at once) or fails (when waited for).
+
+    ``previous``: the site's root the last publish wrote them in; ``changed``: the slugs
+    of the papers whose pages changed since (``publishing.changes.Affected.papers``):
+    the others' results are read back from the last ``results.json`` (the same bytes)
+    instead of rendered again (seconds at 5,000 papers).
     """
-    return start_search_files(previous, changed)()
-
-
-def start_search_files(previous=None, changed=None):
-    """:func:`search_files` (same arguments) begun: the papers' documents and results are
-    read and rendered here, and node is started on the index, which it builds while the
-    caller goes on (``publish_site`` renders pages meanwhile: node took a second and a
-    half at 5,000 papers, after them). Returns a function of no arguments that waits
-    for node and returns what :func:`search_files` returns, raising SearchIndexError
-    as it does; its ``cancel()`` stops node when the caller gives up instead. Raises
-    SearchIndexError at once when node is not installed."""
     reuse = None
     if previous is not None and changed is not None:
         reuse = _previous_results(Path(previous), changed)
@@ -106,15 +97,13 @@ def start_search_files(previous=None, changed=None):
     def finish():
         index = building().encode("utf-8")
         files = {}
-        for code, _name in settings.LANGUAGES:
+        for code, folder in _folders().items():
+            files[f"{folder}/index.json"] = index
+            files[f"{folder}/results.json"] = json.dumps(
+                results[code], ensure_ascii=False, separators=(",", ":")
+            ).encode("utf-8")
             with translation.override(code):
-                path = reverse("papers:search")
-                folder = path.strip("/")
-                files[f"{folder}/index.json"] = index
-                files[f"{folder}/results.json"] = json.dumps(
-                    results[code], ensure_ascii=False, separators=(",", ":")
-                ).encode("utf-8")
-                files[f"{folder}/index.html"] = _search_page(path).encode("utf-8")
+                files[f"{folder}/index.html"] = _search_page(f"/{folder}/", site).encode("utf-8")
         return files
 
     finish.cancel = building.cancel
@@ -126,11 +115,9 @@ def _previous_results(root, changed):
     without the papers whose slug is in ``changed``; None when one cannot be read."""
     stale = set(Paper.objects.filter(slug__in=changed).values_list("pk", flat=True))
     reuse = {}
-    for code, _name in settings.LANGUAGES:
-        with translation.override(code):
-            path = root / reverse("papers:search").strip("/") / "results.json"
+    for code, folder in _folders().items():
         try:
-            results = json.loads(path.read_text(encoding="utf-8"))
+            results = json.loads((root / folder / "results.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(results, dict):
@@ -139,35 +126,11 @@ def _previous_results(root, changed):
     return reuse
 
 
-def build_search_index(output_dir):
-    """Write :func:`search_files` under ``output_dir``, the published site's root (a
-    path), replacing what was there: a file whose content is unchanged is not written
-    again, so it keeps its time. Returns the paths of the files, a list of Path.
-
-    Raises :class:`SearchIndexError` when node is not installed or fails; nothing is
-    written then, as the files are written only once every one is complete.
-    """
-    output_dir = Path(output_dir)
-    paths = []
-    for relative, data in search_files().items():
-        path = output_dir / relative
-        paths.append(path)
-        if path.exists() and path.read_bytes() == data:
-            continue  # unchanged: kept as it was, so a static host's copy stays valid
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    return paths
-
-
 def _listings():
-    """What the search page's filters match, for each published paper:
-    ``{pk: {"at": [[conference slug, year], ...], "awards": [award slug, ...]}}``.
-
-    As the live search's filters read them (pages/views/search.py), a paper is "at" each
-    conference whose page lists it (``PaperQuerySet.listed_at``: the conference it was
-    published at, and each conference that gave it a published award) and has each
-    award series it has a published entry in (``with_award``). Two queries, whatever
-    the papers, conferences and awards.
+    """What the search page's filters match, ``{pk: {"at": [[conference slug, year],
+    ...], "awards": [award slug, ...]}}`` of each published paper, as the live search's
+    filters read them (pages/views/search.py): the conferences whose page lists it
+    (``listed_at``) and the awards it has a published entry in. Two queries.
     """
     listings = {}
     for pk, slug, year in Paper.objects.published().values_list(
@@ -187,17 +150,13 @@ def _listings():
 
 
 def _documents(keys, first, reuse=None):
-    """The published papers ``keys`` (in that order) as ``(documents, results)``.
-
-    ``documents`` are what the index is built from: each paper's ``id`` (its primary
-    key), ``order`` (its place in the live search's order, counted from ``first``) and
-    the folded text it is found by (``text``: its own fields in every language;
-    ``people``: its authors' and institutions'). ``results`` is ``{language: {id:
-    result}}``: how each paper is shown, ``html`` being its item as the live search
-    page renders it in that language, ``snippet`` the text its snippet is cut from (the
-    abstract, or else the summary) and ``snippetLang`` that text's language when it is
-    not the page's ("" otherwise). A paper whose result is in ``reuse`` (``{language:
-    {pk: result}}``, every language) is not rendered again.
+    """The published papers ``keys`` (in that order) as ``(documents, results)``:
+    ``documents`` for the index (``id``; ``order`` in the live search, counted from
+    ``first``; the folded ``text`` of its fields and ``people``, its authors' and
+    institutions'); ``results`` ``{language: {id: {"html": its item as the live search
+    renders it, "snippet": the abstract or else the summary, "snippetLang": that text's
+    language if not the page's, else ""}}}``. A paper in ``reuse`` (``{language: {pk:
+    result}}``) is not rendered again.
     """
     texts = dict(Paper.objects.filter(pk__in=keys).values_list("pk", "search_text"))
     people = {key: [] for key in keys}
@@ -243,18 +202,11 @@ def _documents(keys, first, reuse=None):
     return documents, results
 
 
-def _minisearch_index(documents):
-    """The MiniSearch index of ``documents`` as JSON text, built by node."""
-    return _start_minisearch_index(documents)()
-
-
 def _start_minisearch_index(documents):
-    """Start node on the MiniSearch index of ``documents``; returns a function of no
-    arguments that waits for it and returns the index as JSON text (raising
-    SearchIndexError when node failed), with ``cancel()`` to stop node instead. The
-    documents reach node through a temporary file, so nothing of this process writes
-    to node while the caller works (or forks). Raises SearchIndexError when node is
-    not installed."""
+    """Start node on the MiniSearch index of ``documents`` (through a temporary file:
+    nothing of this process writes to node while the caller works or forks); returns a
+    function waiting for the index as JSON text, with ``cancel()``. Raises
+    SearchIndexError when node is missing or fails."""
     node = shutil.which("node")
     if node is None:
         raise SearchIndexError(
@@ -285,14 +237,11 @@ def _start_minisearch_index(documents):
     return wait
 
 
-def _search_page(path):
+def _search_page(path, site):
     """The published search page at ``path`` (``/<lang>/search/``) in the active
-    language, as HTML: rendered as a request for ``path`` would be, so that its
-    navigation, language switcher and alternates are the live page's. Absolute URLs
-    (canonical, alternates) use ``settings.SITE_URL`` (``DJANGO_SITE_URL``), which a
-    published site should set; without it, the first of ``settings.ALLOWED_HOSTS``."""
-    hosts = [host for host in settings.ALLOWED_HOSTS if host and "*" not in host]
-    request = RequestFactory().get(path, HTTP_HOST=(hosts or ["localhost"])[0].lstrip("."))
+    language, as HTML, rendered for ``site``'s request of ``path`` so that its navigation
+    and alternates are the live page's."""
+    request = WSGIRequest(site.environ(path))
     request.resolver_match = resolve(path)
     request.user = AnonymousUser()
     # The texts the script shows, translated here: the live page's own strings, with

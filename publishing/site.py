@@ -1,11 +1,10 @@
 """The public site as files for a plain static host (``manage.py publish_site``).
 
-Which URLs are published is said once, on the URL patterns (pages/distill.py marks them
-as django-distill's ``distill_path()`` does); :func:`routes` finds them by walking the
-URLconf, so this app imports no module of the pages. Each page is a GET through the
-site's own WSGI handler (middleware, i18n_patterns and templates as for a visitor), its
-URL and file name from django-distill's functions (``/en/papers/x/`` ->
-``en/papers/x/index.html``).
+The published routes are those pages/distill.py marks as django-distill's
+``distill_path()`` does; :func:`routes` finds them by walking the URLconf, so this app
+imports no module of the pages. Each page is a GET through the site's own WSGI handler
+(middleware, i18n_patterns and templates as for a visitor), its URL and file name from
+django-distill's functions (``/en/papers/x/`` -> ``en/papers/x/index.html``).
 """
 
 import io
@@ -38,11 +37,9 @@ from publishing.files import PublishError
 
 @dataclass(frozen=True)
 class Route:
-    """A published route: ``func`` yields the URL kwargs of each page and ``file`` names
-    the output file when the URL's path would be served with the wrong type (the
-    pattern's ``distill_func`` and ``distill_file``). ``after``: rendered once every
-    other page is written, by the process recording them (publishing/render.py).
-    ``finish``, if set, turns the view's answer (bytes) into the bytes published."""
+    """A published route: the pattern's ``distill_func`` (yielding each page's URL kwargs)
+    and ``distill_file``; ``after``: rendered once every other page is written, by the
+    process recording them; ``finish``: turns the view's bytes into those published."""
 
     name: str
     namespace: str | None
@@ -68,9 +65,6 @@ def routes():
     ]
 
 
-# --- The API's documents as a static host holds them. ----------------------------
-
-
 def _nulled(value, api_root, published):
     """``value`` (parsed JSON) with None for each absolute URL under ``api_root`` that
     names no route of ``published`` ((namespace, name) pairs) or has a query string."""
@@ -90,9 +84,9 @@ def _nulled(value, api_root, published):
 
 
 def published_api_document(body):
-    """The published bytes of an API answer ``body`` (JSON bytes, as django-ninja writes
-    them): every link to an API address no published route gives is null, so that the
-    static host's documents name only files it has. Other values keep their bytes."""
+    """The published bytes of an API answer ``body`` (JSON bytes, from django-ninja): every
+    link to an API address no published route gives is null, so the static host's
+    documents name only its files."""
     api_root = settings.SITE_URL + reverse(f"{API_NAMESPACE}:index")
     published = {(route.namespace, route.name) for route in routes() if route.namespace}
     return json.dumps(_nulled(json.loads(body), api_root, published)).encode()
@@ -106,9 +100,8 @@ _SWAGGER_SETTINGS = re.compile(
 
 def published_api_docs_page(body):
     """The published bytes of the API's docs page ``body`` (HTML bytes): Swagger UI
-    without "Try it out" (``supportedSubmitMethods: []``), which would ask the static
-    host for files it has not. Raises PublishError when the page has no Swagger UI
-    settings (django-ninja's template changed)."""
+    without "Try it out", which would ask the static host for files it has not. Raises
+    PublishError when the page has no Swagger UI settings (django-ninja's changed)."""
     found = _SWAGGER_SETTINGS.search(body)
     if found is None:
         raise PublishError("the API's docs page has no Swagger UI settings to publish")
@@ -129,12 +122,10 @@ AFTER = {(None, "opendata-site-compact")}
 
 def not_found_pages(site):
     """The pages a static host shows for an address with no file, ``{relative path:
-    bytes}``: ``<lang>/404.html`` for each language, the live site's 404 page under that
-    prefix (the URLconf's ``handler404``, called as Django calls it, so that DEBUG does
-    not turn it into the technical page and nothing is logged as a missing page); and
-    ``404.html`` at the top for hosts with one 404 page, every language's words with its
-    home and search (templates/publish_404.html). ``site``: the :class:`Site`. Raises
-    PublishError when a route matches ``/<lang>/404.html``."""
+    bytes}``: ``<lang>/404.html``, the URLconf's ``handler404`` called as Django calls it
+    (so DEBUG shows no technical page and nothing is logged), and ``404.html`` with every
+    language's words, home and search (templates/publish_404.html). ``site``: the
+    :class:`Site`. Raises PublishError when a route matches ``/<lang>/404.html``."""
     files = {}
     languages = []
     for code, _name in settings.LANGUAGES:
@@ -156,41 +147,26 @@ def not_found_pages(site):
 
 
 def pages():
-    """Every published URL in every language it exists in, as (route, kwargs, language),
-    in the URLconf's order. A route's languages are found from its first page's URLs
-    (reversing every page in every language took 5 s at 5,000 papers)."""
+    """Every published page as (route, kwargs, language), in the URLconf's order, in each
+    language in which it has a URL of its own: its route's first page's (reversing every
+    page took 5 s at 5,000 papers)."""
     for route in routes():
-        languages = None
+        uris = {}
         for param_set in get_uri_values(route.func, route.name):
             kwargs = (param_set,) if isinstance(param_set, str) else (param_set or ())
-            if languages is None:
-                languages = _languages(route, kwargs)
-            for code in languages:
+            if not uris:  # the route's first page
+                for code, _name in settings.LANGUAGES:
+                    with translation.override(code):
+                        uris.setdefault(generate_uri(route.namespace, route.name, kwargs), code)
+            for code in uris.values():
                 yield route, kwargs, code
-
-
-def _languages(route, kwargs):
-    """The codes of settings.LANGUAGES under which ``route``'s page of ``kwargs`` has a
-    URL of its own (the first language of each distinct URL)."""
-    uris = {}
-    for code, _name in settings.LANGUAGES:
-        with translation.override(code):
-            uris.setdefault(_reverse(route, kwargs), code)
-    return list(uris.values())
-
-
-def _reverse(route, kwargs):
-    name = f"{route.namespace}:{route.name}" if route.namespace else route.name
-    if isinstance(kwargs, dict):
-        return reverse(name, kwargs=kwargs)
-    return reverse(name, args=kwargs)
 
 
 class Site:
     """The site's WSGI application, asked for one page at a time as a visitor would (GET,
-    no cookie, no Accept-Encoding) at ``site_url``'s scheme and host. The handler is made
-    once: django-distill 4.0.6's ``render_pattern()`` makes one per page, and WhiteNoise
-    then scanned every static file per page (135 ms of a page's 150)."""
+    no cookie, no Accept-Encoding) at ``site_url``'s scheme and host. One handler for all
+    pages: django-distill 4.0.6 makes one a page, and WhiteNoise scanned every static
+    file each time (135 ms of a page's 150)."""
 
     def __init__(self, site_url):
         self.scheme, _, host = site_url.partition("://")
@@ -200,11 +176,10 @@ class Site:
         self.compact_export = None  # see reuse_conference_archives()
 
     def reuse_conference_archives(self, publisher, changes):
-        """Build the site's compact archive from the conferences' compact archives: those
-        this run wrote, and the last run's of each conference whose archive ``changes``
-        (publishing.affected.Affected) does not name; they hold the same file and images
-        (``opendata.read_compact_archive``). Exporting every conference again took 16 s
-        of CPU at 5,000 papers. A missing or unreadable archive is exported afresh."""
+        """Build the site's compact archive from the conferences' archives this run wrote,
+        or the last run wrote and ``changes`` (an ``Affected``) does not name, rather than
+        export every conference again (16 s of CPU at 5,000 papers). A missing or
+        unreadable archive is exported afresh."""
         route = next((r for r in routes() if r.name == "opendata-conference-compact"), None)
         if route is None:
             return
@@ -272,9 +247,8 @@ class Site:
         return uri, str(path)
 
     def render(self, route, kwargs, language):
-        """(uri, path in the output, body) of one page in ``language``. Raises
-        PublishError naming the URL for any answer but 200 (a static host cannot
-        redirect or refuse)."""
+        """(uri, path in the output, body) of one page in ``language``. Raises PublishError
+        naming the URL for any answer but 200 (a static host cannot redirect or refuse)."""
         uri, path = self.target(route, kwargs, language)
         if route.name == "opendata-site-compact" and self.compact_export is not None:
             return uri, path, opendata.site_compact_archive(export=self.compact_export)

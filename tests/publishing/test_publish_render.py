@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.utils import translation
+from django_distill.request import generate_uri
 
 from catalogue.models import Author
 from publishing import files as publish_files
@@ -54,6 +55,13 @@ class FakeSite:
             yield uri, path, f"<p>{language} {kwargs['n']}{media}</p>".encode()
 
 
+def render(site, publisher, pages, indices, jobs=1, progress=None):
+    """Render ``pages[i]`` for each ``i`` of ``indices`` in one step; returns how many."""
+    with publish_render.Rendering(site, publisher, pages, jobs, progress) as rendering:
+        rendering.add(indices)
+        return rendering.finish()
+
+
 def fake_pages(count):
     route = FakeRoute()
     return [(route, {"n": n}, language) for n in range(count) for language in ("en", "zh-hans")]
@@ -78,7 +86,7 @@ def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
     log = tmp_path / "pids"
     done = []
 
-    rendered = publish_render.render(
+    rendered = render(
         FakeSite(log), publisher, pages, range(len(pages)), jobs=2, progress=done.append
     )
 
@@ -98,8 +106,8 @@ def test_workers_write_what_one_process_writes(tmp_path, out):
     pages = fake_pages(300)
     here, forked = publish_files.Publisher(tmp_path / "here"), publish_files.Publisher(out)
 
-    publish_render.render(FakeSite(tmp_path / "log"), here, pages, range(len(pages)), jobs=1)
-    publish_render.render(FakeSite(tmp_path / "log"), forked, pages, range(len(pages)), jobs=2)
+    render(FakeSite(tmp_path / "log"), here, pages, range(len(pages)), jobs=1)
+    render(FakeSite(tmp_path / "log"), forked, pages, range(len(pages)), jobs=2)
 
     assert files_in(tmp_path / "here") == files_in(out)
     assert (here.produced, here.media, here.counts) == (
@@ -111,12 +119,10 @@ def test_workers_write_what_one_process_writes(tmp_path, out):
 
 def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
     pages = fake_pages(300)
-    publish_render.render(
-        FakeSite(tmp_path / "log"), publish_files.Publisher(out), pages, range(600), jobs=2
-    )
+    render(FakeSite(tmp_path / "log"), publish_files.Publisher(out), pages, range(600), jobs=2)
     again = publish_files.Publisher(out)
 
-    publish_render.render(FakeSite(tmp_path / "log"), again, pages, range(600), jobs=2)
+    render(FakeSite(tmp_path / "log"), again, pages, range(600), jobs=2)
 
     assert (again.counts.written, again.counts.kept) == (0, 600)
 
@@ -126,9 +132,7 @@ def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_
     publisher = publish_files.Publisher(out)
 
     with pytest.raises(publish_files.PublishError, match="/en/700/ answered 404"):
-        publish_render.render(
-            FakeSite(tmp_path / "log", fail=700), publisher, pages, range(2000), jobs=2
-        )
+        render(FakeSite(tmp_path / "log", fail=700), publisher, pages, range(2000), jobs=2)
 
     # Every file the workers wrote is one the manifest will name; none half-written.
     assert set(files_in(out)) == publisher.produced
@@ -150,7 +154,7 @@ def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out)
             os.kill(os.getpid(), signal.SIGINT)
 
     with pytest.raises(KeyboardInterrupt):
-        publish_render.render(
+        render(
             FakeSite(tmp_path / "log"), publisher, pages, range(2000), jobs=2, progress=interrupt
         )
 
@@ -178,7 +182,7 @@ def test_second_ctrl_c_stops_at_once(tmp_path, out):
 
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        publish_render.render(
+        render(
             SlowSite(tmp_path / "log"), publisher, pages, range(2000), jobs=2, progress=interrupt
         )
 
@@ -198,7 +202,7 @@ def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_pat
     log = tmp_path / "pids"
     publisher = publish_files.Publisher(out)
 
-    rendered = publish_render.render(FakeSite(log), publisher, pages, range(len(pages)), jobs=2)
+    rendered = render(FakeSite(log), publisher, pages, range(len(pages)), jobs=2)
 
     # The workers rendered every other page; this process the later one, last.
     renderers = log.read_text().split()
@@ -322,7 +326,7 @@ def test_pages_are_every_url_once_in_each_language_it_has(icml):
             seen = set()
             for code in LANGUAGES:
                 with translation.override(code):
-                    uri = publishing._reverse(route, kwargs)
+                    uri = generate_uri(route.namespace, route.name, kwargs)
                 if uri not in seen:
                     seen.add(uri)
                     expected.append((route.name, kwargs, code))

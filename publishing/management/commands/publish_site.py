@@ -6,6 +6,7 @@ writes what visitors see (publishing/site.py says what and how).
 """
 
 import contextlib
+import sys
 import time
 from pathlib import Path
 
@@ -16,7 +17,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from publishing import affected as publish_affected
 from publishing import changes as publish_changes
 from publishing import render as publish_render
 from publishing import search_index as static_search
@@ -25,8 +25,8 @@ from publishing.files import Publisher, PublishError
 
 
 def static_manifest_missing():
-    """Whether the static files' storage names files by a manifest (hashed names) that
-    ``STATIC_ROOT`` lacks: collectstatic has not run, and every ``{% static %}`` fails."""
+    """Whether the static storage's manifest (hashed names) is missing from STATIC_ROOT:
+    collectstatic has not run, and every ``{% static %}`` fails."""
     name = getattr(staticfiles_storage, "manifest_name", None)
     return name is not None and not staticfiles_storage.exists(name)
 
@@ -69,12 +69,10 @@ class Command(BaseCommand):
         self, *args, directory, site_url, dry_run, no_collectstatic, jobs, verbosity, **options
     ):
         """Publishes into ``directory``; prints the files written, kept and removed.
-
-        Raises CommandError when no public address is known (sitemaps, feeds and
-        canonical links need one), when DIR cannot be written, when ``jobs`` is below 1,
-        when STATIC_ROOT has no collectstatic manifest with --no-collectstatic, or when a
-        page answers other than 200 (naming its URL); files already written then stay
-        complete and listed in the manifest, as after Ctrl-C.
+        Raises CommandError when no public address is known, DIR cannot be written,
+        ``jobs`` is below 1, STATIC_ROOT has no collectstatic manifest with
+        --no-collectstatic, or a page answers other than 200 (naming its URL); files
+        already written then stay whole and in the manifest, as after Ctrl-C.
         """
         self.verbosity = verbosity
         if jobs < 1:
@@ -95,9 +93,8 @@ class Command(BaseCommand):
         state = Path(directory) / publish_changes.SNAPSHOT
         previous = publish_changes.read(state)
         current = publish_changes.fingerprint()
-        # A dry run collects only when the pages could not name the static files else
-        # (into STATIC_ROOT, not DIR); collecting what the last run collected would give
-        # the same files (about 3 s a run).
+        # A dry run collects only when the pages could not name the static files else;
+        # collecting what the last run collected would give the same files (3 s a run).
         if no_collectstatic and static_manifest_missing():
             raise CommandError(
                 "STATIC_ROOT has no collectstatic manifest, so the pages cannot name the "
@@ -113,8 +110,8 @@ class Command(BaseCommand):
             with self.step("collectstatic"):
                 call_command("collectstatic", interactive=False, verbosity=0)
             current = publish_changes.fingerprint()  # collectstatic's manifest may differ
-        # Pages rendered afresh (not from the page cache), for the public address. There
-        # is no documented way to change settings for a while: Django's own for tests.
+        # Pages rendered afresh (not from the page cache) for the public address: Django
+        # has no documented way to change settings for a while but its tests' own.
         with override_settings(
             PAGE_CACHE_ENABLED=False,
             SITE_URL=site_url,
@@ -142,17 +139,17 @@ class Command(BaseCommand):
 
     def publish(self, publisher, previous, current, site_url, jobs):
         """Render what changed since the snapshot ``previous`` and keep the rest; returns
-        (the new snapshot, the pages, how many were rendered). After an error or
-        Ctrl-C the manifest names every file written (``Publisher.interrupted()``)."""
+        (the new snapshot, the pages, how many were rendered). After an error or Ctrl-C
+        the manifest names every file written (``Publisher.interrupted()``)."""
         site = publishing.Site(site_url)
         search = None
         try:
             # Taken before rendering: an edit saved during the run is seen by the next.
             with self.step("snapshot"):
                 content = publish_changes.snapshot(current)
-                changes = publish_affected.affected(previous, content)
+                changes = publish_changes.affected(previous, content)
             if not publisher.can_keep():
-                changes = publish_affected.Affected(everything=True)
+                changes = publish_changes.Affected(everything=True)
             site.reuse_conference_archives(publisher, changes)
             with self.step("listing pages"):
                 pages = list(publishing.pages())
@@ -160,19 +157,18 @@ class Command(BaseCommand):
                 total=len(pages),
                 desc="Publishing",
                 unit="page",
-                file=self.stderr._out,
+                file=sys.stderr,
                 disable=True if self.verbosity < 1 else None,  # None: only on a terminal
             )
             rendering = publish_render.Rendering(site, publisher, pages, jobs, bar.update)
             with bar, rendering:
-                # The pages the changes name go to the workers first; meanwhile node
-                # builds the search, and this process keeps the other pages (rendering
-                # those it cannot keep).
+                # The workers render what changed while node builds the search and this
+                # process keeps the other pages (rendering those it cannot keep).
                 with self.step("pages"):
                     covered = [changes.covers(route.name, kwargs) for route, kwargs, _ in pages]
                     rendering.add(i for i, cover in enumerate(covered) if cover)
                 with self.step("search"):
-                    search = self.start_search(publisher, changes)
+                    search = self.start_search(site, publisher, changes)
                 with self.step("pages"):
                     todo = []
                     for i, page in enumerate(pages):
@@ -214,22 +210,20 @@ class Command(BaseCommand):
 
     @contextlib.contextmanager
     def step(self, name):
-        """Times what runs within as step ``name`` (wall-clock seconds, printed with
-        --verbosity 2)."""
+        """Times what runs within as step ``name`` (seconds, printed with --verbosity 2)."""
         began = time.monotonic()
         try:
             yield
         finally:
             self.steps[name] = self.steps.get(name, 0) + time.monotonic() - began
 
-    def start_search(self, publisher, changes):
-        """The published site's search (publishing/search_index.py) begun when the
-        content changed or one of its files is missing (node builds the index
-        meanwhile), else None: its files are kept. Raises SearchIndexError when node
-        is missing."""
+    def start_search(self, site, publisher, changes):
+        """The site's search (publishing/search_index.py) begun when the content changed or
+        one of its files is missing, else None: its files are kept. Raises
+        SearchIndexError when node is missing."""
         paths = static_search.search_paths()
         if not (changes.everything or changes.site) and all(map(publisher.has, paths)):
             return None
         if changes.everything:
-            return static_search.start_search_files()
-        return static_search.start_search_files(publisher.directory, changes.papers)
+            return static_search.start_search_files(site)
+        return static_search.start_search_files(site, publisher.directory, changes.papers)
