@@ -106,8 +106,7 @@ def published_scope(conference=None):
         table: [lookup for lookup in columns.values() if lookup]
         for table, columns in table_columns().items()
     }
-    papers = Paper.objects.published()
-    awards = Award.objects.published()
+    papers, awards = Paper.objects.published(), Award.objects.published()
     if conference is not None:
         awarded = AwardEntry.objects.published().filter(award__conference=conference)
         papers = papers.filter(Q(conference=conference) | Q(pk__in=awarded.values("paper")))
@@ -118,8 +117,6 @@ def published_scope(conference=None):
         "paper_id", "kind", "url"
     ):
         links.setdefault(paper_id, {})[kind] = url
-    papers = papers.order_by(*conference_order("conference__"), "slug")
-    paper_rows = papers.values_list("pk", *lookups["papers"])
     affiliations, institutions = {}, {}
     rows = Affiliation.objects.filter(authorship__paper__in=paper_keys).values_list(
         "authorship_id", *lookups["institutions"]
@@ -142,18 +139,14 @@ def published_scope(conference=None):
         slug: (slug, name, SEPARATOR.join(other_names(names)), orcid, homepage)
         for _pk, _paper, _position, slug, name, names, orcid, homepage in authorships
     }
+    in_conference_order = conference_order("conference__")
     entries = AwardEntry.objects.published().filter(award__in=awards.values("pk"))
-    entries = entries.order_by(
-        *conference_order("award__conference__"),
-        "award__position",
-        "award__slug",
-        *AwardEntry.LEVEL_ORDER,
-    )
-    awards = awards.order_by(*conference_order("conference__"), "position", "slug")
     return {
         "papers": [
             (*row[1:], *(links.get(row[0], {}).get(kind) for kind in PaperLink.Kind.values))
-            for row in paper_rows
+            for row in papers.order_by(*in_conference_order, "slug").values_list(
+                "pk", *lookups["papers"]
+            )
         ],
         "authors": [authors[slug] for slug in sorted(authors)],
         "authorships": [
@@ -161,8 +154,15 @@ def published_scope(conference=None):
             for pk, paper, position, author, *_author in authorships
         ],
         "institutions": [institutions[slug] for slug in sorted(institutions)],
-        "awards": awards.values_list(*lookups["awards"]),
-        "entries": entries.values_list(*lookups["entries"]),
+        "awards": awards.order_by(*in_conference_order, "position", "slug").values_list(
+            *lookups["awards"]
+        ),
+        "entries": entries.order_by(
+            *conference_order("award__conference__"),
+            "award__position",
+            "award__slug",
+            *AwardEntry.LEVEL_ORDER,
+        ).values_list(*lookups["entries"]),
     }
 
 

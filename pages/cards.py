@@ -170,6 +170,12 @@ def _wrap(draw, text, font, width, max_lines):
     return lines
 
 
+def _one_line(draw, position, text, size, width, fill):
+    """``text`` in a font of ``size``, cut to one line of ``width`` pixels, at ``position``."""
+    font = _font(size)
+    draw.text(position, (_wrap(draw, text, font, width, 1) or [""])[0], font=font, fill=fill)
+
+
 def draw_card(text):
     """The PNG bytes of a card showing ``text`` (a ``card_text`` dict)."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
@@ -183,22 +189,11 @@ def draw_card(text):
         draw.text((MARGIN, y), line, font=title_font, fill=INK)
         y += int(TITLE_SIZE * 1.25)
     bottom = HEIGHT - MARGIN
-    conference_font = _font(34)
-    draw.text(
-        (MARGIN, bottom - 34),
-        (_wrap(draw, text["conference"], conference_font, inner, 1) or [""])[0],
-        font=conference_font,
-        fill=MUTED,
-    )
+    _one_line(draw, (MARGIN, bottom - 34), text["conference"], 34, inner, MUTED)
     if text["award"]:
-        award_font, top = _font(40), bottom - 34 - 64
+        top = bottom - 34 - 64
         draw.ellipse((MARGIN, top + 12, MARGIN + 24, top + 36), fill=GOLD)
-        draw.text(
-            (MARGIN + 40, top),
-            _wrap(draw, text["award"], award_font, inner - 40, 1)[0],
-            font=award_font,
-            fill=GOLD,
-        )
+        _one_line(draw, (MARGIN + 40, top), text["award"], 40, inner - 40, GOLD)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()

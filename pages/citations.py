@@ -282,13 +282,9 @@ def to_ris(papers, urls, taken=None):
     return rispy.dumps(records, implementation=_RisWriter)
 
 
-def to_csl_json(papers, urls):
-    """CSL-JSON items (type ``paper-conference``) for ``papers`` as indented JSON text."""
-    return json.dumps(csl_items(papers, urls), ensure_ascii=False, indent=2) + "\n"
-
-
 def csl_items(papers, urls, taken=None):
-    """The CSL-JSON items of ``papers`` as dicts; ``urls`` and ``taken`` as in to_bibtex."""
+    """CSL-JSON items (type ``paper-conference``) of ``papers`` as dicts; ``urls`` and
+    ``taken`` as in to_bibtex."""
     items = []
     for key, paper, ids in _cited(papers, taken):
         conference = paper.conference
@@ -325,7 +321,8 @@ def _csl_name(name):
 def stream(fmt, batches):
     """Citations in format ``fmt`` (a key of ``FORMATS``), one piece of text per
     ``(papers, urls)`` of ``batches``; joined, the text of all the papers at once (keys
-    unique across batches), without holding every paper in memory."""
+    unique across batches; CSL-JSON one indented list), without holding every paper in
+    memory."""
     taken = set()
     if fmt == "json":
         opened = False
@@ -345,9 +342,14 @@ def stream(fmt, batches):
             written = True
 
 
-# The formats a URL may ask for: extension -> (formatter, content type).
+def citation_text(fmt, papers, urls):
+    """The citations of ``papers`` in format ``fmt`` as one text (see ``stream``)."""
+    return "".join(stream(fmt, [(papers, urls)]))
+
+
+# The formats a URL may ask for: extension -> content type.
 FORMATS = {
-    "bib": (to_bibtex, "application/x-bibtex; charset=utf-8"),
-    "ris": (to_ris, "application/x-research-info-systems; charset=utf-8"),
-    "json": (to_csl_json, "application/vnd.citationstyles.csl+json; charset=utf-8"),
+    "bib": "application/x-bibtex; charset=utf-8",
+    "ris": "application/x-research-info-systems; charset=utf-8",
+    "json": "application/vnd.citationstyles.csl+json; charset=utf-8",
 }

@@ -81,29 +81,24 @@ def series_slugs():
     )
 
 
-def _slugs_of(model):
-    """A distill function yielding ``{"slug": ...}`` of each published ``model``."""
-
-    def slugs():
-        return ({"slug": slug} for slug in published_slugs(model))
-
-    return slugs
+def url_kwargs(row, names):
+    """``{name: value}`` of ``row`` (a slug, or a tuple of values in ``names``' order)."""
+    return dict(zip(names, row if isinstance(row, tuple) else (row,), strict=True))
 
 
-# The published venues, conferences, papers (their conference published too) and
-# authors (of a published paper).
-venues, conferences = _slugs_of(Venue), _slugs_of(Conference)
-papers, authors = _slugs_of(Paper), _slugs_of(Author)
+def kwargs_of(rows, *names):
+    """A distill function: the URL kwargs ``names`` of each of ``rows()`` (url_kwargs)."""
+    return lambda: (url_kwargs(row, names) for row in rows())
 
 
-def awards():
-    """Published awards of published conferences."""
-    return ({"conference_slug": c, "slug": slug} for c, slug in award_slugs())
-
-
-def award_series():
-    """Each venue's award series with a published edition."""
-    return ({"venue_slug": venue, "slug": slug} for venue, slug in series_slugs())
+# The published venues, conferences, papers (their conference published too), authors
+# (of a published paper), awards (of published conferences) and award series.
+venues = kwargs_of(lambda: published_slugs(Venue), "slug")
+conferences = kwargs_of(lambda: published_slugs(Conference), "slug")
+papers = kwargs_of(lambda: published_slugs(Paper), "slug")
+authors = kwargs_of(lambda: published_slugs(Author), "slug")
+awards = kwargs_of(award_slugs, "conference_slug", "slug")
+award_series = kwargs_of(series_slugs, "venue_slug", "slug")
 
 
 def distill_citations(route, view, name, func):

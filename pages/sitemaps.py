@@ -23,7 +23,7 @@ from django_distill.utils import iter_url_patterns
 
 from awardsite.addresses import absolute_url
 from catalogue.models import Author, Conference, Paper, Venue
-from pages.distill import award_slugs, one_page, published_slugs, series_slugs
+from pages.distill import award_slugs, one_page, published_slugs, series_slugs, url_kwargs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -78,8 +78,7 @@ class RouteSitemap(_Sitemap):
         return self.get_items()
 
     def location(self, item):
-        values = item if isinstance(item, tuple) else (item,)
-        return reverse(self.route, kwargs=dict(zip(self.kwargs, values, strict=True)))
+        return reverse(self.route, kwargs=url_kwargs(item, self.kwargs))
 
 
 SITEMAPS = {

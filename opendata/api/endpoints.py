@@ -5,11 +5,11 @@ Lists are ordered by a unique key (pages never overlap), paginated (``?page=`` f
 wrong form is a 422, an unknown slug matches nothing, an unknown object is a 404.
 """
 
-import math
 from functools import partial
 from typing import Annotated
 
 from django.conf import settings
+from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
@@ -82,14 +82,13 @@ def narrowed(queryset, **lookups):
 
 
 def paginated(request, items, page, per_page):
-    """Page ``page`` of ``items`` (a queryset or list), ``per_page`` a page, with the
-    count, the number of pages and the URLs of the neighbours (None at either end). A
-    page past the last is a 404."""
-    count = len(items) if isinstance(items, list) else items.count()
-    pages = max(1, math.ceil(count / per_page))
-    if page > pages:
-        raise HttpError(404, f"page: there is no page {page}; the last is {pages}.")
-    start = (page - 1) * per_page
+    """Page ``page`` of ``items`` (an ordered queryset or a list), ``per_page`` a page,
+    with the count, the number of pages and the URLs of the neighbours (None at either
+    end). A page past the last is a 404."""
+    paginator = Paginator(items, per_page)
+    if page > paginator.num_pages:
+        raise HttpError(404, f"page: there is no page {page}; the last is {paginator.num_pages}.")
+    current = paginator.page(page)
 
     def link(number):
         query = request.GET.copy()
@@ -97,12 +96,12 @@ def paginated(request, items, page, per_page):
         return absolute_url(f"{request.path}?{query.urlencode()}", request)
 
     return {
-        "count": count,
+        "count": paginator.count,
         "page": page,
-        "pages": pages,
-        "next": link(page + 1) if page < pages else None,
-        "previous": link(page - 1) if page > 1 else None,
-        "items": list(items[start : start + per_page]),
+        "pages": paginator.num_pages,
+        "next": link(page + 1) if current.has_next() else None,
+        "previous": link(page - 1) if current.has_previous() else None,
+        "items": list(current),
     }
 
 

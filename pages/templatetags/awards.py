@@ -41,8 +41,8 @@ register = template.Library()
 
 
 def is_name(obj, field):
-    """Whether ``obj.field`` (``obj`` a model instance or class) is a name, listed in its
-    model's ``names`` in catalogue/translation.py: the same in every language."""
+    """Whether ``field`` of ``obj`` (a model instance or class) is in its model's ``names``
+    (catalogue/translation.py): the same in every language."""
     try:
         options = translator.get_options_for_model(obj if isinstance(obj, type) else type(obj))
     except NotRegistered:
@@ -51,8 +51,7 @@ def is_name(obj, field):
 
 
 def note_untranslated(context):
-    """Turn on the notice of ``{% marking_untranslated %}`` if ``context`` (a template
-    context, or None) is inside one."""
+    """Turn on the notice of the ``{% marking_untranslated %}`` around ``context``, if any."""
     tracker = context.get("untranslated_tracker") if context is not None else None
     if tracker is not None:
         tracker.found = True
@@ -60,11 +59,10 @@ def note_untranslated(context):
 
 @register.simple_tag(takes_context=True)
 def translated(context, obj, field, math=False):
-    """Inline translated text as escaped HTML: ``{% translated paper "title" %}``.
-
-    A fallback is wrapped in ``<span lang="en">``, with the class ``untranslated`` and
-    the page's notice turned on unless the field is a name (:func:`is_name`). With
-    ``math=True``, TeX maths is rendered as MathML (catalogue/mathtext.py)."""
+    """Inline translated text as escaped HTML: ``{% translated paper "title" %}``. A
+    fallback is wrapped in ``<span lang="en">``, with the class ``untranslated`` and the
+    page's notice turned on unless the field is a name (:func:`is_name`). ``math=True``:
+    TeX maths as MathML (catalogue/mathtext.py)."""
     return translated_html(obj, field, math=math, context=context)
 
 
@@ -163,9 +161,7 @@ def _resolved(request):
 
 def language_paths(request):
     """``{code: path}``: ``request.path`` in each language of settings.LANGUAGES, as
-    ``translate_url()`` gives it (the path itself where no route reverses). Worked out
-    once per request from the route Django resolved, not resolving the path again for
-    each of a page's three uses (the alternates and the language switcher)."""
+    ``translate_url()`` gives it, once per request from the route Django resolved."""
     paths = request.__dict__.get("_language_paths")
     if paths is not None:
         return paths
@@ -207,9 +203,8 @@ PREVIEW_QUERY = f"{settings.PREVIEW_PARAMETER}=1"
 
 @register.simple_tag(takes_context=True)
 def object_url(context, obj):
-    """The address of ``obj``'s page (a conference, award or paper); in a preview
-    (``preview`` in the context) its preview, so that an editor following links stays
-    in preview and reaches drafts, whose public pages are 404s."""
+    """The address of ``obj``'s page; in a preview (``preview`` in the context) its
+    preview, so that an editor following links reaches drafts (404s in public)."""
     url = obj.get_absolute_url()
     return f"{url}?{PREVIEW_QUERY}" if context.get("preview") else url
 
@@ -299,9 +294,8 @@ BADGE_TIERS = 3
 
 @register.filter
 def level_tier(rank):
-    """The badge tier (colour and icon, static/css/site.css) of an award level of rank
-    ``rank`` (``level_rank`` of ``AwardEntryQuerySet.in_level_order``; 0 or None for the
-    top level): 1 for the top level, 2 for the next, 3 below."""
+    """The badge tier (static/css/site.css) of an award level of ``rank`` (``level_rank``;
+    0 or None for the top level): 1 for the top level, 2 for the next, 3 below."""
     return min(int(rank or 0), BADGE_TIERS - 1) + 1
 
 

@@ -9,11 +9,6 @@ from pages import citations
 from pages.views.common import mark_preview, previewing
 
 
-def _download(response, fmt, filename):
-    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
-    return response
-
-
 def _urls(papers, request):
     """{pk: the absolute URL of the paper's page in the active language} of ``papers``."""
     return {paper.pk: absolute_url(paper.get_absolute_url(), request) for paper in papers}
@@ -34,12 +29,19 @@ def citation_batches(order, request=None):
         yield batch, _urls(batch, request)
 
 
+def _download(response_class, text, fmt, filename):
+    """A ``response_class`` of ``text`` (a string, or pieces of it) in citation format
+    ``fmt`` (the URL allows only the keys of ``citations.FORMATS``), as a download."""
+    response = response_class(text, content_type=citations.FORMATS[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
+    return response
+
+
 def _streamed_citations(request, pks, fmt, filename):
     """The published papers with primary keys ``pks`` (read here; a paper that comes
     twice counts at its first place) in citation format ``fmt`` as a streamed download."""
-    _formatter, content_type = citations.FORMATS[fmt]
     stream = citations.stream(fmt, citation_batches(list(dict.fromkeys(pks)), request))
-    return _download(StreamingHttpResponse(stream, content_type=content_type), fmt, filename)
+    return _download(StreamingHttpResponse, stream, fmt, filename)
 
 
 def paper_citation(request, slug, fmt):
@@ -49,9 +51,8 @@ def paper_citation(request, slug, fmt):
     preview = previewing(request, Paper)
     papers = Paper.objects.all() if preview else Paper.objects.published()
     paper = get_object_or_404(papers.for_citation(), slug=slug)
-    formatter, content_type = citations.FORMATS[fmt]  # the URL allows only these keys
-    text = formatter([paper], _urls([paper], request))
-    response = _download(HttpResponse(text, content_type=content_type), fmt, slug)
+    text = citations.citation_text(fmt, [paper], _urls([paper], request))
+    response = _download(HttpResponse, text, fmt, slug)
     return mark_preview(response) if preview else response
 
 

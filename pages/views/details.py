@@ -3,8 +3,8 @@ series, paper, author."""
 
 from django.views import generic
 
-from catalogue import listing
-from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
+from catalogue import languages, listing
+from catalogue.models import Author, Authorship, Award, Conference, Institution, Paper, Venue
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 
@@ -154,28 +154,85 @@ class PaperDetailView(PreviewMixin, generic.DetailView):
 COAUTHORS_SHOWN = 24
 
 
+def author_facts(author):
+    """``(papers, institutions, coauthors)`` of ``author``: how many published papers
+    they wrote; the Institutions they gave on them, each with ``first_year`` and
+    ``last_year``, the latest first; up to ``COAUTHORS_SHOWN`` co-authors on them
+    (Authors), each with ``shared``, the papers together, the most frequent first. One
+    query: ``author_fact_rows``."""
+    own, together, years, names = set(), {}, {}, {}
+    for row in author_fact_rows(author):
+        paper_id, author_id, slug, name, year, institution, *institution_names = row
+        if author_id != author.pk:
+            together.setdefault((slug, name), set()).add(paper_id)
+            continue
+        own.add(paper_id)
+        if institution is not None:
+            years.setdefault(institution, set()).add(year)
+            columns = languages.columns("name")
+            names[institution] = dict(zip(columns, institution_names, strict=True))
+    institutions = [
+        _with(Institution(slug=slug, **names[slug]), first_year=min(seen), last_year=max(seen))
+        for slug, seen in years.items()
+    ]
+    ranked = sorted(together.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+    coauthors = [
+        _with(Author(slug=slug, name=name), shared=len(papers))
+        for (slug, name), papers in ranked[:COAUTHORS_SHOWN]
+    ]
+    institutions.sort(key=lambda place: (-place.last_year, -place.first_year, place.slug))
+    return len(own), institutions, coauthors
+
+
+def author_fact_rows(author):
+    """The authorships of ``author``'s published papers, a row per affiliation (or one
+    without): paper and author keys, the author's slug and name, the conference's year,
+    the institution's slug and names. Found from the author's authorships (the index
+    ``authorship_author_paper``), unordered."""
+    papers = Paper.objects.published().filter(authorships__author=author)
+    return (
+        Authorship.objects.filter(paper__in=papers.values("pk"))
+        .order_by()
+        .values_list(
+            "paper_id",
+            "author_id",
+            "author__slug",
+            "author__name",
+            "paper__conference__year",
+            "affiliation_rows__institution__slug",
+            *languages.columns("name", "affiliation_rows__institution__"),
+        )
+    )
+
+
+def _with(obj, **attributes):
+    """``obj`` given ``attributes`` (values a query annotated elsewhere)."""
+    vars(obj).update(attributes)
+    return obj
+
+
 class AuthorDetailView(PagePathMixin, generic.DetailView):
     """A person's papers, newest first, with their awards, ``LIST_PAGE_SIZE`` a page
     (pages/paging.py); the institutions the person gave over the years and up to
-    ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a published paper."""
+    ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a published paper.
+    Six queries: the author, ``author_facts``, the page's papers and their
+    affiliations, the papers' authors and award badges (catalogue/listing.py)."""
 
     model = Author
 
     def get_queryset(self):
-        """Authors of a published paper, with ``published_papers`` (how many)."""
-        return Author.objects.published().with_published_papers()
+        """Authors of a published paper."""
+        return Author.objects.published()
 
     def get_context_data(self, **kwargs):
         """The author, ``page_obj`` (its papers), ``papers`` (listed), ``institutions``
         and ``coauthors``. Http404 for a page number past the author's last page."""
         context = super().get_context_data(**kwargs)
         author = self.object
+        count, context["institutions"], context["coauthors"] = author_facts(author)
         lists = listing.PageLists()
-        page = paginate(self.page_number, listing.AuthorPapers(author, author.published_papers))
+        page = paginate(self.page_number, listing.AuthorPapers(author, count))
         context["page_obj"] = page
         context["papers"] = lists.papers(page.object_list, links=False)
-        context["institutions"] = list(Institution.objects.of_authors([author.pk]))
-        coauthors = Author.objects.coauthors_of_authors([author.pk])
-        context["coauthors"] = list(coauthors[:COAUTHORS_SHOWN])
         lists.fetch()
         return context

@@ -4,15 +4,14 @@ import functools
 import types
 from operator import itemgetter
 
-from django.conf import settings
 from django.db.models import Count, Exists, Max, Min, Q
 from django.http import Http404, HttpResponsePermanentRedirect
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views import generic
-from modeltranslation.utils import build_localized_fieldname
 
+from catalogue import languages
 from catalogue.models import (
     NEWEST_FIRST,
     Author,
@@ -152,11 +151,8 @@ def _series_html(rows, name, count_text):
     return mark_safe("".join(parts))  # noqa: S308 - every text in it escaped or safe
 
 
-# A translated name's columns (name_en, name_zh_hans), for the award index's rows.
-NAME_COLUMNS = tuple(
-    build_localized_fieldname("name", code) for code in settings.MODELTRANSLATION_LANGUAGES
-)
-# The award index's columns (AwardListView).
+# A translated name's columns (name_en, name_zh_hans), and the award index's columns.
+NAME_COLUMNS = tuple(languages.columns("name"))
 AWARD_INDEX_COLUMNS = (
     "slug",
     *NAME_COLUMNS,
@@ -184,8 +180,8 @@ DIGITS = "0"
 
 
 def initial_range(code):
-    """``(first, stop)``: the slugs under the A-Z index's ``code`` (a letter of
-    ``AUTHOR_INITIALS``, or ``DIGITS``) are those from ``first`` up to ``stop``."""
+    """``(first, stop)``: the slugs under the A-Z index's ``code`` (a letter, or
+    ``DIGITS``) are those from ``first`` up to ``stop``."""
     if code == DIGITS:
         return "0", ":"  # ":" follows "9"
     return code, chr(ord(code) + 1)

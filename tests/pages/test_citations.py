@@ -12,21 +12,26 @@ from pylatexenc.latex2text import LatexNodes2Text
 from catalogue.models import Paper
 from pages import views
 from pages.citations import (
-    FORMATS,
     UNSAFE_TEX_COMMANDS,
     _bibtex_name,
     _csl_name,
     _ris_name,
+    csl_items,
     maths_is_safe,
     one_line,
     split_name,
     stream,
     tex,
     to_bibtex,
-    to_csl_json,
     to_ris,
 )
 from tests import factories
+
+
+def _csl_json(papers, urls):
+    """The CSL-JSON items of ``papers`` as one indented list, as the downloads write it."""
+    return json.dumps(csl_items(papers, urls), ensure_ascii=False, indent=2) + "\n"
+
 
 SPECIALS = "Gains & losses: 50% of $5 # _ {x} ~ ^ \\ in Zürich"
 
@@ -156,7 +161,7 @@ def test_ris_has_one_author_line_each_in_order(db):
 def test_csl_json_names_and_fields(db):
     paper = _paper()
 
-    [item] = json.loads(to_csl_json([paper], {paper.pk: "https://x/"}))
+    [item] = json.loads(_csl_json([paper], {paper.pk: "https://x/"}))
 
     assert item["type"] == "paper-conference"
     assert item["title"] == SPECIALS
@@ -266,7 +271,7 @@ def test_streamed_citations_equal_the_whole_text(db, fmt, size):
         factories.paper(conference=conference, title_en="Engines", authors=[person])
     papers = list(Paper.objects.for_citation().order_by("pk"))
     urls = {paper.pk: f"https://x/{paper.pk}" for paper in papers}
-    formatter, _content_type = FORMATS[fmt]
+    formatter = {"bib": to_bibtex, "ris": to_ris, "json": _csl_json}[fmt]
     batches = [papers[n : n + size] for n in range(0, len(papers), size)] if size else []
 
     text = "".join(stream(fmt, ((batch, urls) for batch in batches)))
@@ -495,7 +500,7 @@ def test_csl_json_values_stay_strings(db):
     payload = '"}, "URL": "https://evil.example/", "x": {"\n\\u0000 </script>'
     paper = _paper(db_title=payload, abstract_en=payload)
 
-    [item] = json.loads(to_csl_json([paper], {paper.pk: "https://x/"}))
+    [item] = json.loads(_csl_json([paper], {paper.pk: "https://x/"}))
 
     assert item["title"] == item["abstract"] == one_line(payload)
     assert item["URL"] == "https://proceedings.mlr.press/v267/x25a.html"

@@ -10,10 +10,12 @@ from pathlib import Path
 import polib
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.utils import translation
 
 from catalogue.models import Author, PaperLink, Status
 from pages.views import HOME_CONFERENCES, LIST_PAGE_SIZE
+from pages.views.details import COAUTHORS_SHOWN, author_fact_rows
 from tests import factories
 from tests.html import CJK, visible_text
 from tests.test_docs import doc_block
@@ -155,21 +157,21 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
 
 @pytest.mark.django_db
 def test_author_queries_do_not_grow_with_papers(assert_queries):
-    # The author with the count of their papers; a page of authorships, their
-    # affiliations, the papers' authors and award entries; the institutions over the
-    # years; the co-authors.
-    assert_queries(_author_with_papers(1).get_absolute_url(), 7)
+    # The author; the authorships of their papers with affiliations (the count, the
+    # institutions over the years, the co-authors); a page of authorships, their
+    # affiliations, the papers' authors and award entries.
+    assert_queries(_author_with_papers(1).get_absolute_url(), 6)
     prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
-    first = assert_queries(prolific.get_absolute_url(), 7)
-    second = assert_queries(f"{prolific.get_absolute_url()}page/2/", 7)
+    first = assert_queries(prolific.get_absolute_url(), 6)
+    second = assert_queries(f"{prolific.get_absolute_url()}page/2/", 6)
     assert len(first.context["papers"]) == LIST_PAGE_SIZE
     assert len(second.context["papers"]) == 3
 
 
 @pytest.mark.django_db
 def test_author_page_counts_and_pages_only_published_papers(client):
-    # The count read with the author (with_published_papers()) leaves out drafts and the
+    # The count (views.details.author_facts()) leaves out drafts and the
     # papers of unpublished conferences, as the list itself does.
     person = _author_with_papers(LIST_PAGE_SIZE + 1)
     draft_conference = factories.conference(status=Status.DRAFT)
@@ -1026,6 +1028,40 @@ def test_author_page_shows_affiliations_over_time_and_coauthors(client, db):
     assert "Draft Friend" not in english
     assert "所属机构 2025 Google 2015–2018 普林斯顿大学" in chinese
     assert "合作者 Often Together 3 篇论文 Only Once" in chinese
+
+
+def test_author_page_names_the_most_frequent_coauthors_first_up_to_the_limit(client, db):
+    person = factories.author(name="Ada Person")
+    often = factories.author(slug="zz-often", name="Often Together")
+    others = [factories.author(slug=f"co-{n:02d}") for n in range(COAUTHORS_SHOWN)]
+    factories.paper(authors=[person, often, *others[:12]])
+    factories.paper(authors=[often, person, *others[12:]])
+    factories.paper(status="draft", authors=[person, others[-1]])  # not counted
+
+    coauthors = client.get(person.get_absolute_url()).context["coauthors"]
+
+    assert [(c.slug, c.shared) for c in coauthors] == [
+        ("zz-often", 2),
+        *((f"co-{n:02d}", 1) for n in range(COAUTHORS_SHOWN - 1)),
+    ]
+
+
+def test_author_facts_start_from_the_authors_authorships(db):
+    """As the author page's list does (tests/catalogue/test_models.py): through the index
+    ``authorship_author_paper``, scanning no table and sorting nothing."""
+    if connection.vendor != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plan depends on statistics")
+    person, other = factories.author(name="Ada Lovelace"), factories.author(name="Alan Turing")
+    for number in range(3):
+        factories.paper(authors=[person, other], title_en=f"Paper {number}")
+    sql, params = author_fact_rows(person).query.sql_with_params()
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        plan = [row[-1] for row in cursor.fetchall()]
+
+    assert any("INDEX authorship_author_paper (author_id=?" in step for step in plan), plan
+    assert not [step for step in plan if step.startswith(("SCAN", "USE TEMP B-TREE"))], plan
 
 
 def test_home_shows_the_most_recent_conferences_and_links_to_the_index(client, db):
