@@ -159,10 +159,19 @@ def author_facts(author):
     they wrote; the Institutions they gave on them, each with ``first_year`` and
     ``last_year``, the latest first; up to ``COAUTHORS_SHOWN`` co-authors on them
     (Authors), each with ``shared``, the papers together, the most frequent first. One
-    query: ``author_fact_rows``."""
+    query: the authorships of those papers, with their affiliations."""
+    papers = Paper.objects.published().filter(authorships__author=author)
+    rows = Authorship.objects.filter(paper__in=papers.values("pk")).values_list(
+        "paper_id",
+        "author_id",
+        "author__slug",
+        "author__name",
+        "paper__conference__year",
+        "affiliation_rows__institution__slug",
+        *languages.columns("name", "affiliation_rows__institution__"),
+    )
     own, together, years, names = set(), {}, {}, {}
-    for row in author_fact_rows(author):
-        paper_id, author_id, slug, name, year, institution, *institution_names = row
+    for paper_id, author_id, slug, name, year, institution, *institution_names in rows:
         if author_id != author.pk:
             together.setdefault((slug, name), set()).add(paper_id)
             continue
@@ -182,27 +191,6 @@ def author_facts(author):
     ]
     institutions.sort(key=lambda place: (-place.last_year, -place.first_year, place.slug))
     return len(own), institutions, coauthors
-
-
-def author_fact_rows(author):
-    """The authorships of ``author``'s published papers, a row per affiliation (or one
-    without): paper and author keys, the author's slug and name, the conference's year,
-    the institution's slug and names. Found from the author's authorships (the index
-    ``authorship_author_paper``), unordered."""
-    papers = Paper.objects.published().filter(authorships__author=author)
-    return (
-        Authorship.objects.filter(paper__in=papers.values("pk"))
-        .order_by()
-        .values_list(
-            "paper_id",
-            "author_id",
-            "author__slug",
-            "author__name",
-            "paper__conference__year",
-            "affiliation_rows__institution__slug",
-            *languages.columns("name", "affiliation_rows__institution__"),
-        )
-    )
 
 
 def _with(obj, **attributes):

@@ -10,12 +10,11 @@ from pathlib import Path
 import polib
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import translation
 
 from catalogue.models import Author, PaperLink, Status
 from pages.views import HOME_CONFERENCES, LIST_PAGE_SIZE
-from pages.views.details import COAUTHORS_SHOWN, author_fact_rows
+from pages.views.details import COAUTHORS_SHOWN
 from tests import factories
 from tests.html import CJK, visible_text
 from tests.test_docs import doc_block
@@ -1044,24 +1043,6 @@ def test_author_page_names_the_most_frequent_coauthors_first_up_to_the_limit(cli
         ("zz-often", 2),
         *((f"co-{n:02d}", 1) for n in range(COAUTHORS_SHOWN - 1)),
     ]
-
-
-def test_author_facts_start_from_the_authors_authorships(db):
-    """As the author page's list does (tests/catalogue/test_models.py): through the index
-    ``authorship_author_paper``, scanning no table and sorting nothing."""
-    if connection.vendor != "sqlite":
-        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL's plan depends on statistics")
-    person, other = factories.author(name="Ada Lovelace"), factories.author(name="Alan Turing")
-    for number in range(3):
-        factories.paper(authors=[person, other], title_en=f"Paper {number}")
-    sql, params = author_fact_rows(person).query.sql_with_params()
-
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
-        plan = [row[-1] for row in cursor.fetchall()]
-
-    assert any("INDEX authorship_author_paper (author_id=?" in step for step in plan), plan
-    assert not [step for step in plan if step.startswith(("SCAN", "USE TEMP B-TREE"))], plan
 
 
 def test_home_shows_the_most_recent_conferences_and_links_to_the_index(client, db):
