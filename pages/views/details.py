@@ -157,9 +157,9 @@ COAUTHORS_SHOWN = 24
 def author_facts(author):
     """``(papers, institutions, coauthors)`` of ``author``: how many published papers
     they wrote; the Institutions they gave on them, each with ``first_year`` and
-    ``last_year``, the latest first; up to ``COAUTHORS_SHOWN`` co-authors on them
-    (Authors), each with ``shared``, the papers together, the most frequent first. One
-    query: the authorships of those papers, with their affiliations."""
+    ``last_year``, the latest first; their co-authors on them (Authors), each with
+    ``shared``, the papers together, the most frequent first. One query: the
+    authorships of those papers, with their affiliations."""
     papers = Paper.objects.published().filter(authorships__author=author)
     rows = Authorship.objects.filter(paper__in=papers.values("pk")).values_list(
         "paper_id",
@@ -184,13 +184,15 @@ def author_facts(author):
         _with(Institution(slug=slug, **names[slug]), first_year=min(seen), last_year=max(seen))
         for slug, seen in years.items()
     ]
-    ranked = sorted(together.items(), key=lambda pair: (-len(pair[1]), pair[0]))
     coauthors = [
         _with(Author(slug=slug, name=name), shared=len(papers))
-        for (slug, name), papers in ranked[:COAUTHORS_SHOWN]
+        for (slug, name), papers in together.items()
     ]
-    institutions.sort(key=lambda place: (-place.last_year, -place.first_year, place.slug))
-    return len(own), institutions, coauthors
+    return (
+        len(own),
+        sorted(institutions, key=lambda place: (-place.last_year, -place.first_year, place.slug)),
+        sorted(coauthors, key=lambda person: (-person.shared, person.slug)),
+    )
 
 
 def _with(obj, **attributes):
@@ -217,7 +219,8 @@ class AuthorDetailView(PagePathMixin, generic.DetailView):
         and ``coauthors``. Http404 for a page number past the author's last page."""
         context = super().get_context_data(**kwargs)
         author = self.object
-        count, context["institutions"], context["coauthors"] = author_facts(author)
+        count, context["institutions"], coauthors = author_facts(author)
+        context["coauthors"] = coauthors[:COAUTHORS_SHOWN]
         lists = listing.PageLists()
         page = paginate(self.page_number, listing.AuthorPapers(author, count))
         context["page_obj"] = page

@@ -14,7 +14,6 @@ from django.utils import translation
 
 from catalogue.models import Author, PaperLink, Status
 from pages.views import HOME_CONFERENCES, LIST_PAGE_SIZE
-from pages.views.details import COAUTHORS_SHOWN
 from tests import factories
 from tests.html import CJK, visible_text
 from tests.test_docs import doc_block
@@ -1027,22 +1026,6 @@ def test_author_page_shows_affiliations_over_time_and_coauthors(client, db):
     assert "Draft Friend" not in english
     assert "所属机构 2025 Google 2015–2018 普林斯顿大学" in chinese
     assert "合作者 Often Together 3 篇论文 Only Once" in chinese
-
-
-def test_author_page_names_the_most_frequent_coauthors_first_up_to_the_limit(client, db):
-    person = factories.author(name="Ada Person")
-    often = factories.author(slug="zz-often", name="Often Together")
-    others = [factories.author(slug=f"co-{n:02d}") for n in range(COAUTHORS_SHOWN)]
-    factories.paper(authors=[person, often, *others[:12]])
-    factories.paper(authors=[often, person, *others[12:]])
-    factories.paper(status="draft", authors=[person, others[-1]])  # not counted
-
-    coauthors = client.get(person.get_absolute_url()).context["coauthors"]
-
-    assert [(c.slug, c.shared) for c in coauthors] == [
-        ("zz-often", 2),
-        *((f"co-{n:02d}", 1) for n in range(COAUTHORS_SHOWN - 1)),
-    ]
 
 
 def test_home_shows_the_most_recent_conferences_and_links_to_the_index(client, db):
