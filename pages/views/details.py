@@ -3,8 +3,8 @@ series, paper, author."""
 
 from django.views import generic
 
-from catalogue import languages, listing
-from catalogue.models import Author, Authorship, Award, Conference, Institution, Paper, Venue
+from catalogue import listing
+from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 
@@ -154,76 +154,28 @@ class PaperDetailView(PreviewMixin, generic.DetailView):
 COAUTHORS_SHOWN = 24
 
 
-def author_facts(author):
-    """``(papers, institutions, coauthors)`` of ``author``: how many published papers
-    they wrote; the Institutions they gave on them, each with ``first_year`` and
-    ``last_year``, the latest first; their co-authors on them (Authors), each with
-    ``shared``, the papers together, the most frequent first. One query: the
-    authorships of those papers, with their affiliations."""
-    papers = Paper.objects.published().filter(authorships__author=author)
-    rows = Authorship.objects.filter(paper__in=papers.values("pk")).values_list(
-        "paper_id",
-        "author_id",
-        "author__slug",
-        "author__name",
-        "paper__conference__year",
-        "affiliation_rows__institution__slug",
-        *languages.columns("name", "affiliation_rows__institution__"),
-    )
-    own, together, years, names = set(), {}, {}, {}
-    for paper_id, author_id, slug, name, year, institution, *institution_names in rows:
-        if author_id != author.pk:
-            together.setdefault((slug, name), set()).add(paper_id)
-            continue
-        own.add(paper_id)
-        if institution is not None:
-            years.setdefault(institution, set()).add(year)
-            columns = languages.columns("name")
-            names[institution] = dict(zip(columns, institution_names, strict=True))
-    institutions = [
-        _with(Institution(slug=slug, **names[slug]), first_year=min(seen), last_year=max(seen))
-        for slug, seen in years.items()
-    ]
-    coauthors = [
-        _with(Author(slug=slug, name=name), shared=len(papers))
-        for (slug, name), papers in together.items()
-    ]
-    return (
-        len(own),
-        sorted(institutions, key=lambda place: (-place.last_year, -place.first_year, place.slug)),
-        sorted(coauthors, key=lambda person: (-person.shared, person.slug)),
-    )
-
-
-def _with(obj, **attributes):
-    """``obj`` given ``attributes`` (values a query annotated elsewhere)."""
-    vars(obj).update(attributes)
-    return obj
-
-
 class AuthorDetailView(PagePathMixin, generic.DetailView):
     """A person's papers, newest first, with their awards, ``LIST_PAGE_SIZE`` a page
     (pages/paging.py); the institutions the person gave over the years and up to
-    ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a published paper.
-    Six queries: the author, ``author_facts``, the page's papers and their
-    affiliations, the papers' authors and award badges (catalogue/listing.py)."""
+    ``COAUTHORS_SHOWN`` co-authors. 404 when unknown or without a published paper."""
 
     model = Author
 
     def get_queryset(self):
-        """Authors of a published paper."""
-        return Author.objects.published()
+        """Authors of a published paper, with ``published_papers`` (how many)."""
+        return Author.objects.published().with_published_papers()
 
     def get_context_data(self, **kwargs):
         """The author, ``page_obj`` (its papers), ``papers`` (listed), ``institutions``
         and ``coauthors``. Http404 for a page number past the author's last page."""
         context = super().get_context_data(**kwargs)
         author = self.object
-        count, context["institutions"], coauthors = author_facts(author)
-        context["coauthors"] = coauthors[:COAUTHORS_SHOWN]
         lists = listing.PageLists()
-        page = paginate(self.page_number, listing.AuthorPapers(author, count))
+        page = paginate(self.page_number, listing.AuthorPapers(author, author.published_papers))
         context["page_obj"] = page
         context["papers"] = lists.papers(page.object_list, links=False)
+        context["institutions"] = list(Institution.objects.of_authors([author.pk]))
+        coauthors = Author.objects.coauthors_of_authors([author.pk])
+        context["coauthors"] = list(coauthors[:COAUTHORS_SHOWN])
         lists.fetch()
         return context

@@ -535,7 +535,7 @@ def test_lists_show_a_decorative_thumbnail_of_each_teaser(db, client, settings, 
 
 
 @pytest.mark.parametrize(
-    ("page", "queries"), [("conference", 6), ("award", 4), ("author", 6), ("search", 7)]
+    ("page", "queries"), [("conference", 6), ("award", 4), ("author", 7), ("search", 7)]
 )
 def test_thumbnails_cost_no_query_and_make_no_file(
     db, client, settings, tmp_path, django_assert_num_queries, page, queries

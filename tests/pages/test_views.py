@@ -155,21 +155,21 @@ def test_paper_queries_do_not_grow_with_authors_links_and_awards(assert_queries)
 
 @pytest.mark.django_db
 def test_author_queries_do_not_grow_with_papers(assert_queries):
-    # The author; the authorships of their papers with affiliations (the count, the
-    # institutions over the years, the co-authors); a page of authorships, their
-    # affiliations, the papers' authors and award entries.
-    assert_queries(_author_with_papers(1).get_absolute_url(), 6)
+    # The author with the count of their papers; a page of authorships, their
+    # affiliations, the papers' authors and award entries; the institutions over the
+    # years; the co-authors.
+    assert_queries(_author_with_papers(1).get_absolute_url(), 7)
     prolific = _author_with_papers(LIST_PAGE_SIZE + 3)
 
-    first = assert_queries(prolific.get_absolute_url(), 6)
-    second = assert_queries(f"{prolific.get_absolute_url()}page/2/", 6)
+    first = assert_queries(prolific.get_absolute_url(), 7)
+    second = assert_queries(f"{prolific.get_absolute_url()}page/2/", 7)
     assert len(first.context["papers"]) == LIST_PAGE_SIZE
     assert len(second.context["papers"]) == 3
 
 
 @pytest.mark.django_db
 def test_author_page_counts_and_pages_only_published_papers(client):
-    # The count (views.details.author_facts()) leaves out drafts and the
+    # The count read with the author (with_published_papers()) leaves out drafts and the
     # papers of unpublished conferences, as the list itself does.
     person = _author_with_papers(LIST_PAGE_SIZE + 1)
     draft_conference = factories.conference(status=Status.DRAFT)
