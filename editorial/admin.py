@@ -45,6 +45,7 @@ from catalogue.models import (
     Status,
     Venue,
 )
+from catalogue.models.querysets import conference_order
 from catalogue.slugs import SlugsMadeFormSet
 from editorial.editing import EditTokenFormMixin
 from editorial.forms import (
@@ -124,7 +125,8 @@ class AwardSeriesFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         names = {}
-        for award in Award.objects.order_by("-conference__year", "position", "slug"):
+        awards = Award.objects.order_by(*conference_order("conference__"), "position", "slug")
+        for award in awards:
             names.setdefault(award.slug, localized_value(award, "name")[0] or award.slug)
         return sorted(names.items(), key=lambda item: (item[1].casefold(), item[0]))
 
@@ -357,9 +359,9 @@ class AwardEntryInline(admin.TabularInline):
             )
         if db_field.name != "level":
             return super().formfield_for_foreignkey(db_field, request, **kwargs)
-        kwargs["queryset"] = AwardLevel.objects.select_related("award__conference").order_by(
-            "-award__conference__year",
-            "award__conference__slug",
+        levels = AwardLevel.objects.select_related("award__conference")
+        kwargs["queryset"] = levels.order_by(
+            *conference_order("award__conference__"),
             "award__position",
             "award__slug",
             "position",

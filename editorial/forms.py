@@ -18,6 +18,7 @@ from modeltranslation.utils import build_localized_fieldname
 from catalogue import languages
 from catalogue.images import clean_image
 from catalogue.models import Author, Authorship, Award, Conference, Institution
+from catalogue.models.querysets import conference_order
 
 
 class TeaserImageField(forms.ImageField):
@@ -328,10 +329,10 @@ def conference_choices():
 
 
 def award_choices():
-    """The published awards, newest conference first: dicts of slug and name columns."""
+    """The published awards in conference order: dicts of slug and name columns."""
     return (
         Award.objects.published()
-        .order_by("-conference__year", "position")
+        .order_by(*conference_order("conference__"), "position", "slug")
         .rewrite(False)
         .values("slug", *languages.columns("name"))
     )
