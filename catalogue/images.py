@@ -25,14 +25,12 @@ from easy_thumbnails.files import get_thumbnailer
 from PIL import Image, ImageCms, ImageMath, ImageOps, UnidentifiedImageError
 
 ACCEPTED_FORMATS = {"JPEG", "PNG", "GIF", "WEBP"}
-# Output format and file extension for each accepted input format (opaque images).
+# The content type and extension of each format written (GIF is written as PNG).
 OUTPUT = {
-    "JPEG": ("JPEG", "jpg"),
-    "PNG": ("PNG", "png"),
-    "GIF": ("PNG", "png"),
-    "WEBP": ("WEBP", "webp"),
+    "JPEG": ("image/jpeg", "jpg"),
+    "PNG": ("image/png", "png"),
+    "WEBP": ("image/webp", "webp"),
 }
-CONTENT_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
 SVG_MARKERS = (b"<svg", b"<?xml", b"<!doctype svg")
 
 
@@ -60,23 +58,23 @@ def clean_image(upload):
             _("SVG drawings are not accepted: upload a PNG, JPEG, GIF or WebP image."), code="svg"
         )
 
-    image, input_format = _open(data)
+    image, output_format = _open(data)
     converted_from_cmyk = image.mode == "CMYK"
     image = _normalise(image)
-    output_format, extension = OUTPUT[input_format]
-    if image.mode == "RGBA" and output_format == "JPEG":
-        output_format, extension = "PNG", "png"  # JPEG has no transparency
+    if output_format == "GIF" or (image.mode == "RGBA" and output_format == "JPEG"):
+        output_format = "PNG"  # JPEG has no transparency
     buffer = io.BytesIO()
     options = {"JPEG": {"quality": 90, "optimize": True}, "WEBP": {"quality": 90}}
-    options = dict(options.get(output_format, {}))
+    options = options.get(output_format, {})
     # Keep an RGB image's colour profile (Display P3 from a phone), not a CMYK image's
     # (its pixels are now sRGB). No EXIF is written.
     if image.info.get("icc_profile") and not converted_from_cmyk:
         options["icc_profile"] = image.info["icc_profile"]
     image.save(buffer, format=output_format, **options)
     stem = PurePath(upload.name or "image").stem[:80] or "image"
+    content_type, extension = OUTPUT[output_format]
     cleaned = SimpleUploadedFile(
-        f"{stem}.{extension}", buffer.getvalue(), content_type=CONTENT_TYPES[output_format]
+        f"{stem}.{extension}", buffer.getvalue(), content_type=content_type
     )
     cleaned.image = image
     return cleaned

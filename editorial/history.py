@@ -2,10 +2,8 @@
 written in bulk by the importer.
 
 A version holds the object with what belongs to it (``FOLLOW``), so restoring or
-recovering brings all of it back. ``register_models()`` registers every model
-explicitly (registered by the admin, an award met first as an inline would lose its
-entries). Versions leave out modeltranslation's original columns (``title`` beside
-``title_en``), which mirror the active language and would differ between editors.
+recovering brings all of it back. Versions leave out modeltranslation's original columns
+(``title`` beside ``title_en``), which mirror the active language.
 """
 
 import json
@@ -88,9 +86,9 @@ def recorded_fields(model):
 
 
 def register_models():
-    """Register every content model with django-reversion, with its ``FOLLOW`` relations.
-    Call once, after modeltranslation (``editorial.admin`` does); a second call raises
-    ``reversion.RegistrationError``."""
+    """Register every content model with its ``FOLLOW`` relations (explicitly: registered
+    by the admin, an award met first as an inline would lose its entries). Call once,
+    after modeltranslation; a second call raises ``reversion.RegistrationError``."""
     for model, follow in FOLLOW.items():
         reversion.register(model, fields=recorded_fields(model), follow=follow)
 
@@ -160,12 +158,11 @@ def _chunks(items):
 
 
 def record_versions(keys, comment, *, missing_only=None):
-    """Write the history of the objects in ``keys`` ({model: primary keys created or
-    changed}) and of their owners in bulk: a revision per object (restoring takes a
-    whole revision), holding all that belongs to it (``FOLLOW``). ``missing_only``
-    ({model: primary keys}) get a version only if they have none yet. Returns the
-    revisions, owners first. A few queries per 500 objects, where
-    ``reversion.add_to_revision`` takes several per object."""
+    """Write in bulk the history of the objects in ``keys`` ({model: pks created or
+    changed}) and of their owners: a revision per object with all that belongs to it;
+    ``missing_only`` ({model: pks}) only if they have no version yet. Returns the
+    revisions. A few queries per 500 objects (``reversion.add_to_revision``: several
+    per object)."""
     keys = _with_owners(keys)
     for model, pks in (missing_only or {}).items():
         keys[model].update(_without_versions(model, pks - keys[model]))
@@ -212,8 +209,8 @@ def _without_versions(model, pks):
 
 
 def _versions(model, pks):
-    """``(pk, Version fields)`` pairs for ``model``'s objects ``pks``, serialised as
-    reversion would (its JSON format, the registered fields), a chunk of objects per query."""
+    """``(pk, Version fields)`` of ``model``'s objects ``pks``, serialised as reversion
+    would (JSON, the registered fields)."""
     if not pks:
         return []
     content_type = ContentType.objects.get_for_model(model)
