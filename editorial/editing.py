@@ -2,12 +2,9 @@
 
 A change form carries a signed *edit token*, a digest of each field of the object and of
 what belongs to it (``editorial.history.belongings``). If the database differs on
-submit, someone saved in between (admin, importer, anywhere): the form is refused,
-naming what changed, with the editor's input kept and the token renewed.
-
-Not django-concurrency: it needs a version column on every model, patches Django's
-private ``Model._do_update``, misses ``bulk_update`` and restores, and its message has
-no Chinese and does not say what changed.
+submit, someone saved in between: the form is refused, naming what changed, with the
+editor's input kept and the token renewed. (django-concurrency needs a version column,
+patches Django's private ``Model._do_update``, misses ``bulk_update`` and restores.)
 """
 
 import hashlib
