@@ -10,9 +10,7 @@ from django.conf import settings
 
 
 def _files(folder, suffixes):
-    folder = Path(folder)
-    if not folder.is_dir():
-        return []
+    """The files under ``folder`` (none if it is missing) with one of ``suffixes`` (None: any)."""
     return sorted(
         path
         for path in folder.rglob("*")
