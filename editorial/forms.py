@@ -281,16 +281,11 @@ def without_nul(text):
 
 
 class ChoiceShownField(forms.ChoiceField):
-    """A ChoiceField whose invalid-choice error shows the refused value ``without_nul``."""
+    """A ChoiceField whose invalid-choice error shows the refused value ``without_nul``
+    (no choice holds NUL nor U+FFFD, so a value with either is refused alike)."""
 
-    def validate(self, value):
-        try:
-            super().validate(value)
-        except ValidationError as error:
-            if error.code != "invalid_choice":
-                raise
-            params = {**(error.params or {}), "value": without_nul(str(value))}
-            raise ValidationError(error.message, code=error.code, params=params) from None
+    def to_python(self, value):
+        return without_nul(super().to_python(value))
 
 
 class TypedChoiceShownField(ChoiceShownField, forms.TypedChoiceField):
