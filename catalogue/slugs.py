@@ -19,9 +19,9 @@ def slug_from(text, max_length):
 
 
 def unique_slug(instance, text, fallback, scope=None, taken=()):
-    """A slug for ``instance`` (not saved) from ``text`` (else ``fallback``), within the
-    field's max_length, unique among the rows matching ``scope`` (lookups; None: the
-    table) and not in ``taken``: a taken one gets "-2", "-3", ..."""
+    """A slug for ``instance`` from ``text`` (else ``fallback``), within the field's
+    max_length, not in ``taken`` and unique among the rows matching ``scope`` (lookups;
+    None: the table): a taken one gets "-2", "-3", ..."""
     max_length = instance._meta.get_field("slug").max_length
     base = slug_from(text, max_length) or fallback
     others = type(instance)._default_manager.filter(**(scope or {}))
@@ -46,7 +46,7 @@ class SlugFromTitleMixin:
         return None
 
     def fill_slug(self, taken=()):
-        """Make the slug if it is blank, avoiding ``taken`` too (see ``unique_slug``)."""
+        """Make the slug if it is blank, avoiding ``taken`` too."""
         if not self.slug:
             self.slug = unique_slug(
                 self, getattr(self, self.slug_source), self.slug_fallback, self.slug_scope(), taken
@@ -101,9 +101,8 @@ validate_ascii_slug = AsciiSlugValidator()
 
 
 class SlugsMadeFormSet(forms.BaseInlineFormSet):
-    """An inline formset of a ``SlugFromTitleMixin`` model whose slugs may be blank:
-    each made slug avoids those of the rows above it (a row's ``clean()`` alone would
-    give two new rows of one name the same) before the duplicate check."""
+    """An inline formset of a ``SlugFromTitleMixin`` model: each slug made for a blank one
+    avoids the other rows' (two new rows of one name would get the same)."""
 
     def clean(self):
         taken = set()
