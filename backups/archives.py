@@ -1,11 +1,9 @@
 """Backing up and restoring a whole installation: the database and every media file.
 
 A backup is one gzip-compressed tar archive (docs/operations.md, "Backups and restore")
-of ``manifest.json`` (format, version, date, Django version, the migrations applied, each
-other member's SHA-256 digest and size), ``database.json`` (every row as ``dumpdata``
-writes it, but content types, permissions and sessions) and ``media/<name>`` (every file
-of the default storage). :func:`write_backup` makes one, :func:`restore_backup` loads
-one; both raise :class:`BackupError` saying why; a failed restore changes nothing.
+of ``manifest.json`` (format, version, date, Django version, migrations applied, each
+other member's SHA-256 digest and size), ``database.json`` (``dumpdata`` of every row but
+content types, permissions and sessions) and ``media/<name>`` (the default storage).
 """
 
 import datetime
@@ -77,9 +75,9 @@ def media_names(storage=default_storage, directory=""):
 
 
 def write_backup(path, using=DEFAULT_DB_ALIAS):
-    """Write a backup of the database ``using`` (read in one transaction) and the media
-    storage to ``path`` (under a temporary name until complete); return the manifest.
-    Raises :class:`BackupError` when the database cannot be read or ``path`` written."""
+    """Write a backup of the database ``using`` (one transaction) and the media to ``path``
+    (a temporary name until complete); return the manifest. Raises :class:`BackupError`
+    when the database cannot be read or ``path`` written."""
     path = Path(path)
     labels = [model._meta.label for model in saved_models() if not model._meta.auto_created]
     dump = io.StringIO()
@@ -135,11 +133,10 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
 
 
 def read_backup(path):
-    """Read and check the archive at ``path``; return ``(manifest, database bytes,
-    {media storage name: bytes})``. Raises :class:`BackupError` for an unreadable file or
-    not a gzipped tar, a missing manifest or another format or version, or a member that
-    is not a plain file, has an unsafe name (``_media_name``), is unlisted, missing or
-    damaged."""
+    """Read and check the archive at ``path``; return ``(manifest, database bytes, {media
+    storage name: bytes})``. Raises :class:`BackupError` for a file that is not a gzipped
+    tar, a missing manifest or another format or version, or a member that is not a plain
+    file, has an unsafe name (``_media_name``), is unlisted, missing or damaged."""
     path = Path(path)
     members = {}
     try:
@@ -238,14 +235,11 @@ def _stored(name):
 
 
 def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
-    """Load the backup at ``path`` into this installation; return its manifest.
-
-    The installation must have the backup's migrations and, unless ``force``, no content
-    (:func:`content_left`); ``force`` empties every saved table and overwrites media files
-    of the backup's names. One transaction, media files put back if anything fails.
-    Raises :class:`BackupError` for a bad archive (:func:`read_backup`), other migrations,
-    content without ``force``, or data the database refuses.
-    """
+    """Load the backup at ``path`` into this installation, which must have its migrations
+    and, unless ``force``, no content (``force`` empties every saved table, overwrites
+    media files of the backup's names); return its manifest. A failed restore changes
+    nothing. Raises :class:`BackupError` for a bad archive (:func:`read_backup`), other
+    migrations, content without ``force``, or data the database refuses."""
     manifest, database, media = read_backup(path)
     here = applied_migrations(using)
     if manifest.get("migrations") != here:

@@ -1,8 +1,6 @@
-"""Derived columns: values worked out from a model's other fields and stored (a search
-text, a lead), named in its ``derived_columns``. Kept by :func:`keep_derived_columns`
-(``pre_save``), :class:`DerivedColumnsMixin` (``update_fields``) and
-:func:`refresh_changed` (the importer); after a ``QuerySet.update()`` call :func:`refresh`.
-"""
+"""Derived columns (a model's ``derived_columns``): values worked out from its other
+fields and stored (a search text, a lead), at every save, by the importer
+(:func:`refresh_changed`), and by :func:`refresh` after a ``QuerySet.update()``."""
 
 from collections.abc import Callable
 from dataclasses import dataclass

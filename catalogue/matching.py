@@ -1,7 +1,5 @@
 """A paper's matched text (``Paper.match_text``), what a search matches: its own search
-text (catalogue/search.py), its authors' and their institutions', one per line, kept by
-the receivers below.
-"""
+text, its authors' and their institutions', one per line, kept by the receivers below."""
 
 from collections import defaultdict
 

@@ -3,18 +3,15 @@
 Delimiters as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]`` and
 ``$$...$$`` displayed; a single ``$`` follows pandoc's rule (it opens when not after a
 letter, digit or backslash nor before a space, closes when not after a space nor before
-a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it cannot
-convert is shown as its escaped TeX source. latex2mathml copies ``\\text{}`` as raw HTML
-and turns ``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's
-MathML passes :func:`catalogue.sanitising.clean_mathml`.
+a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts (maths it cannot
+is shown as its escaped source); it copies ``\\text{}`` as raw HTML and turns ``\\href``,
+``\\style`` and ``\\class`` into attributes, so all MathML passes ``clean_mathml``.
 
 Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms, 8,000
 about 1 s, 400 nested ``\\frac{`` exhaust the recursion limit; ``benchmarks/mathtext.py``),
-so a formula has at most ``MAX_FORMULA_LENGTH`` characters and ``MAX_FORMULA_DEPTH``
-levels of nesting, a text at most ``MAX_MATH_LENGTH`` characters of maths.
-:class:`MathLimitsValidator` refuses more; stored text over a limit is shown as its
-escaped source. A formula's MathML depends only on its source and display, so it is kept
-in an in-process LRU cache of ``FORMULA_CACHE_SIZE`` entries (at most about 20 KB each).
+so :class:`MathLimitsValidator` refuses longer or deeper formulas and more maths a text;
+stored text over a limit is shown as its escaped source. Formulas' MathML is kept in an
+in-process LRU cache of ``FORMULA_CACHE_SIZE`` entries (at most about 20 KB each).
 """
 
 import re

@@ -1,11 +1,8 @@
-"""Which authors have a published paper: the kept column ``Author.has_published_paper``,
-which ``Author.objects.published()`` reads instead of joining every authorship to its
-paper and conference (15 to 30 ms a query at 5,000 papers). It follows the saves and
-deletions that change a status, a paper's conference or an authorship's paper or author
-(receivers below), every save of an author (a derived column), and ``content_changed``.
-After a ``QuerySet.update()`` of a source call :func:`refresh_published_authors`, which
-first waits for other writers: on PostgreSQL's READ COMMITTED two transactions would
-each read the other's old rows.
+"""Which authors have a published paper: the kept column ``Author.has_published_paper``
+(joining every authorship to its paper and conference took 15 to 30 ms a query at 5,000
+papers). It follows the saves and deletions that change a status, a paper's conference
+or an authorship's paper or author, every save of an author, and ``content_changed``.
+After a ``QuerySet.update()`` of a source call :func:`refresh_published_authors`.
 """
 
 from catalogue.models import Author, Authorship, Conference, ContentGeneration, Paper
@@ -23,7 +20,8 @@ SOURCES = {
 def refresh_published_authors(authors=None):
     """Store ``has_published_paper`` for the authors whose keys are ``authors`` (keys, a
     QuerySet of keys, or ``None`` for every author), two UPDATEs per ``BATCH``, after
-    waiting for other writers. Returns the number of rows changed."""
+    waiting for other writers (on PostgreSQL's READ COMMITTED two transactions would each
+    read the other's old rows). Returns the number of rows changed."""
     ContentGeneration.objects.wait_for_other_writers()
     if authors is None:
         return _refresh(Author.objects.all())

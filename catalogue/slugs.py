@@ -68,8 +68,7 @@ ASCII_SLUG = re.compile(r"^[-a-zA-Z0-9_]+\Z")
 @deconstructible
 class AsciiSlugValidator:
     """Refuse a slug with anything but ASCII letters, digits, hyphens and underscores
-    (ValidationError, code ``"invalid"`` as Django's ``validate_slug``), suggesting the
-    value's transliteration ("Kynkäänniemi": "kynkaanniemi") when there is one."""
+    (ValidationError, code ``"invalid"``), suggesting its transliteration if any."""
 
     def __call__(self, value):
         if ASCII_SLUG.match(value):

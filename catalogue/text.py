@@ -1,7 +1,6 @@
 """Text fields that store what editors typed with LF line endings (browsers send CRLF)
 and ``""`` for empty (modeltranslation's columns are nullable), in every language's
-column, through their form field and at every save; they deconstruct as Django's own.
-"""
+column, through their form field and at every save; they deconstruct as Django's own."""
 
 from django import forms
 from django.db import models

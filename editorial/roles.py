@@ -1,8 +1,5 @@
-"""Roles: the "Editors" group and editor accounts.
-
-Editors maintain content only: the group holds exactly the permissions of the ``papers``
-app's models, none on users, groups or other apps. ``sync_editors_group`` runs after
-every ``migrate``, so the group follows new models and rights given by hand are reset.
+"""Roles: the "Editors" group, holding exactly the permissions of the ``papers`` app's
+models (none on users or groups), kept after every ``migrate``, and editor accounts.
 """
 
 from django.contrib.auth import get_user_model
@@ -24,9 +21,8 @@ def sync_editors_group(using="default", **kwargs):
 
 
 def unsaved_editor(username, email):
-    """The unsaved staff account ``create_editor`` would save, without a password.
-    Raises ValidationError (Django's model validation) for a taken or invalid username or
-    an invalid e-mail address."""
+    """The unsaved staff account ``create_editor`` would save, without a password. Raises
+    ValidationError for a taken or invalid username or an invalid e-mail address."""
     User = get_user_model()
     user = User(**{User.USERNAME_FIELD: username}, email=email or "", is_staff=True)
     user.full_clean(exclude=["password"])

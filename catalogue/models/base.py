@@ -54,10 +54,9 @@ class Status(models.TextChoices):
 
 
 class PublishedQuerySet(NaturalKeyQuerySet):
-    """The one rule of what visitors see, :meth:`published`: every status on the
-    relations ``published_paths`` (``""`` the row itself) is published. Joins, not
-    ``paper__in=<subquery>``, which SQLite evaluates into a list of every published id.
-    """
+    """The one rule of what visitors see, :meth:`published`: every status on the relations
+    ``published_paths`` (``""`` the row itself) is published. Joins, not a subquery, which
+    SQLite evaluates into a list of every published id."""
 
     published_paths = ("", "conference__")
 

@@ -1,6 +1,5 @@
 """The catalogue's query vocabulary: a QuerySet per model and the prefetches pages share.
-The models import this module, never the reverse: a query finds another model with
-:func:`model` when it runs. What is public is each QuerySet's ``published()``.
+The models import this module, never the reverse: queries find them with :func:`model`.
 """
 
 import functools
@@ -49,7 +48,7 @@ class VenueQuerySet(NaturalKeyQuerySet):
 class ConferenceQuerySet(PublishedQuerySet):
     published_paths = ("",)
 
-    def newest_first(self):
+    def newest_first(self):  # NEWEST_FIRST, as Meta.ordering, after another order_by()
         return self.order_by(*NEWEST_FIRST)
 
     def with_awards(self):
@@ -146,9 +145,8 @@ class PaperQuerySet(PublishedQuerySet):
         return self.select_related("conference__venue").prefetch_related(*paper_detail_prefetches())
 
     def published_without_award_at(self, conference):
-        """Papers at ``conference`` that none of its published awards went to, in title
-        order, without the long columns (awarded papers by a subquery: a join read every
-        paper, 0.2 s at 5,000 papers)."""
+        """Papers at ``conference`` none of its published awards went to, in title order,
+        without long columns (a join on awards read every paper: 0.2 s at 5,000 papers)."""
         awarded = model("AwardEntry").objects.filter(
             AwardQuerySet.published_condition("award__", ignore_conference=True),
             award__conference=conference,
