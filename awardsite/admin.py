@@ -1,7 +1,5 @@
-"""The admin site: Django's, with an autocomplete endpoint that answers malformed
-requests with a 4xx (Django's own answers some with a 500). ``awardsite.apps.AdminConfig``
-installs it as ``admin.site``, as Django documents ("Overriding the default admin site").
-"""
+"""The admin site (``admin.site``, through ``awardsite.apps.AdminConfig``), whose
+autocomplete endpoint answers malformed requests with a 4xx, not Django's 500."""
 
 from django.contrib import admin
 from django.contrib.admin.views.autocomplete import AutocompleteJsonView
@@ -12,9 +10,8 @@ from django.utils.translation import gettext_lazy as _
 
 class StrictAutocompleteJsonView(AutocompleteJsonView):
     """The admin's autocomplete JSON, refusing what no widget sends: a ``field_name``
-    naming a reverse relation is a 403, as any unusable field (Django 5.2 fails with a
-    500 reading its ``limit_choices_to``); a ``term`` holding NUL a 400 (PostgreSQL
-    cannot compare it: a 500). Everything else is Django's."""
+    naming a reverse relation is a 403 (Django 5.2 fails reading its
+    ``limit_choices_to``), a ``term`` holding NUL a 400 (PostgreSQL cannot compare it)."""
 
     def process_request(self, request):
         term, model_admin, source_field, to_field_name = super().process_request(request)

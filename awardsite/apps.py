@@ -19,6 +19,4 @@ class AwardsiteConfig(AppConfig):
         from awardsite.database import close_connections_that_failed
 
         # A request that failed on a database error leaves no broken connection behind.
-        got_request_exception.connect(
-            close_connections_that_failed, dispatch_uid="awardsite-close-failed-connections"
-        )
+        got_request_exception.connect(close_connections_that_failed)

@@ -10,9 +10,7 @@ from django.conf import settings
 
 
 def _files(folder, suffixes):
-    folder = Path(folder)
-    if not folder.is_dir():
-        return []
+    """The files under ``folder`` (none if it is missing) with one of ``suffixes`` (None: any)."""
     return sorted(
         path
         for path in folder.rglob("*")
@@ -35,10 +33,9 @@ RENDERING_SETTINGS = (
 
 
 def fingerprint():
-    """A hash (32 hex digits) of what turns the content into pages: the installed
-    packages' versions, the Python files of ``awardsite/`` and ``PROJECT_APPS``,
-    templates, compiled catalogues, static files (and the collected manifest), and the
-    settings ``LANGUAGES`` and ``RENDERING_SETTINGS``."""
+    """A hash (32 hex digits) of the installed packages' versions, the Python files of
+    ``awardsite/`` and ``PROJECT_APPS``, templates, compiled catalogues, static files
+    (and the collected manifest), ``LANGUAGES`` and ``RENDERING_SETTINGS``."""
     digest = hashlib.blake2b(digest_size=16)
     packages = sorted(
         f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()

@@ -21,10 +21,9 @@ def _valid_ip(value):
 
 
 def client_ip(request):
-    """The address a request comes from, as a string (IPv4 or IPv6), or None: behind the
-    TLS-terminating proxy (``DJANGO_BEHIND_HTTPS_PROXY``) the last entry of
-    X-Forwarded-For, the one the proxy appended (the client wrote the others);
-    otherwise REMOTE_ADDR, as anyone can send X-Forwarded-For."""
+    """The address (IPv4 or IPv6) a request comes from, or None: behind the proxy
+    (``DJANGO_BEHIND_HTTPS_PROXY``) the last entry of X-Forwarded-For, which the proxy
+    appended (the client wrote the others), else REMOTE_ADDR."""
     if settings.BEHIND_HTTPS_PROXY:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         last = _valid_ip(forwarded.rsplit(",", 1)[-1])

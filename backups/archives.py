@@ -1,14 +1,9 @@
 """Backing up and restoring a whole installation: the database and every media file.
 
-A backup is one gzip-compressed tar archive (the format: docs/operations.md, "Backups and
-restore") of ``manifest.json`` (format, version, date, Django version, the migrations
-applied, and each other member's SHA-256 digest and size), ``database.json`` (every row
-as ``dumpdata`` writes it, primary keys kept, but content types, permissions and
-sessions) and ``media/<name>`` (every file of the default storage).
-
-:func:`write_backup` makes one; :func:`restore_backup` loads one into a migrated
-installation without content. Both raise :class:`BackupError` saying why; a failed
-restore changes nothing.
+A backup is one gzip-compressed tar archive (docs/operations.md, "Backups and restore")
+of ``manifest.json`` (format, version, date, Django version, migrations applied, each
+other member's SHA-256 digest and size), ``database.json`` (``dumpdata`` of every row but
+content types, permissions and sessions) and ``media/<name>`` (the default storage).
 """
 
 import datetime
@@ -79,14 +74,10 @@ def media_names(storage=default_storage, directory=""):
     return sorted(names)
 
 
-def _digest(data):
-    return hashlib.sha256(data).hexdigest()
-
-
 def write_backup(path, using=DEFAULT_DB_ALIAS):
-    """Write a backup of the database ``using`` (read in one transaction) and the media
-    storage to ``path`` (under a temporary name until complete); return the manifest.
-    Raises :class:`BackupError` when the database cannot be read or ``path`` written."""
+    """Write a backup of the database ``using`` (one transaction) and the media to ``path``
+    (a temporary name until complete); return the manifest. Raises :class:`BackupError`
+    when the database cannot be read or ``path`` written."""
     path = Path(path)
     labels = [model._meta.label for model in saved_models() if not model._meta.auto_created]
     dump = io.StringIO()
@@ -117,7 +108,8 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
         "django": django.get_version(),
         "migrations": migrations,
         "members": {
-            name: {"sha256": _digest(data), "size": len(data)} for name, data in members.items()
+            name: {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+            for name, data in members.items()
         },
     }
     manifest_bytes = json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8")
@@ -141,10 +133,10 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
 
 
 def read_backup(path):
-    """Read and check the archive at ``path``; return ``(manifest, {member: bytes})``.
-    Raises :class:`BackupError` for an unreadable file or not a gzipped tar, a missing
-    manifest or another format or version, or a member that is not a plain file, has
-    an unsafe name (``_media_name``), is unlisted, missing or damaged."""
+    """Read and check the archive at ``path``; return ``(manifest, database bytes, {media
+    storage name: bytes})``. Raises :class:`BackupError` for a file that is not a gzipped
+    tar, a missing manifest or another format or version, or a member that is not a plain
+    file, has an unsafe name (``_media_name``), is unlisted, missing or damaged."""
     path = Path(path)
     members = {}
     try:
@@ -187,9 +179,10 @@ def read_backup(path):
         if name not in listed:
             raise BackupError(f"{path}: {name!r} is not listed in {MANIFEST}; refused")
         expected = listed[name].get("sha256") if isinstance(listed[name], dict) else None
-        if _digest(members[name]) != expected:
+        if hashlib.sha256(members[name]).hexdigest() != expected:
             raise BackupError(f"{path}: {name!r} is damaged (its SHA-256 digest differs)")
-    return manifest, members
+    database = members.pop(DATABASE)
+    return manifest, database, {_media_name(name, path): data for name, data in members.items()}
 
 
 def _media_name(member, path):
@@ -213,9 +206,9 @@ def _media_name(member, path):
 
 
 def content_left(media=None, using=DEFAULT_DB_ALIAS):
-    """What the installation holds that a restore would replace, as readable lines
-    (empty: only what ``migrate`` makes, the Editors group and sessions). A stored file
-    named in ``media`` ({storage name: bytes}) with other bytes counts too."""
+    """What the installation holds that a restore would replace, as readable lines (empty:
+    only what ``migrate`` makes, the Editors group, sessions, and no file of ``media``,
+    {storage name: bytes}, stored with other bytes)."""
     found = []
     for model in saved_models():
         queryset = model._base_manager.using(using).all()
@@ -242,20 +235,15 @@ def _stored(name):
 
 
 def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
-    """Load the backup at ``path`` into this installation; return its manifest.
-
-    The installation must have the backup's migrations and, unless ``force``, no
-    content (:func:`content_left`); ``force`` empties every saved table and overwrites
-    media files of the backup's names. One transaction; media files are put back if
-    anything fails, so a failed restore changes nothing. Raises :class:`BackupError` for
-    a bad archive (:func:`read_backup`), other migrations, content without ``force``, or
-    data the database refuses.
-    """
-    manifest, members = read_backup(path)
+    """Load the backup at ``path`` into this installation, which must have its migrations
+    and, unless ``force``, no content (``force`` empties every saved table, overwrites
+    media files of the backup's names); return its manifest. A failed restore changes
+    nothing. Raises :class:`BackupError` for a bad archive (:func:`read_backup`), other
+    migrations, content without ``force``, or data the database refuses."""
+    manifest, database, media = read_backup(path)
     here = applied_migrations(using)
     if manifest.get("migrations") != here:
         raise BackupError(_migration_difference(path, manifest.get("migrations") or {}, here))
-    media = {_media_name(name, path): data for name, data in members.items() if name != DATABASE}
     replaced = {}  # storage name -> the bytes it held before (None: no file)
     try:
         with transaction.atomic(using=using):
@@ -266,7 +254,7 @@ def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
                     "into a new, migrated database, or add --force to replace its content"
                 )
             _empty_tables(using)
-            _load(members[DATABASE], using)
+            _load(database, using)
             for name, data in sorted(media.items()):
                 before = _stored(name)
                 if before == data:
@@ -287,16 +275,10 @@ def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
 
 def _migration_difference(path, saved, here):
     """A message naming the migrations that differ between a backup and the database."""
-
-    def only_in(first, second):
-        return sorted(
-            f"{app}.{name}"
-            for app, names in first.items()
-            for name in names
-            if name not in second.get(app, [])
-        )
-
-    missing, extra = only_in(saved, here), only_in(here, saved)
+    saved, here = (
+        {f"{app}.{name}" for app, names in m.items() for name in names} for m in (saved, here)
+    )
+    missing, extra = sorted(saved - here), sorted(here - saved)
     lines = [f"{path} was made with other migrations than this installation has."]
     if missing:
         lines.append("Not applied here: " + ", ".join(missing) + ".")

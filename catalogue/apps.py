@@ -20,50 +20,24 @@ class CatalogueConfig(AppConfig):
         from catalogue.images import make_thumbnails_of_saved_file
         from catalogue.signals import content_changed
 
+        # Each receiver is a module's function: Django connects it once for a sender.
         # Thumbnails are made when an image is saved, never in a visitor's request.
-        saved_file.connect(
-            make_thumbnails_of_saved_file,
-            sender=self.get_model("paper"),
-            dispatch_uid="papers-thumbnails",
-        )
+        saved_file.connect(make_thumbnails_of_saved_file, sender=self.get_model("paper"))
         # A paper's matched text follows its sources' saves and deletions (matching.py).
         for name in matching.MATCH_SOURCES:
-            for kind, signal in {"save": post_save, "delete": post_delete}.items():
-                signal.connect(
-                    matching.match_texts_follow,
-                    sender=self.get_model(name),
-                    dispatch_uid=f"match-text-{kind}-{name}",
-                )
-        m2m_changed.connect(
-            matching.match_texts_follow_affiliations,
-            sender=self.get_model("authorship").affiliations.through,
-            dispatch_uid="match-text-affiliations",
-        )
-        content_changed.connect(matching.match_texts_follow_content, dispatch_uid="match-text")
+            post_save.connect(matching.match_texts_follow, sender=self.get_model(name))
+            post_delete.connect(matching.match_texts_follow, sender=self.get_model(name))
+        affiliations = self.get_model("authorship").affiliations.through
+        m2m_changed.connect(matching.match_texts_follow_affiliations, sender=affiliations)
+        content_changed.connect(matching.match_texts_follow_content)
         # Whether an author has a published paper follows its sources (published_authors.py).
+        follow = published_authors.published_authors_follow
         for name in published_authors.SOURCES:
-            model = self.get_model(name)
-            pre_save.connect(
-                published_authors.remember_sources,
-                sender=model,
-                dispatch_uid=f"published-authors-pre-{name}",
-            )
-            post_save.connect(
-                published_authors.published_authors_follow,
-                sender=model,
-                dispatch_uid=f"published-authors-{name}",
-            )
-        post_delete.connect(
-            published_authors.published_authors_follow,
-            sender=self.get_model("authorship"),
-            dispatch_uid="published-authors-delete-authorship",
-        )
-        content_changed.connect(
-            published_authors.published_authors_follow_content, dispatch_uid="published-authors"
-        )
+            pre_save.connect(published_authors.remember_sources, sender=self.get_model(name))
+            post_save.connect(follow, sender=self.get_model(name))
+        post_delete.connect(follow, sender=self.get_model("authorship"))
+        content_changed.connect(published_authors.published_authors_follow_content)
         # Derived columns (search text, lead: catalogue/derived.py), worked out at save.
         for model in self.get_models():
             if getattr(model, "derived_columns", ()):
-                pre_save.connect(
-                    keep_derived_columns, sender=model, dispatch_uid=f"derived-{model}"
-                )
+                pre_save.connect(keep_derived_columns, sender=model)

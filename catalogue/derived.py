@@ -1,9 +1,6 @@
-"""Derived columns: values worked out from a model's other fields (a search text, a
-lead) and stored, named in its ``derived_columns`` (each a :class:`DerivedColumn`). Kept
-by :func:`keep_derived_columns` (``pre_save``, raw saves included),
-:class:`DerivedColumnsMixin` (``update_fields``) and :func:`refresh_changed` (the
-importer); after a ``QuerySet.update()`` of a source call :func:`refresh` and save.
-"""
+"""Derived columns (a model's ``derived_columns``): values worked out from its other
+fields and stored (a search text, a lead), at every save, by the importer
+(:func:`refresh_changed`), and by :func:`refresh` after a ``QuerySet.update()``."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,14 +42,12 @@ def refresh_changed(instance, changed):
 
 def keep_derived_columns(sender, instance, raw=False, **kwargs):
     """``pre_save`` receiver: refresh every derived column of ``instance``, at raw saves
-    (``loaddata``, django-reversion's restore) too."""
+    (``loaddata``, restores) too."""
     refresh(instance)
 
 
 class DerivedColumnsMixin:
-    """For models with ``derived_columns``: a save limited by ``update_fields`` to a
-    source field writes the columns derived from it too (the ``pre_save`` receiver has
-    refreshed them)."""
+    """A save limited by ``update_fields`` to a source writes what is derived from it too."""
 
     def save(self, *args, update_fields=None, **kwargs):
         if update_fields is not None:

@@ -3,10 +3,8 @@
 :func:`clean_image`, the one gate of every upload, reads the bytes with Pillow (never the
 name or content type) and refuses with a ValidationError coded ``too_large``, ``svg``
 (XML could carry scripts), ``not_image`` (not JPEG, PNG, GIF or WebP), ``too_many_pixels``,
-``bomb`` (refused before decoding), ``truncated`` or ``animated`` (moving pictures would
-need a pause control, WCAG 2.2.2). It re-encodes the image EXIF orientation applied, no
-EXIF kept (camera details, GPS positions), in RGB, RGBA or L, as PNG when transparent,
-else in its own format (GIF as PNG), named after its content (``figure.png``).
+``bomb`` (refused before decoding), ``truncated`` or ``animated`` (WCAG 2.2.2). It
+re-encodes the image without EXIF (camera details, GPS positions), in RGB, RGBA or L.
 """
 
 import io
@@ -25,21 +23,20 @@ from easy_thumbnails.files import get_thumbnailer
 from PIL import Image, ImageCms, ImageMath, ImageOps, UnidentifiedImageError
 
 ACCEPTED_FORMATS = {"JPEG", "PNG", "GIF", "WEBP"}
-# Output format and file extension for each accepted input format (opaque images).
+# The content type and extension of each format written (GIF is written as PNG).
 OUTPUT = {
-    "JPEG": ("JPEG", "jpg"),
-    "PNG": ("PNG", "png"),
-    "GIF": ("PNG", "png"),
-    "WEBP": ("WEBP", "webp"),
+    "JPEG": ("image/jpeg", "jpg"),
+    "PNG": ("image/png", "png"),
+    "WEBP": ("image/webp", "webp"),
 }
-CONTENT_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
 SVG_MARKERS = (b"<svg", b"<?xml", b"<!doctype svg")
 
 
 def clean_image(upload):
-    """Check ``upload`` (a Django File) by its content; return a SimpleUploadedFile of
-    the re-encoded image, ``<stem>.<ext>``, with the Pillow image as its ``image`` (as
-    Django's ImageField sets). Raises only ValidationError for bad input."""
+    """Check ``upload`` (a Django File) by its content; return a SimpleUploadedFile of the
+    re-encoded image, EXIF orientation applied, as PNG when transparent, else in its own
+    format (GIF as PNG), named ``<stem>.<ext>``, with the Pillow image as its ``image``
+    (as Django's ImageField sets). Raises only ValidationError for bad input."""
     max_bytes = settings.PAPER_IMAGE_MAX_BYTES
     if upload.size is not None and upload.size > max_bytes:
         raise ValidationError(
@@ -60,23 +57,23 @@ def clean_image(upload):
             _("SVG drawings are not accepted: upload a PNG, JPEG, GIF or WebP image."), code="svg"
         )
 
-    image, input_format = _open(data)
+    image, output_format = _open(data)
     converted_from_cmyk = image.mode == "CMYK"
     image = _normalise(image)
-    output_format, extension = OUTPUT[input_format]
-    if image.mode == "RGBA" and output_format == "JPEG":
-        output_format, extension = "PNG", "png"  # JPEG has no transparency
+    if output_format == "GIF" or (image.mode == "RGBA" and output_format == "JPEG"):
+        output_format = "PNG"  # JPEG has no transparency
     buffer = io.BytesIO()
     options = {"JPEG": {"quality": 90, "optimize": True}, "WEBP": {"quality": 90}}
-    options = dict(options.get(output_format, {}))
+    options = options.get(output_format, {})
     # Keep an RGB image's colour profile (Display P3 from a phone), not a CMYK image's
     # (its pixels are now sRGB). No EXIF is written.
     if image.info.get("icc_profile") and not converted_from_cmyk:
         options["icc_profile"] = image.info["icc_profile"]
     image.save(buffer, format=output_format, **options)
     stem = PurePath(upload.name or "image").stem[:80] or "image"
+    content_type, extension = OUTPUT[output_format]
     cleaned = SimpleUploadedFile(
-        f"{stem}.{extension}", buffer.getvalue(), content_type=CONTENT_TYPES[output_format]
+        f"{stem}.{extension}", buffer.getvalue(), content_type=content_type
     )
     cleaned.image = image
     return cleaned
@@ -206,8 +203,8 @@ def _cmyk_to_rgb(image):
 
 def make_thumbnails(storage, name):
     """Make every size of ``settings.THUMBNAIL_ALIASES`` for the image ``name`` in
-    ``storage`` (at save: no visitor's request resizes an image); returns the names, the
-    up-to-date ones kept. OSError or InvalidImageFormatError for an unreadable file."""
+    ``storage`` missing or out of date; returns the names. OSError or
+    InvalidImageFormatError for an unreadable file."""
     thumbnailer = get_thumbnailer(storage, relative_name=name)
     return [
         thumbnailer.get_thumbnail({**options, "ALIAS": alias}).name
@@ -238,12 +235,11 @@ class Picture(NamedTuple):
 
 
 def thumbnail_picture(fieldfile, alias):
-    """The ``alias`` thumbnail of ``fieldfile`` (else the image itself: none is made) as a
-    ``Picture`` with its size from the file's header (``None`` if unreadable); ``None``
-    for an empty field or a missing file, ValueError for an unknown alias."""
+    """The ``alias`` thumbnail of ``fieldfile`` (else the image) as a ``Picture`` kept on the
+    field file (sizes ``None`` if unreadable); ``None`` for an empty field or a missing
+    file, ValueError for an unknown alias."""
     if not fieldfile:
         return None
-    # Kept on the field file (one for the page's <img> and og:image): one look-up a page.
     pictures = fieldfile.__dict__.setdefault("_pictures", {})
     if alias not in pictures:
         pictures[alias] = _picture(fieldfile, alias)
@@ -277,10 +273,9 @@ LIST_ALIASES = ("list", "list_2x")
 
 
 def list_thumbnail(image):
-    """The list-slot thumbnails of ``image`` (a FieldFile, or the name its column holds,
-    in the default storage) as a ``ListThumbnail``, ``None`` for an empty field,
-    ValueError without the aliases. Run for every row of a list, it reads no database
-    nor storage (a missing file gives a 404: an empty decorative slot)."""
+    """The list-slot thumbnails of ``image`` (a FieldFile or its column's name) as a
+    ``ListThumbnail``, ``None`` for an empty field, ValueError without the aliases.
+    Reads no database nor storage (a missing file gives a 404: an empty decorative slot)."""
     if not image:
         return None
     thumbnailer = get_thumbnailer(image)

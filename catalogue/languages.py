@@ -1,6 +1,5 @@
-"""The content's languages: a translated field (catalogue/translation.py) has a column
-per language of ``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``), and which one a
-page shows."""
+"""The content's languages: a translated field has a column per language of
+``settings.LANGUAGES`` (``title_en``, ``title_zh_hans``), and which one a page shows."""
 
 from django.conf import settings
 from django.utils.translation import get_language

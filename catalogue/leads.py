@@ -1,6 +1,5 @@
-"""A paper's lead, the one line every list shows under its authors (issue 10): a derived
-column (:data:`LEAD`) worked out in each language from the summary in that language, else
-the abstract: its first sentence, shortened past ``LEAD_CHARS``; empty with neither.
+"""A paper's lead, the line lists show under its authors: a derived column (:data:`LEAD`),
+in each language the first sentence of the summary, else the abstract, shortened.
 """
 
 import re
@@ -12,11 +11,9 @@ from catalogue import languages
 from catalogue.derived import DerivedColumn
 from catalogue.mathtext import math_matches
 
-# Where a lead is shortened: about the width of two lines of a list on a phone.
-LEAD_CHARS = 200
+LEAD_CHARS = 200  # about two lines of a list on a phone
 ELLIPSIS = "…"
-# The fields a lead comes from, the first one with text first.
-SOURCES = ("summary", "abstract")
+SOURCES = ("summary", "abstract")  # the first one with text
 
 # The end of a sentence: a full stop, question or exclamation mark (with any closing
 # quotes or brackets) before white space and a word that does not start in lower
@@ -38,7 +35,7 @@ _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
 def _maths(text):
-    """The ``(start, end)`` spans of the TeX maths in ``text`` (catalogue/mathtext.py)."""
+    """The ``(start, end)`` spans of the TeX maths in ``text``."""
     return [match.span() for match in math_matches(text)]
 
 
@@ -80,8 +77,7 @@ def shorten(text, limit=LEAD_CHARS):
 
 
 def lead(text):
-    """The lead of a summary or abstract ``text``: its first sentence, shortened past
-    ``LEAD_CHARS`` characters (see :func:`shorten`); "" for empty text."""
+    """The first sentence of a summary or abstract ``text``, shortened ("" for none)."""
     return shorten(first_sentence(text or ""))
 
 
@@ -101,7 +97,6 @@ def _sources(model):
     return [*SOURCES, *(column for field in SOURCES for column in languages.columns(field))]
 
 
-# The lead as a derived column of Paper.
 LEAD = DerivedColumn(
     "lead",
     sources=_sources,

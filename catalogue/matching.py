@@ -1,21 +1,18 @@
 """A paper's matched text (``Paper.match_text``), what a search matches: its own search
-text (catalogue/search.py), its authors' and their institutions', one per line, kept by
-the receivers below (``CatalogueConfig.ready()``) and ``content_changed`` after an import.
-"""
+text, its authors' and their institutions', one per line, kept by the receivers below."""
 
 from collections import defaultdict
 
 from catalogue.models import Affiliation, Author, Authorship, Institution, Paper
 from catalogue.search import SEPARATOR
 
-# Papers whose matched text is worked out by one query of each kind.
-MATCH_TEXT_BATCH = 500
+MATCH_TEXT_BATCH = 500  # papers worked out by one query of each kind
 
 
 def refresh_match_texts(papers):
-    """Save the matched text of the papers whose keys are ``papers`` (any iterable, unknown
-    keys skipped) from the search texts stored now: three queries and one update per
-    ``MATCH_TEXT_BATCH`` papers. Call it after a ``QuerySet.update()`` of a source."""
+    """Save the matched text of the papers whose keys are ``papers`` (any iterable) from
+    the search texts stored now, three queries and an update per ``MATCH_TEXT_BATCH``
+    papers. Call it after a ``QuerySet.update()`` of a source."""
     keys = sorted({key for key in papers if key is not None})
     for start in range(0, len(keys), MATCH_TEXT_BATCH):
         batch = keys[start : start + MATCH_TEXT_BATCH]
@@ -81,8 +78,8 @@ def match_texts_follow(sender, instance, update_fields=None, **kwargs):
 
 
 def match_texts_follow_affiliations(sender, instance, action, reverse, pk_set, **kwargs):
-    """``m2m_changed`` receiver of ``Authorship.affiliations``, whose ``add()``,
-    ``set()``, ``remove()`` and ``clear()`` write the through rows in bulk, unsignalled."""
+    """``m2m_changed`` receiver of ``Authorship.affiliations`` (``add()``, ``set()``,
+    ``remove()`` and ``clear()`` write the through rows unsignalled)."""
     if reverse and action == "pre_clear":  # the institution's papers, before they go
         instance._match_text_papers = list(
             Authorship.objects.filter(affiliation_rows__institution=instance).values_list(

@@ -3,18 +3,15 @@
 Delimiters as in LaTeX and MathJax: ``\\(...\\)`` and ``$...$`` inline, ``\\[...\\]`` and
 ``$$...$$`` displayed; a single ``$`` follows pandoc's rule (it opens when not after a
 letter, digit or backslash nor before a space, closes when not after a space nor before
-a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts; maths it cannot
-convert is shown as its escaped TeX source. latex2mathml copies ``\\text{}`` as raw HTML
-and turns ``\\href``, ``\\style`` and ``\\class`` into attributes, so every formula's
-MathML passes :func:`catalogue.sanitising.clean_mathml`.
+a digit), so "US$5" and "$5 and $10" stay text. latex2mathml converts (maths it cannot
+is shown as its escaped source); it copies ``\\text{}`` as raw HTML and turns ``\\href``,
+``\\style`` and ``\\class`` into attributes, so all MathML passes ``clean_mathml``.
 
 Limits: conversion time grows faster than the formula (2,000 characters 20-150 ms, 8,000
 about 1 s, 400 nested ``\\frac{`` exhaust the recursion limit; ``benchmarks/mathtext.py``),
-so a formula has at most ``MAX_FORMULA_LENGTH`` characters and ``MAX_FORMULA_DEPTH``
-levels of nesting, a text at most ``MAX_MATH_LENGTH`` characters of maths.
-:class:`MathLimitsValidator` refuses more; stored text over a limit is shown as its
-escaped source. A formula's MathML depends only on its source and display, so it is kept
-in an in-process LRU cache of ``FORMULA_CACHE_SIZE`` entries (at most about 20 KB each).
+so :class:`MathLimitsValidator` refuses longer or deeper formulas and more maths a text;
+stored text over a limit is shown as its escaped source. Formulas' MathML is kept in an
+in-process LRU cache of ``FORMULA_CACHE_SIZE`` entries (at most about 20 KB each).
 """
 
 import re
@@ -30,13 +27,11 @@ from latex2mathml.converter import convert
 
 from catalogue.sanitising import clean_mathml
 
-# The limits, in characters of TeX source and levels of nesting (see the docstring).
 MAX_FORMULA_LENGTH = 2000
 MAX_FORMULA_DEPTH = 20
 MAX_MATH_LENGTH = 10000
 FORMULA_CACHE_SIZE = 1024
 
-# A single-dollar formula (pandoc's rule, see the module docstring).
 _SINGLE_DOLLAR = re.compile(r"(?<![\\$\w])\$(?=\S)(?P<dollars>[^$]*?\S)\$(?![\d$])", re.DOTALL)
 MATH = re.compile(
     r"\\\((?P<inline>.+?)\\\)"
@@ -55,10 +50,9 @@ _CLOSERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
 
 
 def math_matches(text):
-    """The matches of ``MATH.finditer(text)`` in linear time: that alone scans to the end
-    of the text from each opener never closed (32,000 ``\\(`` took about a minute); here
-    an opener whose closer does not occur after it, and every later one of its kind, is
-    skipped without a scan."""
+    """The matches of ``MATH.finditer(text)`` in linear time: that scans to the end from
+    each opener never closed (32,000 ``\\(`` took a minute); here an opener with no
+    closer after it, and every later one of its kind, is skipped without a scan."""
     last = {opener: text.rfind(closer) for opener, closer in _CLOSERS.items()}
     alive = {kind for kind in ("\\(", "\\[") if last[kind] >= 0}
     position = 0
@@ -87,19 +81,19 @@ def math_segments(text):
 
 def has_math(text):
     """Whether ``text`` contains TeX maths between the delimiters above."""
-    if "$" not in text and "\\" not in text:  # no delimiter at all: most titles and leads
+    if "$" not in text and "\\" not in text:  # most titles and leads
         return False
     return next(math_matches(text), None) is not None
 
 
-# One token that changes the nesting depth: an escaped character (``\{``, ignored), a
-# ``\left``/``\begin`` (opens), a ``\right``/``\end`` (closes), or a brace.
+# What changes the nesting depth: ``\left``, ``\begin``, ``\right``, ``\end``, a brace
+# (an escaped character, ``\{``, is skipped).
 _NESTING = re.compile(r"\\(?:left|begin|right|end)(?![A-Za-z])|\\.|[{}]", re.DOTALL)
 
 
 def nesting_depth(formula):
     """How deeply ``formula`` nests braces, ``\\left...\\right`` and ``\\begin...\\end``
-    (``\\{`` is a character; unbalanced closers count as 0), in linear time."""
+    (unbalanced closers count as 0), in linear time."""
     depth = deepest = 0
     for match in _NESTING.finditer(formula):
         token = match.group()
@@ -117,8 +111,8 @@ def math_length(text):
 
 
 def _too_much_maths(text):
-    """Whether ``text`` holds more than MAX_MATH_LENGTH characters of maths; stops
-    counting there, so a huge stored text costs no more than the limit to check."""
+    """Whether ``text`` holds more than MAX_MATH_LENGTH characters of maths (counted no
+    further, so a huge stored text costs no more than the limit)."""
     total = 0
     for match in math_matches(text):
         total += len(match.group(match.lastgroup))
@@ -138,8 +132,8 @@ def formula_mathml(formula, display):
 
 
 def _render(chunks, line_breaks, convertible):
-    """``chunks`` (from ``_chunks``) as HTML: text escaped, maths converted when
-    ``convertible`` and the formula is within the limits, else shown as escaped source."""
+    """``chunks`` as HTML: text escaped, maths converted when ``convertible`` and within
+    the limits, else shown as escaped source."""
     parts = []
     for match, chunk in chunks:
         if match is None:
@@ -167,8 +161,7 @@ def _chunks(text):
 
 
 def math_inline(text):
-    """``text`` as safe HTML: escaped, with its maths as MathML. Text without maths is
-    only escaped, exactly as Django's autoescaping would."""
+    """``text`` as safe HTML: escaped (as Django's autoescaping), its maths as MathML."""
     if not has_math(text) or _too_much_maths(text):
         return conditional_escape(text)
     html = _render(_chunks(text), line_breaks=False, convertible=True)  # within the limit
@@ -196,8 +189,7 @@ def math_paragraphs(text):
 class MathLimitsValidator:
     """Refuses text whose TeX maths is over the limits with a ValidationError (code
     ``formula_too_long``, ``formula_too_deep`` or ``too_much_maths``) naming ``field``
-    ("title") and quoting the formula's start. modeltranslation copies it to every
-    language's column, so the admin and ``import_conference`` both apply it."""
+    ("title") and quoting the formula's start; on every language's column."""
 
     def __init__(self, field):
         self.field = field

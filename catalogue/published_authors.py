@@ -1,21 +1,14 @@
-"""Which authors have a published paper: the kept column ``Author.has_published_paper``,
-which ``Author.objects.published()`` reads instead of joining every authorship to its
-paper and conference (15 to 30 ms a query at 5,000 papers); the rule is
-:func:`has_published_paper_rule`. It follows saves of papers, conferences and
-authorships and deletions of authorships that change a status, a paper's conference or
-an authorship's paper or author (receivers below); every save of an author (a derived
-column: a restored version brings no old value); ``content_changed`` naming ``authors``.
-After a ``QuerySet.update()`` of a source call :func:`refresh_published_authors`, which
-first waits for other writers of content: on PostgreSQL's READ COMMITTED two
-transactions would each read the other's old rows (SQLite has one writer at a time).
+"""Which authors have a published paper: the kept column ``Author.has_published_paper``
+(joining every authorship to its paper and conference took 15 to 30 ms a query at 5,000
+papers). It follows the saves and deletions that change a status, a paper's conference
+or an authorship's paper or author, every save of an author, and ``content_changed``.
+After a ``QuerySet.update()`` of a source call :func:`refresh_published_authors`.
 """
 
 from catalogue.models import Author, Authorship, Conference, ContentGeneration, Paper
 from catalogue.models.people import has_published_paper_rule
 
-# Authors refreshed by one pair of UPDATEs (below SQLite's limit of parameters).
-BATCH = 500
-
+BATCH = 500  # authors refreshed by one pair of UPDATEs (below SQLite's parameter limit)
 # The attributes of each model (by model name) whose change can change the column.
 SOURCES = {
     "paper": ("status", "conference_id"),
@@ -25,11 +18,11 @@ SOURCES = {
 
 
 def refresh_published_authors(authors=None):
-    """Store ``has_published_paper`` for the authors whose keys are ``authors`` (None and
-    unknown keys skipped; a QuerySet of keys; ``None``: every author), two UPDATEs per
-    ``BATCH``, after waiting for other writers. Returns the number of rows changed."""
+    """Store ``has_published_paper`` for the authors whose keys are ``authors`` (keys, a
+    QuerySet of keys, or ``None`` for every author), two UPDATEs per ``BATCH``, after
+    waiting for other writers (on PostgreSQL's READ COMMITTED two transactions would each
+    read the other's old rows). Returns the number of rows changed."""
     ContentGeneration.objects.wait_for_other_writers()
-
     if authors is None:
         return _refresh(Author.objects.all())
     if hasattr(authors, "query"):
@@ -58,8 +51,7 @@ def _concerned(sender, update_fields):
 
 
 def remember_sources(sender, instance, raw=False, update_fields=None, **kwargs):
-    """``pre_save`` receiver: note the stored values of the instance's sources (one query)
-    for :func:`published_authors_follow`."""
+    """``pre_save`` receiver: note the stored values of the instance's sources."""
     if not _concerned(sender, update_fields):
         return
     before = None
@@ -71,7 +63,7 @@ def remember_sources(sender, instance, raw=False, update_fields=None, **kwargs):
 
 def published_authors_follow(sender, instance, update_fields=None, **kwargs):
     """``post_save`` and ``post_delete`` receiver: when the sources changed, refresh the
-    authors reached (a paper's, a conference's papers', an authorship's old and new)."""
+    authors reached (of a paper, of a conference's papers, an authorship's old and new)."""
     if not _concerned(sender, update_fields):
         return
     now = {name: getattr(instance, name) for name in SOURCES[sender._meta.model_name]}
@@ -92,7 +84,7 @@ def published_authors_follow(sender, instance, update_fields=None, **kwargs):
 
 
 def published_authors_follow_content(sender, authors=(), **kwargs):
-    """``content_changed`` receiver: refresh the column of ``authors`` (when any)."""
+    """``content_changed`` receiver: refresh the column of ``authors``."""
     authors = list(authors)
     if authors:
         refresh_published_authors(authors)

@@ -19,9 +19,9 @@ def slug_from(text, max_length):
 
 
 def unique_slug(instance, text, fallback, scope=None, taken=()):
-    """A slug for ``instance`` (not saved) from ``text`` (else ``fallback``), within the
-    field's max_length, unique among the rows matching ``scope`` (lookups; None: the
-    table) and not in ``taken``: a taken one gets "-2", "-3", ..."""
+    """A slug for ``instance`` from ``text`` (else ``fallback``), within the field's
+    max_length, not in ``taken`` and unique among the rows matching ``scope`` (lookups;
+    None: the table): a taken one gets "-2", "-3", ..."""
     max_length = instance._meta.get_field("slug").max_length
     base = slug_from(text, max_length) or fallback
     others = type(instance)._default_manager.filter(**(scope or {}))
@@ -46,7 +46,7 @@ class SlugFromTitleMixin:
         return None
 
     def fill_slug(self, taken=()):
-        """Make the slug if it is blank, avoiding ``taken`` too (see ``unique_slug``)."""
+        """Make the slug if it is blank, avoiding ``taken`` too."""
         if not self.slug:
             self.slug = unique_slug(
                 self, getattr(self, self.slug_source), self.slug_fallback, self.slug_scope(), taken
@@ -68,8 +68,7 @@ ASCII_SLUG = re.compile(r"^[-a-zA-Z0-9_]+\Z")
 @deconstructible
 class AsciiSlugValidator:
     """Refuse a slug with anything but ASCII letters, digits, hyphens and underscores
-    (ValidationError, code ``"invalid"`` as Django's ``validate_slug``), suggesting the
-    value's transliteration ("Kynkäänniemi": "kynkaanniemi") when there is one."""
+    (ValidationError, code ``"invalid"``), suggesting its transliteration if any."""
 
     def __call__(self, value):
         if ASCII_SLUG.match(value):
@@ -101,9 +100,8 @@ validate_ascii_slug = AsciiSlugValidator()
 
 
 class SlugsMadeFormSet(forms.BaseInlineFormSet):
-    """An inline formset of a ``SlugFromTitleMixin`` model whose slugs may be blank:
-    each made slug avoids those of the rows above it (a row's ``clean()`` alone would
-    give two new rows of one name the same) before the duplicate check."""
+    """An inline formset of a ``SlugFromTitleMixin`` model: each slug made for a blank one
+    avoids the other rows' (two new rows of one name would get the same)."""
 
     def clean(self):
         taken = set()

@@ -1,9 +1,6 @@
-"""Text fields that store what editors typed: browsers send textareas with CRLF (a form
-saved untouched would change every line ending), and modeltranslation makes translation
-columns nullable (an empty one saved as NULL). :class:`TextField` and :class:`CharField`
-store LF and ``""`` in every language's column, through their form field and at every
-save; they deconstruct as Django's own (no migration names them).
-"""
+"""Text fields that store what editors typed with LF line endings (browsers send CRLF)
+and ``""`` for empty (modeltranslation's columns are nullable), in every language's
+column, through their form field and at every save; they deconstruct as Django's own."""
 
 from django import forms
 from django.db import models
@@ -28,7 +25,7 @@ class TextFormField(forms.CharField):
 
 
 class _PlainText:
-    """What both model fields share: the form field, and LF and ``""`` on every save."""
+    """What both model fields share."""
 
     def formfield(self, **kwargs):
         # Choices keep Django's choice field; modeltranslation passes its own subclass.

@@ -1,6 +1,5 @@
-"""Prose fields translated by django-modeltranslation (keys are language-neutral); run
-``makemigrations`` after every change. ``names`` may be left empty in Chinese when
-written alike ("ICML 2025"): pages show the English unmarked, not as untranslated.
+"""Prose fields translated by django-modeltranslation; run ``makemigrations`` after every
+change. ``names`` may be left empty in Chinese ("ICML 2025"): pages show the English unmarked.
 """
 
 from modeltranslation.translator import TranslationOptions, register

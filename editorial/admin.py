@@ -1,8 +1,6 @@
-"""The editors' admin: every model, with tabbed translation forms (modeltranslation),
-history with compare and restore (django-reversion, django-reversion-compare),
-drag-and-drop author order (django-admin-sortable2), draft/publish actions, a preview
-of a draft's public page, and a "missing Chinese" filter and column on each
-translated model."""
+"""The editors' admin: tabbed translations (modeltranslation), history with compare and
+restore (django-reversion-compare), drag-and-drop author order (django-admin-sortable2),
+publish actions, previews of drafts, and a "missing Chinese" filter and column."""
 
 from contextlib import contextmanager
 
@@ -17,7 +15,7 @@ from django.db.models import Count, F, Q, Value
 from django.db.models.functions import Coalesce, NullIf
 from django.templatetags.static import static
 from django.utils.html import format_html
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 from easy_thumbnails.exceptions import InvalidImageFormatError
 from easy_thumbnails.files import get_thumbnailer
@@ -45,6 +43,7 @@ from catalogue.models import (
     Status,
     Venue,
 )
+from catalogue.models.querysets import conference_order
 from catalogue.slugs import SlugsMadeFormSet
 from editorial.editing import EditTokenFormMixin
 from editorial.forms import (
@@ -59,8 +58,7 @@ from editorial.forms import (
 )
 from editorial.history import register_models
 
-# With what belongs to each model, before the ModelAdmins below register them implicitly.
-register_models()
+register_models()  # with what belongs to each, before the ModelAdmins below would
 
 # Addresses typed without a scheme are https (Django 6's default; 5.2 warns without it).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
@@ -106,8 +104,8 @@ class MissingChineseFilter(admin.SimpleListFilter):
 
 
 def shown_translation(field):
-    """An expression for the translated ``field`` as the admin shows it (the active
-    language's column, else the default one's), so a list sorts by what editors read."""
+    """An expression of the translated ``field`` as the admin shows it (the active
+    language's column, else the default's), for sorting by what editors read."""
     default = build_localized_fieldname(field, settings.MODELTRANSLATION_DEFAULT_LANGUAGE)
     own = build_localized_fieldname(field, get_language() or settings.LANGUAGE_CODE)
     if own == default:
@@ -116,15 +114,15 @@ def shown_translation(field):
 
 
 class AwardSeriesFilter(admin.SimpleListFilter):
-    """Papers by award series (slug), named by the newest edition's name in the admin's
-    language (a filter on ``awards__slug`` would list slugs)."""
+    """Papers by award series (slug), named by the newest edition in the admin's language."""
 
     title = _("award")
     parameter_name = "award"
 
     def lookups(self, request, model_admin):
         names = {}
-        for award in Award.objects.order_by("-conference__year", "position", "slug"):
+        awards = Award.objects.order_by(*conference_order("conference__"), "position", "slug")
+        for award in awards:
             names.setdefault(award.slug, localized_value(award, "name")[0] or award.slug)
         return sorted(names.items(), key=lambda item: (item[1].casefold(), item[0]))
 
@@ -145,13 +143,11 @@ class EditorFieldsMixin:
 
 
 class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
-    """History, compare (with the view permission, as the history page) and restore for
-    every content model (django-reversion-compare). Only a save that changes something
-    enters the history, with what belongs to the object (``editorial.history.FOLLOW``).
-    A change form carries an edit token (``editorial.editing``)."""
+    """History, compare (with the view permission) and restore for every content model.
+    Only a save that changes something enters the history, with what belongs to the
+    object (``editorial.history.FOLLOW``). A change form carries an edit token."""
 
-    # django-reversion's views that save a version back (restore, recover).
-    RESTORING_VIEWS = ("_revision", "_recover")
+    RESTORING_VIEWS = ("_revision", "_recover")  # django-reversion's restore, recover
 
     @contextmanager
     def create_revision(self, request):
@@ -181,8 +177,7 @@ class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
         return super().log_change(request, obj, message)
 
     def lookup_allowed(self, lookup, value, request):
-        """Django's rule, and no filter value holding NUL: PostgreSQL cannot compare it
-        (a 500), a refused lookup is Django's 400 on every database."""
+        """Django's rule, and no NUL in a value (PostgreSQL cannot compare it: a 500)."""
         if "\x00" in value:
             return False
         return super().lookup_allowed(lookup, value, request)
@@ -219,7 +214,7 @@ class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
         )
 
     def changelist_view(self, request, extra_context=None):
-        """The list, with ``missing_chinese_count``: rows still missing Chinese (one query)."""
+        """The list, with ``missing_chinese_count`` (one query)."""
         remaining = self.model._default_manager.filter(missing_chinese_q(self.model)).count()
         extra_context = {**(extra_context or {}), "missing_chinese_count": remaining}
         return super().changelist_view(request, extra_context)
@@ -235,34 +230,31 @@ class PublishingAdmin(TranslatedContentAdmin):
         url = obj.get_absolute_url()
         return url if obj.status == Status.PUBLISHED else f"{url}?{settings.PREVIEW_PARAMETER}=1"
 
-    def _set_status(self, request, queryset, status, message):
-        """Give ``status`` to the items of ``queryset`` that lack it, each saved in one
-        revision (the history shows who and when); returns how many."""
-        changed = 0
+    def _set_status(self, request, queryset, status, comment, message):
+        """Give ``status`` to the items of ``queryset`` that lack it, in one revision
+        (the history shows who and when), and say how many (``message``, by ``count``)."""
+        changed = queryset.exclude(status=status)
         with reversion.create_revision():
             reversion.set_user(request.user)
-            reversion.set_comment(str(message))
-            for obj in queryset.exclude(status=status):
+            reversion.set_comment(str(comment))
+            for obj in changed:
                 obj.status = status
                 obj.save(update_fields=["status"])
-                changed += 1
-        return changed
+        self.message_user(request, message % {"count": len(changed)}, messages.SUCCESS)
 
     @admin.action(permissions=["change"], description=_("Publish the selected items"))
     def publish(self, request, queryset):
         """Make the selected items visible to visitors."""
-        changed = self._set_status(request, queryset, Status.PUBLISHED, _("Published."))
-        message = ngettext("%(count)d item published.", "%(count)d items published.", changed)
-        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
+        message = ngettext_lazy("%(count)d item published.", "%(count)d items published.", "count")
+        self._set_status(request, queryset, Status.PUBLISHED, _("Published."), message)
 
     @admin.action(permissions=["change"], description=_("Return the selected items to draft"))
     def unpublish(self, request, queryset):
         """Hide the selected items from visitors again (editors can still preview them)."""
-        changed = self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."))
-        message = ngettext(
-            "%(count)d item returned to draft.", "%(count)d items returned to draft.", changed
+        message = ngettext_lazy(
+            "%(count)d item returned to draft.", "%(count)d items returned to draft.", "count"
         )
-        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
+        self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."), message)
 
 
 @admin.register(Venue)
@@ -273,8 +265,6 @@ class VenueAdmin(TranslatedContentAdmin):
 
 
 class AwardInline(TranslationStackedInline):
-    """A conference's awards, translated in tabs, including rows added with "Add another"."""
-
     model = Award
     formset = SlugsMadeFormSet
     extra = 0
@@ -326,8 +316,7 @@ class AuthorshipInline(SortableTabularInline):
     ordering = ["position"]
 
     def get_formset(self, request, obj=None, **kwargs):
-        # The position stays a field of the row form but not of its model fields: the
-        # formset validates it (see AuthorshipRowForm).
+        # The position is a plain field of the row form (see AuthorshipRowForm).
         kwargs["fields"] = ["paper", "author", "affiliations"]
         return super().get_formset(request, obj, **kwargs)
 
@@ -338,9 +327,8 @@ class PaperLinkInline(EditorFieldsMixin, admin.TabularInline):
 
 
 class AwardEntryInline(admin.TabularInline):
-    """A paper's awards; the level list groups the levels by award (``levels_by_award``),
-    and rows take their awards from the loaded entries (``AwardEntryFormSet``): as many
-    queries for twenty entries as for one."""
+    """A paper's awards, levels grouped by award, with as many queries for twenty entries
+    as for one (``levels_by_award``, ``AwardEntryFormSet``)."""
 
     model = AwardEntry
     formset = AwardEntryFormSet
@@ -357,9 +345,9 @@ class AwardEntryInline(admin.TabularInline):
             )
         if db_field.name != "level":
             return super().formfield_for_foreignkey(db_field, request, **kwargs)
-        kwargs["queryset"] = AwardLevel.objects.select_related("award__conference").order_by(
-            "-award__conference__year",
-            "award__conference__slug",
+        levels = AwardLevel.objects.select_related("award__conference")
+        kwargs["queryset"] = levels.order_by(
+            *conference_order("award__conference__"),
             "award__position",
             "award__slug",
             "position",
@@ -383,9 +371,8 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
     inlines = [AuthorshipInline, PaperLinkInline, AwardEntryInline]
 
     def revision_view(self, request, object_id, version_id, extra_context=None):
-        """Restore a version, an earlier author order too: the authorships are moved aside
-        first (django-reversion saves them one at a time), which is rolled back when the
-        version is only viewed or cannot be restored."""
+        """Restore a version, its author order too: the authorships are moved aside first
+        (django-reversion saves them one by one), rolled back unless restored."""
         paper_id = unquote(object_id)
         if not paper_id.isdigit():  # no such paper: django-reversion answers 404
             return super().revision_view(request, object_id, version_id, extra_context)
@@ -414,7 +401,6 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
 
     @admin.display(description=_("teaser image"))
     def teaser_state(self, obj):
-        """ "–" without an image, "missing file" when the stored name has no file, else "stored"."""
         if not obj.image:
             return "–"
         if not obj.image.storage.exists(obj.image.name):
@@ -452,7 +438,7 @@ class AwardEntryForAwardInline(admin.TabularInline):
     fields = ["paper", "level", "position"]
 
     def get_formset(self, request, obj=None, **kwargs):
-        # On the formset's own form class: the inline is shared by concurrent requests.
+        # On the formset's own form class, as the inline is shared by concurrent requests.
         formset = super().get_formset(request, obj, **kwargs)
         levels = AwardLevel.objects.filter(award=obj if obj is not None and obj.pk else None)
         formset.form.base_fields["level"].queryset = levels.select_related("award__conference")
@@ -469,8 +455,7 @@ class AwardAdmin(PublishingAdmin):
     prepopulated_fields = {"slug": ["name_en"]}
     inlines = [AwardLevelInline, AwardEntryForAwardInline]
 
-    def get_queryset(self, request):
-        """Awards with the conference ``str(award)`` names, for the autocomplete too."""
+    def get_queryset(self, request):  # with the conference str(award) names
         return super().get_queryset(request).select_related("conference")
 
 

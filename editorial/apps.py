@@ -12,8 +12,4 @@ class EditorialConfig(AppConfig):
         from editorial.roles import sync_editors_group
 
         # After auth's own post_migrate handler has created the catalogue's permissions.
-        post_migrate.connect(
-            sync_editors_group,
-            sender=apps.get_app_config("papers"),
-            dispatch_uid="papers-editors",
-        )
+        post_migrate.connect(sync_editors_group, sender=apps.get_app_config("papers"))

@@ -1,13 +1,9 @@
 """Optimistic locking for the editors' admin: a form opened before another save is refused.
 
 A change form carries a signed *edit token*, a digest of each field of the object and of
-what belongs to it (``editorial.history.belongings``). If the database differs on
-submit, someone saved in between (admin, importer, anywhere): the form is refused,
-naming what changed, with the editor's input kept and the token renewed.
-
-Not django-concurrency: it needs a version column on every model, patches Django's
-private ``Model._do_update``, misses ``bulk_update`` and restores, and its message has
-no Chinese and does not say what changed.
+what belongs to it. If the database differs on submit, the form is refused, naming what
+changed, the input kept and the token renewed. (django-concurrency needs a version
+column, patches Django's private ``Model._do_update``, misses bulk updates and restores.)
 """
 
 import hashlib
@@ -55,8 +51,8 @@ def edit_token(obj):
 
 def changes_since(token, obj):
     """``(names, opened)``: the fields of ``obj`` and kinds of related objects changed
-    since ``token`` (empty: none), and when the form was opened (epoch seconds, or None).
-    A missing or forged token counts as everything changed."""
+    since ``token`` (a missing or forged one: everything), and when the form was opened
+    (epoch seconds, or None)."""
     now = _state(obj)
     try:
         payload = signing.loads(token or "", salt=_SALT)

@@ -18,6 +18,7 @@ from modeltranslation.utils import build_localized_fieldname
 from catalogue import languages
 from catalogue.images import clean_image
 from catalogue.models import Author, Authorship, Award, Conference, Institution
+from catalogue.models.querysets import conference_order
 
 
 class TeaserImageField(forms.ImageField):
@@ -32,12 +33,9 @@ class TeaserImageField(forms.ImageField):
 
 
 class AuthorshipFormSet(CustomInlineFormSet):
-    """A paper's authorships, reorderable by drag and drop (django-admin-sortable2).
-
-    Positions are unique per paper (a constraint), so swapping two authors cannot be
-    checked or saved row by row: ``clean`` checks the whole formset's positions, and
-    ``save_existing_objects`` moves the renumbered rows aside first (one UPDATE).
-    """
+    """A paper's authorships, reordered by drag and drop (django-admin-sortable2). Positions
+    are unique per paper, so a swap cannot be checked or saved row by row: ``clean``
+    checks the whole formset's, ``save_existing_objects`` moves the rows aside first."""
 
     def clean(self):
         super().clean()
@@ -59,9 +57,7 @@ class AuthorshipFormSet(CustomInlineFormSet):
             seen.add(position)
 
     def save_existing_objects(self, commit=True):
-        if commit:
-            # Rows that change position, and rows about to be deleted (whose position
-            # another row may take before the deletion comes in the loop).
+        if commit:  # rows that move, and rows to delete (whose position another may take)
             moved = [
                 form.instance.pk
                 for form in self.initial_forms
@@ -82,8 +78,8 @@ def choices_listed(field, choices):
 
 
 class KnownAutocompleteSelect(AutocompleteSelect):
-    """An autocomplete select taking its chosen object from ``known`` (set by
-    :class:`AwardEntryFormSet`) when that is the value, where Django's queries per row."""
+    """An autocomplete select whose chosen object is ``known`` (:class:`AwardEntryFormSet`
+    sets it) when that is the value: Django's queries it for each row."""
 
     known = None
 
@@ -117,9 +113,8 @@ class AwardEntryFormSet(forms.BaseInlineFormSet):
 
 def levels_by_award(queryset, empty_label):
     """A callable giving an award entry's level choices: ``empty_label``, then a group
-    per award ("conference: award") of ``queryset``'s levels (``award__conference``
-    selected), read once for all the formset's rows. Labels only: the field and
-    ``AwardEntry.clean`` still check a submitted level."""
+    per award ("conference: award") of ``queryset``'s levels, read once for all rows
+    (labels only: the field and ``AwardEntry.clean`` check a submitted level)."""
     choices = []
 
     def grouped():
@@ -200,8 +195,7 @@ class AuthorshipForm(forms.ModelForm):
         return cleaned_data
 
     def save(self, commit=True):
-        """Save as Django does, then the affiliations in their order (with ``save_m2m``
-        when ``commit`` is False, as Django documents)."""
+        """Save as Django does, then the affiliations in order (in ``save_m2m``)."""
         authorship = super().save(commit=False)
         save_m2m = self.save_m2m
 
@@ -218,9 +212,8 @@ class AuthorshipForm(forms.ModelForm):
 
 
 class AuthorshipRowForm(AuthorshipForm):
-    """A row of ``AuthorshipFormSet``: ``position`` is a plain form field, not a model
-    field of the form (``AuthorshipInline.get_formset``), so the model's validation
-    leaves it to the formset; the form sets it on the instance."""
+    """A row of ``AuthorshipFormSet``: ``position`` is a plain form field (not a model
+    field of the form), so the model's validation leaves it to the formset."""
 
     position = Authorship._meta.get_field("position").formfield(required=False)
 
@@ -241,8 +234,7 @@ QUERY_MAX_LENGTH = 200
 
 
 def _attributes(attrs):
-    """HTML attributes as Django's ``django/forms/widgets/attrs.html`` writes them: in
-    order, ``True`` as a bare name, ``False`` left out, other values as strings."""
+    """HTML attributes as Django's ``django/forms/widgets/attrs.html`` writes them."""
     return format_html_join(
         "",
         "{}",
@@ -255,10 +247,9 @@ def _attributes(attrs):
 
 
 class ListSelect(forms.Select):
-    """A ``<select>`` written in Python, the same HTML as Django's ``Select`` without a
-    template per option; choices in groups go to Django's templates. Kept for the
-    uncached search page's 50 ms target: at 200 options (one per award series) Django's
-    ``Select`` takes 13 ms, this 0.1 ms (measured for issue 28)."""
+    """Django's ``Select`` HTML without a template per option (groups go to Django's).
+    For the uncached search page's 50 ms target: at 200 options (one per award series)
+    Django's takes 13 ms, this 0.1 ms (measured for issue 28)."""
 
     def render(self, name, value, attrs=None, renderer=None):
         choices = list(self.choices)
@@ -290,17 +281,11 @@ def without_nul(text):
 
 
 class ChoiceShownField(forms.ChoiceField):
-    """A ChoiceField whose invalid-choice error shows the refused value ``without_nul``."""
+    """A ChoiceField whose invalid-choice error shows the refused value ``without_nul``
+    (no choice holds NUL nor U+FFFD, so a value with either is refused alike)."""
 
-    def validate(self, value):
-        """Django's validation; an ``invalid_choice`` error's value made printable."""
-        try:
-            super().validate(value)
-        except ValidationError as error:
-            if error.code != "invalid_choice":
-                raise
-            params = {**(error.params or {}), "value": without_nul(str(value))}
-            raise ValidationError(error.message, code=error.code, params=params) from None
+    def to_python(self, value):
+        return without_nul(super().to_python(value))
 
 
 class TypedChoiceShownField(ChoiceShownField, forms.TypedChoiceField):
@@ -314,9 +299,7 @@ class QueryInput(forms.SearchInput):
         return without_nul(super().format_value(value))
 
 
-# The search form's choices, as plain rows (model instances took about 4 ms a page).
-
-
+# The search form's choices are plain rows (model instances took about 4 ms a page).
 def conference_choices():
     """The published conferences, newest first: dicts of slug, year and name columns."""
     return (
@@ -328,10 +311,10 @@ def conference_choices():
 
 
 def award_choices():
-    """The published awards, newest conference first: dicts of slug and name columns."""
+    """The published awards in conference order: dicts of slug and name columns."""
     return (
         Award.objects.published()
-        .order_by("-conference__year", "position")
+        .order_by(*conference_order("conference__"), "position", "slug")
         .rewrite(False)
         .values("slug", *languages.columns("name"))
     )
@@ -346,8 +329,7 @@ def _localized_name():
 
 
 class ListedChoices(BaseChoiceIterator):
-    """Choices without groups that Django's ``normalize_choices()`` passes through as they
-    are (normalising took a few ms a page)."""
+    """Choices that Django's ``normalize_choices()`` passes through (a few ms a page)."""
 
     def __init__(self, choices):
         self.choices = choices
@@ -362,9 +344,9 @@ NULL_CHARACTERS_MESSAGE = gettext_noop("Null characters are not allowed.")
 
 
 class SearchForm(forms.Form):
-    """The search page's query string: text, a conference slug, a year and an award
-    series slug, limited to published values (two queries). Unknown values, text over
-    ``QUERY_MAX_LENGTH`` and NUL characters are form errors, never queries."""
+    """The search page's query string: text, and a published conference, year and award
+    series (two queries). Unknown values, text over ``QUERY_MAX_LENGTH`` and NUL
+    characters are form errors, never queries."""
 
     q = forms.CharField(
         label=_("Search for"),
@@ -396,7 +378,7 @@ class SearchForm(forms.Form):
         self.fields["award"].choices = ListedChoices(any_choice + list(series.items()))
 
     def shown_query(self):
-        """The query as the page repeats it (its title): NULs shown as U+FFFD."""
+        """The query as the page's title repeats it, ``without_nul``."""
         return without_nul(self["q"].value())
 
     def has_criteria(self):

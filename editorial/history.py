@@ -1,11 +1,7 @@
-"""The history of content objects (django-reversion): what belongs to what, and versions
-written in bulk by the importer.
-
-A version holds the object with what belongs to it (``FOLLOW``), so restoring or
-recovering brings all of it back. ``register_models()`` registers every model
-explicitly (registered by the admin, an award met first as an inline would lose its
-entries). Versions leave out modeltranslation's original columns (``title`` beside
-``title_en``), which mirror the active language and would differ between editors.
+"""The history of content objects (django-reversion): a version holds the object with
+what belongs to it (``FOLLOW``), restored and recovered together, without
+modeltranslation's original columns (``title``, mirroring ``title_en`` or another).
+The importer's versions are written in bulk.
 """
 
 import json
@@ -88,9 +84,9 @@ def recorded_fields(model):
 
 
 def register_models():
-    """Register every content model with django-reversion, with its ``FOLLOW`` relations.
-    Call once, after modeltranslation (``editorial.admin`` does); a second call raises
-    ``reversion.RegistrationError``."""
+    """Register every content model with its ``FOLLOW`` relations (explicitly: registered
+    by the admin, an award met first as an inline would lose its entries). Call once,
+    after modeltranslation; a second call raises ``reversion.RegistrationError``."""
     for model, follow in FOLLOW.items():
         reversion.register(model, fields=recorded_fields(model), follow=follow)
 
@@ -124,24 +120,21 @@ def _owners(model):
 
 
 def _with_owners(keys):
-    """``keys`` ({model: set of pks}) grown by their owners, in bulk: whoever owns a
-    changed object changed too (a new author changes the paper)."""
+    """``keys`` ({model: set of pks}) grown by their owners: whoever owns a changed object
+    changed too (a new author changes the paper)."""
     keys = defaultdict(set, {model: set(pks) for model, pks in keys.items()})
     for model in reversed(list(FOLLOW)):
         for owner, foreign_key in _owners(model):
+            owner_keys = model._base_manager.values_list(f"{foreign_key}_id", flat=True)
             for chunk in _chunks(sorted(keys[model])):
-                keys[owner].update(
-                    model._base_manager.filter(pk__in=chunk).values_list(
-                        f"{foreign_key}_id", flat=True
-                    )
-                )
+                keys[owner].update(owner_keys.filter(pk__in=chunk))
     return keys
 
 
 def _add_belongings(keys):
-    """Add to ``keys`` all that belongs to its objects, a chunk of owners per query; owners
-    come before what they own in ``FOLLOW``, so one pass reaches the leaves. Returns
-    {(model, pk): [(related model, pk), ...]}, what directly belongs to each object."""
+    """Add to ``keys`` all that belongs to its objects, in one pass (owners come first in
+    ``FOLLOW``). Returns {(model, pk): [(related model, pk), ...]}, what directly belongs
+    to each object."""
     children = defaultdict(list)
     for model, names in FOLLOW.items():
         for name in names:
@@ -160,12 +153,10 @@ def _chunks(items):
 
 
 def record_versions(keys, comment, *, missing_only=None):
-    """Write the history of the objects in ``keys`` ({model: primary keys created or
-    changed}) and of their owners in bulk: a revision per object (restoring takes a
-    whole revision), holding all that belongs to it (``FOLLOW``). ``missing_only``
-    ({model: primary keys}) get a version only if they have none yet. Returns the
-    revisions, owners first. A few queries per 500 objects, where
-    ``reversion.add_to_revision`` takes several per object."""
+    """Write in bulk the history of the objects in ``keys`` ({model: pks}) and their owners,
+    a revision per object with all that belongs to it, and of ``missing_only`` ones without
+    a version yet; return the revisions. A few queries per 500 objects (several per object
+    with ``reversion.add_to_revision``)."""
     keys = _with_owners(keys)
     for model, pks in (missing_only or {}).items():
         keys[model].update(_without_versions(model, pks - keys[model]))
@@ -212,8 +203,8 @@ def _without_versions(model, pks):
 
 
 def _versions(model, pks):
-    """``(pk, Version fields)`` pairs for ``model``'s objects ``pks``, serialised as
-    reversion would (its JSON format, the registered fields), a chunk of objects per query."""
+    """``(pk, Version fields)`` of ``model``'s objects ``pks``, serialised as reversion
+    would (JSON, the registered fields)."""
     if not pks:
         return []
     content_type = ContentType.objects.get_for_model(model)

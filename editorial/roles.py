@@ -1,42 +1,29 @@
-"""Roles: the "Editors" group and editor accounts.
-
-Editors maintain content only: the group holds exactly the permissions of the ``papers``
-app's models, none on users, groups or other apps. ``sync_editors_group`` runs after
-every ``migrate``, so the group follows new models and rights given by hand are reset.
+"""Roles: the "Editors" group, holding exactly the permissions of the ``papers`` app's
+models (none on users or groups), kept after every ``migrate``, and editor accounts.
 """
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils.translation import gettext as _
 
 EDITORS = "Editors"
 EDITOR_APPS = ("papers",)
 
 
-def editor_permissions():
-    """The permissions an editor needs: every permission of the apps in EDITOR_APPS."""
-    return Permission.objects.filter(content_type__app_label__in=EDITOR_APPS)
-
-
 def sync_editors_group(using="default", **kwargs):
-    """Create the Editors group if needed, give it exactly ``editor_permissions()`` and
-    return it (a ``post_migrate`` receiver of the papers app, ``EditorialConfig``)."""
+    """Create the Editors group if needed, give it exactly the permissions of the apps in
+    EDITOR_APPS and return it (a ``post_migrate`` receiver of the papers app)."""
     group, _created = Group.objects.using(using).get_or_create(name=EDITORS)
-    group.permissions.set(editor_permissions().using(using))
+    permissions = Permission.objects.using(using)
+    group.permissions.set(permissions.filter(content_type__app_label__in=EDITOR_APPS))
     return group
 
 
 def unsaved_editor(username, email):
-    """The unsaved staff account ``create_editor`` would save, without a password.
-    Raises ValidationError for a taken or invalid username or an invalid e-mail address."""
+    """The unsaved staff account ``create_editor`` would save, without a password. Raises
+    ValidationError for a taken or invalid username or an invalid e-mail address."""
     User = get_user_model()
-    if User._default_manager.filter(**{User.USERNAME_FIELD: username}).exists():
-        raise ValidationError(
-            _("A user named %(username)s already exists."), params={"username": username}
-        )
     user = User(**{User.USERNAME_FIELD: username}, email=email or "", is_staff=True)
     user.full_clean(exclude=["password"])
     return user

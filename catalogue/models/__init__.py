@@ -13,11 +13,7 @@ from catalogue.models.bookkeeping import ContentGeneration, ImportRecord
 from catalogue.models.conferences import Award, AwardEntry, AwardLevel, Conference, Venue
 from catalogue.models.papers import KIND_ORDER, Affiliation, Authorship, Paper, PaperLink
 from catalogue.models.people import Author, Institution
-from catalogue.models.querysets import (
-    NEWEST_FIRST,
-    SEARCH_MAX_WORDS,
-    authorships_with_affiliations,
-)
+from catalogue.models.querysets import NEWEST_FIRST, SEARCH_MAX_WORDS
 
 __all__ = [
     "KIND_ORDER",
@@ -38,7 +34,6 @@ __all__ = [
     "PublishedQuerySet",
     "Status",
     "Venue",
-    "authorships_with_affiliations",
     "count_of",
     "natural_key_lookups",
     "unlisted_paper_fields",

@@ -1,6 +1,5 @@
-"""What every catalogue model shares: natural keys (``natural_key_fields``, so fixtures
-never carry primary keys), the publication status and the one rule of what is public
-(``PublishedQuerySet.published()``), and common fields.
+"""What every catalogue model shares: natural keys (``natural_key_fields``), the
+publication status and the one rule of what is public (``PublishedQuerySet``), fields.
 """
 
 from django.db import models
@@ -28,8 +27,7 @@ def natural_key_lookups(model):
 
 
 class NaturalKeyMixin:
-    """``natural_key()`` from ``natural_key_fields``: the one statement of a model's key,
-    which fixtures, the importer and the export ask."""
+    """``natural_key()`` from ``natural_key_fields``, the one statement of a model's key."""
 
     natural_key_fields = ("slug",)
 
@@ -56,12 +54,9 @@ class Status(models.TextChoices):
 
 
 class PublishedQuerySet(NaturalKeyQuerySet):
-    """The one rule of what visitors see, :meth:`published`: every status on the
-    relations ``published_paths`` (``""`` the row itself) is published. A paper is public
-    when it and its conference are; an authorship when its paper is; an award entry when
-    its award and its paper are. Joins, not ``paper__in=<subquery>``, which SQLite would
-    evaluate into a list of every published id inside each query.
-    """
+    """The one rule of what visitors see, :meth:`published`: every status on the relations
+    ``published_paths`` (``""`` the row itself) is published. Joins, not a subquery, which
+    SQLite evaluates into a list of every published id."""
 
     published_paths = ("", "conference__")
 
@@ -81,9 +76,9 @@ class PublishedQuerySet(NaturalKeyQuerySet):
 
 
 def count_of(queryset, field):
-    """The number of rows of ``queryset`` whose ``field`` is the outer row, a subquery for
-    ``annotate()`` (0 when none); ``COUNT(*)``: with ``COUNT(id)`` PostgreSQL could not
-    count from the index ``paper_listing_order`` alone (venue page: 3.99 against 1.79 ms)."""
+    """A subquery for ``annotate()``: how many rows of ``queryset`` have the outer row as
+    ``field`` (0 for none). ``COUNT(*)``: PostgreSQL counts ``COUNT(id)`` not from the
+    index ``paper_listing_order`` alone (venue page: 3.99 against 1.79 ms)."""
     counted = (
         queryset.filter(**{field: OuterRef("pk")}).order_by().values(field).annotate(n=Count("*"))
     )
@@ -91,9 +86,8 @@ def count_of(queryset, field):
 
 
 def unlisted_paper_fields(prefix=""):
-    """The names of a paper's long columns that no list shows (abstract, summary, their
-    language columns, ``search_text``, ``match_text``) for ``defer()``, after ``prefix``
-    (``"paper__"``). At 5,000 papers they were most of each row read."""
+    """The paper's long columns that no list shows, after ``prefix`` (``"paper__"``), for
+    ``defer()``: at 5,000 papers they were most of each row read."""
     names = ["search_text", "match_text"]
     for field in ("abstract", "summary"):
         names += [field, *languages.columns(field)]

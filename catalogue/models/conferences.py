@@ -174,7 +174,7 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return {"conference_id": self.conference_id}
 
     def get_series_url(self):
-        """The page of every edition of this award at the venue (see the class docstring)."""
+        """The page of every edition of this award at the venue."""
         return reverse(
             "papers:award-series",
             kwargs={"venue_slug": self.conference.venue.slug, "slug": self.slug},
@@ -280,8 +280,8 @@ class AwardEntry(NaturalKeyMixin, models.Model):
         return f"{self.award}: {self.paper} ({self.level.name_en})"
 
     def clean(self):
-        """The level must be one of this award's levels; compares objects, not ids, so
-        that unsaved ones are checked too (the importer's, before writing them)."""
+        """The level must be one of this award's (objects compared: the importer's are
+        checked before they are saved)."""
         super().clean()
         try:
             award, level = self.award, self.level

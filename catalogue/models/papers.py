@@ -117,8 +117,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
 
     @property
     def ordered_authorships(self):
-        """The authorships in author order: the list ``authorships_in_order`` prefetched,
-        else ``authorships`` (prefetched or read) sorted."""
+        """The authorships in order: ``authorships_in_order``'s prefetch, else sorted."""
         prefetched = getattr(self, AUTHORSHIPS_IN_ORDER, None)
         if prefetched is not None:
             return prefetched
@@ -153,9 +152,7 @@ class Authorship(NaturalKeyMixin, models.Model):
 
     objects = AuthorshipQuerySet.as_manager()
     natural_key_fields = ("paper", "author")
-    # (group, number): positions run 1, 2, 3, ... within each paper, without gaps (the
-    # admin renumbers them, the importer checks a file's).
-    numbering = ("paper", "position")
+    numbering = ("paper", "position")  # (group, number): 1, 2, 3... in a paper, no gaps
 
     class Meta:
         verbose_name = _("authorship")
@@ -183,8 +180,7 @@ class Authorship(NaturalKeyMixin, models.Model):
     def __str__(self):
         try:
             author = self.author
-        except ObjectDoesNotExist:
-            # An authorship recovered with its paper may name an author deleted since.
+        except ObjectDoesNotExist:  # recovered with its paper, its author deleted since
             author = _("deleted author #%(id)s") % {"id": self.author_id}
         return f"{author} ({self.position})"
 
@@ -277,7 +273,7 @@ class PaperLink(NaturalKeyMixin, models.Model):
 
     @classmethod
     def kind_label(cls, kind):
-        """The label of ``kind`` in the active language, or ``kind`` itself when unknown."""
+        """The label of ``kind`` in the active language, else ``kind``."""
         return str(dict(cls.Kind.choices).get(kind, kind))
 
     @property

@@ -40,19 +40,18 @@ class Institution(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, mode
 
 
 def has_published_paper_rule():
-    """The rule ``Author.has_published_paper`` keeps (catalogue/published_authors.py): an
-    ``Exists`` of a published authorship of the author."""
+    """The rule ``Author.has_published_paper`` keeps, an ``Exists`` of a published authorship."""
     return Exists(Authorship.objects.published().filter(author=OuterRef("pk")))
 
 
 def _refresh_has_published_paper(author):
-    """Set ``author``'s column from the rows stored now (no query for an unsaved author)."""
+    """Set ``author``'s column from the rows stored now."""
     value = author.pk is not None and Authorship.objects.published().filter(author=author).exists()
     author.has_published_paper = value
 
 
-# A derived column of Author with no source among its own fields: a save limited by
-# ``update_fields`` leaves it alone; any other save (raw ones included) works it out.
+# A derived column with no source among the author's fields: worked out at every save,
+# raw ones included, but one limited by ``update_fields``.
 HAS_PUBLISHED_PAPER = DerivedColumn(
     "has_published_paper",
     sources=lambda model: (),

@@ -1,7 +1,5 @@
-"""The catalogue's query vocabulary: a QuerySet for each model (``as_manager()``) and
-the prefetches that pages share. The models import this module, never the reverse: a
-query naming another model finds it with :func:`model` when it runs. What is public is
-``PublishedQuerySet.published()``; venues, institutions and authors say how in theirs.
+"""The catalogue's query vocabulary: a QuerySet per model and the prefetches pages share.
+The models import this module, never the reverse: queries find them with :func:`model`.
 """
 
 import functools
@@ -23,10 +21,8 @@ SEARCH_MAX_WORDS = 10
 
 
 def conference_order(prefix=""):
-    """The one order of conferences wherever listed, for conferences reached through
-    ``prefix`` ("" for conferences, ``"paper__conference__"`` for authorships...): the
-    newest year first, within a year the later start first, no start date last on every
-    database, then by slug. Pages, API, downloads and sitemap sort by it."""
+    """The one order of conferences, reached through ``prefix`` (``"paper__conference__"``):
+    the newest year first, then the later start (none last), then by slug."""
     return (f"-{prefix}year", F(f"{prefix}start_date").desc(nulls_last=True), f"{prefix}slug")
 
 
@@ -52,8 +48,7 @@ class VenueQuerySet(NaturalKeyQuerySet):
 class ConferenceQuerySet(PublishedQuerySet):
     published_paths = ("",)
 
-    def newest_first(self):
-        """The conferences in :data:`NEWEST_FIRST` order."""
+    def newest_first(self):  # NEWEST_FIRST, as Meta.ordering, after another order_by()
         return self.order_by(*NEWEST_FIRST)
 
     def with_awards(self):
@@ -63,7 +58,7 @@ class ConferenceQuerySet(PublishedQuerySet):
 
     def with_listed_awards(self):
         """Conferences with their venue and ``listed_awards``: their published awards in
-        page order, each with ``entry_count`` (entries whose paper is published)."""
+        page order, each with ``entry_count`` (of published papers)."""
         counted = Count("entries", filter=PaperQuerySet.published_condition("entries__paper__"))
         awards = model("Award").objects.published().annotate(entry_count=counted)
         awards = awards.order_by("position", "slug")
@@ -73,8 +68,7 @@ class ConferenceQuerySet(PublishedQuerySet):
 
     def for_venue(self):
         """Conferences with ``award_count`` and ``paper_count`` of their published awards
-        and papers (the conference's status is the caller's filter). A subquery each:
-        counting both over joins took 97 ms at the benchmark's size."""
+        and papers; a subquery each (joins took 97 ms at the benchmark's size)."""
         awards = model("Award").objects.published(ignore_conference=True)
         papers = model("Paper").objects.published(ignore_conference=True)
         return self.annotate(
@@ -90,9 +84,9 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
         return self.filter(Exists(rows))
 
     def of_authors(self, authors):
-        """The institutions each of ``authors`` (ids) gave on published papers, each with
-        ``of_author``, ``first_year`` and ``last_year``, by author, the latest first. (A
-        subquery of authorships: SQLite took 0.5 to 1.6 s for 200 authors without.)"""
+        """The institutions each of ``authors`` (ids) gave on published papers, with
+        ``of_author``, ``first_year`` and ``last_year``, by author, the latest first (a
+        subquery of authorships: SQLite took 0.5 to 1.6 s for 200 authors without)."""
         years = "affiliation_rows__authorship__paper__conference__year"
         authorships = model("Authorship").objects.published().filter(author__in=authors)
         return (
@@ -108,8 +102,8 @@ class InstitutionQuerySet(NaturalKeyQuerySet):
 
 class AuthorQuerySet(NaturalKeyQuerySet):
     def published(self):
-        """Authors of a published paper, from the kept column ``has_published_paper``
-        (catalogue/published_authors.py): a join for DISTINCT authors took 15 to 30 ms."""
+        """Authors of a published paper, by the kept column ``has_published_paper``
+        (published_authors.py; a join for DISTINCT authors took 15 to 30 ms)."""
         return self.filter(has_published_paper=True)
 
     def coauthors_of_authors(self, authors):
@@ -135,8 +129,8 @@ class AuthorQuerySet(NaturalKeyQuerySet):
 
 @functools.cache
 def paper_detail_prefetches():
-    """The prefetches of ``PaperQuerySet.for_detail()``, built once per process (Django
-    copies a Prefetch it changes): building them was a tenth of the paper page's time."""
+    """``PaperQuerySet.for_detail()``'s prefetches, built once per process (Django copies
+    a Prefetch it changes): building them was a tenth of the paper page's time."""
     entries = model("AwardEntry").objects.filter(AwardQuerySet.published_condition("award__"))
     return (
         authorships_with_affiliations(),
@@ -151,9 +145,8 @@ class PaperQuerySet(PublishedQuerySet):
         return self.select_related("conference__venue").prefetch_related(*paper_detail_prefetches())
 
     def published_without_award_at(self, conference):
-        """Papers at ``conference`` (published or a preview) that none of its published
-        awards went to, in title order, without the long columns. The awarded papers are
-        a subquery: joining the papers again read every paper (0.2 s at 5,000 papers)."""
+        """Papers at ``conference`` none of its published awards went to, in title order,
+        without long columns (a join on awards read every paper: 0.2 s at 5,000 papers)."""
         awarded = model("AwardEntry").objects.filter(
             AwardQuerySet.published_condition("award__", ignore_conference=True),
             award__conference=conference,
@@ -181,7 +174,7 @@ class PaperQuerySet(PublishedQuerySet):
         return matches
 
     def in_search_order(self):
-        """The newest conference year first, then by English title, then by key."""
+        """The newest conference year first, then by English title."""
         return self.order_by("-conference__year", "title_en", "pk")
 
     def listed_at(self, conference=None, year=None):
@@ -219,13 +212,11 @@ class PaperQuerySet(PublishedQuerySet):
 
 class AuthorshipQuerySet(PublishedQuerySet):
     published_paths = ("paper__", "paper__conference__")
-    # Positions stay far below this (PositiveSmallIntegerField allows up to 32767).
-    POSITION_OFFSET = 10_000
+    POSITION_OFFSET = 10_000  # far above any position, below 32767
 
     def move_aside(self):
-        """Add POSITION_OFFSET to these authorships' positions in one UPDATE; returns the
-        number of rows moved. The one way to renumber authors: the rows can then take
-        their new positions without breaking the unique constraint."""
+        """Add POSITION_OFFSET to these positions in one UPDATE (returns the rows moved), so
+        that they can take new positions without breaking the unique constraint."""
         return self.update(position=F("position") + self.POSITION_OFFSET)
 
     def moved_aside(self):
@@ -242,10 +233,9 @@ class AuthorshipQuerySet(PublishedQuerySet):
 
 
 def authorships_in_order(lookup="authorships"):
-    """A Prefetch of papers' authorships with their authors, by position, into the list
-    ``Paper.ordered_authorships`` returns (``lookup`` may reach the authorships through a
-    relation, as ``"paper__authorships"``; a ``to_attr`` list: the related manager's
-    cache builds a queryset per paper), without the authors' long columns."""
+    """A Prefetch of papers' authorships (through ``lookup``) with their authors without
+    their long columns, by position, into the list ``Paper.ordered_authorships`` reads
+    (a ``to_attr`` list: the related manager's cache builds a queryset per paper)."""
     return Prefetch(
         lookup,
         queryset=model("Authorship")
@@ -257,8 +247,8 @@ def authorships_in_order(lookup="authorships"):
 
 
 def authorships_with_affiliations():
-    """A Prefetch of a paper's authorships in author order, each with its author and
-    its institutions in the paper's order (not Institution's own, by slug)."""
+    """A Prefetch of a paper's authorships in order, with their authors and institutions
+    in the paper's order."""
     institutions = model("Institution").objects.order_by(
         "affiliation_rows__position", "affiliation_rows__pk"
     )
@@ -305,7 +295,7 @@ class AwardEntryQuerySet(PublishedQuerySet):
 
     def with_level_rank(self):
         """Entries with ``level_rank``: how many of the award's levels come before the
-        entry's (0 for the top level), as a subquery (a grouped join took twice as long)."""
+        entry's, by a subquery (a grouped join took twice as long)."""
         rank = _levels_above().order_by().values("award").annotate(n=Count("pk")).values("n")
         return self.annotate(level_rank=Coalesce(Subquery(rank), 0))
 

@@ -1,5 +1,6 @@
 """The editors' admin: roles, changelists, publishing, preview, history, authors, images."""
 
+import datetime
 import io
 import re
 
@@ -799,6 +800,25 @@ def test_paper_list_filters_by_award_named_as_shown(editor_client):
     assert "By award" in html
     assert '<a href="?award=best-paper">Best Paper Award' in html
     assert list(filtered.context["cl"].result_list) == [winner]
+
+
+def test_paper_list_award_filter_names_a_series_by_its_newest_edition(editor_client):
+    """Two editions in one year: the one whose conference starts later names the series
+    (the one conference order, catalogue.models.querysets.conference_order()), whatever
+    the awards' positions."""
+    july = factories.conference(year=2025, start_date=datetime.date(2025, 7, 13))
+    december = factories.conference(
+        year=2025, start_date=datetime.date(2025, 12, 2), end_date=datetime.date(2025, 12, 7)
+    )
+    factories.award(conference=july, slug="best-paper", name_en="Best Paper (July)", position=0)
+    factories.award(
+        conference=december, slug="best-paper", name_en="Best Paper (December)", position=1
+    )
+
+    html = editor_client.get("/admin/papers/paper/").content.decode()
+
+    assert '<a href="?award=best-paper">Best Paper (December)' in html
+    assert "Best Paper (July)" not in html
 
 
 def test_chinese_paper_list_sorts_by_the_title_it_shows(editor_client):

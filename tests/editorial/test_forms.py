@@ -94,3 +94,27 @@ def test_search_form_choice_names_are_in_the_active_language_else_english(db, la
 
     assert conferences == labels
     assert awards == labels
+
+
+def test_search_form_awards_follow_the_one_conference_order(db):
+    """Awards of two conferences of one year come in conference order (the later start
+    first, catalogue.models.querysets.conference_order()), then by position."""
+    import datetime
+
+    from editorial.forms import SearchForm
+
+    july = factories.conference(year=2025, start_date=datetime.date(2025, 7, 13))
+    december = factories.conference(
+        year=2025, start_date=datetime.date(2025, 12, 2), end_date=datetime.date(2025, 12, 7)
+    )
+    early = factories.award(conference=july, position=0)
+    late = factories.award(conference=december, position=1)
+
+    form = SearchForm()
+
+    assert [value for value, _label in form.fields["conference"].choices] == [
+        "",
+        december.slug,
+        july.slug,
+    ]
+    assert [value for value, _label in form.fields["award"].choices] == ["", late.slug, early.slug]

@@ -1,6 +1,5 @@
-"""Make the missing thumbnails of every paper's teaser image (catalogue/images.py): they
-are made at save, so images stored before a size joined ``settings.THUMBNAIL_ALIASES``
-lack it. Run it once after such an upgrade; thumbnails that exist are kept.
+"""Make the missing thumbnails of every paper's teaser image: they are made at save, so
+images stored before a size joined ``settings.THUMBNAIL_ALIASES`` lack it.
 """
 
 from django.core.management.base import BaseCommand, CommandError

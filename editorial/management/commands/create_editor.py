@@ -31,9 +31,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, username, email, password_stdin, dry_run, **options):
-        """Create the editor (``--dry-run``: only check) and say so. At a terminal the
-        password is asked until typed twice alike and accepted by the validators, as
-        createsuperuser does. Raises CommandError for a taken username, a refused or
+        """Create the editor (``--dry-run``: only check) and say so, the password asked
+        as createsuperuser does. Raises CommandError for a taken username, a refused or
         empty password from standard input, no terminal, or Ctrl-C/Ctrl-D."""
         try:
             user = unsaved_editor(username, email)
