@@ -24,13 +24,10 @@ from importing.planning import DELETED
 
 
 def apply_plan(plan, *, source=""):
-    """Write ``plan`` to the database in one transaction; return the plan.
-
-    Bulk queries in dependency order, images, affiliations, import records and history.
-    Bulk queries send no model signals: it sends ``content_changed`` once, with the
-    papers and authors the changes reach. Raises :class:`FixtureInvalid`, writing
-    nothing, if the plan has problems.
-    """
+    """Write ``plan`` in one transaction, by bulk queries in dependency order, with its
+    images, import records and history; return it. Bulk queries send no model signals:
+    ``content_changed`` is sent once, with the papers and authors reached. Raises
+    :class:`FixtureInvalid`, writing nothing, if the plan has problems."""
     if plan.problems:
         raise FixtureInvalid(plan.problems)
     by_model = defaultdict(list)
@@ -90,11 +87,9 @@ def refresh_statistics(models):
 
 
 def record_history(changes, source, primary_keys=None):
-    """One django-reversion revision for the import (comment ``import_conference <file>``)
-    with a version of every object created or updated, and of the unchanged ones that
-    have none yet; returns it or None. ``primary_keys`` ({model: {natural key: pk}})
-    names objects created without their primary key coming back (no RETURNING).
-    """
+    """The django-reversion revision (comment ``import_conference <file>``) with a version
+    of every object created or updated, and of unchanged ones without any; or None.
+    ``primary_keys`` ({model: {natural key: pk}}) names objects created without RETURNING."""
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
         if change.action == DELETED:
@@ -110,12 +105,11 @@ def record_history(changes, source, primary_keys=None):
 
 
 def _reached(changes, primary_keys):
-    """``(papers, authors)``: the primary keys of the papers whose matched text
-    (catalogue/matching.py) and of the authors whose ``has_published_paper``
-    (catalogue/published_authors.py) ``changes`` may have changed: papers created or
-    updated or of authorships created or updated, of authors and institutions updated;
-    authors of authorships created or updated, of papers and conferences updated.
-    """
+    """``(papers, authors)``: primary keys of the papers whose matched text
+    (catalogue/matching.py) and the authors whose ``has_published_paper``
+    (catalogue/published_authors.py) ``changes`` may change: papers created or updated,
+    of authorships created or updated, of authors and institutions updated; authors of
+    authorships created or updated, of papers and conferences updated."""
     papers, authors = set(), set()
     updated = defaultdict(set)  # model -> primary keys of the objects updated
     for change in changes:
@@ -236,24 +230,21 @@ def _apply_many_to_many(model, spec, changes, primary_keys):
 
 
 def _write_records(changes, source):
-    new, changed = [], []
-    for change in changes:
-        if not change.record_changed:
-            continue
-        if change.record is None:
-            new.append(
-                ImportRecord(
-                    model=change.item.label,
-                    key=format_key(change.item.key),
-                    values=change.record_values,
-                    source=source,
-                )
-            )
-        else:
-            change.record.values = change.record_values
-            change.record.source = source
-            changed.append(change.record)
-    ImportRecord.objects.bulk_create(new, batch_size=BATCH_SIZE)
-    ImportRecord.objects.bulk_update(
-        changed, ["values", "source", "imported_at"], batch_size=BATCH_SIZE
+    """Save what the import set on each object whose record changed, as one upsert."""
+    records = [
+        ImportRecord(
+            model=change.item.label,
+            key=format_key(change.item.key),
+            values=change.record_values,
+            source=source,
+        )
+        for change in changes
+        if change.record_changed
+    ]
+    ImportRecord.objects.bulk_create(
+        records,
+        batch_size=BATCH_SIZE,
+        update_conflicts=True,
+        unique_fields=["model", "key"],
+        update_fields=["values", "source", "imported_at"],
     )

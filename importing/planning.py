@@ -13,7 +13,6 @@ from django.utils import translation
 from catalogue.models import ImportRecord, natural_key_lookups
 from importing.fields import (
     FIXTURE_MODELS,
-    Problem,
     chunks,
     default_value,
     field_specs,
@@ -25,14 +24,11 @@ from importing.reading import Fixture, Item, file_order
 
 @dataclass
 class Change:
-    """What the import does to one object: ``action`` is create, update, unchanged or
-    deleted (an object the last import wrote that an editor has deleted since, or one
-    of the file's that belongs to such an object: it is not created again).
-
-    ``changes``: field -> (database value, new value); ``conflicts``: field -> (database
-    value kept, fixture value); ``final``: the values it ends up with; ``deleted_with``:
-    (model label, key) of the deleted object a deleted change belongs to.
-    """
+    """What the import does to one object. ``action``: create, update, unchanged or
+    deleted (an editor deleted it since the last import wrote it, or the object it belongs
+    to, ``deleted_with``: (model label, key); it is not created again). ``changes``: field
+    -> (database value, new value); ``conflicts``: field -> (database value kept, fixture
+    value); ``final``: the values it ends up with."""
 
     item: Item
     action: str
@@ -96,16 +92,14 @@ def database_value(spec, instance):
 def ordered_references(spec, instance):
     """The objects a many-to-many field of ``instance`` names, in the through model's
     order (``position``), else the target's. Prefetch :func:`references_lookup`."""
-    through = spec.field.remote_field.through
-    if through._meta.auto_created:
-        return list(getattr(instance, spec.name).all())
-    rows, target = references_lookup(spec).split("__")
-    return [getattr(row, target) for row in getattr(instance, rows).all()]
+    rows, _, target = references_lookup(spec).partition("__")
+    related = getattr(instance, rows).all()
+    return [getattr(row, target) for row in related] if target else list(related)
 
 
 def references_lookup(spec):
-    """The ``prefetch_related`` lookup of a many-to-many field's list, through the rows
-    of a through model that holds the order (``affiliation_rows__institution``)."""
+    """The ``prefetch_related`` lookup of a many-to-many field's list, through an ordered
+    through model's rows (``affiliation_rows__institution``)."""
     through = spec.field.remote_field.through
     if through._meta.auto_created:
         return spec.name
@@ -114,9 +108,9 @@ def references_lookup(spec):
 
 
 def load_existing(model, items):
-    """The database objects sharing a first key part with ``items`` (key -> instance),
-    e.g. every authorship of the items' papers. One query per batch of first parts, with
-    what natural keys, references and many-to-many lists need."""
+    """key -> instance for the database objects sharing a first key part with ``items``
+    (every authorship of their papers), with what natural keys, references and
+    many-to-many lists need; a query per batch of first parts."""
     specs = field_specs(model).values()
     select = _key_relations(model)
     for spec in specs:
@@ -142,15 +136,12 @@ def _key_relations(model, prefix=""):
 
 
 def plan_import(fixture, *, overwrite=False):
-    """Compare ``fixture`` with the database; return the :class:`Plan`. Writes nothing.
-
-    A field the file changes is taken when the database still holds what the last
-    import set (or, never imported, is empty); else an editor changed it and it is kept,
-    a conflict, unless ``overwrite``. Fields left out keep their value (a new object
-    gets the default). An object the last import wrote that an editor deleted is not
-    created again, nor what refers to it, unless ``overwrite``. ``Plan.problems``: the
-    fixture's and the models' rules on the resulting values.
-    """
+    """The :class:`Plan` of importing ``fixture``; writes nothing. A field the file
+    changes is taken when the database holds what the last import set (or, never
+    imported, nothing); else an editor's value is kept, a conflict, unless ``overwrite``.
+    Fields left out keep their value (a new object, the default). What an editor deleted
+    since the last import is not created again, nor what refers to it, unless
+    ``overwrite``. ``Plan.problems``: the fixture's, and the models' rules on the result."""
     problems = list(fixture.problems)
     changes = []
     for model in FIXTURE_MODELS:
@@ -202,8 +193,8 @@ def plan_import(fixture, *, overwrite=False):
 
 def _follow_deletions(changes):
     """Spread editors' deletions, referred-to models first: a new object referring to a
-    deleted one is not created, an existing one keeps its reference (a conflict), a
-    many-to-many list drops it."""
+    deleted one is not created, an existing one keeps its reference (a conflict), a list
+    drops it."""
     deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
     if not deleted:
         return
@@ -280,17 +271,7 @@ def _check_final_values(fixture, changes):
                     found += _unique_problems(model, constraint, group, instances)
             if hasattr(model, "numbering"):
                 found += _numbering_problems(fixture, model, group, instances)
-    return [
-        Problem(
-            fixture.path,
-            message,
-            index=c.item.index,
-            label=c.item.label,
-            key=c.item.key,
-            field=name,
-        )
-        for c, name, message in found
-    ]
+    return [change.item.problem(fixture.path, message, name) for change, name, message in found]
 
 
 class _UnsavedInstances(dict):
