@@ -6,6 +6,7 @@ commands and those that would read files (``\\input``) refused.
 import re
 import unicodedata
 from functools import cache, lru_cache
+from itertools import accumulate
 
 from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -111,11 +112,5 @@ def _text_context():
 
 
 def _brace_depth(text):
-    depth = deepest = 0
-    for char in text:
-        if char == "{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char == "}":
-            depth -= 1
-    return deepest
+    """How deeply braces nest in ``text`` (0 for none)."""
+    return max(accumulate((char == "{") - (char == "}") for char in text), default=0)

@@ -15,6 +15,8 @@ from catalogue.search import fold
 from importing.fields import DEFAULT_SUFFIX, derived_slug, type_name
 
 SLUG = re.compile(r"[-a-z0-9_]+")
+# An institution's name in the default language: what a compact file names it by.
+NAME = "name_" + DEFAULT_SUFFIX
 
 
 class PeopleMixin:
@@ -25,7 +27,7 @@ class PeopleMixin:
         if mapping is None:
             return
         fields, places = self.plain(Institution, mapping, place)
-        name = fields.get("name_" + DEFAULT_SUFFIX)
+        name = fields.get(NAME)
         slug = fields.get("slug") or self.institution_in_database(name, place)
         if slug in self.institutions and self.institutions[slug] is not None:
             self.problem(place, f"the institution {slug} is listed twice")
@@ -41,7 +43,7 @@ class PeopleMixin:
         if not isinstance(name, str) or not name:
             self.problem(place, "write the institution's name (or its slug)")
             return "institution"
-        exact = list(Institution.objects.filter(name_en=name).values_list("slug", flat=True))
+        exact = list(Institution.objects.filter(**{NAME: name}).values_list("slug", flat=True))
         if len(exact) > 1:
             self.problem(
                 place,
@@ -79,15 +81,15 @@ class PeopleMixin:
         self.institution_names[value] = slug
         if slug not in self.institutions:
             exists = Institution.objects.filter(slug=slug).exists()
-            self.institutions[slug] = None if exists else {"slug": slug, "name_en": value}
+            self.institutions[slug] = None if exists else {"slug": slug, NAME: value}
             if not exists:
-                self.emit(Institution, self.institutions[slug], place, {"name_en": place})
+                self.emit(Institution, self.institutions[slug], place, {NAME: place})
         return slug
 
     @cached_property
     def database_institutions(self):
         """Every institution in the database, as :class:`_Known`, read once."""
-        rows = Institution.objects.values_list("slug", "name_en")
+        rows = Institution.objects.values_list("slug", NAME)
         return [_Known(Institution, *row) for row in rows]
 
     @cached_property

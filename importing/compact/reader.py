@@ -18,7 +18,7 @@ from catalogue.models import (
 )
 from catalogue.orcid import is_orcid
 from importing import bibtex
-from importing.compact.people import PeopleMixin
+from importing.compact.people import NAME, PeopleMixin
 from importing.fields import (
     DEFAULT_SUFFIX,
     FixtureInvalid,
@@ -46,10 +46,9 @@ class CompactDocument:
 
 
 def objects_from(data, path):
-    """The fixture object list of a parsed file, and its :class:`CompactDocument`
-    (``None`` for a fixture, a list, returned as it is). Raises :class:`FixtureInvalid`
-    naming places when a compact document's structure is wrong.
-    """
+    """The fixture object list of a parsed file and its :class:`CompactDocument` (None
+    for a fixture, returned as it is). Raises :class:`FixtureInvalid` naming places when a
+    compact document's structure is wrong."""
     if not isinstance(data, dict):
         return data, None
     document = _Translator(Path(path)).translate(data)
@@ -82,11 +81,11 @@ def compact_name(name):
 # The field a slug is made from where a compact file leaves it out (a person's: people.py).
 SLUG_SOURCES = {
     Venue: "acronym",
-    Conference: "name_" + DEFAULT_SUFFIX,
+    Conference: NAME,
     Paper: "title_" + DEFAULT_SUFFIX,
-    Award: "name_" + DEFAULT_SUFFIX,
-    AwardLevel: "name_" + DEFAULT_SUFFIX,
-    Institution: "name_" + DEFAULT_SUFFIX,
+    Award: NAME,
+    AwardLevel: NAME,
+    Institution: NAME,
 }
 
 
@@ -94,12 +93,11 @@ SLUG_SOURCES = {
 def plain_fields(model):
     """compact name -> fixture field, for ``model``'s own values (not its references), in
     the order export writes them."""
-    names = {}
-    for name, spec in field_specs(model).items():
-        if spec.kind in ("reference", "references"):
-            continue
-        names[compact_name(name) if spec.translated else name] = name
-    return names
+    return {
+        compact_name(name) if spec.translated else name: name
+        for name, spec in field_specs(model).items()
+        if spec.kind not in ("reference", "references")
+    }
 
 
 class _Translator(PeopleMixin):
@@ -168,8 +166,8 @@ class _Translator(PeopleMixin):
         return fields, places
 
     def slug(self, model, fields, place):
-        """(slug, whether written): the slug ``fields`` write, else the one derived from
-        their ``SLUG_SOURCES`` field (the model's name after reporting that none can be)."""
+        """(slug, whether written): the slug ``fields`` write, else one derived from their
+        ``SLUG_SOURCES`` field (else the model's name, with a problem)."""
         written = fields.get("slug")
         if written not in (None, ""):
             return written, True
@@ -329,9 +327,8 @@ class _Translator(PeopleMixin):
         return fields, places, place, authors, links
 
     def reserve(self, item):
-        """Note the slugs and ORCIDs the file writes for people before reading any, so
-        that a person whose details are written at a later paper is still one person,
-        and a slug written for one person is never given to another."""
+        """Note the slugs and ORCIDs the file writes for people before reading any: a
+        person detailed at a later paper is still one, and no other gets their slug."""
         if not isinstance(item, dict) or not isinstance(item.get("authors"), list):
             return
         for author in item["authors"]:
@@ -399,8 +396,7 @@ class _Translator(PeopleMixin):
     def merge_bibtex(self, mapping, entries, place):
         """(merged mapping, place of BibTeX's values) for a paper named by citation ``key``:
         the file's values replace the entry's, its ``links`` are added kind by kind, its
-        ``authors`` matched to the entry's in order (one without a ``name`` keeps BibTeX's).
-        """
+        ``authors`` matched in order (one without a ``name`` keeps BibTeX's)."""
         key = mapping.get("key")
         if entries is None or key is None:
             return mapping, None
@@ -435,8 +431,7 @@ class _Translator(PeopleMixin):
         return merged, f"{self.bib_name} @{key}"
 
     def award(self, value, place, number, conference, awards):
-        """Emit an award with its levels and entries; ``awards`` maps the slugs read
-        so far to their places."""
+        """Emit an award, its levels and entries; ``awards``: slug -> place, so far."""
         mapping = self.mapping(value, place)
         if mapping is None:
             return
@@ -506,8 +501,8 @@ class _Translator(PeopleMixin):
                 )
 
     def paper_ref(self, ref, place):
-        """The slug of the paper an award names: a citation key or slug in this file, or
-        the slug of a paper in the database (an earlier edition's, for a test of time)."""
+        """The slug of the paper an award names by citation key or slug, in this file or
+        the database (an earlier edition's, for a test of time)."""
         if not isinstance(ref, str) or not ref:
             self.problem(place, f"expected a paper's citation key or slug, got {type_name(ref)}")
             return None

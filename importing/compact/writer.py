@@ -18,6 +18,7 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
+from importing.compact.people import NAME
 from importing.compact.reader import SLUG_SOURCES, plain_fields
 from importing.fields import default_value, derived_slug, field_specs
 
@@ -59,7 +60,7 @@ def from_objects(objects, conference_slug):
         document["other_conferences"] = others
 
     institutions = {row["slug"]: row for row in rows(Institution)}
-    institution_names = _unique_names(Institution, "name_en", institutions)
+    institution_names = _unique_names(Institution, NAME, institutions)
     listed = []
     for row in institutions.values():
         values = _compact_values(Institution, row)
@@ -69,7 +70,7 @@ def from_objects(objects, conference_slug):
         document["institutions"] = listed
 
     def affiliation(slug):
-        name = institutions[slug]["name_en"]
+        name = institutions[slug][NAME]
         return name if institution_names.get(name) == slug else slug
 
     awards = []
