@@ -36,8 +36,7 @@ class ExportError(Exception):
 
 @dataclass
 class Export:
-    """An exported fixture: its text, the image files it names (relative path -> bytes),
-    and warnings (one line each) about what it had to leave out."""
+    """An export: its text, its images (relative path -> bytes), warnings of what it left out."""
 
     text: str
     images: dict = field(default_factory=dict)
@@ -45,11 +44,10 @@ class Export:
 
 
 def belonging_to(conference, *, published_only=False):
-    """The objects that make up ``conference`` (model -> queryset): its awards, levels
-    and entries; the papers published or awarded at it with their authorships, authors,
-    institutions and links; those papers' conferences and venues, so the file imports
-    into an empty database. ``published_only``: only what visitors see.
-    """
+    """model -> queryset of what makes up ``conference``: its awards, levels and entries;
+    the papers published or awarded at it with their authorships, authors, institutions,
+    links, conferences and venues (the file imports into an empty database).
+    ``published_only``: only what visitors see."""
     papers = Paper.objects.all()
     awards = Award.objects.filter(conference=conference)
     entries = AwardEntry.objects.filter(award__conference=conference)
@@ -79,14 +77,10 @@ def belonging_to(conference, *, published_only=False):
 
 
 def export_conference(slug, *, format="fixture", as_json=False, published_only=False):
-    """Export the conference with natural key ``slug``; return an :class:`Export`.
-
-    ``format``: ``"fixture"`` (JSON) or ``"compact"`` (YAML, or JSON with ``as_json``).
-    Images are named ``images/<file name>``, for the caller to write ``Export.images``
-    there; one that cannot be read is written ``""`` with a warning. Raises
-    ``Conference.DoesNotExist`` for an unknown slug, :class:`ExportError` when two
-    images share a file name.
-    """
+    """The :class:`Export` of the conference ``slug``, as a ``"fixture"`` (JSON) or
+    ``"compact"`` (YAML, JSON with ``as_json``). Images are named ``images/<file name>``
+    (the caller writes ``Export.images`` there), an unreadable one ``""`` with a warning.
+    Raises ``Conference.DoesNotExist``, or :class:`ExportError` for two images of a name."""
     conference = Conference.objects.get(slug=slug)
     objects, images, warnings = [], {}, []
     for model, queryset in belonging_to(conference, published_only=published_only).items():

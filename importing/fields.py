@@ -202,8 +202,7 @@ def chunks(values, size=BATCH_SIZE):
 
 
 def existing_keys(model, keys):
-    """key -> primary key for those of ``keys`` (natural key tuples) in the database; a
-    query per batch of first parts."""
+    """key -> primary key of those of ``keys`` (natural key tuples) in the database."""
     keys, found = set(keys), {}
     lookups = natural_key_lookups(model)
     for chunk in chunks({key[0] for key in keys}):

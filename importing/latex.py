@@ -22,10 +22,8 @@ LATEX = re.compile(r"[\\{}$%~]|--|``|''|[!?]`")
 
 @lru_cache(maxsize=DECODED_CACHE_SIZE)
 def latex_to_text(value):
-    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text, or ``(None,
-    [why, ...])`` when it cannot be read. Cached: the same names recur across a
-    proceedings, and pylatexenc takes a few milliseconds a value.
-    """
+    """``(text, ())``: LaTeX ``value`` as one line of Unicode text, or ``(None, (why,
+    ...))``. Cached: names recur across a proceedings; pylatexenc takes milliseconds."""
     if _brace_depth(value) > MAX_BRACE_DEPTH:
         return None, (f"braces nest more than {MAX_BRACE_DEPTH} levels deep",)
     if not LATEX.search(value):  # plain text, as most names are: no parsing needed

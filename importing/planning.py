@@ -251,11 +251,10 @@ def _load_records(model, items):
 
 
 def _check_final_values(fixture, changes):
-    """[Problem]: the models' rules, as the admin applies them, on the values the objects
-    would end up with: ``clean()``, ``Meta.constraints`` and ``numbering``. A unique
-    constraint is checked over the whole file and the database rows it leaves out
-    (objects that swap values are no clash). Each is named by the rule's last field.
-    """
+    """[Problem]: the models' rules as the admin applies them (``clean()``,
+    ``Meta.constraints``, ``numbering``) on the objects' final values, each named by the
+    rule's last field. A unique constraint is checked over the whole file and the database
+    rows it leaves out (objects that swap values are no clash)."""
     instances = _UnsavedInstances(fixture, changes)
     by_model = defaultdict(list)
     for change in changes:
@@ -413,11 +412,9 @@ def _unique_problems(model, constraint, changes, instances):
 
 def _numbering_problems(fixture, model, changes, instances):
     """[(change, field, message)] on the highest number of each group whose numbers do
-    not run 1, 2, 3, ... (``model.numbering``, e.g. a paper's author positions). Counts
-    the database rows the file leaves out, and the file's failed objects as written (a
-    mistyped author slug must not make a position look missing); numbers below 1 or
-    given twice are left to the constraints.
-    """
+    not run 1, 2, 3, ... (``model.numbering``: a paper's author positions), counting the
+    database rows the file leaves out and its failed objects as written (a mistyped
+    author slug leaves no gap). Numbers below 1 or twice are the constraints' business."""
     group, number = model.numbering
     numbers, keys, last = defaultdict(list), {}, {}
     for holder, (within, value) in _final_rows(model, model.numbering, changes, instances):

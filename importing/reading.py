@@ -152,8 +152,7 @@ def _image_path(base_dir, value):
 
 
 def read_fixture(path):
-    """The :class:`Fixture` at ``path``, checked (problems in ``Fixture.problems``).
-    Raises :class:`FixtureInvalid` for a file that cannot be read or parsed."""
+    """The checked :class:`Fixture` at ``path``. Raises :class:`FixtureInvalid` if unparsable."""
     path = Path(path)
     data, document = objects_from(parse(path), path)
     return read_objects(data, source=path, document=document)
@@ -261,8 +260,7 @@ def _read_object(path, base_dir, index, obj, problems):
 
 
 def _written_key(model, fields):
-    """The natural key tuple ``fields`` write (references flattened), valid or not; None
-    when no part of it is written."""
+    """The natural key tuple in ``fields`` (references flattened), or None if none is written."""
     parts = []
     for name in model.natural_key_fields:
         value = fields.get(name)
@@ -300,8 +298,8 @@ def _check_references(path, items, in_file, problems):
     database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
 
     def state(model, key):
-        """ "found", "failed" (in the file, with problems), or the (model, key) missing
-        (an award level's award when the award is missing too)."""
+        """A reference's state: "found", "failed" (in the file, with problems), or the
+        (model, key) missing (an award level's award when the award is missing too)."""
         item = in_file.get((model, key))
         if item is not None:
             return "found" if item.valid else "failed"

@@ -1,9 +1,6 @@
-"""People and institutions of a compact file, matched to the database and to each other.
-
-By ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
-accents, case and spacing, or the same derived slug) becomes a new object with a free
-slug and a note: nothing is merged on a guess.
-"""
+"""People and institutions of a compact file, matched to the database and to each other
+by ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
+accents, case and spacing, the same derived slug) is a new object with a note."""
 
 import json
 import re

@@ -91,8 +91,7 @@ SLUG_SOURCES = {
 
 @cache
 def plain_fields(model):
-    """compact name -> fixture field, for ``model``'s own values (not its references), in
-    the order export writes them."""
+    """compact name -> fixture field for ``model``'s own values (no references), in export order."""
     return {
         compact_name(name) if spec.translated else name: name
         for name, spec in field_specs(model).items()

@@ -24,13 +24,10 @@ from importing.fields import default_value, derived_slug, field_specs
 
 
 def from_objects(objects, conference_slug):
-    """The compact document of an exported conference (``importing.exporting``'s objects).
-
-    Every value but the field's default; no slug where the importer would find the same
-    object without it (the slug derived from the name, a person's or institution's name
-    no one else has), so export, flush, import and export give the same document.
-    Positions are list order (``position`` written where it is not the list's).
-    """
+    """The compact document of an exported conference (``importing.exporting``'s objects):
+    every value but the field's default; no slug where the importer finds the object
+    without it (derived from the name, a name no one else has), so export, flush, import
+    and export give the same document; ``position`` only where it is not the list's."""
     by_model = {}
     for obj in objects:
         by_model.setdefault(obj["model"], []).append(obj["fields"])
