@@ -98,11 +98,10 @@ def record_history(changes, source):
 
 
 def _reached(changes):
-    """``(papers, authors)``: primary keys of the papers whose matched text
-    (catalogue/matching.py) and the authors whose ``has_published_paper``
-    (catalogue/published_authors.py) ``changes`` may change: papers created or updated,
-    of authorships created or updated, of authors and institutions updated; authors of
-    authorships created or updated, of papers and conferences updated."""
+    """``(papers, authors)``: primary keys of the papers whose matched text (catalogue/
+    matching.py) and authors whose ``has_published_paper`` ``changes`` may change: papers
+    created or updated, of authorships created or updated, of authors and institutions
+    updated; authors of authorships created or updated, of papers and conferences updated."""
     papers, authors = set(), set()
     updated = defaultdict(set)  # model -> primary keys of the objects updated
     for change in changes:

@@ -1,7 +1,6 @@
-"""Write a conference and everything that belongs to it as a fixture (``export_conference``):
-the fields and normalised values the importer reads, objects in dependency order and
-sorted by natural key, so export, flush, import and export again give the same bytes.
-"""
+"""A conference and all that belongs to it as a fixture (``export_conference``): the
+fields and values the importer reads, objects in dependency order, then by natural key, so
+export, flush, import and export again give the same bytes."""
 
 import json
 from dataclasses import dataclass, field

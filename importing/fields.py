@@ -1,7 +1,5 @@
-"""The fixture's vocabulary: the models and their fields, and problems.
-
-Each model states its own natural key (``natural_key_fields``, see ``catalogue.models``).
-"""
+"""The fixture's vocabulary: the models (each states its natural key,
+``natural_key_fields``), their fields, and problems."""
 
 import datetime
 import json

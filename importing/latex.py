@@ -1,7 +1,6 @@
-"""LaTeX in BibTeX values as plain Unicode text (pylatexenc), for importing/bibtex.py:
-commands to their characters, groups and ties dropped, maths kept as its source, unknown
-commands and those that would read files (``\\input``) refused.
-"""
+"""LaTeX in BibTeX values as plain Unicode text (pylatexenc): commands to characters,
+groups and ties dropped, maths kept as source, unknown commands and those that would read
+files (``\\input``) refused."""
 
 import re
 import unicodedata

@@ -25,10 +25,9 @@ from importing.reading import Fixture, Item, file_order
 @dataclass
 class Change:
     """What the import does to one object. ``action``: create, update, unchanged or
-    deleted (an editor deleted it since the last import wrote it, or the object it belongs
-    to, ``deleted_with``: (model label, key); it is not created again). ``changes``: field
-    -> (database value, new value); ``conflicts``: field -> (database value kept, fixture
-    value); ``final``: the values it ends up with."""
+    deleted (not created again: an editor deleted it, or the object ``deleted_with``, since
+    the last import). ``changes``: field -> (database value, new value); ``conflicts``:
+    field -> (database value kept, fixture value); ``final``: the values it ends up with."""
 
     item: Item
     action: str
@@ -136,12 +135,11 @@ def _key_relations(model, prefix=""):
 
 
 def plan_import(fixture, *, overwrite=False):
-    """The :class:`Plan` of importing ``fixture``; writes nothing. A field the file
-    changes is taken when the database holds what the last import set (or, never
-    imported, nothing); else an editor's value is kept, a conflict, unless ``overwrite``.
-    Fields left out keep their value (a new object, the default). What an editor deleted
-    since the last import is not created again, nor what refers to it, unless
-    ``overwrite``. ``Plan.problems``: the fixture's, and the models' rules on the result."""
+    """The :class:`Plan` of importing ``fixture``; writes nothing. A field the file changes
+    is taken if the database holds what the last import set (never imported: nothing), else
+    the editor's value is kept, a conflict; fields left out keep theirs (new: the default).
+    What an editor deleted is not created again, nor what refers to it. ``overwrite`` takes
+    the file's all the same. ``Plan.problems``: the fixture's, and the models' rules'."""
     problems = list(fixture.problems)
     changes = []
     for model in FIXTURE_MODELS:

@@ -171,10 +171,9 @@ def read_objects(data, *, source, document=None):
     with translation.override("en"):  # Django's messages, in the language of this tool
         for index, obj in enumerate(data, start=1):
             item = _read_object(path, path.parent, index, obj, problems)
-            if item is None:
-                continue
-            items.append(item)
-            if item.key is None:
+            if item is not None:
+                items.append(item)
+            if item is None or item.key is None:
                 continue
             first = seen.setdefault((item.model, item.key), item)
             if first is not item:

@@ -86,8 +86,7 @@ class PeopleMixin:
     @cached_property
     def database_institutions(self):
         """Every institution in the database, as :class:`_Known`, read once."""
-        rows = Institution.objects.values_list("slug", NAME)
-        return [_Known(Institution, *row) for row in rows]
+        return [_Known(Institution, *row) for row in Institution.objects.values_list("slug", NAME)]
 
     @cached_property
     def database_people(self):
@@ -143,12 +142,9 @@ class PeopleMixin:
         self.people_by_name.setdefault(name, set()).add(slug)
         if orcid:
             self.people_by_orcid[orcid] = slug
-        affiliations = []
-        for _, value, value_place in self.each(mapping, "affiliations", place):
-            institution = self.affiliation(value, value_place)
-            if institution is not None and institution not in affiliations:
-                affiliations.append(institution)
-        return slug, affiliations
+        listed = self.each(mapping, "affiliations", place)
+        affiliations = [self.affiliation(value, at) for _, value, at in listed]
+        return slug, list(dict.fromkeys(found for found in affiliations if found is not None))
 
     def identify(self, name, orcid, slug, place):
         """The slug of the person: by ORCID, then slug, then exact name, else a new one."""

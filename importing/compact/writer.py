@@ -52,9 +52,7 @@ def from_objects(objects, conference_slug):
     conferences = rows(Conference)
     main = next(row for row in conferences if row["slug"] == conference_slug)
     document = {"conference": conference(main)}
-    others = [conference(row) for row in conferences if row is not main]
-    if others:
-        document["other_conferences"] = others
+    document["other_conferences"] = [conference(row) for row in conferences if row is not main]
 
     institutions = {row["slug"]: row for row in rows(Institution)}
     institution_names = _unique_names(Institution, NAME, institutions)
@@ -63,8 +61,7 @@ def from_objects(objects, conference_slug):
         values = _compact_values(Institution, row)
         if set(values) != {"name"}:
             listed.append(_FlowMap(values))
-    if listed:
-        document["institutions"] = listed
+    document["institutions"] = listed
 
     def affiliation(slug):
         name = institutions[slug][NAME]
@@ -99,8 +96,7 @@ def from_objects(objects, conference_slug):
         if not award["entries"]:
             del award["entries"]
         awards.append(award)
-    if awards:
-        document["awards"] = awards
+    document["awards"] = awards
 
     authors = {row["slug"]: row for row in rows(Author)}
     author_names = _unique_names(Author, "name", authors)
@@ -144,9 +140,8 @@ def from_objects(objects, conference_slug):
         if own_links:
             paper["links"] = {link["kind"]: link["url"] for link in own_links}
         papers.append(paper)
-    if papers:
-        document["papers"] = papers
-    return document
+    document["papers"] = papers
+    return {key: value for key, value in document.items() if value}  # no empty lists
 
 
 def _compact_values(model, row, skip=()):
@@ -201,9 +196,8 @@ def other_slugs(model):
 
 def name_stands_alone(name, slug, counts, slugs):
     """Whether a compact file may name the object ``slug`` by its ``name`` alone: no other
-    object has the name (``counts``: name -> how many objects of the model have it,
-    drafts included) and the name is no other's slug (``slugs``, :func:`other_slugs`).
-    It depends on every row of the model: publishing/changes.py follows it."""
+    has the name (``counts``: name -> how many of the model's objects, drafts too) and it is
+    no other's slug (``slugs``, :func:`other_slugs`): every row counts (publishing/changes.py)."""
     return counts.get(name) == 1 and (name not in slugs or name == slug)
 
 
