@@ -23,10 +23,9 @@ from importing.planning import DELETED
 
 
 def apply_plan(plan, *, source=""):
-    """Write ``plan`` in one transaction, by bulk queries in dependency order, with its
-    images, import records and history; return it. Bulk queries send no model signals:
-    ``content_changed`` is sent once, with the papers and authors reached. Raises
-    :class:`FixtureInvalid`, writing nothing, if the plan has problems."""
+    """Write ``plan`` (images, import records, history) in one transaction by bulk queries,
+    which send no model signals: ``content_changed`` goes once, with the papers and authors
+    reached. Return the plan; :class:`FixtureInvalid`, writing nothing, if it has problems."""
     if plan.problems:
         raise FixtureInvalid(plan.problems)
     by_model = defaultdict(list)

@@ -1,8 +1,7 @@
-"""Papers and their ordered authors from a BibTeX file (PMLR, dblp, the ACL Anthology,
-OpenReview), for a compact conference file to name by citation key, by the rules of
-``docs/bibtex.md``. bibtexparser 2 splits blocks and names, pylatexenc decodes LaTeX
-(latex.py); here ``@string`` references and ``#`` concatenation (bibtexparser resolves
-only a whole value that is one reference) and links. The models' fields check values."""
+"""Papers and their ordered authors from a BibTeX file (PMLR, dblp, ACL, OpenReview) for a
+compact file to name by citation key, by the rules of ``docs/bibtex.md``. bibtexparser 2
+splits blocks and names, pylatexenc decodes LaTeX (latex.py); here: links, ``@string``
+references and ``#`` (bibtexparser resolves only a value that is one whole reference)."""
 
 import logging
 import re

@@ -76,10 +76,9 @@ def belonging_to(conference, *, published_only=False):
 
 
 def export_conference(slug, *, format="fixture", as_json=False, published_only=False):
-    """The :class:`Export` of the conference ``slug``, as a ``"fixture"`` (JSON) or
-    ``"compact"`` (YAML, JSON with ``as_json``). Images are named ``images/<file name>``
-    (the caller writes ``Export.images`` there), an unreadable one ``""`` with a warning.
-    Raises ``Conference.DoesNotExist``, or :class:`ExportError` for two images of a name."""
+    """The :class:`Export` of conference ``slug``: ``"fixture"`` (JSON) or ``"compact"`` (YAML,
+    JSON if ``as_json``); images named ``images/<file name>`` for the caller to write (an
+    unreadable one ``""``, warned). Raises ``Conference.DoesNotExist``, :class:`ExportError`."""
     conference = Conference.objects.get(slug=slug)
     objects, images, warnings = [], {}, []
     for model, queryset in belonging_to(conference, published_only=published_only).items():

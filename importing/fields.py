@@ -142,10 +142,9 @@ def translated_fields(model):
 
 @cache
 def field_specs(model):
-    """The fixture fields of ``model`` in the order export writes them (name -> spec):
-    every editable field but the primary key, a translated one as its language columns.
-    Required: a natural key's parts, and fields neither blank nor with a default (of a
-    translated field, its default language's column)."""
+    """name -> spec of ``model``'s fixture fields in export order: the editable ones but the
+    primary key, a translated one as its language columns. Required: a natural key's parts,
+    fields neither blank nor with a default (translated: the default language's column)."""
     specs = {}
     translated = translated_fields(model)
     for model_field in model._meta.fields + model._meta.many_to_many:

@@ -1,7 +1,6 @@
-"""Step 1, first half: a fixture file's text as Python lists and dicts (:func:`parse`),
-JSON or YAML (PyYAML's safe loader), refusing what would make the checks that follow
-wrong or unbounded: names written twice in one object, text not UTF-8 or holding lone
-surrogates, nesting deeper than ``MAX_DEPTH``, a bare BibTeX file."""
+"""Step 1, first half: a JSON or YAML fixture as lists and dicts (:func:`parse`), refusing
+what would make the checks wrong or unbounded: names twice in one object, text not UTF-8
+or with lone surrogates, nesting deeper than ``MAX_DEPTH``, a bare BibTeX file."""
 
 import json
 import re

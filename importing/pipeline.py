@@ -1,7 +1,6 @@
-"""Import a conference fixture (``manage.py import_conference``), JSON or YAML with
-natural keys, or a compact conference file, in three steps (``docs/architecture.md``):
-:func:`read_fixture` checks, :func:`plan_import` compares with the database and the last
-import, :func:`apply_plan` writes."""
+"""Import a fixture or compact conference file (``manage.py import_conference``) in three
+steps (``docs/architecture.md``): :func:`read_fixture` checks, :func:`plan_import`
+compares with the database and the last import, :func:`apply_plan` writes."""
 
 from django.db import transaction
 

@@ -107,9 +107,8 @@ def references_lookup(spec):
 
 
 def load_existing(model, items):
-    """key -> instance for the database objects sharing a first key part with ``items``
-    (every authorship of their papers), with what natural keys, references and
-    many-to-many lists need; a query per batch of first parts."""
+    """key -> instance of the database objects sharing a first key part with ``items`` (all
+    authorships of their papers), with what natural keys, references and lists need."""
     specs = field_specs(model).values()
     select = _key_relations(model)
     for spec in specs:
@@ -157,10 +156,8 @@ def plan_import(fixture, *, overwrite=False):
             if instance is None and record is not None and not overwrite:
                 change.action = DELETED
             if instance is None:
-                change.final = {
-                    name: item.values[name] if name in item.values else default_value(spec)
-                    for name, spec in specs.items()
-                }
+                change.final = {name: default_value(spec) for name, spec in specs.items()}
+                change.final.update(item.values)
             else:
                 current = {name: database_value(spec, instance) for name, spec in specs.items()}
                 change.final = dict(current)
@@ -190,9 +187,8 @@ def plan_import(fixture, *, overwrite=False):
 
 
 def _follow_deletions(changes):
-    """Spread editors' deletions, referred-to models first: a new object referring to a
-    deleted one is not created, an existing one keeps its reference (a conflict), a list
-    drops it."""
+    """Spread deletions over ``changes``, referred-to models first: a new object referring to
+    a deleted one is not created, an existing one keeps it (a conflict), a list drops it."""
     deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
     if not deleted:
         return
@@ -249,10 +245,9 @@ def _load_records(model, items):
 
 
 def _check_final_values(fixture, changes):
-    """[Problem]: the models' rules as the admin applies them (``clean()``,
-    ``Meta.constraints``, ``numbering``) on the objects' final values, each named by the
-    rule's last field. A unique constraint is checked over the whole file and the database
-    rows it leaves out (objects that swap values are no clash)."""
+    """[Problem]: the models' rules as the admin applies them (``clean()``, constraints,
+    ``numbering``) on the final values, named by the rule's last field; unique constraints
+    over the file and the database rows it leaves out (a swap of values is no clash)."""
     instances = _UnsavedInstances(fixture, changes)
     by_model = defaultdict(list)
     for change in changes:
@@ -272,9 +267,8 @@ def _check_final_values(fixture, changes):
 
 
 class _UnsavedInstances(dict):
-    """(model, natural key) -> an unsaved instance with the values the object would end
-    up with, made when first asked for; a reference to an object of the file is its
-    instance, so that rules comparing related objects hold for new ones too."""
+    """(model, natural key) -> an unsaved instance with the object's final values, made when
+    asked for; references to the file's objects are their instances (rules compare them)."""
 
     def __init__(self, fixture, changes):
         super().__init__()
@@ -305,9 +299,8 @@ class _UnsavedInstances(dict):
 
 
 def _model_rules(change, instance, checked):
-    """``clean()`` and the check constraints on ``instance``: [(change, field, message)].
-    ``checked`` remembers the constraints' answers by the values they compare (20,000
-    authorships need a few queries, not 20,000)."""
+    """[(change, field, message)] of ``clean()`` and the check constraints on ``instance``;
+    ``checked`` keeps answers by the values compared (20,000 authorships: a few queries)."""
     model, found = change.item.model, []
     try:
         instance.clean()
@@ -409,10 +402,9 @@ def _unique_problems(model, constraint, changes, instances):
 
 
 def _numbering_problems(fixture, model, changes, instances):
-    """[(change, field, message)] on the highest number of each group whose numbers do
-    not run 1, 2, 3, ... (``model.numbering``: a paper's author positions), counting the
-    database rows the file leaves out and its failed objects as written (a mistyped
-    author slug leaves no gap). Numbers below 1 or twice are the constraints' business."""
+    """[(change, field, message)] on the highest number of a group not running 1, 2, 3, ...
+    (``model.numbering``: author positions), counting database rows the file leaves out and
+    failed objects as written (a mistyped slug leaves no gap); not numbers below 1 or twice."""
     group, number = model.numbering
     numbers, keys, last = defaultdict(list), {}, {}
     for holder, (within, value) in _final_rows(model, model.numbering, changes, instances):

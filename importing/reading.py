@@ -283,10 +283,9 @@ def _unknown_field_message(model, name):
 
 
 def _check_references(path, items, in_file, problems):
-    """Report each reference found neither in the file nor in the database once, at its
-    first referrer; not those to the file's failed objects, nor a key under a missing one
-    (a level of a missing award). Returns model -> natural key -> primary key for the
-    referenced objects in the database."""
+    """Report each reference in neither the file nor the database once, at its first
+    referrer (not those to failed objects, nor a level of a missing award); return model ->
+    natural key -> primary key of the referenced objects in the database."""
     wanted = defaultdict(set)
     for item in items:
         for spec, key in _references(item):

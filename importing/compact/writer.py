@@ -24,10 +24,9 @@ from importing.fields import default_value, derived_slug, field_specs
 
 
 def from_objects(objects, conference_slug):
-    """The compact document of an exported conference (``importing.exporting``'s objects):
-    every value but the field's default; no slug where the importer finds the object
-    without it (derived from the name, a name no one else has), so export, flush, import
-    and export give the same document; ``position`` only where it is not the list's."""
+    """The compact document of an exported conference's objects: no default value, no slug
+    the importer finds the object without (derived, or a name no one else has), ``position``
+    only where it is not the list's; so export, flush, import, export give the same."""
     by_model = {}
     for obj in objects:
         by_model.setdefault(obj["model"], []).append(obj["fields"])

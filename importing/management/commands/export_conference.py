@@ -36,10 +36,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, slug, output, format, list_slugs, **options):
-        """Export conference ``slug`` to ``output`` (or standard output) in ``format``
-        (compact: JSON if ``output`` ends in ``.json``), or with ``--list`` print every slug.
-        Raises ``CommandError`` for an unknown slug, neither or both of a slug and
-        ``--list``, two images of one file name, or images without ``--output``."""
+        """Export conference ``slug`` to ``output`` (else standard output) in ``format``
+        (compact: JSON for ``.json``), or with ``--list`` print every slug. ``CommandError``:
+        unknown slug, not one of slug and --list, two images of a name, images to stdout."""
         if list_slugs:
             if slug is not None:
                 raise CommandError("--list exports nothing: give either a slug or --list")

@@ -1,7 +1,6 @@
-"""Import a conference fixture without losing editors' work. ``loaddata`` overwrites what
-it is given and stops at the first error; this checks the whole file first, writes
-nothing unless all of it is valid, shows what it would change (``--dry-run``), and keeps
-the fields editors changed since the last import (unless ``--overwrite``)."""
+"""Import a conference without losing editors' work: unlike ``loaddata`` (which overwrites
+and stops at the first error) it checks the whole file, writes nothing unless all is valid,
+shows what it would change (``--dry-run``), keeps editors' changes unless ``--overwrite``."""
 
 import json
 
@@ -48,10 +47,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, dry_run, overwrite, verbosity, **options):
-        """Import ``path``, printing a line per object and a summary; ``--verbosity 0``
-        only what needs a person's eye (possible duplicates, editors' changes kept), 2 or
-        more also each changed field and unchanged objects (as a dry run). Raises
-        ``CommandError`` (exit status 1) listing every problem, having written nothing."""
+        """Import ``path``, printing a line per object and a summary (``--verbosity 0``: only
+        possible duplicates and editors' changes kept; 2: also each changed field and unchanged
+        objects, as a dry run). ``CommandError`` (status 1) lists every problem, nothing written."""
         try:
             plan = import_fixture(path, overwrite=overwrite, dry_run=dry_run)
         except FixtureInvalid as error:
