@@ -43,10 +43,9 @@ class Export:
 
 
 def belonging_to(conference, *, published_only=False):
-    """model -> queryset of what makes up ``conference``: its awards, levels and entries;
-    the papers published or awarded at it with their authorships, authors, institutions,
-    links, conferences and venues (the file imports into an empty database).
-    ``published_only``: only what visitors see."""
+    """model -> queryset of what makes up ``conference`` (only what visitors see if
+    ``published_only``): its awards, levels, entries, and the papers published or awarded at
+    it with all they need to import into an empty database (authors, conferences, ...)."""
     papers = Paper.objects.all()
     awards = Award.objects.filter(conference=conference)
     entries = AwardEntry.objects.filter(award__conference=conference)

@@ -74,8 +74,7 @@ def relocate(document, problems):
 
 def compact_name(name):
     """A fixture field's name in the compact file: ``title_en`` -> ``title``."""
-    suffix = "_" + DEFAULT_SUFFIX
-    return name[: -len(suffix)] if name.endswith(suffix) else name
+    return name.removesuffix("_" + DEFAULT_SUFFIX)
 
 
 # The field a slug is made from where a compact file leaves it out (a person's: people.py).
@@ -112,8 +111,7 @@ class _Translator(PeopleMixin):
         self.people_by_name = {}  # exact name -> {slugs}, in this file
         self.people_by_orcid = {}
         self.paper_refs = {}  # citation key or slug -> paper slug
-        # Papers already reported (their key, or every paper when the BibTeX file
-        # failed), so that an award naming one adds no second problem.
+        # Papers reported (or all: the BibTeX file failed); an award adds no problem.
         self.failed_refs = set()
         self.papers_failed = False
         self.reserved = {}  # exact name -> {slugs} the file writes for authors

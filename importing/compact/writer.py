@@ -34,17 +34,11 @@ def from_objects(objects, conference_slug):
     def rows(model):
         return by_model.get(model._meta.label_lower, [])
 
-    venues = {row["slug"]: row for row in rows(Venue)}
-    written_venues = set()
+    venues = {row["slug"]: row for row in rows(Venue)}  # until written out
 
     def conference(row):
-        out = {}
-        venue = row["venue"][0]
-        if venue in written_venues or venue not in venues:
-            out["venue"] = venue
-        else:
-            written_venues.add(venue)
-            out["venue"] = _compact_values(Venue, venues[venue])
+        venue = row["venue"][0]  # written out where it first appears, then by its slug
+        out = {"venue": _compact_values(Venue, venues.pop(venue)) if venue in venues else venue}
         out.update(_compact_values(Conference, row, skip=("venue",)))
         return out
 
@@ -187,9 +181,8 @@ def _unique_names(model, name_field, rows):
 
 
 def other_slugs(model):
-    """The slugs a name of ``model`` must not be (see :func:`name_stands_alone`): every
-    institution's slug for an institution, none for an author (a person is always
-    written by name)."""
+    """The slugs a name of ``model`` must not be (:func:`name_stands_alone`): every
+    institution's for an institution, none for an author (always written by name)."""
     return set(model.objects.values_list("slug", flat=True)) if model is Institution else set()
 
 
@@ -209,9 +202,8 @@ class _FlowMap(dict):
 
 
 def render(document, *, as_json=False):
-    """The compact document as text, YAML (the default) or JSON, ending in a newline;
-    the same document always as the same bytes. YAML keeps each author, level and list
-    of papers on one line, and writes text of several lines as a ``|`` block."""
+    """The compact document as text (YAML, else JSON), the same bytes for the same document;
+    YAML has each author, level and list of papers on a line, text of lines in a ``|``."""
     if as_json:
         return json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
 
