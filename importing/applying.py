@@ -15,7 +15,6 @@ from importing.fields import (
     FIXTURE_MODELS,
     FixtureInvalid,
     chunks,
-    existing_keys,
     field_specs,
     format_key,
 )
@@ -24,13 +23,9 @@ from importing.planning import DELETED
 
 
 def apply_plan(plan, *, source=""):
-    """Write ``plan`` to the database in one transaction; return the plan.
-
-    Bulk queries in dependency order, images, affiliations, import records and history.
-    Bulk queries send no model signals: it sends ``content_changed`` once, with the
-    papers and authors the changes reach. Raises :class:`FixtureInvalid`, writing
-    nothing, if the plan has problems.
-    """
+    """Write ``plan`` (images, import records, history) in one transaction by bulk queries,
+    which send no model signals: ``content_changed`` goes once, with the papers and authors
+    reached. Return the plan; :class:`FixtureInvalid`, writing nothing, if it has problems."""
     if plan.problems:
         raise FixtureInvalid(plan.problems)
     by_model = defaultdict(list)
@@ -49,10 +44,10 @@ def apply_plan(plan, *, source=""):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
         if plan.writes_anything:
-            papers, authors = _reached(plan.changes, primary_keys)
+            papers, authors = _reached(plan.changes)
             content_changed.send(sender=apply_plan, papers=papers, authors=authors | former_authors)
         _write_records(plan.changes, source)
-        record_history(plan.changes, source, primary_keys)
+        record_history(plan.changes, source)
         refresh_statistics(
             model
             for model in FIXTURE_MODELS
@@ -89,41 +84,31 @@ def refresh_statistics(models):
             cursor.execute(f"ANALYZE {names}")  # the models' own table names, quoted
 
 
-def record_history(changes, source, primary_keys=None):
-    """One django-reversion revision for the import (comment ``import_conference <file>``)
-    with a version of every object created or updated, and of the unchanged ones that
-    have none yet; returns it or None. ``primary_keys`` ({model: {natural key: pk}})
-    names objects created without their primary key coming back (no RETURNING).
-    """
+def record_history(changes, source):
+    """The django-reversion revision (comment ``import_conference <file>``) with a version
+    of every object created or updated, and of unchanged ones without any; or None."""
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
         if change.action == DELETED:
             continue  # not in the database: its deletion is in its own history
-        pk = change.instance.pk if change.instance is not None else None
-        if pk is None:
-            pk = primary_keys[change.item.model][change.item.key]
-        if change.action == "unchanged":
-            unversioned[change.item.model].add(pk)
-        else:
-            changed[change.item.model].add(pk)
+        versions = unversioned if change.action == "unchanged" else changed
+        versions[change.item.model].add(change.instance.pk)
     return record_versions(changed, f"import_conference {source}".strip(), missing_only=unversioned)
 
 
-def _reached(changes, primary_keys):
-    """``(papers, authors)``: the primary keys of the papers whose matched text
-    (catalogue/matching.py) and of the authors whose ``has_published_paper``
-    (catalogue/published_authors.py) ``changes`` may have changed: papers created or
-    updated or of authorships created or updated, of authors and institutions updated;
-    authors of authorships created or updated, of papers and conferences updated.
-    """
+def _reached(changes):
+    """``(papers, authors)``: primary keys of the papers whose matched text (catalogue/
+    matching.py) and authors whose ``has_published_paper`` ``changes`` may change: papers
+    created or updated, of authorships created or updated, of authors and institutions
+    updated; authors of authorships created or updated, of papers and conferences updated."""
     papers, authors = set(), set()
     updated = defaultdict(set)  # model -> primary keys of the objects updated
     for change in changes:
-        if change.action not in ("create", "update") or change.instance is None:
+        if change.action not in ("create", "update"):
             continue
         model = change.item.model
         if model is Paper:
-            papers.add(change.instance.pk or primary_keys[Paper][change.item.key])
+            papers.add(change.instance.pk)
         elif model is Authorship:
             papers.add(change.instance.paper_id)
             authors.add(change.instance.author_id)
@@ -158,9 +143,6 @@ def _python_value(spec, value, primary_keys, change):
 def _apply_model(model, changes, primary_keys):
     specs = field_specs(model)
     plain = [spec for spec in specs.values() if spec.kind != "references"]
-    for change in changes:
-        if change.instance is not None:
-            primary_keys[model][change.item.key] = change.instance.pk
     # Rows that change places first step aside, the model's own way (authors: so that
     # no intermediate state breaks the one-author-per-position constraint).
     moving = [c.instance.pk for c in changes if c.action == "update" and "position" in c.changes]
@@ -175,12 +157,10 @@ def _apply_model(model, changes, primary_keys):
         }
         change.instance = model(**kwargs)
         derived.refresh(change.instance)  # bulk_create sends no pre_save signal
-    new_instances = [change.instance for change in created]
-    model.objects.bulk_create(new_instances, batch_size=BATCH_SIZE)
-    if any(instance.pk is None for instance in new_instances):  # no RETURNING support
-        primary_keys[model].update(existing_keys(model, [c.item.key for c in created]))
-    else:
-        for change in created:
+    # Primary keys come back (RETURNING), as editorial.history's bulk_create needs too.
+    model.objects.bulk_create([change.instance for change in created], batch_size=BATCH_SIZE)
+    for change in changes:
+        if change.instance is not None:
             primary_keys[model][change.item.key] = change.instance.pk
     # Updates, grouped by the set of fields they change.
     groups = defaultdict(list)
@@ -236,24 +216,21 @@ def _apply_many_to_many(model, spec, changes, primary_keys):
 
 
 def _write_records(changes, source):
-    new, changed = [], []
-    for change in changes:
-        if not change.record_changed:
-            continue
-        if change.record is None:
-            new.append(
-                ImportRecord(
-                    model=change.item.label,
-                    key=format_key(change.item.key),
-                    values=change.record_values,
-                    source=source,
-                )
-            )
-        else:
-            change.record.values = change.record_values
-            change.record.source = source
-            changed.append(change.record)
-    ImportRecord.objects.bulk_create(new, batch_size=BATCH_SIZE)
-    ImportRecord.objects.bulk_update(
-        changed, ["values", "source", "imported_at"], batch_size=BATCH_SIZE
+    """Save what the import set on each object whose record changed, as one upsert."""
+    records = [
+        ImportRecord(
+            model=change.item.label,
+            key=format_key(change.item.key),
+            values=change.record_values,
+            source=source,
+        )
+        for change in changes
+        if change.record_changed
+    ]
+    ImportRecord.objects.bulk_create(
+        records,
+        batch_size=BATCH_SIZE,
+        update_conflicts=True,
+        unique_fields=["model", "key"],
+        update_fields=["values", "source", "imported_at"],
     )

@@ -1,12 +1,7 @@
-"""Papers and their ordered authors from a BibTeX file (PMLR, dblp, the ACL Anthology,
-OpenReview), for a compact conference file to name by citation key. The rules, field by
-field, are those of ``docs/bibtex.md``, whose examples a test runs.
-
-bibtexparser 2 splits the file into blocks and author lists into names; pylatexenc
-decodes LaTeX (importing/latex.py). Here: ``@string`` references and ``#``
-concatenation (bibtexparser resolves only a whole value that is one reference), and
-links. Values are checked by the models' own fields, so a problem has its line.
-"""
+"""Papers and their ordered authors from a BibTeX file (PMLR, dblp, ACL, OpenReview) for a
+compact file to name by citation key, by the rules of ``docs/bibtex.md``. bibtexparser 2
+splits blocks and names, pylatexenc decodes LaTeX (latex.py); here: links, ``@string``
+references and ``#`` (bibtexparser resolves only a value that is one whole reference)."""
 
 import logging
 import re
@@ -67,10 +62,8 @@ READ_FIELDS = frozenset(
 
 def parse_bibtex(text, *, source):
     """The papers in BibTeX ``text``, in file order: ``[{"key", "title", "authors":
-    [{"name"}], "year", "pages", "links"}, ...]``. Raises :class:`FixtureInvalid` listing
-    every mistake (each naming ``source``, e.g. "papers.bib", the entry's line and its
-    citation key); raises nothing else.
-    """
+    [{"name"}], "year", "pages", "links"}, ...]``. Raises only :class:`FixtureInvalid`,
+    listing every mistake by ``source`` (e.g. "papers.bib"), line and citation key."""
     reader = _Reader(source)
     papers = reader.read(text)
     if reader.problems:
@@ -188,8 +181,8 @@ class _Reader:
         return paper if len(self.problems) == count else None
 
     def resolve(self, raw):
-        """A field's raw value (``{...}``, ``"..."``, a number, a @string name, joined
-        by ``#``) as its text, braces inside kept. Raises ``_ValueError``."""
+        """A raw value (``{...}``, ``"..."``, a number, a @string name, joined by ``#``) as
+        its text, braces inside kept. Raises ``_ValueError``."""
         if not isinstance(raw, str):
             return str(raw)
         parts, position, length = [], 0, len(raw)
@@ -233,8 +226,7 @@ class _Reader:
         return text
 
     def check(self, model_field, value, field, *, quote=False):
-        """Whether the model's field accepts ``value``; reports why not (after the value
-        when ``quote``)."""
+        """Whether ``model_field`` accepts ``value``; reports why not (quoting it if ``quote``)."""
         try:
             model_field.clean(value, None)
         except ValidationError as error:
@@ -366,8 +358,8 @@ def _silent(record):
 
 
 def _closing(raw, start):
-    """Where the ``{`` or ``"`` value opened at ``start`` closes (BibTeX's rule: braces
-    count whether escaped or not; a quote inside braces is text), or None."""
+    """Where the ``{`` or ``"`` value opened at ``start`` closes, or None (BibTeX's rule:
+    braces count even escaped; a quote inside braces is text)."""
     depth = 0
     quoted = raw[start] == '"'
     for position in range(start + (1 if quoted else 0), len(raw)):
@@ -391,8 +383,8 @@ def _unbraced(value):
 
 
 def _clean_url(value):
-    """A URL field's text: white space removed at the ends, ``\\url{...}`` unwrapped,
-    LaTeX escapes (``\\_``, ``\\%``, ...) undone, braces removed."""
+    """A URL field's text: stripped, ``\\url{...}`` unwrapped, LaTeX escapes (``\\_``,
+    ``\\%``, ...) undone, braces removed."""
     value = value.strip()
     wrapped = WRAPPED_URL.match(value)
     if wrapped:

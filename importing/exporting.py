@@ -1,7 +1,6 @@
-"""Write a conference and everything that belongs to it as a fixture (``export_conference``):
-the fields and normalised values the importer reads, objects in dependency order and
-sorted by natural key, so export, flush, import and export again give the same bytes.
-"""
+"""A conference and all that belongs to it as a fixture (``export_conference``): the
+fields and values the importer reads, objects in dependency order, then by natural key, so
+export, flush, import and export again give the same bytes."""
 
 import json
 from dataclasses import dataclass, field
@@ -36,8 +35,7 @@ class ExportError(Exception):
 
 @dataclass
 class Export:
-    """An exported fixture: its text, the image files it names (relative path -> bytes),
-    and warnings (one line each) about what it had to leave out."""
+    """An export: its text, its images (relative path -> bytes), warnings of what it left out."""
 
     text: str
     images: dict = field(default_factory=dict)
@@ -45,11 +43,9 @@ class Export:
 
 
 def belonging_to(conference, *, published_only=False):
-    """The objects that make up ``conference`` (model -> queryset): its awards, levels
-    and entries; the papers published or awarded at it with their authorships, authors,
-    institutions and links; those papers' conferences and venues, so the file imports
-    into an empty database. ``published_only``: only what visitors see.
-    """
+    """model -> queryset of what makes up ``conference`` (only what visitors see if
+    ``published_only``): its awards, levels, entries, and the papers published or awarded at
+    it with all they need to import into an empty database (authors, conferences, ...)."""
     papers = Paper.objects.all()
     awards = Award.objects.filter(conference=conference)
     entries = AwardEntry.objects.filter(award__conference=conference)
@@ -79,14 +75,9 @@ def belonging_to(conference, *, published_only=False):
 
 
 def export_conference(slug, *, format="fixture", as_json=False, published_only=False):
-    """Export the conference with natural key ``slug``; return an :class:`Export`.
-
-    ``format``: ``"fixture"`` (JSON) or ``"compact"`` (YAML, or JSON with ``as_json``).
-    Images are named ``images/<file name>``, for the caller to write ``Export.images``
-    there; one that cannot be read is written ``""`` with a warning. Raises
-    ``Conference.DoesNotExist`` for an unknown slug, :class:`ExportError` when two
-    images share a file name.
-    """
+    """The :class:`Export` of conference ``slug``: ``"fixture"`` (JSON) or ``"compact"`` (YAML,
+    JSON if ``as_json``); images named ``images/<file name>`` for the caller to write (an
+    unreadable one ``""``, warned). Raises ``Conference.DoesNotExist``, :class:`ExportError`."""
     conference = Conference.objects.get(slug=slug)
     objects, images, warnings = [], {}, []
     for model, queryset in belonging_to(conference, published_only=published_only).items():

@@ -1,8 +1,7 @@
-"""The fixture's vocabulary: the models and their fields, and problems.
+"""The fixture's vocabulary: the models (each states its natural key,
+``natural_key_fields``), their fields, and problems."""
 
-Each model states its own natural key (``natural_key_fields``, see ``catalogue.models``).
-"""
-
+import datetime
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -39,21 +38,25 @@ FIXTURE_MODELS = [
     AwardLevel,
     AwardEntry,
 ]
+MODEL_LABELS = {model._meta.label_lower: model for model in FIXTURE_MODELS}
 # Column suffixes of translated fields: settings.LANGUAGES with "-" written "_". A
 # translated field is written bare for the default language in a compact file.
 LANGUAGE_SUFFIXES = languages.suffixes()
 DEFAULT_SUFFIX = LANGUAGE_SUFFIXES[0]
 # Rows per bulk query: below SQLite's 999 bound parameters for the widest model.
 BATCH_SIZE = 500
-# A field's kind (FieldSpec) by its class: the first that matches.
+# A field's kind (FieldSpec) by its class, the first that matches; the types a fixture
+# may write for it and their name in messages (true/false is no number, a date and time
+# no date). A reference is checked as a natural key (reading._check_reference).
 FIELD_KINDS = [
-    (models.ManyToManyField, "references"),
-    (models.ForeignKey, "reference"),
-    (models.ImageField, "image"),
-    (models.DateField, "date"),
-    (models.IntegerField, "integer"),
-    (models.Field, "text"),
+    (models.ManyToManyField, "references", list, "a list of natural keys"),
+    (models.ForeignKey, "reference", None, None),
+    (models.ImageField, "image", str, "a file path"),
+    (models.DateField, "date", str | datetime.date, "a date written YYYY-MM-DD"),
+    (models.IntegerField, "integer", int, "a whole number"),
+    (models.Field, "text", str, "a string"),
 ]
+EXPECTED = {kind: (types, name) for _cls, kind, types, name in FIELD_KINDS if types}
 # How messages name what JSON or YAML gave (bool before int: True is an int too).
 TYPE_NAMES = [(bool, "true/false"), (int | float, "a number"), (str, "a string")]
 TYPE_NAMES += [(list, "a list"), (dict, "a mapping")]
@@ -139,17 +142,14 @@ def translated_fields(model):
 
 @cache
 def field_specs(model):
-    """The fixture fields of ``model`` in the order export writes them (name -> spec):
-    every editable field but the primary key, a translated one as its language columns.
-    Required: a natural key's parts, and fields neither blank nor with a default (of a
-    translated field, its default language's column)."""
+    """name -> spec of ``model``'s fixture fields in export order: the editable ones but the
+    primary key, a translated one as its language columns. Required: a natural key's parts,
+    fields neither blank nor with a default (translated: the default language's column)."""
     specs = {}
     translated = translated_fields(model)
     for model_field in model._meta.fields + model._meta.many_to_many:
-        if model_field.primary_key or model_field.auto_created:
-            continue
-        if not model_field.editable:
-            continue  # derived from other fields (search_text), never in a fixture
+        if model_field.primary_key or model_field.auto_created or not model_field.editable:
+            continue  # not editable: derived from other fields (search_text)
         if getattr(model_field, "translated_field", None) is not None:
             continue  # a TranslationField: added next to its original below
         if model_field.many_to_many and not _written_as_list(model_field):
@@ -167,7 +167,7 @@ def field_specs(model):
                     column.name, column, "text", required and index == 0, translated=True
                 )
             continue
-        kind = next(kind for cls, kind in FIELD_KINDS if isinstance(model_field, cls))
+        kind = next(kind for cls, kind, *_ in FIELD_KINDS if isinstance(model_field, cls))
         target = model_field.related_model if model_field.is_relation else None
         specs[model_field.name] = FieldSpec(
             model_field.name, model_field, kind, required, False, target
@@ -187,12 +187,6 @@ def _written_as_list(model_field):
     return not hasattr(through, "natural_key") and own == pair | {"position"}
 
 
-@cache
-def model_labels():
-    """``"papers.paper"`` -> model, for every fixture model."""
-    return {model._meta.label_lower: model for model in FIXTURE_MODELS}
-
-
 def key_length(model):
     """How many strings make up the model's natural key."""
     return len(natural_key_lookups(model))
@@ -205,9 +199,7 @@ def chunks(values, size=BATCH_SIZE):
 
 
 def existing_keys(model, keys):
-    """Which of ``keys`` (natural key tuples) exist in the database: key -> primary key.
-
-    One query per batch of the keys' first parts (``natural_key_lookups``)."""
+    """key -> primary key of those of ``keys`` (natural key tuples) in the database."""
     keys, found = set(keys), {}
     lookups = natural_key_lookups(model)
     for chunk in chunks({key[0] for key in keys}):

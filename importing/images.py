@@ -12,9 +12,8 @@ from catalogue.models import Paper
 
 
 def prepare_image(data, source_name):
-    """(file name to store, bytes to store): an image file's bytes checked and normalised
-    by the admin's rules (:func:`catalogue.images.clean_image`). Raises
-    ``ValidationError`` for an empty file and whatever ``clean_image`` refuses."""
+    """(file name, bytes) to store: an image file checked and normalised by the admin's
+    :func:`~catalogue.images.clean_image`; ``ValidationError`` for what it refuses, or none."""
     if not data:
         raise ValidationError("the image file is empty")
     cleaned = clean_image(ContentFile(data, name=Path(source_name).name))
@@ -40,9 +39,8 @@ def stored_image_digest(name):
 
 
 def store_image(file_name, data):
-    """Save image bytes in the media storage in ``Paper.image``'s ``upload_to``
-    (``papers/<file_name>``), with thumbnails as the admin makes them; return the name.
-    A stored file of that name with the same bytes is reused."""
+    """Save image bytes as ``papers/<file_name>`` (``Paper.image``'s ``upload_to``) in the
+    media storage, with the admin's thumbnails, reusing one with the same bytes; its name."""
     field = Paper._meta.get_field("image")
     name = field.upload_to + file_name
     if not (default_storage.exists(name) and stored_image_digest(name) == image_digest(data)):

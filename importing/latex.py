@@ -1,11 +1,11 @@
-"""LaTeX in BibTeX values as plain Unicode text (pylatexenc), for importing/bibtex.py:
-commands to their characters, groups and ties dropped, maths kept as its source, unknown
-commands and those that would read files (``\\input``) refused.
-"""
+"""LaTeX in BibTeX values as plain Unicode text (pylatexenc): commands to characters,
+groups and ties dropped, maths kept as source, unknown commands and those that would read
+files (``\\input``) refused."""
 
 import re
 import unicodedata
 from functools import cache, lru_cache
+from itertools import accumulate
 
 from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -21,10 +21,8 @@ LATEX = re.compile(r"[\\{}$%~]|--|``|''|[!?]`")
 
 @lru_cache(maxsize=DECODED_CACHE_SIZE)
 def latex_to_text(value):
-    """``(text, mistakes)``: LaTeX ``value`` as one line of Unicode text, or ``(None,
-    [why, ...])`` when it cannot be read. Cached: the same names recur across a
-    proceedings, and pylatexenc takes a few milliseconds a value.
-    """
+    """``(text, ())``: LaTeX ``value`` as one line of Unicode text, or ``(None, (why,
+    ...))``. Cached: names recur across a proceedings; pylatexenc takes milliseconds."""
     if _brace_depth(value) > MAX_BRACE_DEPTH:
         return None, (f"braces nest more than {MAX_BRACE_DEPTH} levels deep",)
     if not LATEX.search(value):  # plain text, as most names are: no parsing needed
@@ -111,11 +109,5 @@ def _text_context():
 
 
 def _brace_depth(text):
-    depth = deepest = 0
-    for char in text:
-        if char == "{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char == "}":
-            depth -= 1
-    return deepest
+    """How deeply braces nest in ``text`` (0 for none)."""
+    return max(accumulate((char == "{") - (char == "}") for char in text), default=0)

@@ -1,10 +1,6 @@
-"""Step 1, first half: a fixture file's text as Python lists and dicts (:func:`parse`).
-
-JSON or YAML (PyYAML's safe loader), refusing what would make the checks that follow
-(importing/reading.py) wrong or unbounded: names written twice in one object, text that
-is not UTF-8 or holds lone surrogates, nesting deeper than ``MAX_DEPTH``, a bare BibTeX
-file (which needs a compact file to name it).
-"""
+"""Step 1, first half: a JSON or YAML fixture as lists and dicts (:func:`parse`), refusing
+what would make the checks wrong or unbounded: names twice in one object, text not UTF-8
+or with lone surrogates, nesting deeper than ``MAX_DEPTH``, a bare BibTeX file."""
 
 import json
 import re
@@ -51,12 +47,9 @@ _Loader.add_constructor(
 
 
 def parse(path):
-    """Load the fixture file at ``path`` into Python lists and dicts.
-
-    YAML for ``.yaml`` and ``.yml``, and for other files but ``.json`` whose text does not
-    start with ``[`` or ``{``; JSON otherwise. Raises :class:`FixtureInvalid` for each
-    refusal of the module docstring.
-    """
+    """The fixture file at ``path`` as Python lists and dicts: YAML for ``.yaml`` and
+    ``.yml`` and for other files but ``.json`` not starting with ``[`` or ``{``, else
+    JSON. Raises :class:`FixtureInvalid` for each refusal of the module docstring."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -114,9 +107,7 @@ def _bibtex_alone(path):
 
 def _refuse_surrogates(path, data):
     """Raise FixtureInvalid naming every object and field whose text holds a lone
-    surrogate (``"\\ud800"`` in JSON or YAML): half of a UTF-16 pair, which UTF-8 (the
-    database, the terminal) cannot encode. ``data`` nests at most MAX_DEPTH deep.
-    """
+    surrogate (``"\\ud800"``), half of a UTF-16 pair that UTF-8 cannot encode."""
     problems = []
     objects = data if isinstance(data, list) else [data]
     for index, obj in enumerate(objects, start=1):

@@ -1,39 +1,24 @@
-"""Read, check and apply a conference fixture (``manage.py import_conference``): Django's
-fixture format with natural keys, JSON or YAML, or a compact conference file. Three
-steps, only the last writing (``docs/architecture.md``): :func:`read_fixture` checks,
-:func:`plan_import` compares with the database and the last import, :func:`apply_plan`
-writes.
-"""
+"""Import a fixture or compact conference file (``manage.py import_conference``) in three
+steps (``docs/architecture.md``): :func:`read_fixture` checks, :func:`plan_import`
+compares with the database and the last import, :func:`apply_plan` writes."""
 
 from django.db import transaction
 
 from importing.applying import apply_plan, record_history
 from importing.compact.reader import relocate
-from importing.fields import FIXTURE_MODELS, FixtureInvalid, Problem, format_key
+from importing.fields import FIXTURE_MODELS, FixtureInvalid
 from importing.images import prepare_image, store_image
 from importing.planning import plan_import
-from importing.reading import read_fixture, read_objects
+from importing.reading import read_fixture
 
-__all__ = [
-    "FIXTURE_MODELS",
-    "FixtureInvalid",
-    "Problem",
-    "format_key",
-    "import_fixture",
-    "plan_import",
-    "prepare_image",
-    "read_fixture",
-    "read_objects",
-    "store_image",
-]
+# Besides import_fixture, what the benchmarks and the pages' tests import from here.
+__all__ = ["FIXTURE_MODELS", "plan_import", "prepare_image", "read_fixture", "store_image"]
 
 
 def import_fixture(path, *, overwrite=False, dry_run=False):
-    """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``.
-
-    Returns the :class:`~importing.planning.Plan`. Raises :class:`FixtureInvalid`
-    listing every problem found, having written nothing.
-    """
+    """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``; return
+    the :class:`~importing.planning.Plan`. Raises :class:`FixtureInvalid` listing every
+    problem, having written nothing."""
     fixture = read_fixture(path)
     # Compare and write in one transaction, so that an editor's save in between
     # cannot be overwritten unseen.

@@ -13,7 +13,6 @@ from django.utils import translation
 from catalogue.models import ImportRecord, natural_key_lookups
 from importing.fields import (
     FIXTURE_MODELS,
-    Problem,
     chunks,
     default_value,
     field_specs,
@@ -25,14 +24,10 @@ from importing.reading import Fixture, Item, file_order
 
 @dataclass
 class Change:
-    """What the import does to one object: ``action`` is create, update, unchanged or
-    deleted (an object the last import wrote that an editor has deleted since, or one
-    of the file's that belongs to such an object: it is not created again).
-
-    ``changes``: field -> (database value, new value); ``conflicts``: field -> (database
-    value kept, fixture value); ``final``: the values it ends up with; ``deleted_with``:
-    (model label, key) of the deleted object a deleted change belongs to.
-    """
+    """What the import does to one object. ``action``: create, update, unchanged or
+    deleted (not created again: an editor deleted it, or the object ``deleted_with``, since
+    the last import). ``changes``: field -> (database value, new value); ``conflicts``:
+    field -> (database value kept, fixture value); ``final``: the values it ends up with."""
 
     item: Item
     action: str
@@ -96,16 +91,14 @@ def database_value(spec, instance):
 def ordered_references(spec, instance):
     """The objects a many-to-many field of ``instance`` names, in the through model's
     order (``position``), else the target's. Prefetch :func:`references_lookup`."""
-    through = spec.field.remote_field.through
-    if through._meta.auto_created:
-        return list(getattr(instance, spec.name).all())
-    rows, target = references_lookup(spec).split("__")
-    return [getattr(row, target) for row in getattr(instance, rows).all()]
+    rows, _, target = references_lookup(spec).partition("__")
+    related = getattr(instance, rows).all()
+    return [getattr(row, target) for row in related] if target else list(related)
 
 
 def references_lookup(spec):
-    """The ``prefetch_related`` lookup of a many-to-many field's list, through the rows
-    of a through model that holds the order (``affiliation_rows__institution``)."""
+    """The ``prefetch_related`` lookup of a many-to-many field's list, through an ordered
+    through model's rows (``affiliation_rows__institution``)."""
     through = spec.field.remote_field.through
     if through._meta.auto_created:
         return spec.name
@@ -114,9 +107,8 @@ def references_lookup(spec):
 
 
 def load_existing(model, items):
-    """The database objects sharing a first key part with ``items`` (key -> instance),
-    e.g. every authorship of the items' papers. One query per batch of first parts, with
-    what natural keys, references and many-to-many lists need."""
+    """key -> instance of the database objects sharing a first key part with ``items`` (all
+    authorships of their papers), with what natural keys, references and lists need."""
     specs = field_specs(model).values()
     select = _key_relations(model)
     for spec in specs:
@@ -142,15 +134,11 @@ def _key_relations(model, prefix=""):
 
 
 def plan_import(fixture, *, overwrite=False):
-    """Compare ``fixture`` with the database; return the :class:`Plan`. Writes nothing.
-
-    A field the file changes is taken when the database still holds what the last
-    import set (or, never imported, is empty); else an editor changed it and it is kept,
-    a conflict, unless ``overwrite``. Fields left out keep their value (a new object
-    gets the default). An object the last import wrote that an editor deleted is not
-    created again, nor what refers to it, unless ``overwrite``. ``Plan.problems``: the
-    fixture's and the models' rules on the resulting values.
-    """
+    """The :class:`Plan` of importing ``fixture``; writes nothing. A field the file changes
+    is taken if the database holds what the last import set (never imported: nothing), else
+    the editor's value is kept, a conflict; fields left out keep theirs (new: the default).
+    What an editor deleted is not created again, nor what refers to it. ``overwrite`` takes
+    the file's all the same. ``Plan.problems``: the fixture's, and the models' rules'."""
     problems = list(fixture.problems)
     changes = []
     for model in FIXTURE_MODELS:
@@ -168,10 +156,8 @@ def plan_import(fixture, *, overwrite=False):
             if instance is None and record is not None and not overwrite:
                 change.action = DELETED
             if instance is None:
-                change.final = {
-                    name: item.values[name] if name in item.values else default_value(spec)
-                    for name, spec in specs.items()
-                }
+                change.final = {name: default_value(spec) for name, spec in specs.items()}
+                change.final.update(item.values)
             else:
                 current = {name: database_value(spec, instance) for name, spec in specs.items()}
                 change.final = dict(current)
@@ -201,9 +187,8 @@ def plan_import(fixture, *, overwrite=False):
 
 
 def _follow_deletions(changes):
-    """Spread editors' deletions, referred-to models first: a new object referring to a
-    deleted one is not created, an existing one keeps its reference (a conflict), a
-    many-to-many list drops it."""
+    """Spread deletions over ``changes``, referred-to models first: a new object referring to
+    a deleted one is not created, an existing one keeps it (a conflict), a list drops it."""
     deleted = {(c.item.model, c.item.key) for c in changes if c.action == DELETED}
     if not deleted:
         return
@@ -260,11 +245,9 @@ def _load_records(model, items):
 
 
 def _check_final_values(fixture, changes):
-    """[Problem]: the models' rules, as the admin applies them, on the values the objects
-    would end up with: ``clean()``, ``Meta.constraints`` and ``numbering``. A unique
-    constraint is checked over the whole file and the database rows it leaves out
-    (objects that swap values are no clash). Each is named by the rule's last field.
-    """
+    """[Problem]: the models' rules as the admin applies them (``clean()``, constraints,
+    ``numbering``) on the final values, named by the rule's last field; unique constraints
+    over the file and the database rows it leaves out (a swap of values is no clash)."""
     instances = _UnsavedInstances(fixture, changes)
     by_model = defaultdict(list)
     for change in changes:
@@ -280,23 +263,12 @@ def _check_final_values(fixture, changes):
                     found += _unique_problems(model, constraint, group, instances)
             if hasattr(model, "numbering"):
                 found += _numbering_problems(fixture, model, group, instances)
-    return [
-        Problem(
-            fixture.path,
-            message,
-            index=c.item.index,
-            label=c.item.label,
-            key=c.item.key,
-            field=name,
-        )
-        for c, name, message in found
-    ]
+    return [change.item.problem(fixture.path, message, name) for change, name, message in found]
 
 
 class _UnsavedInstances(dict):
-    """(model, natural key) -> an unsaved instance with the values the object would end
-    up with, made when first asked for; a reference to an object of the file is its
-    instance, so that rules comparing related objects hold for new ones too."""
+    """(model, natural key) -> an unsaved instance with the object's final values, made when
+    asked for; references to the file's objects are their instances (rules compare them)."""
 
     def __init__(self, fixture, changes):
         super().__init__()
@@ -327,9 +299,8 @@ class _UnsavedInstances(dict):
 
 
 def _model_rules(change, instance, checked):
-    """``clean()`` and the check constraints on ``instance``: [(change, field, message)].
-    ``checked`` remembers the constraints' answers by the values they compare (20,000
-    authorships need a few queries, not 20,000)."""
+    """[(change, field, message)] of ``clean()`` and the check constraints on ``instance``;
+    ``checked`` keeps answers by the values compared (20,000 authorships: a few queries)."""
     model, found = change.item.model, []
     try:
         instance.clean()
@@ -431,12 +402,9 @@ def _unique_problems(model, constraint, changes, instances):
 
 
 def _numbering_problems(fixture, model, changes, instances):
-    """[(change, field, message)] on the highest number of each group whose numbers do
-    not run 1, 2, 3, ... (``model.numbering``, e.g. a paper's author positions). Counts
-    the database rows the file leaves out, and the file's failed objects as written (a
-    mistyped author slug must not make a position look missing); numbers below 1 or
-    given twice are left to the constraints.
-    """
+    """[(change, field, message)] on the highest number of a group not running 1, 2, 3, ...
+    (``model.numbering``: author positions), counting database rows the file leaves out and
+    failed objects as written (a mistyped slug leaves no gap); not numbers below 1 or twice."""
     group, number = model.numbering
     numbers, keys, last = defaultdict(list), {}, {}
     for holder, (within, value) in _final_rows(model, model.numbering, changes, instances):

@@ -14,15 +14,16 @@ from catalogue import languages
 from catalogue.models import natural_key_lookups
 from importing.compact.reader import CompactDocument, objects_from
 from importing.fields import (
+    EXPECTED,
     FIXTURE_MODELS,
     LANGUAGE_SUFFIXES,
+    MODEL_LABELS,
     FixtureInvalid,
     Problem,
     existing_keys,
     field_specs,
     format_key,
     key_length,
-    model_labels,
     translated_fields,
     type_name,
 )
@@ -31,15 +32,6 @@ from importing.parsing import parse
 
 # Django's own check (forms use it): PostgreSQL cannot store NUL in text columns.
 _no_null_characters = ProhibitNullCharactersValidator()
-# The types a field kind takes, and how a message names them (true/false is no number,
-# a date and time no date); a reference is checked by _check_reference.
-EXPECTED = {
-    "text": (str, "a string"),
-    "integer": (int, "a whole number"),
-    "date": (str | datetime.date, "a date written YYYY-MM-DD"),
-    "references": (list, "a list of natural keys"),
-    "image": (str, "a file path"),
-}
 
 
 @dataclass(frozen=True)
@@ -53,10 +45,9 @@ class PreparedImage:
 
 @dataclass
 class Item:
-    """One object of the fixture. ``values`` holds what it writes, normalised as export
-    writes it (dates as ``"YYYY-MM-DD"``, references as natural key lists, an image as
-    the digest of the bytes to store); ``key`` is its natural key (for an invalid object,
-    as the file writes it, or None)."""
+    """One object of the fixture: ``values`` normalised as export writes them (dates
+    ``"YYYY-MM-DD"``, references natural key lists, an image its stored bytes' digest);
+    ``key`` its natural key (an invalid object's as written, or None)."""
 
     index: int
     model: type
@@ -68,6 +59,10 @@ class Item:
     @property
     def label(self):
         return self.model._meta.label_lower
+
+    def problem(self, path, message, field=None):
+        """A :class:`Problem` naming this object (and its ``field``) in the file ``path``."""
+        return Problem(path, message, index=self.index, label=self.label, key=self.key, field=field)
 
 
 @dataclass
@@ -101,12 +96,9 @@ def _check_reference(spec, value):
 
 
 def clean_value(spec, value, base_dir):
-    """Check one field value; return ``(normalised value, PreparedImage or None)``.
-
-    Types are strict (``EXPECTED``: no ``"5"`` for 5), no NUL characters (PostgreSQL
-    cannot store them), images inside ``base_dir``; the rest is ``Field.clean``. Raises
-    ``ValidationError`` with a message for the fixture's author.
-    """
+    """``(normalised value, PreparedImage or None)`` of one field's value. Types are
+    strict (``EXPECTED``: no ``"5"`` for 5), no NUL, images inside ``base_dir``, then
+    ``Field.clean``. Raises ``ValidationError`` for the fixture's author."""
     if isinstance(value, str):
         _no_null_characters(value)
     model_field = spec.field
@@ -160,21 +152,16 @@ def _image_path(base_dir, value):
 
 
 def read_fixture(path):
-    """Parse and check the fixture at ``path``; return a :class:`Fixture` (problems in
-    ``Fixture.problems``). Raises :class:`FixtureInvalid` for a file that cannot be read
-    or parsed."""
+    """The checked :class:`Fixture` at ``path``. Raises :class:`FixtureInvalid` if unparsable."""
     path = Path(path)
     data, document = objects_from(parse(path), path)
     return read_objects(data, source=path, document=document)
 
 
 def read_objects(data, *, source, document=None):
-    """Check ``data``, a parsed list of fixture objects; return a :class:`Fixture`.
-
-    ``source`` (a path) names the file in problems, its folder holds the images;
-    ``document``: the compact document, if any. Raises :class:`FixtureInvalid` only
-    when ``data`` is not a list.
-    """
+    """The :class:`Fixture` of ``data``, a parsed list of objects, checked. ``source``
+    (a path) names the file in problems, its folder holds the images; ``document``: the
+    compact document, if any. Raises :class:`FixtureInvalid` when ``data`` is no list."""
     path = Path(source)
     if not isinstance(data, list):
         raise FixtureInvalid(
@@ -184,23 +171,15 @@ def read_objects(data, *, source, document=None):
     with translation.override("en"):  # Django's messages, in the language of this tool
         for index, obj in enumerate(data, start=1):
             item = _read_object(path, path.parent, index, obj, problems)
-            if item is None:
-                continue
-            items.append(item)
-            if item.key is None:
+            if item is not None:
+                items.append(item)
+            if item is None or item.key is None:
                 continue
             first = seen.setdefault((item.model, item.key), item)
             if first is not item:
                 item.valid = False
-                problems.append(
-                    Problem(
-                        path,
-                        f"duplicate natural key: object {first.index} has the same key",
-                        index=item.index,
-                        label=item.label,
-                        key=item.key,
-                    )
-                )
+                message = f"duplicate natural key: object {first.index} has the same key"
+                problems.append(item.problem(path, message))
         database_keys = _check_references(path, items, seen, problems)
     problems.sort(key=file_order)
     return Fixture(path, items, problems, database_keys, document)
@@ -221,9 +200,9 @@ def _read_object(path, base_dir, index, obj, problems):
         problem(f"expected an object with 'model' and 'fields', got {type_name(obj)}")
         return None
     label = obj.get("model")
-    model = model_labels().get(label.lower()) if isinstance(label, str) else None
+    model = MODEL_LABELS.get(label.lower()) if isinstance(label, str) else None
     if model is None:
-        known = ", ".join(sorted(model_labels()))
+        known = ", ".join(sorted(MODEL_LABELS))
         problem(f"unknown model {label!r}; a fixture may contain {known}")
         return None
     label = model._meta.label_lower
@@ -280,8 +259,7 @@ def _read_object(path, base_dir, index, obj, problems):
 
 
 def _written_key(model, fields):
-    """The natural key tuple in ``fields`` (a reference's list flattened into it), valid
-    or not; None when no part of it is written."""
+    """The natural key tuple in ``fields`` (references flattened), or None if none is written."""
     parts = []
     for name in model.natural_key_fields:
         value = fields.get(name)
@@ -305,11 +283,9 @@ def _unknown_field_message(model, name):
 
 
 def _check_references(path, items, in_file, problems):
-    """Report references found neither in the file nor in the database, once each, at
-    the first object naming it; not those to failed objects of the file, nor a key under
-    a missing one (a level of a missing award). Returns model -> natural key -> primary
-    key for the referenced objects the database holds.
-    """
+    """Report each reference in neither the file nor the database once, at its first
+    referrer (not those to failed objects, nor a level of a missing award); return model ->
+    natural key -> primary key of the referenced objects in the database."""
     wanted = defaultdict(set)
     for item in items:
         for spec, key in _references(item):
@@ -320,8 +296,8 @@ def _check_references(path, items, in_file, problems):
     database_keys = {model: existing_keys(model, keys) for model, keys in wanted.items()}
 
     def state(model, key):
-        """A reference "found", "failed" (in the file, with problems), or the (model,
-        key) missing: an award level's award when the award is missing too."""
+        """A reference's state: "found", "failed" (in the file, with problems), or the
+        (model, key) missing (an award level's award when the award is missing too)."""
         item = in_file.get((model, key))
         if item is not None:
             return "found" if item.valid else "failed"
@@ -335,9 +311,8 @@ def _check_references(path, items, in_file, problems):
         return (model, key)
 
     missing = defaultdict(list)  # (model, key) -> [(item, field name)]
-    order = {model: position for position, model in enumerate(FIXTURE_MODELS)}
     # Referred-to models first, so an object left out is known before its referrers.
-    for item in sorted(items, key=lambda item: order[item.model]):
+    for item in sorted(items, key=lambda item: FIXTURE_MODELS.index(item.model)):
         for spec, key in _references(item):
             found = state(spec.target, key)
             if found != "found":
@@ -360,17 +335,11 @@ def _check_references(path, items, in_file, problems):
             known += f" (object {others[0]} refers to it too)"
         elif others:
             known += f" (objects {', '.join(map(str, others))} refer to it too)"
-        problems.append(
-            Problem(
-                path,
-                f"refers to {model._meta.label_lower} {format_key(key)}, "
-                "which is neither in this file nor in the database" + known,
-                index=item.index,
-                label=item.label,
-                key=item.key,
-                field=name,
-            )
+        message = (
+            f"refers to {model._meta.label_lower} {format_key(key)}, "
+            "which is neither in this file nor in the database" + known
         )
+        problems.append(item.problem(path, message, name))
     return database_keys
 
 

@@ -1,9 +1,6 @@
-"""People and institutions of a compact file, matched to the database and to each other.
-
-By ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
-accents, case and spacing, or the same derived slug) becomes a new object with a free
-slug and a note: nothing is merged on a guess.
-"""
+"""People and institutions of a compact file, matched to the database and to each other
+by ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
+accents, case and spacing, the same derived slug) is a new object with a note."""
 
 import json
 import re
@@ -15,6 +12,8 @@ from catalogue.search import fold
 from importing.fields import DEFAULT_SUFFIX, derived_slug, type_name
 
 SLUG = re.compile(r"[-a-z0-9_]+")
+# An institution's name in the default language: what a compact file names it by.
+NAME = "name_" + DEFAULT_SUFFIX
 
 
 class PeopleMixin:
@@ -25,7 +24,7 @@ class PeopleMixin:
         if mapping is None:
             return
         fields, places = self.plain(Institution, mapping, place)
-        name = fields.get("name_" + DEFAULT_SUFFIX)
+        name = fields.get(NAME)
         slug = fields.get("slug") or self.institution_in_database(name, place)
         if slug in self.institutions and self.institutions[slug] is not None:
             self.problem(place, f"the institution {slug} is listed twice")
@@ -41,7 +40,7 @@ class PeopleMixin:
         if not isinstance(name, str) or not name:
             self.problem(place, "write the institution's name (or its slug)")
             return "institution"
-        exact = list(Institution.objects.filter(name_en=name).values_list("slug", flat=True))
+        exact = list(Institution.objects.filter(**{NAME: name}).values_list("slug", flat=True))
         if len(exact) > 1:
             self.problem(
                 place,
@@ -79,16 +78,15 @@ class PeopleMixin:
         self.institution_names[value] = slug
         if slug not in self.institutions:
             exists = Institution.objects.filter(slug=slug).exists()
-            self.institutions[slug] = None if exists else {"slug": slug, "name_en": value}
+            self.institutions[slug] = None if exists else {"slug": slug, NAME: value}
             if not exists:
-                self.emit(Institution, self.institutions[slug], place, {"name_en": place})
+                self.emit(Institution, self.institutions[slug], place, {NAME: place})
         return slug
 
     @cached_property
     def database_institutions(self):
         """Every institution in the database, as :class:`_Known`, read once."""
-        rows = Institution.objects.values_list("slug", "name_en")
-        return [_Known(Institution, *row) for row in rows]
+        return [_Known(Institution, *row) for row in Institution.objects.values_list("slug", NAME)]
 
     @cached_property
     def database_people(self):
@@ -144,12 +142,9 @@ class PeopleMixin:
         self.people_by_name.setdefault(name, set()).add(slug)
         if orcid:
             self.people_by_orcid[orcid] = slug
-        affiliations = []
-        for _, value, value_place in self.each(mapping, "affiliations", place):
-            institution = self.affiliation(value, value_place)
-            if institution is not None and institution not in affiliations:
-                affiliations.append(institution)
-        return slug, affiliations
+        listed = self.each(mapping, "affiliations", place)
+        affiliations = [self.affiliation(value, at) for _, value, at in listed]
+        return slug, list(dict.fromkeys(found for found in affiliations if found is not None))
 
     def identify(self, name, orcid, slug, place):
         """The slug of the person: by ORCID, then slug, then exact name, else a new one."""

@@ -18,7 +18,7 @@ from catalogue.models import (
 )
 from catalogue.orcid import is_orcid
 from importing import bibtex
-from importing.compact.people import PeopleMixin
+from importing.compact.people import NAME, PeopleMixin
 from importing.fields import (
     DEFAULT_SUFFIX,
     FixtureInvalid,
@@ -46,10 +46,9 @@ class CompactDocument:
 
 
 def objects_from(data, path):
-    """The fixture object list of a parsed file, and its :class:`CompactDocument`
-    (``None`` for a fixture, a list, returned as it is). Raises :class:`FixtureInvalid`
-    naming places when a compact document's structure is wrong.
-    """
+    """The fixture object list of a parsed file and its :class:`CompactDocument` (None
+    for a fixture, returned as it is). Raises :class:`FixtureInvalid` naming places when a
+    compact document's structure is wrong."""
     if not isinstance(data, dict):
         return data, None
     document = _Translator(Path(path)).translate(data)
@@ -75,31 +74,28 @@ def relocate(document, problems):
 
 def compact_name(name):
     """A fixture field's name in the compact file: ``title_en`` -> ``title``."""
-    suffix = "_" + DEFAULT_SUFFIX
-    return name[: -len(suffix)] if name.endswith(suffix) else name
+    return name.removesuffix("_" + DEFAULT_SUFFIX)
 
 
 # The field a slug is made from where a compact file leaves it out (a person's: people.py).
 SLUG_SOURCES = {
     Venue: "acronym",
-    Conference: "name_" + DEFAULT_SUFFIX,
+    Conference: NAME,
     Paper: "title_" + DEFAULT_SUFFIX,
-    Award: "name_" + DEFAULT_SUFFIX,
-    AwardLevel: "name_" + DEFAULT_SUFFIX,
-    Institution: "name_" + DEFAULT_SUFFIX,
+    Award: NAME,
+    AwardLevel: NAME,
+    Institution: NAME,
 }
 
 
 @cache
 def plain_fields(model):
-    """compact name -> fixture field, for ``model``'s own values (not its references), in
-    the order export writes them."""
-    names = {}
-    for name, spec in field_specs(model).items():
-        if spec.kind in ("reference", "references"):
-            continue
-        names[compact_name(name) if spec.translated else name] = name
-    return names
+    """compact name -> fixture field for ``model``'s own values (no references), in export order."""
+    return {
+        compact_name(name) if spec.translated else name: name
+        for name, spec in field_specs(model).items()
+        if spec.kind not in ("reference", "references")
+    }
 
 
 class _Translator(PeopleMixin):
@@ -115,8 +111,7 @@ class _Translator(PeopleMixin):
         self.people_by_name = {}  # exact name -> {slugs}, in this file
         self.people_by_orcid = {}
         self.paper_refs = {}  # citation key or slug -> paper slug
-        # Papers already reported (their key, or every paper when the BibTeX file
-        # failed), so that an award naming one adds no second problem.
+        # Papers reported (or all: the BibTeX file failed); an award adds no problem.
         self.failed_refs = set()
         self.papers_failed = False
         self.reserved = {}  # exact name -> {slugs} the file writes for authors
@@ -168,8 +163,8 @@ class _Translator(PeopleMixin):
         return fields, places
 
     def slug(self, model, fields, place):
-        """(slug, whether written): the slug ``fields`` write, else the one derived from
-        their ``SLUG_SOURCES`` field (the model's name after reporting that none can be)."""
+        """(slug, whether written): the slug ``fields`` write, else one derived from their
+        ``SLUG_SOURCES`` field (else the model's name, with a problem)."""
         written = fields.get("slug")
         if written not in (None, ""):
             return written, True
@@ -329,9 +324,8 @@ class _Translator(PeopleMixin):
         return fields, places, place, authors, links
 
     def reserve(self, item):
-        """Note the slugs and ORCIDs the file writes for people before reading any, so
-        that a person whose details are written at a later paper is still one person,
-        and a slug written for one person is never given to another."""
+        """Note the slugs and ORCIDs the file writes for people before reading any: a
+        person detailed at a later paper is still one, and no other gets their slug."""
         if not isinstance(item, dict) or not isinstance(item.get("authors"), list):
             return
         for author in item["authors"]:
@@ -399,8 +393,7 @@ class _Translator(PeopleMixin):
     def merge_bibtex(self, mapping, entries, place):
         """(merged mapping, place of BibTeX's values) for a paper named by citation ``key``:
         the file's values replace the entry's, its ``links`` are added kind by kind, its
-        ``authors`` matched to the entry's in order (one without a ``name`` keeps BibTeX's).
-        """
+        ``authors`` matched in order (one without a ``name`` keeps BibTeX's)."""
         key = mapping.get("key")
         if entries is None or key is None:
             return mapping, None
@@ -435,8 +428,7 @@ class _Translator(PeopleMixin):
         return merged, f"{self.bib_name} @{key}"
 
     def award(self, value, place, number, conference, awards):
-        """Emit an award with its levels and entries; ``awards`` maps the slugs read
-        so far to their places."""
+        """Emit an award, its levels and entries; ``awards``: slug -> place, so far."""
         mapping = self.mapping(value, place)
         if mapping is None:
             return
@@ -506,8 +498,8 @@ class _Translator(PeopleMixin):
                 )
 
     def paper_ref(self, ref, place):
-        """The slug of the paper an award names: a citation key or slug in this file, or
-        the slug of a paper in the database (an earlier edition's, for a test of time)."""
+        """The slug of the paper an award names by citation key or slug, in this file or
+        the database (an earlier edition's, for a test of time)."""
         if not isinstance(ref, str) or not ref:
             self.problem(place, f"expected a paper's citation key or slug, got {type_name(ref)}")
             return None

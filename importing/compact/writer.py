@@ -18,18 +18,15 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
+from importing.compact.people import NAME
 from importing.compact.reader import SLUG_SOURCES, plain_fields
 from importing.fields import default_value, derived_slug, field_specs
 
 
 def from_objects(objects, conference_slug):
-    """The compact document of an exported conference (``importing.exporting``'s objects).
-
-    Every value but the field's default; no slug where the importer would find the same
-    object without it (the slug derived from the name, a person's or institution's name
-    no one else has), so export, flush, import and export give the same document.
-    Positions are list order (``position`` written where it is not the list's).
-    """
+    """The compact document of an exported conference's objects: no default value, no slug
+    the importer finds the object without (derived, or a name no one else has), ``position``
+    only where it is not the list's; so export, flush, import, export give the same."""
     by_model = {}
     for obj in objects:
         by_model.setdefault(obj["model"], []).append(obj["fields"])
@@ -37,39 +34,30 @@ def from_objects(objects, conference_slug):
     def rows(model):
         return by_model.get(model._meta.label_lower, [])
 
-    venues = {row["slug"]: row for row in rows(Venue)}
-    written_venues = set()
+    venues = {row["slug"]: row for row in rows(Venue)}  # until written out
 
     def conference(row):
-        out = {}
-        venue = row["venue"][0]
-        if venue in written_venues or venue not in venues:
-            out["venue"] = venue
-        else:
-            written_venues.add(venue)
-            out["venue"] = _compact_values(Venue, venues[venue])
+        venue = row["venue"][0]  # written out where it first appears, then by its slug
+        out = {"venue": _compact_values(Venue, venues.pop(venue)) if venue in venues else venue}
         out.update(_compact_values(Conference, row, skip=("venue",)))
         return out
 
     conferences = rows(Conference)
     main = next(row for row in conferences if row["slug"] == conference_slug)
     document = {"conference": conference(main)}
-    others = [conference(row) for row in conferences if row is not main]
-    if others:
-        document["other_conferences"] = others
+    document["other_conferences"] = [conference(row) for row in conferences if row is not main]
 
     institutions = {row["slug"]: row for row in rows(Institution)}
-    institution_names = _unique_names(Institution, "name_en", institutions)
+    institution_names = _unique_names(Institution, NAME, institutions)
     listed = []
     for row in institutions.values():
         values = _compact_values(Institution, row)
         if set(values) != {"name"}:
             listed.append(_FlowMap(values))
-    if listed:
-        document["institutions"] = listed
+    document["institutions"] = listed
 
     def affiliation(slug):
-        name = institutions[slug]["name_en"]
+        name = institutions[slug][NAME]
         return name if institution_names.get(name) == slug else slug
 
     awards = []
@@ -101,8 +89,7 @@ def from_objects(objects, conference_slug):
         if not award["entries"]:
             del award["entries"]
         awards.append(award)
-    if awards:
-        document["awards"] = awards
+    document["awards"] = awards
 
     authors = {row["slug"]: row for row in rows(Author)}
     author_names = _unique_names(Author, "name", authors)
@@ -146,9 +133,8 @@ def from_objects(objects, conference_slug):
         if own_links:
             paper["links"] = {link["kind"]: link["url"] for link in own_links}
         papers.append(paper)
-    if papers:
-        document["papers"] = papers
-    return document
+    document["papers"] = papers
+    return {key: value for key, value in document.items() if value}  # no empty lists
 
 
 def _compact_values(model, row, skip=()):
@@ -195,17 +181,15 @@ def _unique_names(model, name_field, rows):
 
 
 def other_slugs(model):
-    """The slugs a name of ``model`` must not be (see :func:`name_stands_alone`): every
-    institution's slug for an institution, none for an author (a person is always
-    written by name)."""
+    """The slugs a name of ``model`` must not be (:func:`name_stands_alone`): every
+    institution's for an institution, none for an author (always written by name)."""
     return set(model.objects.values_list("slug", flat=True)) if model is Institution else set()
 
 
 def name_stands_alone(name, slug, counts, slugs):
     """Whether a compact file may name the object ``slug`` by its ``name`` alone: no other
-    object has the name (``counts``: name -> how many objects of the model have it,
-    drafts included) and the name is no other's slug (``slugs``, :func:`other_slugs`).
-    It depends on every row of the model: publishing/changes.py follows it."""
+    has the name (``counts``: name -> how many of the model's objects, drafts too) and it is
+    no other's slug (``slugs``, :func:`other_slugs`): every row counts (publishing/changes.py)."""
     return counts.get(name) == 1 and (name not in slugs or name == slug)
 
 
@@ -218,9 +202,8 @@ class _FlowMap(dict):
 
 
 def render(document, *, as_json=False):
-    """The compact document as text, YAML (the default) or JSON, ending in a newline;
-    the same document always as the same bytes. YAML keeps each author, level and list
-    of papers on one line, and writes text of several lines as a ``|`` block."""
+    """The compact document as text (YAML, else JSON), the same bytes for the same document;
+    YAML has each author, level and list of papers on a line, text of lines in a ``|``."""
     if as_json:
         return json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
 

@@ -24,7 +24,7 @@ from catalogue.models import (
     PaperLink,
 )
 from importing import bibtex
-from importing.pipeline import FixtureInvalid, Problem
+from importing.fields import FixtureInvalid, Problem
 
 DATA = Path(__file__).parents[1] / "data"
 CIL = DATA / "cil-2031.yaml"

@@ -27,13 +27,10 @@ from catalogue.models import (
     Status,
     Venue,
 )
-from importing.pipeline import (
-    FixtureInvalid,
-    import_fixture,
-    prepare_image,
-    read_fixture,
-    read_objects,
-)
+from importing.fields import FixtureInvalid
+from importing.images import prepare_image
+from importing.pipeline import import_fixture
+from importing.reading import read_fixture, read_objects
 from tests.scripts import load
 
 DATA = Path(__file__).parents[1] / "data"

@@ -1,9 +1,6 @@
-"""Export a conference as a fixture that ``import_conference`` reads back unchanged.
-
-For moving a conference between sites, reviewing it as text, or keeping it under
-version control: export, flush, import and export again give the same bytes. The logic
-is in :mod:`importing.exporting`.
-"""
+"""Export a conference as a fixture that ``import_conference`` reads back unchanged, to
+move it between sites, review it as text or keep it under version control (export,
+flush, import and export again give the same bytes). Logic: :mod:`importing.exporting`."""
 
 from pathlib import Path
 
@@ -39,12 +36,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, slug, output, format, list_slugs, **options):
-        """Export conference ``slug`` to ``output`` (or standard output) in ``format``
-        (compact: JSON when ``output`` ends in ``.json``); with ``--list``, print every
-        conference's slug instead. Raises ``CommandError`` for an unknown slug, neither
-        or both of a slug and ``--list``, two images with one file name, or images
-        without ``--output``. An unreadable image is left out, with a warning.
-        """
+        """Export conference ``slug`` to ``output`` (else standard output) in ``format``
+        (compact: JSON for ``.json``), or with ``--list`` print every slug. ``CommandError``:
+        unknown slug, not one of slug and --list, two images of a name, images to stdout."""
         if list_slugs:
             if slug is not None:
                 raise CommandError("--list exports nothing: give either a slug or --list")

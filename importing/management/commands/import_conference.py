@@ -1,17 +1,14 @@
-"""Import a conference fixture without losing editors' work.
-
-``loaddata`` overwrites whatever it is given and stops at the first error. This command
-checks the whole file first, writes nothing unless all of it is valid, shows what it
-would change (``--dry-run``), and keeps the fields editors changed since the last import
-(unless ``--overwrite``). The logic is in :mod:`importing.pipeline`.
-"""
+"""Import a conference without losing editors' work: unlike ``loaddata`` (which overwrites
+and stops at the first error) it checks the whole file, writes nothing unless all is valid,
+shows what it would change (``--dry-run``), keeps editors' changes unless ``--overwrite``."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 from django.template.defaultfilters import pluralize
 
-from importing.pipeline import FixtureInvalid, format_key, import_fixture
+from importing.fields import FixtureInvalid, format_key
+from importing.pipeline import import_fixture
 from importing.planning import DELETED
 
 
@@ -50,13 +47,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, dry_run, overwrite, verbosity, **options):
-        """Import ``path``; print one line per object and a summary.
-
-        ``--verbosity 0`` prints only what needs a person's eye: possible duplicates and
-        editors' changes kept; 2 or more adds each changed field and unchanged objects
-        (which a dry run always shows). Raises ``CommandError`` (exit status 1) listing
-        every problem, having written nothing, when the file cannot be imported.
-        """
+        """Import ``path``, printing a line per object and a summary (``--verbosity 0``: only
+        possible duplicates and editors' changes kept; 2: also each changed field and unchanged
+        objects, as a dry run). ``CommandError`` (status 1) lists every problem, nothing written."""
         try:
             plan = import_fixture(path, overwrite=overwrite, dry_run=dry_run)
         except FixtureInvalid as error:
