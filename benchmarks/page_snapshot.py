@@ -118,9 +118,10 @@ def render_data_set(fixture, folder):
     from django.core.management import call_command
     from django.test import Client
     from django.utils import translation
+    from django_distill.request import generate_uri
 
     from catalogue.models import Award, Conference, Paper
-    from publishing.site import _reverse, pages
+    from publishing.site import pages
 
     call_command("migrate", verbosity=0)
     call_command("import_conference", str(fixture), verbosity=0)
@@ -129,7 +130,7 @@ def render_data_set(fixture, folder):
     addresses = []
     for route, kwargs, language in pages():
         with translation.override(language):
-            addresses.append(_reverse(route, kwargs))
+            addresses.append(generate_uri(route.namespace, route.name, kwargs))
     for code in ("en", "zh-hans"):
         addresses += [f"/{code}/search/?{query}" for query in SEARCHES]
     index = []
