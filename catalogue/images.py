@@ -9,6 +9,7 @@ re-encodes the image without EXIF (camera details, GPS positions), in RGB, RGBA 
 
 import io
 import warnings
+from functools import partial
 from pathlib import PurePath
 from typing import NamedTuple
 
@@ -21,6 +22,8 @@ from django.utils.translation import gettext_lazy as _
 from easy_thumbnails.alias import aliases
 from easy_thumbnails.files import get_thumbnailer
 from PIL import Image, ImageCms, ImageMath, ImageOps, UnidentifiedImageError
+
+from catalogue.signals import after_commit
 
 ACCEPTED_FORMATS = {"JPEG", "PNG", "GIF", "WEBP"}
 # The content type and extension of each format written (GIF is written as PNG).
@@ -201,21 +204,48 @@ def _cmyk_to_rgb(image):
     return image.convert("RGB")
 
 
+def readable_image(storage, name):
+    """Whether the file ``name`` in ``storage`` is a whole image Pillow reads: False when
+    it is missing, empty (what a full disk left), cut short or damaged. Reads it all."""
+    try:
+        with storage.open(name, "rb") as file, Image.open(file) as image:
+            if image.format == "PNG":
+                image.verify()  # every chunk's checksum to the end, without decoding
+            else:
+                image.load()  # decoded: a JPEG or WebP cut short fails
+    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError):
+        return False
+    return True
+
+
 def make_thumbnails(storage, name):
     """Make every size of ``settings.THUMBNAIL_ALIASES`` for the image ``name`` in
-    ``storage`` missing or out of date; returns the names. OSError or
-    InvalidImageFormatError for an unreadable file."""
+    ``storage`` missing, out of date, empty or unreadable; returns the names. OSError
+    (a full disk: ENOSPC) or InvalidImageFormatError for an unreadable image."""
     thumbnailer = get_thumbnailer(storage, relative_name=name)
-    return [
-        thumbnailer.get_thumbnail({**options, "ALIAS": alias}).name
-        for alias, options in aliases.all(include_global=True).items()
-    ]
+    names = []
+    for alias, options in aliases.all(include_global=True).items():
+        options = {**options, "ALIAS": alias}
+        existing = thumbnailer.get_existing_thumbnail(options)
+        if existing is not None and not readable_image(existing.storage, existing.name):
+            existing.storage.delete(existing.name)  # made again below
+        names.append(thumbnailer.get_thumbnail(options).name)
+    return names
+
+
+THUMBNAILS_FAILED = _(
+    "The change is saved, but the image's thumbnails could not be made (the server's "
+    "log says why): “manage.py make_thumbnails” makes them."
+)
 
 
 def make_thumbnails_of_saved_file(fieldfile, **kwargs):
-    """easy-thumbnails' ``saved_file`` receiver: thumbnails of a newly saved image field."""
+    """easy-thumbnails' ``saved_file`` receiver: the thumbnails of a newly saved image
+    field, made once the save commits; a failure is logged and left to the
+    ``make_thumbnails`` command (``after_commit``)."""
     if fieldfile:
-        make_thumbnails(fieldfile.storage, fieldfile.name)
+        storage, name = fieldfile.storage, fieldfile.name
+        after_commit(partial(make_thumbnails, storage, name), warning=THUMBNAILS_FAILED)
 
 
 def _alias(name):

@@ -44,6 +44,7 @@ from catalogue.models import (
     Venue,
 )
 from catalogue.models.querysets import conference_order
+from catalogue.signals import failed_side_effects
 from catalogue.slugs import SlugsMadeFormSet
 from editorial.editing import EditTokenFormMixin
 from editorial.forms import (
@@ -145,9 +146,45 @@ class EditorFieldsMixin:
 class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
     """History, compare (with the view permission) and restore for every content model.
     Only a save that changes something enters the history, with what belongs to the
-    object (``editorial.history.FOLLOW``). A change form carries an edit token."""
+    object (``editorial.history.FOLLOW``). A change form carries an edit token. A view
+    that writes warns when a side effect of its committed change failed."""
 
     RESTORING_VIEWS = ("_revision", "_recover")  # django-reversion's restore, recover
+
+    @contextmanager
+    def failed_side_effects_warned(self, request):
+        """Run the block, then warn the editor once of each side effect of its committed
+        changes that failed (``catalogue.signals.after_commit``: share cards, thumbnails;
+        the change stands). Outside every transaction of the block, so that the commit
+        and its side effects happen inside it."""
+        with failed_side_effects() as failures:
+            yield
+        for warning in dict.fromkeys(str(failure) for failure in failures):
+            self.message_user(request, warning, messages.WARNING)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        with self.failed_side_effects_warned(request):
+            return super().add_view(request, form_url, extra_context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        with self.failed_side_effects_warned(request):
+            return super().change_view(request, object_id, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        with self.failed_side_effects_warned(request):  # actions, list_editable
+            return super().changelist_view(request, extra_context)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        with self.failed_side_effects_warned(request):
+            return super().delete_view(request, object_id, extra_context)
+
+    def revision_view(self, request, object_id, version_id, extra_context=None):
+        with self.failed_side_effects_warned(request):
+            return super().revision_view(request, object_id, version_id, extra_context)
+
+    def recover_view(self, request, version_id, extra_context=None):
+        with self.failed_side_effects_warned(request):
+            return super().recover_view(request, version_id, extra_context)
 
     @contextmanager
     def create_revision(self, request):
@@ -376,7 +413,7 @@ class PaperAdmin(SortableAdminBase, PublishingAdmin):
         paper_id = unquote(object_id)
         if not paper_id.isdigit():  # no such paper: django-reversion answers 404
             return super().revision_view(request, object_id, version_id, extra_context)
-        with transaction.atomic():
+        with self.failed_side_effects_warned(request), transaction.atomic():
             Authorship.objects.filter(paper_id=paper_id).move_aside()
             response = super().revision_view(request, object_id, version_id, extra_context)
             if Authorship.objects.filter(paper_id=paper_id).moved_aside().exists():

@@ -5,28 +5,31 @@ award (and level) and its conference, in one language. Cards are drawn by
 ``make_share_cards`` (after each import) and after an editor's committed change
 (``cards_after_change``), never in a visitor's request. Its file name carries a digest
 of its text (``cards/<slug>-<language>-<digest>.png``), so a changed title names a new
-card: until it is drawn the page shows no ``og:image``, never a stale one.
+card: until it is drawn the page shows no ``og:image``, never a stale one. A card that
+cannot be drawn after a change (a full disk) never fails the change: it is logged, and
+``make_share_cards`` draws it, as it draws again a card whose file is empty or damaged.
 """
 
 import hashlib
 import io
 import json
 import re
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import transaction
 from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from PIL import Image, ImageDraw, ImageFont
 
+from catalogue.images import readable_image
 from catalogue.languages import localized_value
 from catalogue.models import Award, AwardEntry, AwardLevel, Conference, Paper
-from catalogue.signals import content_changed
+from catalogue.signals import after_commit, content_changed
 
 WIDTH, HEIGHT = 1200, 630
 MARGIN = 72
@@ -49,7 +52,8 @@ def _font_file():
 def card_text(paper, language):
     """What the card of ``paper`` (from ``Paper.objects.for_detail()``) says in
     ``language``: a dict of ``site``, ``title``, ``award`` ("" without one) and
-    ``conference``."""
+    ``conference``, each one line (a line break stored before titles and names had to be
+    one line, or any run of white space, is one space)."""
     with translation.override(language):
         award = ""
         entries = list(paper.award_entries.all())
@@ -61,13 +65,14 @@ def card_text(paper, language):
             }
             if not getattr(entry, "is_top_level", True):
                 award += " · " + localized_value(entry.level, "name")[0]
-        return {
+        text = {
             "site": gettext("Conference Awards"),
-            "title": MATH_DELIMITERS.sub("", localized_value(paper, "title")[0]).strip(),
+            "title": MATH_DELIMITERS.sub("", localized_value(paper, "title")[0]),
             "award": award,
             "conference": gettext("Published at %(conference)s")
             % {"conference": localized_value(paper.conference, "name")[0]},
         }
+    return {key: " ".join(value.split()) for key, value in text.items()}
 
 
 def card_file(paper, language):
@@ -90,30 +95,35 @@ def _alt(text):
 
 def share_card(paper, language):
     """``(url, width, height, alt)`` of ``paper``'s card for a page in ``language``; None
-    for a paper with a teaser (its share image) or a card not drawn yet. One existence
-    check in the storage."""
+    for a paper with a teaser (its share image) or a card not drawn yet, or left empty.
+    One look at the file's size in the storage."""
     if paper.image:
         return None
     name, text = card_file(paper, language)
-    if not default_storage.exists(name):
+    try:
+        if not default_storage.size(name):
+            return None
+    except OSError:  # not drawn yet
         return None
     return default_storage.url(name), WIDTH, HEIGHT, _alt(text)
 
 
 def make_cards(paper, *, dry_run=False):
-    """Draw ``paper``'s missing cards (one per language; none for a paper with a teaser)
-    and delete its outdated ones; returns the names drawn (with ``dry_run``, to draw).
-    ``paper`` as for ``card_text``."""
+    """Draw ``paper``'s cards that are missing, empty or damaged (one per language; none
+    for a paper with a teaser) and delete its outdated ones; returns the names drawn
+    (with ``dry_run``, to draw). ``paper`` as for ``card_text``. OSError when the
+    storage cannot write (a full disk: ENOSPC), leaving no file."""
     if paper.image:
         return []
     # Two languages share a card when the font cannot write one of them (card_file).
     wanted = dict(card_file(paper, code) for code, _name in settings.LANGUAGES)
     drawn = []
     for name, text in sorted(wanted.items()):
-        if default_storage.exists(name):
+        if readable_image(default_storage, name):
             continue
         drawn.append(name)
         if not dry_run:
+            default_storage.delete(name)  # an empty or damaged card, if any
             default_storage.save(name, ContentFile(draw_card(text)))
     if drawn and not dry_run:
         _delete_other_cards(paper, wanted)
@@ -210,10 +220,17 @@ def refresh_cards(paper_ids):
     return drawn
 
 
+CARDS_FAILED = _(
+    "The change is saved, but its share cards could not be drawn (the server's log says "
+    "why): “manage.py make_share_cards” draws them."
+)
+
+
 def cards_after_change(sender, instance, raw=False, **kwargs):
     """Receiver of a change to a paper, conference, award, award level or award entry:
-    once committed, draw the cards it outdated (``refresh_cards``); not for fixture
-    loading (``raw``), nor when ``settings.SHARE_CARDS_ON_SAVE`` is false."""
+    once committed, draw the cards it outdated (``refresh_cards``), a failure logged
+    and never raised (``after_commit``); not for fixture loading (``raw``), nor when
+    ``settings.SHARE_CARDS_ON_SAVE`` is false."""
     if raw or not settings.SHARE_CARDS_ON_SAVE:
         return
     if isinstance(instance, AwardEntry):
@@ -231,4 +248,4 @@ def cards_after_change(sender, instance, raw=False, **kwargs):
         )
     else:
         paper_ids = [instance.pk]
-    transaction.on_commit(lambda: refresh_cards(paper_ids))
+    after_commit(partial(refresh_cards, paper_ids), warning=CARDS_FAILED)

@@ -1,9 +1,11 @@
 """Teaser images checked by content (catalogue/images.py), and through the admin's form."""
 
+import errno
 import io
 import re
 import struct
 import zlib
+from unittest import mock
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -355,19 +357,27 @@ THUMBNAILS = [
 ]
 
 
-def test_admin_upload_makes_every_thumbnail_at_save(db, client, settings, tmp_path):
+def test_admin_upload_makes_every_thumbnail_once_the_save_commits(
+    db, client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     client.force_login(create_editor("editor", "editor@example.org", "a-long-passphrase"))
     paper = factories.paper()
     data = _form_data(client.get(_change_url(paper)))
     data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
     (tmp_path / "papers").mkdir()
-    before = sorted(path.name for path in (tmp_path / "papers").iterdir())
 
-    assert client.post(_change_url(paper), data).status_code == 302
+    with django_capture_on_commit_callbacks() as after_commit:
+        assert client.post(_change_url(paper), data).status_code == 302
+    before_commit = sorted(f"papers/{path.name}" for path in (tmp_path / "papers").iterdir())
+    for callback in after_commit:
+        callback()
 
     made = sorted(f"papers/{path.name}" for path in (tmp_path / "papers").iterdir())
-    assert (before, made) == ([], sorted(["papers/teaser.png", *THUMBNAILS]))
+    assert (before_commit, made) == (
+        ["papers/teaser.png"],
+        sorted(["papers/teaser.png", *THUMBNAILS]),
+    )
 
 
 def test_paper_page_never_makes_a_thumbnail(db, client, settings, tmp_path):
@@ -601,3 +611,51 @@ def test_make_thumbnails_fills_in_sizes_added_after_an_upload(db, settings, tmp_
     assert made == sorted(["papers/teaser.png", *THUMBNAILS])
     assert err.getvalue() == "gone: papers/gone.png: the file is missing\n"
     assert out.getvalue() == "Thumbnails complete for 1 image.\n"
+
+
+# Thumbnails that fail after a committed save, or were left empty (issue 32) ------------
+
+
+def test_make_thumbnails_makes_an_empty_or_damaged_thumbnail_again(db, settings, tmp_path):
+    """What a full disk left (an empty file, one cut short) is made again by the command."""
+    settings.MEDIA_ROOT = tmp_path
+    name = _stored_teaser(tmp_path, "teaser.jpg", format="JPEG")
+    factories.paper(image=name, image_alt_en="A", image_alt_zh_hans="图")
+    empty, cut = (
+        tmp_path / "papers" / f"teaser.jpg.{size}_q85.jpg" for size in ("960x0", "120x80")
+    )
+    empty.write_bytes(b"")
+    cut.write_bytes(cut.read_bytes()[:200])
+
+    call_command("make_thumbnails", stdout=io.StringIO())
+
+    for path in (empty, cut):
+        with Image.open(path) as image:
+            image.load()
+            assert image.format == "JPEG"
+
+
+def test_upload_whose_thumbnails_fail_is_saved_with_a_warning(
+    transactional_db, client, settings, tmp_path, caplog
+):
+    """A committed upload answers as usual; thumbnails that fail (a full disk) are logged
+    and the editor is told that make_thumbnails makes them."""
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(create_editor("editor", "editor@example.org", "a-long-passphrase"))
+    paper = factories.paper()
+    data = _form_data(client.get(_change_url(paper)))
+    data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
+    full = OSError(errno.ENOSPC, "No space left on device")
+
+    with mock.patch("catalogue.images.make_thumbnails", side_effect=full):
+        response = client.post(_change_url(paper), data, follow=True)
+
+    assert response.redirect_chain == [("/admin/papers/paper/", 302)]
+    assert Paper.objects.get(pk=paper.pk).image.name == "papers/teaser.png"
+    assert [(m.level_tag, m.message) for m in response.context["messages"]][-1] == (
+        "warning",
+        "The change is saved, but the image's thumbnails could not be made (the server's log "
+        "says why): “manage.py make_thumbnails” makes them.",
+    )
+    [record] = [r for r in caplog.records if r.name == "catalogue.signals"]
+    assert (record.levelname, record.exc_info[1]) == ("ERROR", full)

@@ -428,13 +428,16 @@ def _png(color=(10, 120, 200)):
     return buffer
 
 
-def test_editor_uploads_an_image_with_both_alt_texts(editor_client, settings, tmp_path):
+def test_editor_uploads_an_image_with_both_alt_texts(
+    editor_client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     paper = factories.paper()
     data = _form_data(editor_client.get(_change_url(paper)))
     data.update(image=_png(), image_alt_en="A blue square", image_alt_zh_hans="蓝色方块")
 
-    response = editor_client.post(_change_url(paper), data)
+    with django_capture_on_commit_callbacks(execute=True):  # thumbnails, made after commit
+        response = editor_client.post(_change_url(paper), data)
 
     assert response.status_code == 302
     paper.refresh_from_db()

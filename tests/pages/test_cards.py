@@ -2,16 +2,21 @@
 
 import io
 import re
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
-from catalogue.models import Paper
+from catalogue.models import Conference, Paper
+from editorial.roles import create_editor
 from pages import cards
 from tests import factories
+from tests.catalogue.test_storage import full_disk
+from tests.editorial.test_admin import _form_data
 from tests.pages.test_metadata import _head, _property
 
 
@@ -203,3 +208,137 @@ def test_renaming_a_conference_or_award_level_draws_the_new_card(
     assert cards.card_text(paper, "en")[key].endswith(text)
     assert (tmp_path / cards.card_file(paper, "en")[0]).is_file()
     assert (tmp_path / cards.card_file(paper, "zh-hans")[0]).is_file()
+
+
+# Text that cannot be drawn, and side effects that fail (issue 32) ---------------------
+
+
+def _paper_with_stored_line_breaks():
+    """A paper whose title and conference name hold line breaks, as stored before titles
+    and names had to be one line (written past the validators, as old data is)."""
+    paper = _awarded_paper()
+    Paper.objects.filter(pk=paper.pk).update(title_en="Learning\nto\r\nshare\u2028in  two\x85lines")
+    Conference.objects.filter(pk=paper.conference_id).update(name_en="CIL\n2031")
+    return Paper.objects.for_detail().get(pk=paper.pk)
+
+
+def test_line_breaks_stored_in_a_title_are_drawn_as_spaces(db):
+    paper = _paper_with_stored_line_breaks()
+
+    text = cards.card_text(paper, "en")
+    png = cards.draw_card(text)
+
+    assert text["title"] == "Learning to share in two lines"
+    assert text["conference"] == "Published at CIL 2031"
+    assert text["award"].startswith("CIL 2031: ")
+    with Image.open(io.BytesIO(png)) as image:
+        assert (image.format, image.size) == ("PNG", (1200, 630))
+
+
+def test_command_draws_the_card_of_a_title_with_a_stored_line_break(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _paper_with_stored_line_breaks()
+
+    output = _make_cards()
+
+    assert output.splitlines()[-1] == "Drew 2 share cards."
+    assert (tmp_path / cards.card_file(paper, "en")[0]).is_file()
+
+
+def test_command_draws_the_other_papers_when_one_fails_and_then_says_so(
+    db, settings, tmp_path, monkeypatch
+):
+    settings.MEDIA_ROOT = tmp_path
+    failing = factories.paper(slug="a-paper", title_en="Cannot be drawn")
+    drawn = factories.paper(slug="b-paper")
+    real_draw = cards.draw_card
+
+    def draw(text):
+        if text["title"] == "Cannot be drawn":
+            raise ValueError("can't measure length of multiline text")
+        return real_draw(text)
+
+    monkeypatch.setattr(cards, "draw_card", draw)
+    err = io.StringIO()
+
+    with pytest.raises(CommandError, match=r"^The cards of 1 paper could not be drawn\.$"):
+        call_command("make_share_cards", stdout=io.StringIO(), stderr=err)
+
+    assert err.getvalue() == f"{failing.slug}: can't measure length of multiline text\n"
+    assert [path.name.rsplit("-", 1)[0] for path in sorted((tmp_path / "cards").iterdir())] == [
+        f"{drawn.slug}-en",
+        f"{drawn.slug}-zh-hans",
+    ]
+
+
+def test_an_empty_or_damaged_card_is_not_shared_and_is_drawn_again(db, client, settings, tmp_path):
+    """What a full disk left (an empty file, one cut short) is no card: the page names
+    none, and make_share_cards draws it again."""
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+    _make_cards()
+    english, chinese = (tmp_path / cards.card_file(paper, code)[0] for code in ("en", "zh-hans"))
+    english.write_bytes(b"")
+    chinese.write_bytes(chinese.read_bytes()[:1000])
+
+    english_head = _head(client, f"/en/papers/{paper.slug}/")
+    output = _make_cards()
+
+    assert _property(english_head, "og:image") == []
+    assert output.splitlines()[-1] == "Drew 2 share cards."
+    for path in (english, chinese):
+        with Image.open(path) as image:
+            image.load()
+            assert (image.format, image.size) == ("PNG", (1200, 630))
+
+
+def test_command_on_a_full_disk_leaves_no_card_and_says_so(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    paper = _awarded_paper()
+    err = io.StringIO()
+
+    with full_disk(), pytest.raises(CommandError, match="The cards of 1 paper could not be"):
+        call_command("make_share_cards", stdout=io.StringIO(), stderr=err)
+
+    assert err.getvalue() == f"{paper.slug}: [Errno 28] No space left on device\n"
+    assert [path for path in tmp_path.rglob("*") if path.is_file()] == []
+
+
+@pytest.mark.parametrize(
+    ("case", "expected_log"),
+    [("line break", "can't measure length of multiline text"), ("full disk", "No space left")],
+)
+def test_editors_committed_save_says_so_when_its_card_cannot_be_drawn(
+    transactional_db, client, settings, tmp_path, caplog, case, expected_log
+):
+    """The save commits and answers as usual, with a warning that make_share_cards will
+    draw the card; the failure is logged with its traceback; no card file is left."""
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(create_editor("editor", "editor@example.org", "a-long-passphrase"))
+    paper = _awarded_paper()
+    settings.SHARE_CARDS_ON_SAVE = True
+    url = f"/admin/papers/paper/{paper.pk}/change/"
+    data = _form_data(client.get(url))
+    data["title_zh_hans"] = "新的标题"
+    failing = {
+        # A drawing that fails as Pillow did on a title with a line break.
+        "line break": mock.patch.object(
+            cards, "draw_card", side_effect=ValueError("can't measure length of multiline text")
+        ),
+        "full disk": full_disk(),
+    }[case]
+
+    with failing:
+        response = client.post(url, data, follow=True)
+
+    assert response.redirect_chain == [("/admin/papers/paper/", 302)]
+    assert Paper.objects.get(pk=paper.pk).title_zh_hans == "新的标题"
+    assert [(m.level_tag, m.message) for m in response.context["messages"]][-1] == (
+        "warning",
+        "The change is saved, but its share cards could not be drawn (the server's log says "
+        "why): “manage.py make_share_cards” draws them.",
+    )
+    [record] = [r for r in caplog.records if r.name == "catalogue.signals"]
+    assert record.levelname == "ERROR"
+    assert expected_log in str(record.exc_info[1])
+    assert [path for path in tmp_path.rglob("*") if path.is_file()] == []

@@ -1,5 +1,7 @@
-"""Make the missing thumbnails of every paper's teaser image: they are made at save, so
-images stored before a size joined ``settings.THUMBNAIL_ALIASES`` lack it.
+"""Make the missing thumbnails of every paper's teaser image: they are made when a save
+commits, so images stored before a size joined ``settings.THUMBNAIL_ALIASES`` lack it,
+and a save whose thumbnails failed (a full disk) lacks them all. An empty or unreadable
+thumbnail is made again.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -14,7 +16,7 @@ from catalogue.models import Paper
 class Command(BaseCommand):
     help = (
         "Make every size in THUMBNAIL_ALIASES for each paper's teaser image that lacks "
-        "one; existing thumbnails are kept."
+        "one, or whose file is empty or unreadable; whole thumbnails are kept."
     )
 
     def handle(self, **options):

@@ -1,11 +1,13 @@
 """Draw the share cards (``og:image``) of papers without a teaser (pages/cards.py).
 
 Exists because the importer writes in bulk, without the signals that draw a card when an
-editor saves (``make data`` runs it after each import), and to draw every card again
-after a change of font or design. A paper's outdated cards are deleted.
+editor saves (``make data`` runs it after each import), to draw the cards an editor's
+change could not (a full disk), to draw again a card left empty or damaged, and to draw
+every card again after a change of font or design. A paper's outdated cards are deleted.
 """
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 
 from catalogue.models import Paper
 from pages.cards import make_cards
@@ -13,8 +15,8 @@ from pages.cards import make_cards
 
 class Command(BaseCommand):
     help = (
-        "Draw the missing share cards (1200 x 630 PNG, one per language) of every paper "
-        "without a teaser image, in the media storage under cards/."
+        "Draw the missing, empty or damaged share cards (1200 x 630 PNG, one per language) "
+        "of every paper without a teaser image, in the media storage under cards/."
     )
 
     def add_arguments(self, parser):
@@ -23,13 +25,24 @@ class Command(BaseCommand):
         )
 
     def handle(self, dry_run, **options):
-        drawn = []
+        """Draw the cards and print a summary. A paper whose cards cannot be drawn (a
+        full disk: OSError) is printed and the others are still drawn; then
+        ``CommandError`` (exit status 1) says how many failed."""
+        drawn, failed = [], []
         papers = Paper.objects.filter(image="").for_detail().order_by("slug")
         for paper in papers.iterator(chunk_size=500):
-            drawn += make_cards(paper, dry_run=dry_run)
-        if options["verbosity"] == 0:
-            return
-        for name in drawn:
-            self.stdout.write(f"{'would draw' if dry_run else 'drew'} {name}", self.style.HTTP_INFO)
-        verb = "Would draw" if dry_run else "Drew"
-        self.stdout.write(self.style.SUCCESS(f"{verb} {len(drawn)} share cards."))
+            try:
+                drawn += make_cards(paper, dry_run=dry_run)
+            except (OSError, ValueError) as error:
+                failed.append(f"{paper.slug}: {error}")
+        for line in failed:
+            self.stderr.write(self.style.ERROR(line))
+        if options["verbosity"]:
+            for name in drawn:
+                verb = "would draw" if dry_run else "drew"
+                self.stdout.write(f"{verb} {name}", self.style.HTTP_INFO)
+            verb = "Would draw" if dry_run else "Drew"
+            self.stdout.write(self.style.SUCCESS(f"{verb} {len(drawn)} share cards."))
+        if failed:
+            count = len(failed)
+            raise CommandError(f"The cards of {count} paper{pluralize(count)} could not be drawn.")
