@@ -1,6 +1,7 @@
 """Venues, their conferences, and the awards given there with their levels and entries."""
 
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -64,7 +65,9 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     )
     year = models.PositiveSmallIntegerField(_("year"))
     name = text.CharField(_("name"), max_length=200)
-    description = text.TextField(_("description"), blank=True)
+    description = text.TextField(
+        _("description"), blank=True, validators=[MaxLengthValidator(text.DESCRIPTION_MAX_LENGTH)]
+    )
     city = text.CharField(_("city"), max_length=100, blank=True)
     country = text.CharField(_("country"), max_length=100, blank=True)
     start_date = models.DateField(_("start date"), null=True, blank=True)
@@ -129,7 +132,9 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         ),
     )
     name = text.CharField(_("name"), max_length=200)
-    description = text.TextField(_("description"), blank=True)
+    description = text.TextField(
+        _("description"), blank=True, validators=[MaxLengthValidator(text.DESCRIPTION_MAX_LENGTH)]
+    )
     position = models.PositiveSmallIntegerField(
         _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
     )

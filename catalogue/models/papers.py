@@ -1,6 +1,7 @@
 """Papers, their links, and their authorships with the affiliations given on them."""
 
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -27,16 +28,22 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
     slug_fallback = "paper"
 
     slug = AsciiSlugField(_("slug"), max_length=120, unique=True, blank=True, help_text=SLUG_HELP)
-    # Rendered with their TeX maths (catalogue/mathtext.py), whose limits the validators keep.
+    # Rendered with their TeX maths (catalogue/mathtext.py), whose limits the validators
+    # keep; a title is one line (text.CharField), an abstract and summary have a length limit.
     title = text.CharField(_("title"), max_length=400, validators=[MathLimitsValidator(_("Title"))])
     abstract = text.TextField(
-        _("abstract"), blank=True, validators=[MathLimitsValidator(_("Abstract"))]
+        _("abstract"),
+        blank=True,
+        validators=[
+            MaxLengthValidator(text.ABSTRACT_MAX_LENGTH),
+            MathLimitsValidator(_("Abstract")),
+        ],
     )
     summary = text.TextField(
         _("summary"),
         blank=True,
         help_text=_("An introduction for a general reader; may be longer than the abstract."),
-        validators=[MathLimitsValidator(_("Summary"))],
+        validators=[MaxLengthValidator(text.SUMMARY_MAX_LENGTH), MathLimitsValidator(_("Summary"))],
     )
     conference = models.ForeignKey(
         "papers.Conference",

@@ -1,5 +1,6 @@
 """Authors and institutions."""
 
+from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
@@ -74,6 +75,7 @@ class Author(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mo
         _("other names"),
         blank=True,
         help_text=_("Other spellings seen in publications, one per line."),
+        validators=[MaxLengthValidator(text.OTHER_NAMES_MAX_LENGTH)],
     )
     homepage = models.URLField(_("homepage"), blank=True)
     orcid = text.CharField(_("ORCID iD"), max_length=19, blank=True, validators=[validate_orcid])
