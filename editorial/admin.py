@@ -11,9 +11,11 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import models, transaction
-from django.db.models import Count, F, Q, Value
+from django.db.models import Count, F, Q, RestrictedError, Value
 from django.db.models.functions import Coalesce, NullIf
+from django.shortcuts import redirect
 from django.templatetags.static import static
+from django.utils.encoding import force_str
 from django.utils.html import format_html
 from django.utils.translation import get_language, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -223,6 +225,27 @@ class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         return super().compare_view(request, object_id, extra_context)
+
+    def revision_view(self, request, object_id, version_id, extra_context=None):
+        """django-reversion's page of a version (restore it), ``restricted_as_message``."""
+        view = super().revision_view
+        return self.restricted_as_message(view, request, object_id, version_id, extra_context)
+
+    def recover_view(self, request, version_id, extra_context=None):
+        """django-reversion's page of a deleted object (recover it), ``restricted_as_message``."""
+        view = super().recover_view
+        return self.restricted_as_message(view, request, version_id, extra_context)
+
+    def restricted_as_message(self, view, request, *args):
+        """``view``'s answer; if restoring would delete what others still refer to with
+        RESTRICT (a level an entry outside the version is at), the changelist with the
+        reason, as django-reversion answers it for PROTECT, where it was a server error."""
+        try:
+            return view(request, *args)
+        except RestrictedError as error:
+            self.message_user(request, force_str(error), messages.ERROR)
+            opts = self.model._meta
+            return redirect(f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_changelist")
 
 
 class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):

@@ -17,6 +17,7 @@ from django.utils.encoding import force_str
 from modeltranslation.translator import NotRegistered, translator
 from reversion.models import Revision, Version
 
+from catalogue import derived
 from catalogue.models import (
     Affiliation,
     Author,
@@ -67,15 +68,18 @@ def mirrored_fields(model):
         return ()
 
 
-# Derived columns: not in versions (a restore derives them again) nor in edit tokens
-# (renaming an author must not refuse open forms of the author's papers).
-NOT_RECORDED = {"match_text", "has_published_paper"}
+# Derived columns, these and each model's ``derived_columns`` (catalogue/derived.py): not
+# in versions (a restore derives them again) nor in edit tokens (renaming an author must
+# not refuse open forms of the author's papers; restoring a version older than a derived
+# column must not refuse its own form).
+NOT_RECORDED = {"match_text"}
 
 
 def recorded_fields(model):
     """The field names a version of ``model`` holds: its own fields and many-to-many
-    fields, less modeltranslation's mirrored ones and ``NOT_RECORDED``."""
-    excluded = {*mirrored_fields(model), *NOT_RECORDED}
+    fields, less modeltranslation's mirrored ones, derived columns and ``NOT_RECORDED``."""
+    derived_columns = [name for column in derived.of(model) for name in column.columns(model)]
+    excluded = {*mirrored_fields(model), *derived_columns, *NOT_RECORDED}
     return [
         field.name
         for field in [*model._meta.local_fields, *model._meta.local_many_to_many]
@@ -91,7 +95,7 @@ def register_models():
         reversion.register(model, fields=recorded_fields(model), follow=follow)
 
 
-def _relation(model, name):
+def related_model_and_key(model, name):
     """(related model, name of its foreign key to ``model``) for the related name ``name``."""
     relation = model._meta.get_field(name)
     return relation.related_model, relation.field.name
@@ -112,10 +116,10 @@ def belongings(obj):
 def _owners(model):
     """(owner model, foreign key name) pairs: the models ``model``'s objects belong to."""
     return [
-        (owner, _relation(owner, name)[1])
+        (owner, related_model_and_key(owner, name)[1])
         for owner, names in FOLLOW.items()
         for name in names
-        if _relation(owner, name)[0] is model
+        if related_model_and_key(owner, name)[0] is model
     ]
 
 
@@ -138,7 +142,7 @@ def _add_belongings(keys):
     children = defaultdict(list)
     for model, names in FOLLOW.items():
         for name in names:
-            related, foreign_key = _relation(model, name)
+            related, foreign_key = related_model_and_key(model, name)
             for chunk in _chunks(sorted(keys[model])):
                 rows = related._base_manager.filter(**{f"{foreign_key}__in": chunk})
                 for owner, pk in rows.values_list(f"{foreign_key}_id", "pk").order_by("pk"):
@@ -165,7 +169,8 @@ def record_versions(keys, comment, *, missing_only=None):
     with translation.override("en"):  # object_repr of translated models
         for model in FOLLOW:
             serialised.update(
-                ((model, pk), version) for pk, version in _versions(model, sorted(keys[model]))
+                ((model, pk), version)
+                for pk, version in serialised_versions(model, sorted(keys[model]))
             )
     if not serialised:
         return []
@@ -202,7 +207,7 @@ def _without_versions(model, pks):
     return {pk for pk in pks if force_str(pk) not in have}
 
 
-def _versions(model, pks):
+def serialised_versions(model, pks):
     """``(pk, Version fields)`` of ``model``'s objects ``pks``, serialised as reversion
     would (JSON, the registered fields)."""
     if not pks:
