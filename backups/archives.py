@@ -7,6 +7,7 @@ content types, permissions and sessions) and ``media/<name>`` (the default stora
 """
 
 import datetime
+import filecmp
 import hashlib
 import io
 import json
@@ -22,7 +23,6 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
-from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -30,6 +30,9 @@ from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
+from backups.staging import MediaStaging, StagingError
+from catalogue.models import ContentGeneration
+from catalogue.models.bookkeeping import GENERATION_ID
 from editorial.roles import EDITORS
 
 FORMAT = "awardsite-backup"
@@ -39,10 +42,21 @@ DATABASE = "database.json"
 MEDIA = "media"
 # Created by ``migrate`` in every installation, so neither saved nor restored.
 NOT_SAVED = (ContentType, Permission, Session)
+# Bytes of a member copied at a time: a restore's memory does not grow with a member.
+CHUNK = 64 * 1024  # as shutil.copyfileobj reads on POSIX
+# The largest manifest read: about 120 bytes a member (30,000 media files: 4 MB).
+MANIFEST_MAX_BYTES = 64 * 1024 * 1024
+# What a restore adds to the highest content generation of the two sites, so that the
+# number tells its commit apart from 2**32 later edits of the old site.
+MARKER_STEP = 2**32
 
 
 class BackupError(Exception):
     """A backup cannot be written, or an archive cannot be restored; says why."""
+
+
+class InterruptedRestore(BackupError):
+    """A restore stopped past its commit was finished instead of the one asked for."""
 
 
 def saved_models():
@@ -132,23 +146,27 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
     return manifest
 
 
-def read_backup(path):
-    """Read and check the archive at ``path``; return ``(manifest, database bytes, {media
-    storage name: bytes})``. Raises :class:`BackupError` for a file that is not a gzipped
-    tar, a missing manifest or another format or version, or a member that is not a plain
-    file, has an unsafe name (``_media_name``), is unlisted, missing or damaged."""
+def check_backup(path):
+    """Check the archive at ``path`` by its members' headers and its manifest, reading no
+    other member's bytes; return ``(manifest, {member name: size})``. Raises
+    :class:`BackupError` for a file that is not a gzipped tar, a manifest over
+    MANIFEST_MAX_BYTES, missing, of another format or version, or a member that is not
+    a plain file, has an unsafe name (``_media_name``), is in it twice, unlisted,
+    missing, listed without size and digest, or of another size than listed."""
     path = Path(path)
-    members = {}
+    sizes, manifest = {}, None
     try:
         with tarfile.open(path, mode="r:gz") as tar:
             for info in tar:
-                if not info.isfile():
-                    raise BackupError(f"{path}: {info.name!r} is not a plain file; refused")
-                if info.name != MANIFEST and info.name != DATABASE:
-                    _media_name(info.name, path)  # refuses unsafe names
-                if info.name in members:
-                    raise BackupError(f"{path}: {info.name!r} is in the archive twice")
-                members[info.name] = tar.extractfile(info).read()
+                _check_member(info, path, sizes)
+                sizes[info.name] = info.size
+                if info.name == MANIFEST:
+                    if info.size > MANIFEST_MAX_BYTES:
+                        raise BackupError(
+                            f"{path}: its {MANIFEST} is {info.size} bytes, over the "
+                            f"{MANIFEST_MAX_BYTES} a backup's can be; refused"
+                        )
+                    manifest = tar.extractfile(info).read()
     except BackupError:
         raise
     except FileNotFoundError:
@@ -157,10 +175,45 @@ def read_backup(path):
         raise BackupError(
             f"{path} is not a complete backup archive (a gzip-compressed tar file): {error}"
         ) from None
-    if MANIFEST not in members:
+    manifest = _read_manifest(manifest, path)
+    listed = manifest["members"]
+    sizes.pop(MANIFEST)
+    for name in sorted(set(listed) | set(sizes)):
+        if name not in sizes:
+            raise BackupError(f"{path}: {name!r} is listed in {MANIFEST} but missing")
+        if name not in listed:
+            raise BackupError(f"{path}: {name!r} is not listed in {MANIFEST}; refused")
+        entry = listed[name]
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("sha256"), str)
+            and type(entry.get("size")) is int
+        ):
+            raise BackupError(f"{path}: {MANIFEST} gives no size and SHA-256 digest of {name!r}")
+        if sizes[name] != entry["size"]:
+            raise BackupError(
+                f"{path}: {name!r} is {sizes[name]} bytes, but {MANIFEST} says "
+                f"{entry['size']}; refused"
+            )
+    return manifest, sizes
+
+
+def _check_member(info, path, seen):
+    """Refuse a member that is not a plain file, has an unsafe name or is in ``seen``."""
+    if not info.isfile():
+        raise BackupError(f"{path}: {info.name!r} is not a plain file; refused")
+    if info.name not in (MANIFEST, DATABASE):
+        _media_name(info.name, path)  # refuses unsafe names
+    if info.name in seen:
+        raise BackupError(f"{path}: {info.name!r} is in the archive twice")
+
+
+def _read_manifest(data, path):
+    """The manifest parsed from ``data`` (bytes, or None when there was none)."""
+    if data is None:
         raise BackupError(f"{path} holds no {MANIFEST}: it is not an awardsite backup")
     try:
-        manifest = json.loads(members.pop(MANIFEST))
+        manifest = json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:
         raise BackupError(f"{path}: {MANIFEST} is not valid JSON: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -170,19 +223,65 @@ def read_backup(path):
             f"{path} is a backup of format version {manifest.get('version')!r}; "
             f"this code reads version {VERSION}"
         )
-    listed = manifest.get("members")
-    if not isinstance(listed, dict) or DATABASE not in listed:
+    if not isinstance(manifest.get("members"), dict) or DATABASE not in manifest["members"]:
         raise BackupError(f"{path}: {MANIFEST} lists no {DATABASE}")
-    for name in sorted(set(listed) | set(members)):
-        if name not in members:
-            raise BackupError(f"{path}: {name!r} is listed in {MANIFEST} but missing")
-        if name not in listed:
-            raise BackupError(f"{path}: {name!r} is not listed in {MANIFEST}; refused")
-        expected = listed[name].get("sha256") if isinstance(listed[name], dict) else None
-        if hashlib.sha256(members[name]).hexdigest() != expected:
-            raise BackupError(f"{path}: {name!r} is damaged (its SHA-256 digest differs)")
-    database = members.pop(DATABASE)
-    return manifest, database, {_media_name(name, path): data for name, data in members.items()}
+    return manifest
+
+
+def stage_members(path, manifest, staging):
+    """Stream each member of the archive at ``path`` but the manifest, CHUNK bytes at a
+    time, into ``staging`` (a :class:`MediaStaging`): ``database.json``, and each media
+    file into its new media folder; return the media files' storage names. Raises
+    BackupError for a member whose SHA-256 digest or size is not ``manifest``'s (or that
+    :func:`check_backup` did not see: the file changed), or when a file cannot be
+    written."""
+    path = Path(path)
+    listed, names, seen = manifest["members"], set(), {MANIFEST}
+    try:
+        with tarfile.open(path, mode="r:gz") as tar:
+            for info in tar:
+                if info.name == MANIFEST:
+                    continue
+                _check_member(info, path, seen)
+                seen.add(info.name)
+                entry = listed.get(info.name) or {}
+                if info.size != entry.get("size"):
+                    raise BackupError(f"{path} changed while it was restored; refused")
+                if info.name == DATABASE:
+                    target = staging.database
+                else:
+                    name = _media_name(info.name, path)
+                    names.add(name)
+                    target = staging.media / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                with tar.extractfile(info) as source:
+                    digest = _copy(source, target)
+                if digest != entry.get("sha256"):
+                    raise BackupError(
+                        f"{path}: {info.name!r} is damaged (its SHA-256 digest differs)"
+                    )
+    except BackupError:
+        raise
+    except (tarfile.TarError, EOFError, zlib.error) as error:
+        raise BackupError(f"{path} is not a complete backup archive: {error}") from None
+    except OSError as error:
+        raise BackupError(f"cannot stage {error.filename}: {error.strerror}") from error
+    if seen != set(listed) | {MANIFEST}:
+        raise BackupError(f"{path} changed while it was restored; refused")
+    return names
+
+
+def _copy(source, target):
+    """Copy the file object ``source`` into a new file ``target``, CHUNK bytes at a time,
+    with the mode of an uploaded file; return the bytes' SHA-256 digest (hex)."""
+    digest = hashlib.sha256()
+    with open(target, "xb") as copy:
+        while chunk := source.read(CHUNK):
+            digest.update(chunk)
+            copy.write(chunk)
+    if settings.FILE_UPLOAD_PERMISSIONS is not None:
+        os.chmod(target, settings.FILE_UPLOAD_PERMISSIONS)
+    return digest.hexdigest()
 
 
 def _media_name(member, path):
@@ -205,10 +304,9 @@ def _media_name(member, path):
     return name
 
 
-def content_left(media=None, using=DEFAULT_DB_ALIAS):
-    """What the installation holds that a restore would replace, as readable lines (empty:
-    only what ``migrate`` makes, the Editors group, sessions, and no file of ``media``,
-    {storage name: bytes}, stored with other bytes)."""
+def content_left(using=DEFAULT_DB_ALIAS):
+    """What the database holds that a restore would replace, as readable lines (empty:
+    only what ``migrate`` makes, the Editors group and sessions)."""
     found = []
     for model in saved_models():
         queryset = model._base_manager.using(using).all()
@@ -219,58 +317,86 @@ def content_left(media=None, using=DEFAULT_DB_ALIAS):
         count = queryset.count()
         if count:
             found.append(f"{count} {model._meta.label}")
-    clashes = [name for name, data in (media or {}).items() if _stored(name) not in (None, data)]
-    if clashes:
-        found.append(f"{len(clashes)} media file(s) with other content, e.g. {clashes[0]}")
     return found
 
 
-def _stored(name):
-    """The bytes stored under ``name``, or None when there is no such file."""
-    try:
-        with default_storage.open(name, "rb") as stored:
-            return stored.read()
-    except (FileNotFoundError, IsADirectoryError):
-        return None
+def media_clashes(names, staging):
+    """The storage ``names`` whose file in MEDIA_ROOT holds other bytes than the staged
+    one of ``staging`` (compared a buffer at a time), sorted."""
+    return sorted(
+        name
+        for name in names
+        if (staging.root / name).is_file()
+        and not filecmp.cmp(staging.root / name, staging.media / name, shallow=False)
+    )
 
 
-def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS):
+def restore_backup(path, force=False, using=DEFAULT_DB_ALIAS, staging=None):
     """Load the backup at ``path`` into this installation, which must have its migrations
-    and, unless ``force``, no content (``force`` empties every saved table, overwrites
-    media files of the backup's names); return its manifest. A failed restore changes
-    nothing. Raises :class:`BackupError` for a bad archive (:func:`read_backup`), other
-    migrations, content without ``force``, or data the database refuses."""
-    manifest, database, media = read_backup(path)
-    here = applied_migrations(using)
-    if manifest.get("migrations") != here:
-        raise BackupError(_migration_difference(path, manifest.get("migrations") or {}, here))
-    replaced = {}  # storage name -> the bytes it held before (None: no file)
+    and, unless ``force``, no content (``force`` empties every saved table and replaces
+    media files of the backup's names; other media files are left alone); return its
+    manifest. Members are checked (:func:`check_backup`), then streamed beside MEDIA_ROOT
+    (:func:`stage_members`, ``staging``: a :class:`MediaStaging` of MEDIA_ROOT), and the
+    new media folder takes MEDIA_ROOT's place once the database commits: a restore that
+    fails or is killed leaves the old site, or the new one (see backups/staging.py).
+    Raises :class:`BackupError` for a bad archive, other migrations, content without
+    ``force``, data the database refuses, or files that cannot be staged or swapped;
+    :class:`InterruptedRestore` after finishing a restore killed past its commit."""
+    staging = staging or MediaStaging(settings.MEDIA_ROOT)
     try:
+        if staging.recover(lambda marker: _generation(using) >= marker) == "finished":
+            raise InterruptedRestore(
+                "An earlier restore was stopped after its database was committed; its media "
+                f"folder is now in place. Nothing else was done: run restore again for {path}."
+            )
+        manifest, sizes = check_backup(path)
+        here = applied_migrations(using)
+        if manifest.get("migrations") != here:
+            raise BackupError(_migration_difference(path, manifest.get("migrations") or {}, here))
+        left = content_left(using)
+        if left and not force:
+            raise BackupError(_not_empty(left))
+        staging.begin(needed=sum(sizes.values()))
+    except StagingError as error:
+        raise BackupError(str(error)) from error
+    try:
+        restored = stage_members(path, manifest, staging)
+        if not force and (clashes := media_clashes(restored, staging)):
+            clash = f"{len(clashes)} media file(s) with other content, e.g. {clashes[0]}"
+            raise BackupError(_not_empty([clash]))
+        staging.keep_others(media_names(), restored)
         with transaction.atomic(using=using):
-            left = content_left(media, using)
-            if left and not force:
-                raise BackupError(
-                    "this installation is not empty (" + "; ".join(left) + "): restore "
-                    "into a new, migrated database, or add --force to replace its content"
-                )
+            before = _generation(using)
             _empty_tables(using)
-            _load(database, using)
-            for name, data in sorted(media.items()):
-                before = _stored(name)
-                if before == data:
-                    continue
-                replaced[name] = before
-                if before is not None:
-                    default_storage.delete(name)
-                if default_storage.save(name, ContentFile(data)) != name:
-                    raise BackupError(f"cannot store media file {name!r} under its own name")
-    except BaseException:
-        for name, before in replaced.items():
-            default_storage.delete(name)
-            if before is not None:
-                default_storage.save(name, ContentFile(before))
+            _load(staging.database, using)
+            # Past anything either site had: every cached page retires, and the journal's
+            # marker tells a later restore whether this transaction committed.
+            marker = max(before, _generation(using)) + MARKER_STEP
+            ContentGeneration.objects.using(using).update_or_create(
+                pk=GENERATION_ID, defaults={"number": marker}
+            )
+            staging.ready(marker)
+    except BaseException as error:
+        staging.discard()
+        if isinstance(error, StagingError):
+            raise BackupError(str(error)) from error
         raise
+    try:
+        staging.swap()
+    except StagingError as error:
+        raise BackupError(str(error)) from error
     return manifest
+
+
+def _generation(using):
+    return ContentGeneration.objects.using(using).current()
+
+
+def _not_empty(left):
+    return (
+        "this installation is not empty (" + "; ".join(left) + "): restore into a new, "
+        "migrated database, or add --force to replace its content"
+    )
 
 
 def _migration_difference(path, saved, here):
@@ -296,14 +422,12 @@ def _empty_tables(using):
     connection.ops.execute_sql_flush(statements)
 
 
-def _load(data, using):
-    """``loaddata`` the dumped rows; any failure becomes a BackupError saying why."""
-    with tempfile.TemporaryDirectory() as directory:
-        fixture = Path(directory) / DATABASE
-        fixture.write_bytes(data)
-        try:
-            call_command("loaddata", str(fixture), database=using, verbosity=0)
-        except Exception as error:  # loaddata raises whatever the data or database raise
-            raise BackupError(
-                f"{DATABASE} cannot be loaded ({type(error).__name__}): {error}"
-            ) from error
+def _load(fixture, using):
+    """``loaddata`` the dumped rows from the file ``fixture``; any failure becomes a
+    BackupError saying why."""
+    try:
+        call_command("loaddata", str(fixture), database=using, verbosity=0)
+    except Exception as error:  # loaddata raises whatever the data or database raise
+        raise BackupError(
+            f"{DATABASE} cannot be loaded ({type(error).__name__}): {error}"
+        ) from error

@@ -20,7 +20,7 @@ MANIFEST = ".publish-manifest.json"
 
 class PublishError(Exception):
     """Publishing cannot go on (a page answered other than 200, an unwritable folder);
-    the message names the URL or the path. Nothing is left half-written."""
+    the message names the URL or the path. The live site is left as it was."""
 
 
 def page_key(route, kwargs, language):
@@ -34,8 +34,11 @@ def page_key(route, kwargs, language):
 class Publisher:
     """Writes the site into ``directory``: pages, language choices, the static files
     (collectstatic's output) and the media files pages name, each only when its bytes
-    differ, through a temporary file renamed into place. ``finish()`` removes what the
-    last run's manifest lists and this run did not produce, and writes the manifest.
+    differ, through a temporary file renamed into place (``directory`` is a new version,
+    publishing/versions.py, whose files are hard links to the live version's: a file is
+    replaced, never written into, so the live one never changes). ``finish()`` removes
+    what the last run's manifest lists and this run did not produce, and writes the
+    manifest.
     ``counts``: files written, kept and removed (with ``dry_run``: would be). Raises
     PublishError when ``directory`` cannot be written or its manifest read.
     """
@@ -61,7 +64,9 @@ class Publisher:
 
     def _read_manifest(self):
         """(files, media files by page, page_key() -> path) of the last run; the media are
-        None when it was interrupted: its pages cannot be kept."""
+        None when the run that wrote it was interrupted (an earlier release, which wrote
+        into the live folder, left such a manifest after an error): its pages cannot be
+        kept."""
         path = self.directory / MANIFEST
         if not path.is_file():
             return set(), None, {}
@@ -233,19 +238,13 @@ class Publisher:
         if not (unchanged and (self.directory / MANIFEST).is_file()):
             self._write_manifest(self.produced, media)
 
-    def interrupted(self):
-        """After an error: the manifest names what this run wrote too, so a later run
-        removes them, and no media, so it renders every page."""
-        self._write_manifest(self.previous | self.produced)
-
-    def _write_manifest(self, files, media=None):
+    def _write_manifest(self, files, media):
         if self.dry_run:
             return
         content = {"files": sorted(files)}
-        if media is not None:
-            content["media"] = {page: sorted(names) for page, names in sorted(media.items())}
-            # By path, so that it does not depend on which worker finished first.
-            content["pages"] = dict(sorted(self.paths.items(), key=lambda item: item[1]))
+        content["media"] = {page: sorted(names) for page, names in sorted(media.items())}
+        # By path, so that it does not depend on which worker finished first.
+        content["pages"] = dict(sorted(self.paths.items(), key=lambda item: item[1]))
         try:
             _replace(self.directory / MANIFEST, json.dumps(content).encode())
         except OSError as error:
@@ -264,7 +263,8 @@ class Publisher:
 
 def _replace(target, body):
     """Write ``body`` at ``target`` through a temporary file in the same folder, renamed
-    into place: the file is either the old one or the whole new one."""
+    into place: the file is either the old one or the whole new one, and a hard link to
+    the old one (the live version's) is left as it was."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".publish-")
     try:

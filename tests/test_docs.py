@@ -50,6 +50,9 @@ RUN_BY = {
     ("docs/operations.md", "publish-site"): [
         "tests/test_docs.py::test_publish_site_commands_run_as_written"
     ],
+    ("docs/operations.md", "publish-rollback"): [
+        "tests/publishing/test_versions.py::test_rollback_runs_as_written"
+    ],
     ("docs/operations.md", "nginx"): [
         "tests/test_docs.py::test_nginx_block_serves_a_published_site",
         "tests/publishing/test_publish_nginx.py::nginx_site",

@@ -1,56 +1,26 @@
 """`backup` and `restore` (backups/archives.py): a round trip, and what restore refuses."""
 
+import gc
 import hashlib
 import io
 import json
 import re
+import shutil
 import tarfile
-from pathlib import Path
+import tracemalloc
+from types import SimpleNamespace
 
 import pytest
-import reversion
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from PIL import Image
 from reversion.models import Version
 
 from backups.archives import saved_models
-from catalogue.images import clean_image
-from catalogue.models import Conference, Paper
+from catalogue.models import Conference, ContentGeneration, Paper
+from tests.backups.conftest import fill_site
 from tests.checked_pages import URLS
-
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "icml.json"
-
-
-@pytest.fixture
-def media(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
-
-
-def teaser_png():
-    buffer = io.BytesIO()
-    Image.new("RGB", (64, 48), (20, 120, 200)).save(buffer, format="PNG")
-    return clean_image(SimpleUploadedFile("teaser.png", buffer.getvalue()))
-
-
-def fill_site():
-    """The shipped content, an uploaded image, and an editor's change with history."""
-    call_command("import_conference", str(FIXTURE), verbosity=0, stdout=io.StringIO())
-    call_command("createinitialrevisions", "papers", verbosity=0)
-    editor = get_user_model().objects.create_user("mei", password="pw-for-tests", is_staff=True)
-    with reversion.create_revision():
-        reversion.set_user(editor)
-        reversion.set_comment("New teaser and a clearer title")
-        paper = Paper.objects.get(slug="trust-region-policy-optimization")
-        paper.title_en = "Trust Region Policy Optimization (restored)"
-        paper.image = teaser_png()
-        paper.image_alt_en = "A blue rectangle"
-        paper.image_alt_zh_hans = "一个蓝色矩形"
-        paper.save()
 
 
 def public_urls(client):
@@ -134,21 +104,6 @@ def media_files(root):
     return {
         str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()
     }
-
-
-@pytest.fixture
-def archive(transactional_db, media, tmp_path):
-    """A backup of the filled site.
-
-    Committed, as a real site's rows are: the tests restore it (a restore with
-    ``--force`` empties the tables) or ``flush`` the database to stand for a new
-    installation, and PostgreSQL refuses to empty a table (TRUNCATE) in a transaction
-    holding rows whose foreign keys it has not checked yet (deferred until commit).
-    """
-    fill_site()
-    path = tmp_path / "site.tar.gz"
-    call_command("backup", str(path), stdout=io.StringIO())
-    return path
 
 
 def test_restore_refuses_a_site_with_content_and_changes_nothing(archive, media):
@@ -273,3 +228,85 @@ def test_backup_to_an_unwritable_place_is_a_clear_error(db, media, tmp_path):
 
     with pytest.raises(CommandError, match="cannot write .*a-file/site.tar.gz"):
         call_command("backup", str(tmp_path / "a-file" / "site.tar.gz"), stdout=io.StringIO())
+
+
+MEMBER = "media/papers/huge.png"
+HUGE = 32 * 1024 * 1024  # bytes of the member
+
+
+def swollen(members):
+    """A member of HUGE bytes (zeros: 32 KB compressed) that the manifest says is 10."""
+    members[MEMBER] = bytes(HUGE)
+    relist(members)
+    manifest = json.loads(members["manifest.json"])
+    manifest["members"][MEMBER]["size"] = 10
+    members["manifest.json"] = json.dumps(manifest).encode()
+
+
+def tampered(members):
+    """A member of HUGE bytes, listed with its size but another's digest."""
+    members[MEMBER] = bytes(HUGE)
+    relist(members)
+    members[MEMBER] = b"\1" + bytes(HUGE - 1)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (swollen, f"'{MEMBER}' is {HUGE} bytes, but manifest.json says 10; refused"),
+        (tampered, f"'{MEMBER}' is damaged (its SHA-256 digest differs)"),
+    ],
+)
+def test_a_huge_bad_member_is_refused_in_bounded_memory_and_nothing_is_written(
+    archive, media, tmp_path, change, message
+):
+    bad = rewrite(archive, tmp_path / "bad.tar.gz", change)
+    call_command("flush", interactive=False, verbosity=0)
+    ContentType.objects.clear_cache()
+    counts, files = row_counts(), media_files(media)
+    gc.collect()
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(CommandError, match=re.escape(message)):
+            call_command("restore", str(bad), stdout=io.StringIO())
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert peak < HUGE / 8  # the member is streamed, never held
+    assert row_counts() == counts
+    assert media_files(media) == files
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "bad.tar.gz",
+        "media",
+        "site.tar.gz",
+    ]
+
+
+def test_a_restore_without_room_for_the_members_is_refused_before_writing(
+    archive, media, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: SimpleNamespace(free=1000))
+    counts, files = row_counts(), media_files(media)
+
+    with pytest.raises(
+        CommandError, match=r"need [\d.]+ MB beside .*media, where 0\.0 MB are free"
+    ):
+        call_command("restore", str(archive), force=True, stdout=io.StringIO())
+
+    assert row_counts() == counts
+    assert media_files(media) == files
+    assert not (tmp_path / ".media.restore").exists()
+
+
+def test_a_restore_retires_every_cached_page(archive):
+    backed_up = ContentGeneration.objects.current()
+    Paper.objects.filter(slug="batch-normalization").update(title_en="Edited after the backup")
+    ContentGeneration.objects.update(number=10**9)  # a site edited often since its backup
+    before = ContentGeneration.objects.current()
+
+    call_command("restore", str(archive), force=True, stdout=io.StringIO())
+
+    # Higher than the number of either site: no page cached under one of them is served.
+    assert ContentGeneration.objects.current() > max(before, backed_up)

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.management import call_command
 
+from catalogue.models import Paper
 from publishing import site as publishing
 from tests.test_docs import doc_block, nginx_serving
 
@@ -234,3 +235,57 @@ def test_a_page_number_that_is_not_one_is_a_404_in_its_language(published_by_ngi
 
     assert (served.status, live.status_code) == (404, 404)
     assert served.body == published_by_nginx(f"/{language}/no-such-page/").body
+
+
+def _status(port, path):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("directive", "status"),
+    [
+        ("", 200),  # nginx's default: disable_symlinks off
+        ("disable_symlinks on from=$document_root;", 200),  # the root's own path not checked
+        ("disable_symlinks on;", 404),  # refuses the link publish_site makes the root
+    ],
+)
+def test_nginx_serves_the_published_link_unless_it_refuses_links(
+    published_by_nginx, nginx_site, directive, status
+):
+    site = nginx_site["site"]
+    assert site.is_symlink()
+    snippet = doc_block("docs/operations.md", "nginx", "nginx")
+    snippet = snippet.replace("root /srv/awardsite;", f"root /srv/awardsite; {directive}")
+
+    with nginx_serving(snippet, site) as port:
+        assert _status(port, f"/en{PAPER}")[0] == status
+
+
+def test_after_a_publish_nginx_serves_the_new_version_without_a_reload(icml, settings):
+    settings.SITE_URL = SITE_URL
+    workdir = Path(tempfile.mkdtemp(prefix="awardsite-nginx-"))
+    try:
+        workdir.chmod(0o755)  # nginx's workers may run as www-data
+        settings.STATIC_ROOT = workdir / "collected"
+        settings.MEDIA_ROOT = workdir / "media"
+        site = workdir / "site"
+        call_command("publish_site", str(site), stdout=StringIO())
+        snippet = doc_block("docs/operations.md", "nginx", "nginx")
+        with nginx_serving(snippet, site) as port:
+            status, before = _status(port, f"/en{PAPER}")
+            paper = Paper.objects.get(slug=PAPER.split("/")[2])
+            paper.title_en = "A title published while nginx runs"
+            paper.save()
+
+            call_command("publish_site", str(site), stdout=StringIO())
+
+            assert (status, b"A title published while nginx runs" in before) == (200, False)
+            assert b"A title published while nginx runs" in _status(port, f"/en{PAPER}")[1]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -1,5 +1,5 @@
 """Load an archive written by ``backup`` into a migrated installation: every row and
-media file back (rules: backups.archives.restore_backup)."""
+media file back, all or nothing, even when killed (rules: backups.archives.restore_backup)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -24,8 +24,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, force, **options):
-        """Restore ``path`` (with ``force``, over existing content). Raises ``CommandError``,
-        changing nothing, for whatever ``restore_backup`` refuses."""
+        """Restore ``path`` (with ``force``, over existing content). Raises ``CommandError``
+        (one line) for whatever ``restore_backup`` refuses, leaving the site as it was, and
+        after finishing an earlier restore that was killed past its commit instead."""
         try:
             manifest = restore_backup(path, force=force)
         except BackupError as error:

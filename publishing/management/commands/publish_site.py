@@ -22,6 +22,7 @@ from publishing import render as publish_render
 from publishing import search_index as static_search
 from publishing import site as publishing
 from publishing.files import Publisher, PublishError
+from publishing.versions import Versions
 
 
 def static_manifest_missing():
@@ -35,9 +36,11 @@ class Command(BaseCommand):
     help = (
         "Write every public page in both languages, the feeds, the sitemap, robots.txt, "
         "the citation downloads, the open-data files, the static and media files into DIR, "
-        "at the paths a static host serves for the live URLs. Only files whose bytes "
-        "changed are written; files an earlier run wrote that are no longer produced are "
-        "removed (DIR/.publish-manifest.json lists them); no other file is touched."
+        "at the paths a static host serves for the live URLs. Each run builds a new "
+        "version in DIR.versions/ (files it keeps are hard links to the last version's) "
+        "and then makes DIR a link to it in one step; the version before is kept for "
+        "rollback. Files an earlier run wrote that are no longer produced are left out "
+        "(DIR/.publish-manifest.json lists them); other files in DIR are carried over."
     )
 
     def add_arguments(self, parser):
@@ -71,8 +74,9 @@ class Command(BaseCommand):
         """Publishes into ``directory``; prints the files written, kept and removed.
         Raises CommandError when no public address is known, DIR cannot be written,
         ``jobs`` is below 1, STATIC_ROOT has no collectstatic manifest with
-        --no-collectstatic, or a page answers other than 200 (naming its URL); files
-        already written then stay whole and in the manifest, as after Ctrl-C.
+        --no-collectstatic, a page answers other than 200 (naming its URL), or a file
+        cannot be written (a full disk): in one line, DIR left as it was, as after
+        Ctrl-C or a kill.
         """
         self.verbosity = verbosity
         if jobs < 1:
@@ -108,7 +112,10 @@ class Command(BaseCommand):
             )
         if collect:
             with self.step("collectstatic"):
-                call_command("collectstatic", interactive=False, verbosity=0)
+                try:
+                    call_command("collectstatic", interactive=False, verbosity=0)
+                except OSError as error:
+                    raise CommandError(f"collectstatic failed: {error}.") from error
             current = publish_changes.fingerprint()  # collectstatic's manifest may differ
         # Pages rendered afresh (not from the page cache) for the public address: Django
         # has no documented way to change settings for a while but its tests' own.
@@ -117,14 +124,18 @@ class Command(BaseCommand):
             SITE_URL=site_url,
             ALLOWED_HOSTS=[site_url.partition("://")[2].partition("/")[0].partition(":")[0]],
         ):
-            try:
-                publisher = Publisher(directory, dry_run=dry_run)
-            except PublishError as error:
-                raise CommandError(str(error)) from error
-            content, pages, rendered = self.publish(publisher, previous, current, site_url, jobs)
-            content["collected"] = not no_collectstatic
-            if not dry_run:
-                publish_changes.write(content, state)
+            if dry_run:
+                try:
+                    publisher = Publisher(directory, dry_run=True)
+                    _content, pages, rendered = self.publish(
+                        publisher, previous, current, site_url, jobs
+                    )
+                except PublishError as error:
+                    raise CommandError(str(error)) from error
+            else:
+                pages, rendered, publisher = self.publish_version(
+                    directory, previous, current, site_url, jobs, not no_collectstatic
+                )
         if verbosity >= 2:
             steps = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.steps.items())
             self.stdout.write(f"Time by step: {steps}.")
@@ -137,10 +148,42 @@ class Command(BaseCommand):
             )
         )
 
+    def publish_version(self, directory, previous, current, site_url, jobs, collected):
+        """Publish a new version of ``directory`` beside it and switch to it in one step
+        (publishing/versions.py); returns (the pages, how many were rendered, the
+        publisher). Raises CommandError in one line for a page that fails, a full disk
+        or any file that cannot be written; then, as after Ctrl-C or a kill, ``directory``
+        is the previous version, whole."""
+        versions = Versions(directory)
+        build = None
+        try:
+            with self.step("linking the last version"):
+                build = versions.begin()
+            publisher = Publisher(build)
+            content, pages, rendered = self.publish(publisher, previous, current, site_url, jobs)
+            content["collected"] = collected
+            with self.step("switching"):
+                publish_changes.write(content, build / publish_changes.SNAPSHOT)
+                previous_version = versions.switch(build)
+        except BaseException as error:
+            if build is not None:
+                versions.discard(build)
+            if isinstance(error, PublishError):
+                raise CommandError(f"{error} {directory} is left as it was.") from error
+            if isinstance(error, OSError):
+                where = f" ({error.filename})" if error.filename else ""
+                raise CommandError(
+                    f"Cannot publish: {error.strerror or error}{where}. "
+                    f"{directory} is left as it was."
+                ) from error
+            raise
+        versions.prune(keep=(build, previous_version))
+        return pages, rendered, publisher
+
     def publish(self, publisher, previous, current, site_url, jobs):
         """Render what changed since the snapshot ``previous`` and keep the rest; returns
-        (the new snapshot, the pages, how many were rendered). After an error or Ctrl-C
-        the manifest names every file written (``Publisher.interrupted()``)."""
+        (the new snapshot, the pages, how many were rendered). Raises PublishError when a
+        page, a file or the search cannot be made."""
         site = publishing.Site(site_url)
         search = None
         try:
@@ -197,12 +240,8 @@ class Command(BaseCommand):
                 publisher.copy_media()
             with self.step("removing and manifest"):
                 publisher.finish()
-        except (PublishError, static_search.SearchIndexError) as error:
-            publisher.interrupted()
-            raise CommandError(str(error)) from error
-        except KeyboardInterrupt:
-            publisher.interrupted()
-            raise
+        except static_search.SearchIndexError as error:
+            raise PublishError(str(error)) from error
         finally:
             if search is not None:
                 search.cancel()
