@@ -1,0 +1,216 @@
+"""The importer's bounds (issue 32, finding 3): tiny hostile files, files that are not
+regular, files over the size limit and long author lists end at once in one clear line.
+
+Each test that could run for ever on an unbounded importer runs under :func:`deadline`.
+"""
+
+import io
+import os
+import signal
+import threading
+from contextlib import contextmanager
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from importing.files import InputRefused, InputTooLarge, read_input
+
+
+class Overran(Exception):
+    """A block ran past its deadline (not an OSError, which the importer would catch)."""
+
+
+@contextmanager
+def deadline(seconds):
+    """Fail the block with :class:`Overran` when it runs longer than ``seconds`` (SIGALRM:
+    it also interrupts a blocking ``open`` of a FIFO)."""
+
+    def expire(signum, frame):
+        raise Overran(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def problems_of(path, *args):
+    """The problem lines import_conference prints for ``path`` (it must fail)."""
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command(
+            "import_conference", str(path), "--dry-run", *args, stdout=io.StringIO(), stderr=err
+        )
+    return err.getvalue().strip().splitlines()
+
+
+COMPACT = """\
+conference:
+  venue: {acronym: CIL, name: Conference on Imaginary Learning}
+  name: CIL 2031
+  year: 2031
+bibtex: papers.bib
+"""
+
+
+# --- only regular files ----------------------------------------------------------------
+
+
+def test_fixture_that_is_a_fifo_is_refused_at_once(tmp_path, db):
+    path = tmp_path / "fixture.json"
+    os.mkfifo(path)
+
+    with deadline(5):
+        lines = problems_of(path)
+
+    assert lines == [
+        f"{path}: a FIFO (named pipe), not a regular file: the importer reads only regular files"
+    ]
+
+
+def test_bibtex_file_that_is_a_fifo_is_refused_at_once(tmp_path, db):
+    os.mkfifo(tmp_path / "papers.bib")
+    path = tmp_path / "conference.yaml"
+    path.write_text(COMPACT, encoding="utf-8")
+
+    with deadline(5):
+        lines = problems_of(path)
+
+    assert lines == [
+        f"{path}, bibtex: papers.bib: a FIFO (named pipe), not a regular file: the importer "
+        "reads only regular files"
+    ]
+
+
+def test_image_that_is_a_fifo_is_refused_at_once(tmp_path, db):
+    os.mkfifo(tmp_path / "teaser.png")
+    path = tmp_path / "conference.yaml"
+    path.write_text(
+        COMPACT.replace("bibtex: papers.bib\n", "")
+        + "papers:\n  - {title: Fifo, authors: [Ada Example], image: teaser.png, "
+        "image_alt: A figure, image_alt_zh_hans: 一张图}\n",
+        encoding="utf-8",
+    )
+
+    with deadline(5):
+        lines = problems_of(path)
+
+    assert lines == [
+        f"{path}, papers[1].image: the image file 'teaser.png': a FIFO (named pipe), not a "
+        "regular file: the importer reads only regular files"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda tmp_path: tmp_path, "a directory"),
+        (lambda tmp_path: "/dev/null", "a character device"),
+    ],
+    ids=["directory", "device"],
+)
+def test_fixture_that_is_a_directory_or_a_device_is_refused(tmp_path, db, make, kind):
+    path = make(tmp_path)
+
+    with deadline(5):
+        lines = problems_of(path)
+
+    assert lines == [f"{path}: {kind}, not a regular file: the importer reads only regular files"]
+
+
+def test_read_input_does_not_wait_for_a_fifo_writer(tmp_path):
+    """Even from a thread (no signal can interrupt it there): refused before opening."""
+    os.mkfifo(tmp_path / "pipe")
+    outcome = []
+
+    def read():
+        try:
+            read_input(tmp_path / "pipe")
+        except InputRefused as error:
+            outcome.append(str(error))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+
+    assert outcome == [
+        "a FIFO (named pipe), not a regular file: the importer reads only regular files"
+    ]
+
+
+# --- the size limit --------------------------------------------------------------------
+
+
+def test_file_over_the_limit_is_refused_before_it_is_parsed(tmp_path, db):
+    path = tmp_path / "fixture.json"
+    path.write_bytes(b"[" + b" " * (3 * 2**20) + b"]")
+
+    lines = problems_of(path, "--max-file-size", "2")
+
+    assert lines == [
+        f"{path}: the file is 3.0 MB, over the limit of 2.0 MB (import_conference "
+        "--max-file-size raises it)"
+    ]
+
+
+def test_default_limit_refuses_a_fifty_megabyte_abstract(tmp_path, db):
+    """What took 1.27 GB of memory to import stops at the size of the file."""
+    path = tmp_path / "fixture.json"
+    abstract = "An abstract. " * (50 * 2**20 // 13)
+    path.write_text(
+        '[{"model": "papers.paper", "fields": {"abstract_en": "' + abstract + '"}}]',
+        encoding="utf-8",
+    )
+
+    lines = problems_of(path)
+
+    assert lines == [
+        f"{path}: the file is 50.0 MB, over the limit of 20.0 MB (import_conference "
+        "--max-file-size raises it)"
+    ]
+
+
+def test_max_file_size_raises_the_limit(tmp_path, db):
+    path = tmp_path / "fixture.json"
+    path.write_bytes(b"[" + b" " * (3 * 2**20) + b"]")
+
+    out = io.StringIO()
+    call_command("import_conference", str(path), "--max-file-size", "4", stdout=out)
+
+    assert (
+        out.getvalue()
+        == "Nothing to change: the database already matches " + str(path) + " (0 objects).\n"
+    )
+
+
+def test_bibtex_file_over_the_limit_is_refused(tmp_path, db):
+    (tmp_path / "papers.bib").write_bytes(b"%" * (3 * 2**20))
+    path = tmp_path / "conference.yaml"
+    path.write_text(COMPACT, encoding="utf-8")
+
+    lines = problems_of(path, "--max-file-size", "2")
+
+    assert lines == [
+        f"{path}, bibtex: papers.bib: the file is 3.0 MB, over the limit of 2.0 MB "
+        "(import_conference --max-file-size raises it)"
+    ]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "many"])
+def test_max_file_size_must_be_a_whole_number_of_megabytes(tmp_path, value):
+    with pytest.raises(CommandError, match="expected a whole number of megabytes, at least 1"):
+        call_command("import_conference", str(tmp_path / "x.json"), "--max-file-size", value)
+
+
+def test_read_input_refuses_a_file_over_the_limit_with_its_size(tmp_path):
+    path = tmp_path / "ten.json"
+    path.write_bytes(b"x" * 10)
+
+    with pytest.raises(InputTooLarge) as raised:
+        read_input(path, max_bytes=9)
+
+    assert (raised.value.size, raised.value.limit) == (10, 9)
