@@ -214,3 +214,56 @@ def test_read_input_refuses_a_file_over_the_limit_with_its_size(tmp_path):
         read_input(path, max_bytes=9)
 
     assert (raised.value.size, raised.value.limit) == (10, 9)
+
+
+# --- YAML aliases --------------------------------------------------------------------
+
+
+def alias_bomb(levels=9):
+    """A YAML fixture of about 1 KB whose aliases stand for 9**levels strings."""
+    lines = ["- &l0 [" + ", ".join(["lol"] * 9) + "]"]
+    lines += [f"- &l{n} [" + ", ".join([f"*l{n - 1}"] * 9) + "]" for n in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            alias_bomb(),
+            "(*l0) repeats a value written elsewhere; aliases are not accepted: "
+            "write the value out at line 2 column 8",
+        ),
+        (
+            "conference: &c {name: CIL, year: 2031}\nother_conferences: [*c, *c]\n",
+            "(*c) repeats a value written elsewhere; aliases are not accepted: write the "
+            "value out at line 2 column 21",
+        ),
+        (
+            "- &a [*a]\n",
+            "(*a) repeats a value written elsewhere; aliases are not accepted: "
+            "write the value out at line 1 column 7",
+        ),
+    ],
+    ids=["billion-laughs", "compact-file", "contains-itself"],
+)
+def test_yaml_alias_is_refused_at_once_naming_line_and_column(tmp_path, db, text, where):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert len(text.encode()) < 2048
+
+    with deadline(2):
+        lines = problems_of(path)
+
+    assert lines == [f"{path}: invalid YAML: an alias {where}"]
+
+
+def test_yaml_anchor_without_alias_is_still_read(tmp_path, db):
+    path = tmp_path / "anchor.yaml"
+    path.write_text("- &a {model: papers.venue, fields: {slug: v, acronym: V}}\n")
+
+    lines = problems_of(path)
+
+    assert lines == [
+        f"{path}, object 1, papers.venue [\"v\"], field 'name_en': required field missing"
+    ]
