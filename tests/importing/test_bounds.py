@@ -14,6 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from importing.bibtex import parse_bibtex
+from importing.fields import FixtureInvalid
 from importing.files import InputRefused, InputTooLarge, read_input
 
 
@@ -267,3 +269,61 @@ def test_yaml_anchor_without_alias_is_still_read(tmp_path, db):
     assert lines == [
         f"{path}, object 1, papers.venue [\"v\"], field 'name_en': required field missing"
     ]
+
+
+# --- BibTeX @string expansion ----------------------------------------------------------
+
+
+def string_doubling(doublings=40):
+    """A .bib file of about 2 KB whose last @string would be 16 * 2**doublings characters."""
+    lines = ['@string{s0 = "xxxxxxxxxxxxxxxx"}']
+    lines += [f"@string{{s{n} = s{n - 1} # s{n - 1}}}" for n in range(1, doublings + 1)]
+    lines.append(f"@inproceedings{{big, title = s{doublings}, author = {{Ada Example}}}}")
+    return "\n".join(lines) + "\n"
+
+
+def test_bibtex_string_doubling_is_stopped_in_one_line(tmp_path, db):
+    """Before the cap, the 26th doubling alone took a gigabyte, then MemoryError."""
+    (tmp_path / "papers.bib").write_text(string_doubling(), encoding="utf-8")
+    path = tmp_path / "conference.yaml"
+    path.write_text(COMPACT, encoding="utf-8")
+    assert len(string_doubling()) < 2048
+
+    with deadline(5):
+        lines = problems_of(path)
+
+    # s1 .. s15 add 16 * (2**16 - 2) characters in all: s15 takes them over a million.
+    assert lines == [
+        f'{tmp_path / "papers.bib"}, line 16, @string ["s15"]: @string references add more '
+        "than 1,000,000 characters to the values read (a @string made of others, doubled "
+        "again and again?); the file is not read further"
+    ]
+
+
+def test_bibtex_strings_may_add_as_much_as_the_file_holds():
+    """The cap grows with the file: references adding a little more than a million
+    characters are read in a file of 1.2 million."""
+    comment = ("x" * 99 + "\n") * 11_000  # text between entries: a comment
+    entries = "".join(
+        f"@inproceedings{{k{n}, title = a # a, author = {{A B}}}}\n" for n in range(2700)
+    )
+    text = f'@string{{a = "{"y" * 190}"}}\n{comment}{entries}'
+    assert 2700 * 380 > 1_000_000 and len(text) > 2700 * 380
+
+    papers = parse_bibtex(text, source="long.bib")
+
+    assert (len(papers), papers[-1]["title"]) == (2700, "y" * 380)
+
+
+def test_bibtex_value_of_many_parts_is_read_in_linear_time():
+    """``a # a # ...``: each part was matched in a copy of the rest of the value."""
+    parts = " # ".join(["a"] * 300_000)
+    text = f'@string{{a = "x"}}\n@inproceedings{{k, title = {parts}, author = {{A B}}}}\n'
+
+    with deadline(5), pytest.raises(FixtureInvalid) as raised:
+        parse_bibtex(text, source="parts.bib")
+
+    assert [str(problem) for problem in raised.value.problems] == [
+        "parts.bib, line 2, @inproceedings [\"k\"], field 'title': Ensure this value has at "
+        "most 400 characters (it has 300000)."
+    ]  # read whole, then checked
