@@ -116,6 +116,7 @@ class _Translator(PeopleMixin):
         self.failed_refs = set()
         self.papers_failed = False
         self.reserved = {}  # exact name -> {slugs} the file writes for authors
+        self.reserved_slugs = set()  # all those slugs
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
         self.bib_name = "the BibTeX file"
 
@@ -310,17 +311,18 @@ class _Translator(PeopleMixin):
                 self.paper_refs[ref] = slug
         fields["conference"] = [paper_conference]
         places["conference"] = f"{place}.conference"
-        authors = []
+        authors, listed = [], set()
         for _, author, author_place in self.each(mapping, "authors", place):
             found = self.person(author, author_place)
             if found is None:
                 continue
-            if found[0] in [person for person, _, _ in authors]:
+            if found[0] in listed:
                 self.problem(
                     author_place, f"the same person ({found[0]}) is listed twice on this paper"
                 )
                 continue
             authors.append((*found, author_place))
+            listed.add(found[0])
         links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
         return fields, places, place, authors, links
 
@@ -334,6 +336,7 @@ class _Translator(PeopleMixin):
                 continue
             if isinstance(author.get("slug"), str) and author["slug"]:
                 self.reserved.setdefault(author["name"], set()).add(author["slug"])
+                self.reserved_slugs.add(author["slug"])
             elif is_orcid(author.get("orcid")):
                 self.orcid_of_name.setdefault(author["name"], author["orcid"])
 
