@@ -216,21 +216,22 @@ def _apply_many_to_many(model, spec, changes, primary_keys):
 
 
 def _write_records(changes, source):
-    """Save what the import set on each object whose record changed, as one upsert."""
-    records = [
-        ImportRecord(
-            model=change.item.label,
-            key=format_key(change.item.key),
-            values=change.record_values,
-            source=source,
+    """Save what the import set on each object whose record changed, as upserts of
+    ``BATCH_SIZE`` records, each batch made when written (all at once, the records of
+    a 5,000-paper import held 17 MB more at the peak; of 50,000, ten times that)."""
+    for chunk in chunks(change for change in changes if change.record_changed):
+        records = [
+            ImportRecord(
+                model=change.item.label,
+                key=format_key(change.item.key),
+                values=change.record_values,
+                source=source,
+            )
+            for change in chunk
+        ]
+        ImportRecord.objects.bulk_create(
+            records,
+            update_conflicts=True,
+            unique_fields=["model", "key"],
+            update_fields=["values", "source", "imported_at"],
         )
-        for change in changes
-        if change.record_changed
-    ]
-    ImportRecord.objects.bulk_create(
-        records,
-        batch_size=BATCH_SIZE,
-        update_conflicts=True,
-        unique_fields=["model", "key"],
-        update_fields=["values", "source", "imported_at"],
-    )

@@ -46,6 +46,7 @@ MONTHS = {
 }
 ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
 DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
+STRING_NAME = re.compile(r"[^\s#{}\"]+")  # a number or a @string's name, in a value
 PAGE_DASH = re.compile(r"\s*(?:-+|[\u2010-\u2015])\s*")
 URL_ESCAPE = re.compile(r"\\([_%&#~$])")
 WRAPPED_URL = re.compile(r"^\\url\s*\{(?P<url>[^{}]*)\}$")
@@ -54,6 +55,9 @@ DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECA
 NAMED_LINK_FIELDS = tuple(
     kind for kind in PaperLink.Kind.values if kind not in (PaperLink.Kind.PDF, PaperLink.Kind.DOI)
 )
+# What @string references may add to the values read, in characters in all (or as many
+# as the file has, if more): doubling a @string 30 times in 2 KB would make 2.6 GB.
+MAX_STRING_EXPANSION = 1_000_000
 # The fields read; the others are not even checked.
 READ_FIELDS = frozenset(
     "title author year pages pdf doi eprint archiveprefix eprinttype url howpublished".split()
@@ -75,6 +79,10 @@ class _ValueError(Exception):
     """A field's value cannot be read; the message says why."""
 
 
+class _TooLarge(Exception):
+    """@string references would add more than the reader allows; reading stops."""
+
+
 class _Reader:
     """One file's reading: its problems, its @strings and the entry being read."""
 
@@ -84,6 +92,7 @@ class _Reader:
         self.strings = dict(MONTHS)
         self.line, self.kind, self.key = 0, None, None  # the block being read: @kind{key
         self.unreadable = set()  # the fields of the current entry that cannot be read
+        self.added, self.max_added = 0, MAX_STRING_EXPANSION  # by @string references
 
     def problem(self, message, *, field=None):
         """Report ``message`` at the current block (its line, type and citation key)."""
@@ -108,33 +117,46 @@ class _Reader:
             return []
         finally:
             splitter.removeFilter(_silent)
+        self.max_added = max(MAX_STRING_EXPANSION, len(text))
         papers, seen = [], {}
         for block in library.blocks:
-            self.line, self.kind, self.key = (block.start_line or 0) + 1, None, None
-            if isinstance(block, DuplicateBlockKeyBlock):
-                # The key is checked below, regardless of case; a redefined @string is
-                # allowed, the later definition wins (as in BibTeX).
-                block = block.ignore_error_block
-            if isinstance(block, DuplicateFieldKeyBlock):
-                self.at(block.ignore_error_block)
-                self.problem(f"a field is given twice: {', '.join(sorted(block.duplicate_keys))}")
-            elif isinstance(block, ParsingFailedBlock):
-                reason = (
-                    getattr(block.error, "abort_reason", "").strip() or type(block.error).__name__
+            try:
+                paper = self.read_block(block, seen)
+            except _TooLarge:
+                self.problem(
+                    f"@string references add more than {self.max_added:,} characters to the "
+                    "values read (a @string made of others, doubled again and again?); the "
+                    "file is not read further"
                 )
-                self.problem(f"this entry cannot be read as BibTeX: {reason}")
-            elif isinstance(block, String):
-                self.at(block)
-                try:
-                    self.strings[block.key.lower()] = self.resolve(block.value)
-                except _ValueError as error:
-                    self.problem(str(error))
-            elif isinstance(block, Entry):
-                self.at(block)
-                paper = self.read_entry(block, seen)
-                if paper is not None:
-                    papers.append(paper)
+                return []
+            if paper is not None:
+                papers.append(paper)
         return papers
+
+    def read_block(self, block, seen):
+        """Read one block of the file; return its paper, or None (no entry, or a problem).
+        Raises ``_TooLarge`` when a value's @string references add too much."""
+        self.line, self.kind, self.key = (block.start_line or 0) + 1, None, None
+        if isinstance(block, DuplicateBlockKeyBlock):
+            # The key is checked below, regardless of case; a redefined @string is
+            # allowed, the later definition wins (as in BibTeX).
+            block = block.ignore_error_block
+        if isinstance(block, DuplicateFieldKeyBlock):
+            self.at(block.ignore_error_block)
+            self.problem(f"a field is given twice: {', '.join(sorted(block.duplicate_keys))}")
+        elif isinstance(block, ParsingFailedBlock):
+            reason = getattr(block.error, "abort_reason", "").strip() or type(block.error).__name__
+            self.problem(f"this entry cannot be read as BibTeX: {reason}")
+        elif isinstance(block, String):
+            self.at(block)
+            try:
+                self.strings[block.key.lower()] = self.resolve(block.value)
+            except _ValueError as error:
+                self.problem(str(error))
+        elif isinstance(block, Entry):
+            self.at(block)
+            return self.read_entry(block, seen)
+        return None
 
     def read_entry(self, entry, seen):
         """The paper of ``entry``, or None when it is no paper or has a problem."""
@@ -182,7 +204,8 @@ class _Reader:
 
     def resolve(self, raw):
         """A raw value (``{...}``, ``"..."``, a number, a @string name, joined by ``#``) as
-        its text, braces inside kept. Raises ``_ValueError``."""
+        its text, braces inside kept. Raises ``_ValueError``, or ``_TooLarge`` when its
+        @string references take what they add to the file's values over ``max_added``."""
         if not isinstance(raw, str):
             return str(raw)
         parts, position, length = [], 0, len(raw)
@@ -199,7 +222,7 @@ class _Reader:
                 parts.append(raw[position + 1 : end])
                 position = end + 1
             else:
-                word = re.match(r"[^\s#{}\"]+", raw[position:])
+                word = STRING_NAME.match(raw, position)  # not a slice: linear in all
                 if word is None:
                     raise _ValueError(f"unexpected “{char}” in a value")
                 name = word.group()
@@ -207,6 +230,9 @@ class _Reader:
                     parts.append(name)
                 elif name.lower() in self.strings:
                     parts.append(self.strings[name.lower()])
+                    self.added += len(parts[-1])
+                    if self.added > self.max_added:
+                        raise _TooLarge
                 else:
                     raise _ValueError(f"undefined @string {name!r}")
                 position += len(name)

@@ -1,6 +1,7 @@
 """Step 1, first half: a JSON or YAML fixture as lists and dicts (:func:`parse`), refusing
 what would make the checks wrong or unbounded: names twice in one object, text not UTF-8
-or with lone surrogates, nesting deeper than ``MAX_DEPTH``, a bare BibTeX file."""
+or with lone surrogates, nesting deeper than ``MAX_DEPTH``, YAML aliases, a bare BibTeX
+file, a file that is not regular or over the size limit (:mod:`importing.files`)."""
 
 import json
 import re
@@ -9,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from importing.fields import FixtureInvalid, Problem
+from importing.files import MAX_FILE_SIZE, InputRefused, read_input
 
 # How deeply lists and objects may nest. A fixture needs 5 levels (the list of objects,
 # an object, its fields, a list of natural keys, a key); 20 leaves room and stays far
@@ -33,7 +35,24 @@ class _JSONObject(dict):
 
 class _Loader(yaml.SafeLoader):
     """PyYAML's SafeLoader building mappings as :class:`_JSONObject`, so that a name
-    written twice in one mapping is reported as in JSON (PyYAML keeps the last one)."""
+    written twice in one mapping is reported as in JSON (PyYAML keeps the last one), and
+    refusing aliases."""
+
+    def compose_node(self, parent, index):
+        """Refuse an alias (``*name``) where PyYAML would reuse its anchor's value: nine
+        levels of nine aliases stand for 387 million values in 1 KB (a "billion laughs"),
+        which every later walk over the data would visit. No fixture or compact file needs
+        one (export writes none)."""
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"an alias (*{event.anchor}) repeats a value written elsewhere; aliases are "
+                "not accepted: write the value out",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
 
     def construct_json_object(self, node):
         self.construct_mapping(node, deep=True)  # merges "<<", refuses unhashable keys
@@ -46,15 +65,16 @@ _Loader.add_constructor(
 )
 
 
-def parse(path):
+def parse(path, max_bytes=MAX_FILE_SIZE):
     """The fixture file at ``path`` as Python lists and dicts: YAML for ``.yaml`` and
     ``.yml`` and for other files but ``.json`` not starting with ``[`` or ``{``, else
-    JSON. Raises :class:`FixtureInvalid` for each refusal of the module docstring."""
+    JSON. Raises :class:`FixtureInvalid` for each refusal of the module docstring, and
+    for a file :func:`~importing.files.read_input` refuses (over ``max_bytes`` bytes)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise FixtureInvalid([Problem(path, f"cannot read the file: {error.strerror}")]) from None
+        raw = read_input(path, max_bytes)
+    except InputRefused as error:
+        raise FixtureInvalid([Problem(path, str(error))]) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -84,7 +104,7 @@ def parse(path):
         message = f"{error.msg} at line {error.lineno} column {error.colno}"
     except RecursionError:  # both parsers recurse per level of nesting
         message = too_deep
-    else:  # also a YAML mapping that contains itself (&a [*a])
+    else:
         message = too_deep if _too_deep(data) else None
     if message is not None:
         kind = "YAML" if as_yaml else "JSON"

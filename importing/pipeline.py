@@ -7,6 +7,7 @@ from django.db import transaction
 from importing.applying import apply_plan, record_history
 from importing.compact.reader import relocate
 from importing.fields import FIXTURE_MODELS, FixtureInvalid
+from importing.files import MAX_FILE_SIZE
 from importing.images import prepare_image, store_image
 from importing.planning import plan_import
 from importing.reading import read_fixture
@@ -15,11 +16,11 @@ from importing.reading import read_fixture
 __all__ = ["FIXTURE_MODELS", "plan_import", "prepare_image", "read_fixture", "store_image"]
 
 
-def import_fixture(path, *, overwrite=False, dry_run=False):
+def import_fixture(path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_SIZE):
     """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``; return
     the :class:`~importing.planning.Plan`. Raises :class:`FixtureInvalid` listing every
-    problem, having written nothing."""
-    fixture = read_fixture(path)
+    problem, having written nothing; a file of more than ``max_bytes`` is one."""
+    fixture = read_fixture(path, max_bytes)
     # Compare and write in one transaction, so that an editor's save in between
     # cannot be overwritten unseen.
     with transaction.atomic():

@@ -6,8 +6,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
+from django.template.defaultfilters import filesizeformat
 from django.utils import translation
 
 from catalogue import languages
@@ -27,6 +29,7 @@ from importing.fields import (
     translated_fields,
     type_name,
 )
+from importing.files import MAX_FILE_SIZE, InputRefused, InputTooLarge, read_input
 from importing.images import image_digest, prepare_image
 from importing.parsing import parse
 
@@ -127,11 +130,25 @@ def clean_value(spec, value, base_dir):
     if not value:  # an image: a path relative to the fixture file, or "" for none
         return "", None
     image_path = _image_path(base_dir, value)
-    if not image_path.is_file():
+    if not image_path.exists():
         raise ValidationError(f"the image file {value!r} does not exist next to the fixture")
-    data = image_path.read_bytes()
+    data = _read_image(image_path, value)
     name, stored = prepare_image(data, value)
     return image_digest(stored), PreparedImage(name, stored, image_digest(data))
+
+
+def _read_image(path, value):
+    """The bytes of the image file at ``path`` (``value`` in the fixture), read only if
+    regular and no larger than the admin's limit (``PAPER_IMAGE_MAX_BYTES``), in its words."""
+    limit = settings.PAPER_IMAGE_MAX_BYTES
+    try:
+        return read_input(path, limit)
+    except InputTooLarge as error:
+        raise ValidationError(
+            f"The image is {filesizeformat(error.size)}; the limit is {filesizeformat(limit)}."
+        ) from None
+    except InputRefused as error:
+        raise ValidationError(f"the image file {value!r}: {error}") from None
 
 
 def _image_path(base_dir, value):
@@ -151,10 +168,11 @@ def _image_path(base_dir, value):
     return resolved
 
 
-def read_fixture(path):
-    """The checked :class:`Fixture` at ``path``. Raises :class:`FixtureInvalid` if unparsable."""
+def read_fixture(path, max_bytes=MAX_FILE_SIZE):
+    """The checked :class:`Fixture` at ``path``. Raises :class:`FixtureInvalid` if unparsable,
+    or if it or the .bib file it names is no regular file or has more than ``max_bytes``."""
     path = Path(path)
-    data, document = objects_from(parse(path), path)
+    data, document = objects_from(parse(path, max_bytes), path, max_bytes)
     return read_objects(data, source=path, document=document)
 
 

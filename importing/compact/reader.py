@@ -27,6 +27,7 @@ from importing.fields import (
     field_specs,
     type_name,
 )
+from importing.files import MAX_FILE_SIZE, InputRefused, read_input
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
@@ -45,13 +46,13 @@ class CompactDocument:
     notes: list = field(default_factory=list)
 
 
-def objects_from(data, path):
+def objects_from(data, path, max_bytes=MAX_FILE_SIZE):
     """The fixture object list of a parsed file and its :class:`CompactDocument` (None
     for a fixture, returned as it is). Raises :class:`FixtureInvalid` naming places when a
-    compact document's structure is wrong."""
+    compact document's structure is wrong; its .bib file may have up to ``max_bytes``."""
     if not isinstance(data, dict):
         return data, None
-    document = _Translator(Path(path)).translate(data)
+    document = _Translator(Path(path), max_bytes).translate(data)
     return document.objects, document
 
 
@@ -101,8 +102,8 @@ def plain_fields(model):
 class _Translator(PeopleMixin):
     """One compact document on its way to fixture objects (see :func:`objects_from`)."""
 
-    def __init__(self, path):
-        self.path = path
+    def __init__(self, path, max_bytes=MAX_FILE_SIZE):
+        self.path, self.max_bytes = path, max_bytes
         self.document = CompactDocument(path)
         self.problems = []
         self.institutions = {}  # slug -> fixture fields (None: in the database only)
@@ -115,6 +116,7 @@ class _Translator(PeopleMixin):
         self.failed_refs = set()
         self.papers_failed = False
         self.reserved = {}  # exact name -> {slugs} the file writes for authors
+        self.reserved_slugs = set()  # all those slugs
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
         self.bib_name = "the BibTeX file"
 
@@ -309,17 +311,18 @@ class _Translator(PeopleMixin):
                 self.paper_refs[ref] = slug
         fields["conference"] = [paper_conference]
         places["conference"] = f"{place}.conference"
-        authors = []
+        authors, listed = [], set()
         for _, author, author_place in self.each(mapping, "authors", place):
             found = self.person(author, author_place)
             if found is None:
                 continue
-            if found[0] in [person for person, _, _ in authors]:
+            if found[0] in listed:
                 self.problem(
                     author_place, f"the same person ({found[0]}) is listed twice on this paper"
                 )
                 continue
             authors.append((*found, author_place))
+            listed.add(found[0])
         links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
         return fields, places, place, authors, links
 
@@ -333,6 +336,7 @@ class _Translator(PeopleMixin):
                 continue
             if isinstance(author.get("slug"), str) and author["slug"]:
                 self.reserved.setdefault(author["name"], set()).add(author["slug"])
+                self.reserved_slugs.add(author["slug"])
             elif is_orcid(author.get("orcid")):
                 self.orcid_of_name.setdefault(author["name"], author["orcid"])
 
@@ -375,9 +379,12 @@ class _Translator(PeopleMixin):
             )
             return None
         try:
-            text = bib.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as error:
-            self.problem("bibtex", f"cannot read {value}: {getattr(error, 'strerror', error)}")
+            text = read_input(bib, self.max_bytes).decode("utf-8-sig")
+        except InputRefused as error:
+            self.problem("bibtex", f"{value}: {error}")
+            return None
+        except UnicodeDecodeError as error:
+            self.problem("bibtex", f"cannot read {value}: {error}")
             return None
         try:
             parsed = bibtex.parse_bibtex(text, source=str(self.path.parent / value))

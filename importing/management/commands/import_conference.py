@@ -3,11 +3,13 @@ and stops at the first error) it checks the whole file, writes nothing unless al
 shows what it would change (``--dry-run``), keeps editors' changes unless ``--overwrite``."""
 
 import json
+from argparse import ArgumentTypeError
 
 from django.core.management.base import BaseCommand, CommandError
 from django.template.defaultfilters import pluralize
 
 from importing.fields import FixtureInvalid, format_key
+from importing.files import MAX_FILE_SIZE
 from importing.pipeline import import_fixture
 from importing.planning import DELETED
 
@@ -21,6 +23,13 @@ def _short(value, limit=60):
     if isinstance(value, str):
         return json.dumps(value[: limit - 3] + "…", ensure_ascii=False)
     return text[: limit - 1] + "…"
+
+
+def _megabytes(value):
+    """``--max-file-size``: a whole number of megabytes (MiB) of at least 1, in bytes."""
+    if not value.isdigit() or int(value) < 1:
+        raise ArgumentTypeError(f"expected a whole number of megabytes, at least 1, not {value!r}")
+    return int(value) * 2**20
 
 
 class Command(BaseCommand):
@@ -41,17 +50,29 @@ class Command(BaseCommand):
             help="print what would be created, updated or left unchanged, and write nothing",
         )
         parser.add_argument(
+            "--max-file-size",
+            type=_megabytes,
+            default=MAX_FILE_SIZE,
+            metavar="MB",
+            help=(
+                "refuse a file (the fixture or compact file, its .bib file) larger than this "
+                f"many megabytes (MiB); default {MAX_FILE_SIZE // 2**20}"
+            ),
+        )
+        parser.add_argument(
             "--overwrite",
             action="store_true",
             help="take the file's value also for fields an editor changed since the last import",
         )
 
-    def handle(self, *args, path, dry_run, overwrite, verbosity, **options):
+    def handle(self, *args, path, dry_run, overwrite, max_file_size, verbosity, **options):
         """Import ``path``, printing a line per object and a summary (``--verbosity 0``: only
         possible duplicates and editors' changes kept; 2: also each changed field and unchanged
         objects, as a dry run). ``CommandError`` (status 1) lists every problem, nothing written."""
         try:
-            plan = import_fixture(path, overwrite=overwrite, dry_run=dry_run)
+            plan = import_fixture(
+                path, overwrite=overwrite, dry_run=dry_run, max_bytes=max_file_size
+            )
         except FixtureInvalid as error:
             for problem in error.problems:
                 self.stderr.write(self.style.ERROR(str(problem)))
