@@ -1,11 +1,15 @@
-"""django-axes's hooks (AXES_CLIENT_IP_CALLABLE, AXES_LOCKOUT_CALLABLE): whose address a
-login attempt comes from, and the page a locked-out login gets."""
+"""django-axes's hooks (AXES_CLIENT_IP_CALLABLE, AXES_LOCKOUT_PARAMETERS,
+AXES_LOCKOUT_CALLABLE): whose address a login attempt comes from, what its failures are
+counted by, and the page a locked-out login gets."""
 
 import ipaddress
 
+from axes.attempts import get_cool_off_threshold
 from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib import admin
+from django.db.models import Sum
 from django.shortcuts import render
 from django.utils.translation import gettext
 
@@ -30,6 +34,31 @@ def client_ip(request):
         if last:
             return last
     return _valid_ip(request.META.get("REMOTE_ADDR"))
+
+
+# What failed logins are counted by (AXES_LOCKOUT_PARAMETERS): one username from one
+# address; and, once an address has LOGIN_ADDRESS_FAILURE_LIMIT failures, the address.
+ONE_LOGIN = [["username", "ip_address"]]
+WHOLE_ADDRESS = [*ONE_LOGIN, "ip_address"]
+
+
+def lockout_parameters(request, credentials=None):
+    """AXES_LOCKOUT_PARAMETERS for a login ``request`` (or one of axes's AccessAttempt
+    rows): ``ONE_LOGIN``, whose ``AXES_FAILURE_LIMIT`` (5) failures lock that username at
+    that address, or ``WHOLE_ADDRESS`` once the address has had
+    ``settings.LOGIN_ADDRESS_FAILURE_LIMIT`` (20) failures over any usernames within the
+    cool-off time (password spraying): then every login from it is locked.
+
+    axes has one failure limit for every parameter; this gives the address a higher one,
+    so that an office behind one address is not locked out by a few typos. One query."""
+    address = getattr(request, "axes_ip_address", None) or getattr(request, "ip_address", None)
+    if address is None or getattr(request, "axes_attempt_time", None) is None:
+        return ONE_LOGIN
+    recent = AccessAttempt.objects.filter(
+        ip_address=address, attempt_time__gte=get_cool_off_threshold(request)
+    )
+    failures = recent.aggregate(total=Sum("failures_since_start"))["total"] or 0
+    return WHOLE_ADDRESS if failures >= settings.LOGIN_ADDRESS_FAILURE_LIMIT else ONE_LOGIN
 
 
 def lockout_response(request, original_response=None, credentials=None):

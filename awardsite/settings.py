@@ -372,14 +372,21 @@ PERMISSIONS_POLICY = {
     ).split()
 }
 
-# Login throttling per username and address (docs/operations.md, "Safe in public").
+# Login throttling per username and address, and per address over every username
+# (password spraying): docs/operations.md, "Safe in public".
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_whole_number("DJANGO_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_whole_number("DJANGO_LOGIN_LOCKOUT_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+LOGIN_ADDRESS_FAILURE_LIMIT = env_whole_number(
+    "DJANGO_LOGIN_ADDRESS_FAILURE_LIMIT",
+    4 * AXES_FAILURE_LIMIT,
+    minimum=AXES_FAILURE_LIMIT,
+    what=f"a whole number of at least DJANGO_LOGIN_FAILURE_LIMIT ({AXES_FAILURE_LIMIT})",
+)
+AXES_LOCKOUT_PARAMETERS = "awardsite.security.lockout_parameters"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "awardsite.security.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"
