@@ -1,17 +1,23 @@
 """django-axes's hooks (AXES_CLIENT_IP_CALLABLE, AXES_LOCKOUT_PARAMETERS,
 AXES_LOCKOUT_CALLABLE): whose address a login attempt comes from, what its failures are
-counted by, and the page a locked-out login gets."""
+counted by, and the page a locked-out login gets; and the security headers of an error
+answer made before the middleware that add them."""
 
+import functools
 import ipaddress
 
 from axes.attempts import get_cool_off_threshold
 from axes.helpers import get_cool_off
 from axes.models import AccessAttempt
+from csp.middleware import CSPMiddleware
 from django.conf import settings
 from django.contrib import admin
 from django.db.models import Sum
+from django.middleware.clickjacking import XFrameOptionsMiddleware
+from django.middleware.security import SecurityMiddleware
 from django.shortcuts import render
 from django.utils.translation import gettext
+from django_permissions_policy import PermissionsPolicyMiddleware
 
 
 def _valid_ip(value):
@@ -76,3 +82,25 @@ def lockout_response(request, original_response=None, credentials=None):
     response = render(request, "admin/lockout.html", context, status=429)
     response["Retry-After"] = str(int(cool_off.total_seconds()))
     return response
+
+
+def with_security_headers(view):
+    """``view`` (an error handler: ``handler400``) adding to its answer the headers the
+    security middleware give every other response (settings.MIDDLEWARE): nosniff,
+    Referrer-Policy and HSTS, X-Frame-Options, Content-Security-Policy,
+    Permissions-Policy. Each adds only a header the answer lacks, so an answer that
+    passes through them afterwards is unchanged.
+
+    Why: the page cache sits before those middleware (so a hit skips them) and is the
+    first to read the Host header; a bad Host raises DisallowedHost there, and Django's
+    400 answer went back out through none of them. Only their answer hooks are run:
+    SecurityMiddleware's request hook would read the Host again (HTTPS redirect)."""
+
+    @functools.wraps(view)
+    def answer(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        for middleware in (SecurityMiddleware, XFrameOptionsMiddleware, CSPMiddleware):
+            response = middleware(view).process_response(request, response)
+        return PermissionsPolicyMiddleware(lambda request: response)(request)
+
+    return answer

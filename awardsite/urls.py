@@ -9,9 +9,11 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.static import serve
 
+from awardsite.security import with_security_headers
 from opendata import api
 from opendata import downloads as opendata
 from pages import sitemaps
+from pages import views as pages_views
 from pages.distill import conferences, distill, distill_named
 from pages.views import robots_txt
 
@@ -79,7 +81,7 @@ urlpatterns += i18n_patterns(
     prefix_default_language=True,
 )
 # Error pages that never read the request's body (see pages/views/site.py).
-handler400 = "pages.views.bad_request"
+handler400 = with_security_headers(pages_views.bad_request)  # awardsite/security.py says why
 handler403 = "pages.views.permission_denied"
 handler404 = "pages.views.page_not_found"
 handler500 = "pages.views.server_error"
