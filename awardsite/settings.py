@@ -280,19 +280,46 @@ def one_line_warning():
     return shorten
 
 
+def client_error_one_line():
+    """A logging filter for ``django.request``: the record of an answer from 400 to 499
+    (``status_code``, which Django's ``log_response`` sets: a body that cannot be parsed,
+    a BadRequest) made one line as ``one_line_warning`` does; others, 500s with their
+    tracebacks above all, pass unchanged."""
+    shorten = one_line_warning()
+
+    def filter_record(record):
+        if 400 <= getattr(record, "status_code", 0) < 500:
+            shorten(record)
+        return True
+
+    return filter_record
+
+
+# A visitor's bad request (docs/operations.md, "Logs") is one WARNING line without a
+# traceback: every SuspiciousOperation, which Django logs to django.security.<its name>
+# (DisallowedHost, SuspiciousFileOperation, TooManyFieldsSent, RequestDataTooBig, ...),
+# and the 4xx answers django.request logs (MultiPartParserError, BadRequest).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"one_line_warning": {"()": one_line_warning}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "one_line_warning": {"()": one_line_warning},
+        "client_error_one_line": {"()": client_error_one_line},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "client_errors": {"class": "logging.StreamHandler", "filters": ["one_line_warning"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
     "loggers": {
-        "django.security.DisallowedHost": {
-            "handlers": ["console"],
-            "filters": ["one_line_warning"],
+        "django.security": {
+            "handlers": ["client_errors"],
             "level": "WARNING",
             "propagate": False,
         },
+        # The most frequent: also one line for a handler added to this logger itself.
+        "django.security.DisallowedHost": {"filters": ["one_line_warning"]},
+        "django.request": {"filters": ["client_error_one_line"]},
         "axes": {"level": "WARNING"},
     },
 }
@@ -346,14 +373,21 @@ PERMISSIONS_POLICY = {
     ).split()
 }
 
-# Login throttling per username and address (docs/operations.md, "Safe in public").
+# Login throttling per username and address, and per address over every username
+# (password spraying): docs/operations.md, "Safe in public".
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_whole_number("DJANGO_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_whole_number("DJANGO_LOGIN_LOCKOUT_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+LOGIN_ADDRESS_FAILURE_LIMIT = env_whole_number(
+    "DJANGO_LOGIN_ADDRESS_FAILURE_LIMIT",
+    4 * AXES_FAILURE_LIMIT,
+    minimum=AXES_FAILURE_LIMIT,
+    what=f"a whole number of at least DJANGO_LOGIN_FAILURE_LIMIT ({AXES_FAILURE_LIMIT})",
+)
+AXES_LOCKOUT_PARAMETERS = "awardsite.security.lockout_parameters"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "awardsite.security.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "awardsite.security.client_ip"

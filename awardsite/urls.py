@@ -1,17 +1,23 @@
 """Root URLconf: public pages under i18n_patterns (/en/, /zh-hans/); admin, sitemaps,
 robots.txt, the JSON API and the data downloads outside."""
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.utils import translation
+from django.views import i18n
 from django.views.static import serve
 
+from awardsite.security import with_security_headers
 from opendata import api
 from opendata import downloads as opendata
 from pages import sitemaps
+from pages import views as pages_views
 from pages.distill import conferences, distill, distill_named
 from pages.views import robots_txt
 
@@ -29,6 +35,24 @@ distill_named(
         "conference": (conferences, None),
     },
 )
+
+
+def set_language(request):
+    """Django's ``set_language`` view (POST ``language`` and ``next``: a redirect to
+    ``next`` in that language, and the language cookie), resolving ``next`` in the
+    language of its own prefix (``/zh-hans/...``).
+
+    Django resolves ``next`` (else the Referer) in the request's language, which outside
+    the prefixes is the language cookie's: with a stale cookie, a page of the other
+    prefix did not resolve, was not translated, and the visitor was sent back to the old
+    language."""
+    going_to = request.POST.get("next", request.GET.get("next")) or request.headers.get("Referer")
+    language = translation.get_language_from_path(urlsplit(going_to or "").path)
+    if language is None:
+        return i18n.set_language(request)
+    with translation.override(language):
+        return i18n.set_language(request)
+
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
@@ -50,7 +74,7 @@ urlpatterns = [
         sitemaps.sitemap_sections,
     ),
     path("admin/", admin.site.urls),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("i18n/setlang/", set_language, name="set_language"),
     # Open data (issue 11): the JSON API and the whole downloads, in both languages at once.
     path("api/v1/", (api_patterns, api_name, api_namespace)),
     distill(path("data/awardsite-csv.zip", opendata.site_csv, name="opendata-site-csv")),
@@ -79,7 +103,7 @@ urlpatterns += i18n_patterns(
     prefix_default_language=True,
 )
 # Error pages that never read the request's body (see pages/views/site.py).
-handler400 = "pages.views.bad_request"
+handler400 = with_security_headers(pages_views.bad_request)  # awardsite/security.py says why
 handler403 = "pages.views.permission_denied"
 handler404 = "pages.views.page_not_found"
 handler500 = "pages.views.server_error"

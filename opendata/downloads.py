@@ -2,7 +2,9 @@
 "Open data" page.
 
 A CSV download is a ZIP archive of UTF-8 CSV tables (``table_columns``) with a
-``datapackage.json`` and a README.txt (``archive``); a compact download holds the same
+``datapackage.json`` (a Frictionless Data Package, with each table's keys) and a
+README.txt (``archive``); text that a spreadsheet would run as a formula is written
+with a quote before it (``csv_text``). A compact download holds the same
 content in the format ``import_conference`` reads (``compact_archive``). The licence is
 ``settings.DATA_LICENCE`` (``DJANGO_DATA_LICENCE``), empty by default: nothing in the
 sources states one.
@@ -166,15 +168,6 @@ def published_scope(conference=None):
     }
 
 
-def csv_text(rows, columns):
-    """``rows`` (sequences of values) as CSV text with a header row of ``columns``."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")  # None is written as "", a date YYYY-MM-DD
-    writer.writerow(columns)
-    writer.writerows(rows)
-    return out.getvalue()
-
-
 # Each column's Frictionless type when not "string" (dates YYYY-MM-DD, empty when unknown).
 COLUMN_TYPES = {
     "year": "integer",
@@ -182,6 +175,81 @@ COLUMN_TYPES = {
     "level_position": "integer",
     "announced_on": "date",
 }
+
+# Each table's primary key and foreign keys (columns, table, its columns), as the
+# catalogue's unique slugs and constraints make them (award_unique_slug,
+# authorship_unique_position, awardentry_unique_paper). An author's affiliations are a
+# list in one cell, which a Table Schema foreign key cannot name.
+PRIMARY_KEYS = {
+    "papers": ["slug"],
+    "authors": ["slug"],
+    "authorships": ["paper", "position"],
+    "institutions": ["slug"],
+    "awards": ["conference", "slug"],
+    "entries": ["conference", "award", "paper"],
+}
+FOREIGN_KEYS = {
+    "authorships": [(["paper"], "papers", ["slug"]), (["author"], "authors", ["slug"])],
+    "entries": [
+        (["conference", "award"], "awards", ["conference", "slug"]),
+        (["paper"], "papers", ["slug"]),
+    ],
+}
+
+# What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"), and the
+# quote written before such text; text starting with the quote gets one too, so that
+# removing the first quote of any cell that starts with one gives the text back.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+QUOTE = "'"
+
+
+def neutralised(text):
+    """``text`` (a str) with ``QUOTE`` before it when it starts with one of
+    ``FORMULA_STARTS`` or with ``QUOTE`` itself, as OWASP recommends; else unchanged."""
+    return QUOTE + text if text.startswith((*FORMULA_STARTS, QUOTE)) else text
+
+
+def csv_text(rows, columns):
+    """``rows`` (sequences of values) as CSV text (RFC 4180: cells with a comma, quote or
+    line break quoted, rows ending in CRLF) with a header row of ``columns``. The
+    values of text columns (type "string", see ``COLUMN_TYPES``) go through
+    ``neutralised``; numbers and dates are written as they are (-1 is a number, not a
+    formula)."""
+    text = [COLUMN_TYPES.get(column, "string") == "string" for column in columns]
+    out = io.StringIO()
+    # The csv module quotes a cell holding a character of the line terminator: with "\n"
+    # alone, a carriage return went unquoted and ended the row for every reader.
+    writer = csv.writer(out, lineterminator="\r\n")  # None is written as "", a date YYYY-MM-DD
+    writer.writerow(columns)
+    writer.writerows(
+        [
+            neutralised(value) if is_text and isinstance(value, str) else value
+            for value, is_text in zip(row, text, strict=True)
+        ]
+        for row in rows
+    )
+    return out.getvalue()
+
+
+def table_schema(table, columns):
+    """The Table Schema of ``table`` (its ``columns`` in order): each column's type, the
+    primary key and the foreign keys."""
+    return {
+        "fields": [
+            {"name": column, "type": COLUMN_TYPES.get(column, "string")} for column in columns
+        ],
+        "primaryKey": PRIMARY_KEYS[table],
+        **(
+            {
+                "foreignKeys": [
+                    {"fields": fields, "reference": {"resource": other, "fields": keys}}
+                    for fields, other, keys in FOREIGN_KEYS[table]
+                ]
+            }
+            if table in FOREIGN_KEYS
+            else {}
+        ),
+    }
 
 
 def readme(title, today, lines):
@@ -194,16 +262,17 @@ def readme(title, today, lines):
 def archive(name, title, rows_by_table, today=None):
     """The ZIP archive (bytes) of one download, dated ``today`` (default: today, UTC): a
     CSV file per table with a header row (a translated field has a column per language,
-    empty where untranslated; several values in one cell are separated by ``|``), a
-    datapackage.json (Frictionless Data Package: each column's type, the date, the
-    licence when set) and README.txt."""
+    empty where untranslated; several values in one cell are separated by ``|``; text
+    that could be a formula has a quote before it, see ``csv_text``), a datapackage.json
+    (a Frictionless Data Package: each table's schema with its keys, ``created`` at
+    midnight UTC of ``today``, the licence when set) and README.txt."""
     today = today or timezone.now().date()
     licence = settings.DATA_LICENCE
     columns = table_columns()
     package = {
-        "name": name,
+        "name": name.lower(),  # the Data Package spec allows lower case only
         "title": title,
-        "created": today.isoformat(),
+        "created": f"{today.isoformat()}T00:00:00Z",  # RFC 3339, as the spec asks
         **({"licenses": [{"name": licence, "title": licence}]} if licence else {}),
         "resources": [
             {
@@ -212,12 +281,7 @@ def archive(name, title, rows_by_table, today=None):
                 "format": "csv",
                 "mediatype": "text/csv",
                 "encoding": "utf-8",
-                "schema": {
-                    "fields": [
-                        {"name": column, "type": COLUMN_TYPES.get(column, "string")}
-                        for column in columns[table]
-                    ]
-                },
+                "schema": table_schema(table, columns[table]),
             }
             for table in columns
         ],
@@ -227,7 +291,13 @@ def archive(name, title, rows_by_table, today=None):
         "Translated fields have one column per language (e.g. title_en, title_zh_hans),",
         "empty where there is no translation.",
         f"Several values in one cell are separated by {SEPARATOR}.",
-        "datapackage.json describes every column (Frictionless Data Package).",
+        "datapackage.json describes every column and each table's keys (Frictionless",
+        "Data Package).",
+        "",
+        'So that no spreadsheet runs a cell as a formula (OWASP, "CSV Injection"), text',
+        f"that starts with =, +, -, @, a tab, a carriage return or {QUOTE} is written with a",
+        f"{QUOTE} before it. To get the text back, remove the first {QUOTE} of any text cell",
+        f"that starts with {QUOTE}. Numbers and dates are written as they are.",
     ]
     files = {
         "README.txt": readme(title, today, notes),

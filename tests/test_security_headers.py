@@ -174,6 +174,34 @@ def test_static_and_media_html_files_carry_both_policies(client, db, settings, t
     assert_policies(media)
 
 
+# Headers the security middleware give a response, besides the two policies.
+SECURITY_HEADERS = [
+    "Content-Security-Policy",
+    "Permissions-Policy",
+    "X-Content-Type-Options",
+    "Referrer-Policy",
+    "Cross-Origin-Opener-Policy",
+    "X-Frame-Options",
+]
+
+
+@pytest.mark.parametrize("page_cache", [True, False])
+def test_bad_host_answer_carries_every_security_header(client, db, settings, page_cache):
+    """A Host header not in DJANGO_ALLOWED_HOSTS: the page cache, which comes before the
+    security middleware, is the first to read it, and its 400 passed none of them."""
+    settings.PAGE_CACHE_ENABLED = page_cache
+    client.raise_request_exception = False
+    usual = client.get("/admin/login/")
+
+    response = client.get("/en/", headers={"host": "evil.example"})
+
+    assert response.status_code == 400
+    assert "<h1>Bad request</h1>" in response.content.decode()
+    assert_policies(response)
+    headers = {name: response.get(name) for name in SECURITY_HEADERS}
+    assert headers == {name: usual[name] for name in SECURITY_HEADERS}
+
+
 @override_settings(ROOT_URLCONF=__name__, DEBUG=False)
 def test_server_error_page_carries_both_policies(client, django_db_blocker):
     client.raise_request_exception = False

@@ -8,12 +8,13 @@ django-cors-headers.
 
 import functools
 import logging
+import math
 
 from csp.decorators import csp_update
 from django.conf import settings
 from ninja import NinjaAPI
 from ninja.errors import Throttled, ValidationError
-from ninja.throttling import AnonRateThrottle
+from ninja.throttling import SimpleRateThrottle
 
 from awardsite.security import client_ip
 from opendata.api.endpoints import router
@@ -22,11 +23,20 @@ from opendata.api.schemas import NAMESPACE
 logger = logging.getLogger(__name__)
 
 
-class AnonymousRateThrottle(AnonRateThrottle):
+class AnonymousRateThrottle(SimpleRateThrottle):
     """At most ``settings.API_RATE_LIMIT`` requests (e.g. "120/min"; empty: no limit,
-    read on every request) from one address (``client_ip``), counted in Django's default
-    cache, which app servers share; answers from the page cache are not counted. When
-    the cache cannot be reached the request is let through and the error logged."""
+    read on every request) from one address (``client_ip``) in each window of the
+    rate's period (a minute for "/min", aligned on the clock), counted in Django's
+    default cache, which app servers share; answers from the page cache are not counted.
+    When the cache cannot be reached the request is let through and the error logged.
+
+    The count is atomic: the window's counter is made by ``cache.add`` and raised by
+    ``cache.incr`` (Redis's INCR; the local-memory cache's lock), so requests arriving
+    together each get their own number. django-ninja's own throttle reads a list of
+    times and writes it back, and lets through whatever arrives in between: 126 of a
+    limit of 120 under 64 concurrent clients. A client may get twice the limit across
+    the turn of a window, never more.
+    """
 
     def __init__(self):
         # django-ninja's throttles read their rate once, here; ours reads it per request.
@@ -36,16 +46,24 @@ class AnonymousRateThrottle(AnonRateThrottle):
         rate = settings.API_RATE_LIMIT
         if not rate:
             return True
-        self.rate = rate
-        self.num_requests, self.duration = self.parse_rate(rate)
+        limit, period = self.parse_rate(rate)
+        window = int(self.timer() // period)
+        key = f"api-throttle:{period}:{window}:{client_ip(request)}"
         try:
-            return super().allow_request(request)
+            # The window's first request makes the counter; it expires with the window.
+            count = 1 if self.cache.add(key, 1, period) else self.cache.incr(key)
+        except ValueError:  # the counter expired between add and incr: a new window
+            count = 1
         except Exception:  # the cache's own errors: redis-py's, a memcached client's, ...
             logger.exception("could not count an API request in the cache")
             return True
+        return count <= limit
 
-    def get_ident(self, request):
-        return client_ip(request)
+    def wait(self):
+        """Seconds until the current window ends (computed, not kept: threads share this
+        object)."""
+        _limit, period = self.parse_rate(settings.API_RATE_LIMIT or None)
+        return period - self.timer() % period if period else None
 
 
 class OpenDataAPI(NinjaAPI):
@@ -93,7 +111,7 @@ def validation_error(request, exc):
 @api.exception_handler(Throttled)
 def throttled(request, exc):
     """429: how many requests one address may make, and when to try again."""
-    wait = max(1, round(exc.wait or 60))
+    wait = max(1, math.ceil(exc.wait or 60))  # django-ninja's Retry-After: ceil too
     detail = (
         f"Too many requests: at most {settings.API_RATE_LIMIT} from one address. "
         f"Try again in {wait} seconds."

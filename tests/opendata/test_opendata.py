@@ -15,22 +15,9 @@ from django.db.models import Q
 from catalogue.models import Author, Award, Conference, Paper, PaperLink, Status
 from importing.exporting import export_conference
 from tests import factories
+from tests.opendata.datapackages import rows, unzip
 
 TABLES = ["authors", "authorships", "awards", "entries", "institutions", "papers"]
-
-
-def unzip(response):
-    """``{file name: text}`` of a ZIP download (names without the archive's folder)."""
-    assert response.status_code == 200
-    assert response["Content-Type"] == "application/zip"
-    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
-        return {
-            name.split("/", 1)[1]: archive.read(name).decode("utf-8") for name in archive.namelist()
-        }
-
-
-def rows(files, table):
-    return list(csv.DictReader(io.StringIO(files[f"{table}.csv"])))
 
 
 def _awarded_conference():
@@ -67,7 +54,7 @@ def test_site_download_holds_every_table_dated_without_a_licence_by_default(clie
     assert f"Date: {today}" in files["README.txt"]
     assert "Licence" not in files["README.txt"]
     package = json.loads(files["datapackage.json"])
-    assert package["created"] == today and "licenses" not in package
+    assert package["created"] == f"{today}T00:00:00Z" and "licenses" not in package
     assert sorted(r["slug"] for r in rows(files, "papers")) == sorted(
         [own.slug, earlier.slug, other.slug]
     )
