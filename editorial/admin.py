@@ -180,14 +180,6 @@ class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
         with self.failed_side_effects_warned(request):
             return super().delete_view(request, object_id, extra_context)
 
-    def revision_view(self, request, object_id, version_id, extra_context=None):
-        with self.failed_side_effects_warned(request):
-            return super().revision_view(request, object_id, version_id, extra_context)
-
-    def recover_view(self, request, version_id, extra_context=None):
-        with self.failed_side_effects_warned(request):
-            return super().recover_view(request, version_id, extra_context)
-
     @contextmanager
     def create_revision(self, request):
         """A revision holding only what ``log_addition`` and ``log_change`` add."""
@@ -241,7 +233,8 @@ class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
         RESTRICT (a level an entry outside the version is at), the changelist with the
         reason, as django-reversion answers it for PROTECT, where it was a server error."""
         try:
-            return view(request, *args)
+            with self.failed_side_effects_warned(request):
+                return view(request, *args)
         except RestrictedError as error:
             self.message_user(request, force_str(error), messages.ERROR)
             opts = self.model._meta
