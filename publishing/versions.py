@@ -9,12 +9,18 @@ static and media files, and files put there by hand), so a re-publish after one 
 stays quick and takes no room for what it keeps; the publisher replaces a file by a new
 one (``publishing.files._replace``), never writes into one, so the live version's files
 never change. The version it replaces is kept for rollback; older ones, and the
-folders of runs that were killed, are removed after the switch.
+folders of runs that were killed, are removed while the next run builds, by a process
+of its own (:meth:`Versions.remove_old`). Measured with 72,900 files (the pages of 5,000
+papers) on a loaded 2-core machine: hard-linking a version took 4.1 s and removing one
+5.5 s; removed after the switch, the removal added those seconds to every re-publish
+after one edit (issue 12's target: 10 s), removed alongside the build it adds nothing.
 """
 
 import datetime
 import os
 import shutil
+import subprocess  # nosec B404  # our own interpreter removing our own folders, no shell
+import sys
 from pathlib import Path
 
 from publishing.files import PublishError
@@ -75,16 +81,21 @@ class Versions:
             raise
         return previous
 
-    def prune(self, keep):
-        """Remove every version but those of ``keep`` (paths; None ignored): older
-        versions and the folders of killed runs. What cannot be removed is left."""
-        keep = {Path(path).resolve() for path in keep if path is not None}
-        try:
-            for version in self.folder.iterdir():
-                if version.resolve() not in keep:
-                    shutil.rmtree(version, ignore_errors=True)
-        except OSError:
-            pass  # the switch is done; the next run tries again
+    def remove_old(self):
+        """Start removing every version but the live one (older versions, and the
+        folders of killed runs) in a process of its own, so that it runs while the new
+        version is built; returns that process (``wait()`` for it), or None when there is
+        nothing to remove. After a run that switches, the folder holds the new version
+        and the one before it; after one that fails, the live one. What cannot be
+        removed is left for the next run."""
+        if not self.folder.is_dir():
+            return None
+        live = self.live.resolve() if self.live.is_symlink() else None
+        old = [str(version) for version in self.folder.iterdir() if version.resolve() != live]
+        if not old:
+            return None
+        remove = "import shutil, sys\nfor path in sys.argv[1:]: shutil.rmtree(path, True)"
+        return subprocess.Popen([sys.executable, "-c", remove, *old])  # nosec B603
 
     def discard(self, build):
         """Remove the folder of a run that did not switch (``build``)."""

@@ -155,7 +155,7 @@ class Command(BaseCommand):
         or any file that cannot be written; then, as after Ctrl-C or a kill, ``directory``
         is the previous version, whole."""
         versions = Versions(directory)
-        build = None
+        build, removing = None, versions.remove_old()
         try:
             with self.step("linking the last version"):
                 build = versions.begin()
@@ -164,10 +164,12 @@ class Command(BaseCommand):
             content["collected"] = collected
             with self.step("switching"):
                 publish_changes.write(content, build / publish_changes.SNAPSHOT)
-                previous_version = versions.switch(build)
+                versions.switch(build)
         except BaseException as error:
             if build is not None:
                 versions.discard(build)
+            if removing is not None:
+                removing.wait()
             if isinstance(error, PublishError):
                 raise CommandError(f"{error} {directory} is left as it was.") from error
             if isinstance(error, OSError):
@@ -177,7 +179,8 @@ class Command(BaseCommand):
                     f"{directory} is left as it was."
                 ) from error
             raise
-        versions.prune(keep=(build, previous_version))
+        if removing is not None:
+            removing.wait()
         return pages, rendered, publisher
 
     def publish(self, publisher, previous, current, site_url, jobs):
