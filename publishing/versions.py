@@ -56,8 +56,8 @@ class Versions:
         return build
 
     def switch(self, build):
-        """Make the live folder a link to ``build`` in one rename; return the version it
-        replaced (a path, or None), to keep for rollback. A live folder that is not a
+        """Make the live folder a link to ``build`` in one rename; the version it replaced
+        stays in the versions' folder for rollback. A live folder that is not a
         link (an earlier release's layout, or the first run into a folder made by hand)
         is first moved among the versions: the one moment it is missing is between two
         renames. Raises OSError when the link cannot be made, the live folder then as it
@@ -65,13 +65,10 @@ class Versions:
         link = self.live.with_name(f".{self.live.name}.{os.getpid()}.link")
         link.unlink(missing_ok=True)
         os.symlink(os.path.relpath(build, self.live.parent), link)
-        previous = moved = None
-        if self.live.is_symlink():
-            previous = self.live.resolve()
-        elif self.live.exists():
+        moved = None
+        if self.live.exists() and not self.live.is_symlink():
             moved = self.folder / f"{build.name}.before"
             os.rename(self.live, moved)
-            previous = moved.resolve()
         try:
             os.replace(link, self.live)
         except OSError:
@@ -79,7 +76,6 @@ class Versions:
             if moved is not None:
                 os.rename(moved, self.live)
             raise
-        return previous
 
     def remove_old(self):
         """Start removing every version but the live one (older versions, and the

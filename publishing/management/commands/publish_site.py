@@ -168,8 +168,6 @@ class Command(BaseCommand):
         except BaseException as error:
             if build is not None:
                 versions.discard(build)
-            if removing is not None:
-                removing.wait()
             if isinstance(error, PublishError):
                 raise CommandError(f"{error} {directory} is left as it was.") from error
             if isinstance(error, OSError):
@@ -179,8 +177,9 @@ class Command(BaseCommand):
                     f"{directory} is left as it was."
                 ) from error
             raise
-        if removing is not None:
-            removing.wait()
+        finally:
+            if removing is not None:
+                removing.wait()
         return pages, rendered, publisher
 
     def publish(self, publisher, previous, current, site_url, jobs):
