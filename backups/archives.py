@@ -111,20 +111,20 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
             migrations = applied_migrations(using)
     except (CommandError, DatabaseError) as error:
         raise BackupError(f"cannot read the database: {error}") from error
-    members = {DATABASE: dump.getvalue().encode("utf-8")}
-    for name in media_names():
+    database = dump.getvalue().encode("utf-8")
+    del dump
+    members = {DATABASE: _described(io.BytesIO(database))}
+    media = media_names()
+    for name in media:  # read in CHUNKs, once to describe and once to write
         with default_storage.open(name, "rb") as stored:
-            members[f"{MEDIA}/{name}"] = stored.read()
+            members[f"{MEDIA}/{name}"] = _described(stored)
     manifest = {
         "format": FORMAT,
         "version": VERSION,
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "django": django.get_version(),
         "migrations": migrations,
-        "members": {
-            name: {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
-            for name, data in members.items()
-        },
+        "members": members,
     }
     manifest_bytes = json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8")
     try:
@@ -132,11 +132,12 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
             with os.fdopen(handle, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
-                for name, data in [(MANIFEST, manifest_bytes), *members.items()]:
-                    info = tarfile.TarInfo(name)
-                    info.size = len(data)
-                    info.mode = 0o644
-                    tar.addfile(info, io.BytesIO(data))
+                described = _described(io.BytesIO(manifest_bytes))
+                _add(tar, MANIFEST, io.BytesIO(manifest_bytes), described)
+                _add(tar, DATABASE, io.BytesIO(database), members[DATABASE])
+                for name in media:
+                    with default_storage.open(name, "rb") as stored:
+                        _add(tar, f"{MEDIA}/{name}", stored, members[f"{MEDIA}/{name}"])
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
@@ -144,6 +145,55 @@ def write_backup(path, using=DEFAULT_DB_ALIAS):
     except OSError as error:
         raise BackupError(f"cannot write {path}: {error.strerror or error}") from error
     return manifest
+
+
+def _described(stream):
+    """``{"sha256": hex digest, "size": bytes}`` of what ``stream`` holds, read in CHUNKs."""
+    digest, size = hashlib.sha256(), 0
+    while chunk := stream.read(CHUNK):
+        digest.update(chunk)
+        size += len(chunk)
+    return {"sha256": digest.hexdigest(), "size": size}
+
+
+class _Described(io.RawIOBase):
+    """A stream read through, described as it is read (as :func:`_described`); ``ended``
+    once a read gave less than asked (the end of a file)."""
+
+    def __init__(self, stream):
+        self.stream, self.digest, self.size, self.ended = stream, hashlib.sha256(), 0, False
+
+    def readable(self):
+        return True
+
+    def read(self, size=-1):
+        chunk = self.stream.read(size)
+        self.ended = self.ended or not chunk or 0 < size != len(chunk)  # a short read
+        self.digest.update(chunk)
+        self.size += len(chunk)
+        return chunk
+
+    def description(self):
+        return {"sha256": self.digest.hexdigest(), "size": self.size}
+
+
+def _add(tar, name, stream, described):
+    """Add ``stream`` to ``tar`` as member ``name`` of ``described["size"]`` bytes, in
+    CHUNKs. Raises BackupError when it no longer holds what ``described`` says (a media
+    file changed while the backup was written)."""
+    info = tarfile.TarInfo(name)
+    info.size, info.mode = described["size"], 0o644
+    reader = _Described(stream)
+    try:
+        tar.addfile(info, reader)
+    except OSError:
+        if not reader.ended:
+            raise  # reading or writing failed
+        changed = True  # it ended early: tarfile's "unexpected end of data"
+    else:
+        changed = reader.description() != described or stream.read(1)
+    if changed:
+        raise BackupError(f"{name} changed while the backup was written: run it again")
 
 
 def check_backup(path):
