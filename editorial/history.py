@@ -136,18 +136,33 @@ def _with_owners(keys):
 
 
 def _add_belongings(keys):
-    """Add to ``keys`` all that belongs to its objects, in one pass (owners come first in
-    ``FOLLOW``). Returns {(model, pk): [(related model, pk), ...]}, what directly belongs
-    to each object."""
-    children = defaultdict(list)
+    """Add to ``keys`` ({model: set of pks}) all that belongs to its objects, in one pass
+    (owners come first in ``FOLLOW``)."""
     for model, names in FOLLOW.items():
         for name in names:
             related, foreign_key = related_model_and_key(model, name)
+            rows = related._base_manager.values_list("pk", flat=True)
             for chunk in _chunks(sorted(keys[model])):
-                rows = related._base_manager.filter(**{f"{foreign_key}__in": chunk})
-                for owner, pk in rows.values_list(f"{foreign_key}_id", "pk").order_by("pk"):
-                    children[(model, owner)].append((related, pk))
-                    keys[related].add(pk)
+                keys[related].update(rows.filter(**{f"{foreign_key}__in": chunk}))
+
+
+def _children(roots):
+    """{(model, pk): [(related model, pk), ...]}: what directly belongs to each object
+    below ``roots`` ((model, pk) pairs), each list in ``FOLLOW``'s then primary key order."""
+    children, level = defaultdict(list), defaultdict(set)
+    for model, pk in roots:
+        level[model].add(pk)
+    while level:
+        below = defaultdict(set)
+        for model, pks in level.items():
+            for name in FOLLOW[model]:
+                related, foreign_key = related_model_and_key(model, name)
+                rows = related._base_manager.values_list(f"{foreign_key}_id", "pk").order_by("pk")
+                for chunk in _chunks(sorted(pks)):
+                    for owner, pk in rows.filter(**{f"{foreign_key}__in": chunk}):
+                        children[(model, owner)].append((related, pk))
+                        below[related].add(pk)
+        level = below
     return children
 
 
@@ -159,34 +174,51 @@ def _chunks(items):
 def record_versions(keys, comment, *, missing_only=None):
     """Write in bulk the history of the objects in ``keys`` ({model: pks}) and their owners,
     a revision per object with all that belongs to it, and of ``missing_only`` ones without
-    a version yet; return the revisions. A few queries per 500 objects (several per object
-    with ``reversion.add_to_revision``)."""
+    a version yet; return the number of revisions written. A few queries per 500 objects
+    (several per object with ``reversion.add_to_revision``).
+
+    The revisions are written ``BATCH_SIZE`` at a time, each batch's subtrees read and
+    serialised when it is written: at 50,000 papers (1.5 million versions) all at once
+    took more memory than the rest of the import (``benchmarks/import_conference.py``).
+    An object in several batches' subtrees (an authorship: its paper's and its own) is
+    read once for each."""
     keys = _with_owners(keys)
     for model, pks in (missing_only or {}).items():
         keys[model].update(_without_versions(model, pks - keys[model]))
-    children = _add_belongings(keys)
+    _add_belongings(keys)
+    now, written = timezone.now(), 0
+    for model in FOLLOW:
+        for chunk in _chunks(sorted(keys[model])):
+            roots = [(model, pk) for pk in chunk]
+            children = _children(roots)
+            groups = [_subtree(node, children) for node in roots]
+            serialised = _serialised({node for group in groups for node in group})
+            revisions = Revision.objects.bulk_create(
+                [Revision(comment=comment, date_created=now) for _group in groups],
+                batch_size=BATCH_SIZE,
+            )
+            versions = [
+                Version(revision=revision, **serialised[node])
+                for revision, group in zip(revisions, groups, strict=True)
+                for node in group
+            ]
+            Version.objects.bulk_create(versions, batch_size=BATCH_SIZE)
+            written += len(revisions)
+    return written
+
+
+def _serialised(nodes):
+    """{(model, pk): Version fields} of the objects ``nodes``, as reversion serialises them."""
+    by_model = defaultdict(list)
+    for model, pk in nodes:
+        by_model[model].append(pk)
     serialised = {}
     with translation.override("en"):  # object_repr of translated models
-        for model in FOLLOW:
+        for model, pks in by_model.items():
             serialised.update(
-                ((model, pk), version)
-                for pk, version in serialised_versions(model, sorted(keys[model]))
+                ((model, pk), version) for pk, version in serialised_versions(model, sorted(pks))
             )
-    if not serialised:
-        return []
-    groups = [_subtree((model, pk), children) for model in FOLLOW for pk in sorted(keys[model])]
-    now = timezone.now()
-    revisions = Revision.objects.bulk_create(
-        [Revision(comment=comment, date_created=now) for _group in groups],
-        batch_size=BATCH_SIZE,
-    )
-    versions = [
-        Version(revision=revision, **serialised[node])
-        for revision, group in zip(revisions, groups, strict=True)
-        for node in group
-    ]
-    Version.objects.bulk_create(versions, batch_size=BATCH_SIZE)
-    return revisions
+    return serialised
 
 
 def _subtree(node, children):

@@ -44,7 +44,7 @@ def apply_plan(plan, *, source=""):
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
         if plan.writes_anything:
-            papers, authors = _reached(plan.changes)
+            papers, authors = _reached(plan.changes, primary_keys)
             content_changed.send(sender=apply_plan, papers=papers, authors=authors | former_authors)
         _write_records(plan.changes, source)
         record_history(plan.changes, source)
@@ -85,18 +85,19 @@ def refresh_statistics(models):
 
 
 def record_history(changes, source):
-    """The django-reversion revision (comment ``import_conference <file>``) with a version
-    of every object created or updated, and of unchanged ones without any; or None."""
+    """Write the django-reversion revisions (comment ``import_conference <file>``) with a
+    version of every object created or updated, and of unchanged ones without any; return
+    how many."""
     changed, unversioned = defaultdict(set), defaultdict(set)
     for change in changes:
         if change.action == DELETED:
             continue  # not in the database: its deletion is in its own history
         versions = unversioned if change.action == "unchanged" else changed
-        versions[change.item.model].add(change.instance.pk)
+        versions[change.item.model].add(change.pk)
     return record_versions(changed, f"import_conference {source}".strip(), missing_only=unversioned)
 
 
-def _reached(changes):
+def _reached(changes, primary_keys):
     """``(papers, authors)``: primary keys of the papers whose matched text (catalogue/
     matching.py) and authors whose ``has_published_paper`` ``changes`` may change: papers
     created or updated, of authorships created or updated, of authors and institutions
@@ -108,12 +109,12 @@ def _reached(changes):
             continue
         model = change.item.model
         if model is Paper:
-            papers.add(change.instance.pk)
+            papers.add(change.pk)
         elif model is Authorship:
-            papers.add(change.instance.paper_id)
-            authors.add(change.instance.author_id)
+            papers.add(primary_keys[Paper][tuple(change.final["paper"])])
+            authors.add(primary_keys[Author][tuple(change.final["author"])])
         if change.action == "update":
-            updated[model].add(change.instance.pk)
+            updated[model].add(change.pk)
     # What the objects updated reach through authorships.
     for model, lookup, reached, column in (
         (Author, "author__in", papers, "paper_id"),
@@ -145,23 +146,28 @@ def _apply_model(model, changes, primary_keys):
     plain = [spec for spec in specs.values() if spec.kind != "references"]
     # Rows that change places first step aside, the model's own way (authors: so that
     # no intermediate state breaks the one-author-per-position constraint).
-    moving = [c.instance.pk for c in changes if c.action == "update" and "position" in c.changes]
+    moving = [c.pk for c in changes if c.action == "update" and "position" in c.changes]
     if moving and hasattr(model.objects, "move_aside"):
         for chunk in chunks(moving):
             model.objects.filter(pk__in=chunk).move_aside()
-    created = [change for change in changes if change.action == "create"]
-    for change in created:
-        kwargs = {
-            spec.attname: _python_value(spec, change.final[spec.name], primary_keys, change)
-            for spec in plain
-        }
-        change.instance = model(**kwargs)
-        derived.refresh(change.instance)  # bulk_create sends no pre_save signal
-    # Primary keys come back (RETURNING), as editorial.history's bulk_create needs too.
-    model.objects.bulk_create([change.instance for change in created], batch_size=BATCH_SIZE)
+    # Created BATCH_SIZE at a time, keeping only the primary keys: at 50,000 papers the
+    # 450,000 new model instances, all held, took 400 MB (benchmarks/import_conference.py).
+    for chunk in chunks(change for change in changes if change.action == "create"):
+        instances = []
+        for change in chunk:
+            kwargs = {
+                spec.attname: _python_value(spec, change.final[spec.name], primary_keys, change)
+                for spec in plain
+            }
+            instances.append(model(**kwargs))
+            derived.refresh(instances[-1])  # bulk_create sends no pre_save signal
+        # Primary keys come back (RETURNING: SQLite 3.35+, PostgreSQL).
+        model.objects.bulk_create(instances)
+        for change, instance in zip(chunk, instances, strict=True):
+            change.pk = instance.pk
     for change in changes:
-        if change.instance is not None:
-            primary_keys[model][change.item.key] = change.instance.pk
+        if change.pk is not None:
+            primary_keys[model][change.item.key] = change.pk
     # Updates, grouped by the set of fields they change.
     groups = defaultdict(list)
     for change in changes:
@@ -201,18 +207,19 @@ def _apply_many_to_many(model, spec, changes, primary_keys):
     ]
     if not touched:
         return
-    for chunk in chunks([change.instance.pk for change in touched if change.action == "update"]):
+    for chunk in chunks([change.pk for change in touched if change.action == "update"]):
         through.objects.filter(**{f"{source}__in": chunk}).delete()
     ordered = not through._meta.auto_created  # a through model with a position
-    rows = [
-        through(
-            **{source: change.instance.pk, target: primary_keys[spec.target][tuple(key)]},
-            **({"position": position} if ordered else {}),
-        )
-        for change in touched
-        for position, key in enumerate(change.final[spec.name], start=1)
-    ]
-    through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
+    for chunk in chunks(touched):
+        rows = [
+            through(
+                **{source: change.pk, target: primary_keys[spec.target][tuple(key)]},
+                **({"position": position} if ordered else {}),
+            )
+            for change in chunk
+            for position, key in enumerate(change.final[spec.name], start=1)
+        ]
+        through.objects.bulk_create(rows, batch_size=BATCH_SIZE)
 
 
 def _write_records(changes, source):

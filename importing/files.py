@@ -43,6 +43,13 @@ def read_input(path, max_bytes=MAX_FILE_SIZE):
     ``max_bytes`` of them. Raises :class:`InputRefused` for a file that cannot be opened or
     is no regular file (a FIFO, a device, a directory: before opening it, so nothing blocks),
     :class:`InputTooLarge` for one over ``max_bytes``; reads no more than ``max_bytes + 1``."""
+    with open_input(path, max_bytes) as file:
+        return read_bounded(file, max_bytes + 1, max_bytes)
+
+
+def open_input(path, max_bytes=MAX_FILE_SIZE):
+    """The regular file at ``path`` opened for reading in binary, no larger than
+    ``max_bytes`` when opened; read it with :func:`read_bounded`. Raises as :func:`read_input`."""
     try:
         _check_kind(os.stat(path).st_mode)
         # O_NONBLOCK: should a FIFO take the file's place after the check, opening it
@@ -50,17 +57,28 @@ def read_input(path, max_bytes=MAX_FILE_SIZE):
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         raise InputRefused(f"cannot read the file: {error.strerror}") from None
-    with os.fdopen(descriptor, "rb") as file:
+    file = os.fdopen(descriptor, "rb")
+    try:
         status = os.fstat(descriptor)
         _check_kind(status.st_mode)
         if status.st_size > max_bytes:
             raise InputTooLarge(status.st_size, max_bytes)
-        try:
-            data = file.read(max_bytes + 1)
-        except OSError as error:
-            raise InputRefused(f"cannot read the file: {error.strerror}") from None
-    if len(data) > max_bytes:  # it grew since fstat
-        raise InputTooLarge(len(data), max_bytes)
+    except BaseException:
+        file.close()
+        raise
+    return file
+
+
+def read_bounded(file, size, max_bytes=MAX_FILE_SIZE):
+    """Up to ``size`` bytes more of ``file`` (from :func:`open_input`). Raises
+    :class:`InputTooLarge` once more than ``max_bytes`` have been read from it in all (a
+    file that grew since it was opened), :class:`InputRefused` when reading fails."""
+    try:
+        data = file.read(size)
+    except OSError as error:
+        raise InputRefused(f"cannot read the file: {error.strerror}") from None
+    if file.tell() > max_bytes:
+        raise InputTooLarge(file.tell(), max_bytes)
     return data
 
 

@@ -5,6 +5,7 @@ Each test that could run for ever on an unbounded importer runs under :func:`dea
 """
 
 import io
+import json
 import os
 import signal
 import threading
@@ -14,10 +15,15 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from catalogue.models import Authorship
+from importing import parsing
 from importing.bibtex import parse_bibtex
 from importing.compact.reader import objects_from
 from importing.fields import FixtureInvalid
 from importing.files import InputRefused, InputTooLarge, read_input
+from importing.parsing import parse
+from importing.planning import load_existing
+from importing.reading import read_fixture
 
 
 class Overran(Exception):
@@ -348,3 +354,111 @@ def test_entry_with_thousands_of_authors_is_read_in_linear_time(tmp_path, db):
 
     authors = [o["fields"]["name"] for o in objects if o["model"] == "papers.author"]
     assert authors == [f"Author{n:05d} Example{n:05d}" for n in range(4000)]
+
+
+# --- a JSON fixture is decoded one object at a time (issue 32, finding 3) --------------
+
+
+@pytest.fixture(params=[parsing.CHUNK, 7, 1], ids=["chunk-1MiB", "chunk-7", "chunk-1"])
+def chunk(request, monkeypatch):
+    """The file read a MiB (all of these files), 7 bytes or a byte at a time: objects,
+    strings and multibyte characters cut anywhere."""
+    monkeypatch.setattr(parsing, "CHUNK", request.param)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[",
+        "[,]",
+        "[,1]",
+        "[1,]",
+        "[1 2]",
+        "[1]x",
+        "[1] []",
+        '[{"model": "papers.venue",}]',
+        '[{"a": 1}, {"b": 2]',
+        '[{"a": "\\x"}]',
+        "[1,\n\n  {\n",
+    ],
+)
+def test_streamed_json_errors_are_those_of_the_whole_text(tmp_path, chunk, text):
+    """Whatever breaks a JSON list, the message and its place are what ``json.loads`` says
+    of the whole file, as when the file was decoded at once."""
+    path = tmp_path / "broken.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    error = expected.value
+    wanted = f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+
+    with pytest.raises(FixtureInvalid) as refused:
+        list(parse(path))
+
+    assert [problem.message for problem in refused.value.problems] == [wanted]
+
+
+def test_streamed_json_reads_what_json_loads_reads(tmp_path, chunk):
+    """Objects, numbers, escapes, empty lists and odd spacing decode as ``json.loads``
+    decodes them, one object at a time and only once."""
+    objects = [{"model": "papers.venue", "fields": {"slug": "a\u00e9\\", "n": 1.5}}, [], {}]
+    objects += [{"model": "papers.paper", "fields": {"title_zh_hans": "合成论文 " * 40}}, 12345]
+    text = " \r\n[ " + " ,\t".join(json.dumps(obj, ensure_ascii=False) for obj in objects) + " ]\n"
+    path = tmp_path / "fixture.json"
+    path.write_text(text, encoding="utf-8-sig")
+
+    streamed = parse(path)
+
+    assert not isinstance(streamed, list)
+    assert list(streamed) == json.loads(text)
+    with pytest.raises(RuntimeError):
+        list(streamed)
+    (tmp_path / "empty.json").write_text("[ ]", encoding="utf-8")
+    assert list(parse(tmp_path / "empty.json")) == []
+
+
+def test_streamed_json_refuses_deep_nesting_and_names_every_surrogate(tmp_path, chunk):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[1, " + "[" * 30 + "]" * 30 + "]", encoding="utf-8")
+    with pytest.raises(FixtureInvalid, match="nested too deeply"):
+        list(parse(deep))
+
+    lone = tmp_path / "lone.json"
+    lone.write_text(
+        '[{"model": "papers.venue", "fields": {"slug": "\\ud800"}}, {}, '
+        '{"model": "papers.author", "fields": {"name": "x\\udc00"}}]',
+        encoding="utf-8",
+    )
+    with pytest.raises(FixtureInvalid) as refused:
+        list(parse(lone))
+    problems = refused.value.problems
+    assert [(problem.index, problem.label, problem.field) for problem in problems] == [
+        (1, "papers.venue", "slug"),
+        (3, "papers.author", "name"),
+    ]
+
+
+def test_reimport_reads_no_related_text_per_authorship(tmp_path, db):
+    """Comparing a paper's authorships with the database loaded, for each one, the whole
+    paper, with its matched text as long as its author list: a second import of one
+    entry of 10,000 authors took 2.3 GB. Only the related objects' keys are read."""
+    names = " and ".join(f"Author{n:03d} Example{n:03d}" for n in range(30))
+    bib = f"@inproceedings{{many, title = {{Many}}, author = {{{names}}}}}\n"
+    (tmp_path / "papers.bib").write_text(bib, encoding="utf-8")
+    (tmp_path / "conference.yaml").write_text(
+        "conference: {name: CIL 2031, year: 2031, venue: {acronym: CIL, name: Imaginary}}\n"
+        "bibtex: papers.bib\n",
+        encoding="utf-8",
+    )
+    call_command("import_conference", str(tmp_path / "conference.yaml"), verbosity=0)
+    fixture = read_fixture(tmp_path / "conference.yaml")
+    items = [item for item in fixture.items if item.model is Authorship]
+
+    existing = load_existing(Authorship, items)
+
+    assert len(existing) == 30
+    for authorship in existing.values():
+        assert {"match_text", "abstract_en"} <= authorship.paper.get_deferred_fields()
+    assert sorted(key[-1] for key in existing) == [
+        f"author{n:03d}-example{n:03d}" for n in range(30)
+    ]
