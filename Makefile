@@ -90,7 +90,10 @@ test: messages browser tools redis nginx
 # installs Debian's PostgreSQL when missing, starts it and creates the role and the
 # database (see the script for POSTGRES_ROLE, POSTGRES_PASSWORD, POSTGRES_DB). The
 # browser tests run once, under `make test`: they check what Chromium sees, which the
-# database does not change, and would add minutes here.
+# database does not change, and would add minutes here. The tests marked
+# no_database (pyproject.toml) run once too: they never get the test database (tests/conftest.py
+# refuses the marker on one that does), and a subprocess they start runs on a SQLite
+# file of its own or on none, so a second run here would repeat the first.
 POSTGRES_DB ?= awardsite_test
 POSTGRES_URL ?= postgres://awardsite:awardsite@localhost:5432/$(POSTGRES_DB)
 
@@ -101,7 +104,7 @@ $(VENV)/.postgres: $(VENV)/.installed
 test-postgres: messages $(VENV)/.postgres
 	POSTGRES_DB=$(POSTGRES_DB) bash scripts/postgres.sh
 	DATABASE_URL=$(POSTGRES_URL) $(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
-	DATABASE_URL=$(POSTGRES_URL) $(VENV)/bin/pytest $(PYTEST_PARALLEL) -m "not browser"
+	DATABASE_URL=$(POSTGRES_URL) $(VENV)/bin/pytest $(PYTEST_PARALLEL) -m "not browser and not no_database"
 
 # Lighthouse 12 (mobile defaults) on every kind of public page in both languages, on a
 # throwaway copy of the shipped content (scripts/audit.py): prints one table of the

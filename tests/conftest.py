@@ -18,6 +18,41 @@ settings.load_profile(
 )
 
 
+# pytest-django's fixtures that give a test the database (the test run's, on SQLite or on
+# PostgreSQL); a fixture of our own that asks for one of them shows here too.
+DATABASE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "django_db_setup",
+        "live_server",
+    }
+)
+
+
+def asks_for_the_database(item):
+    """Whether the collected test ``item`` gets the test database: it is marked
+    ``django_db`` or asks, directly or through its fixtures, for one of DATABASE_FIXTURES."""
+    fixtures = getattr(item, "fixturenames", ())
+    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(
+        fixtures
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Refuse a test marked ``no_database`` that gets the database: ``make test-postgres``
+    leaves such tests out (pyproject.toml, markers), so it would run on SQLite only."""
+    wrong = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("no_database") and asks_for_the_database(item)
+    ]
+    if wrong:
+        raise pytest.UsageError("marked no_database but gets the database: " + ", ".join(wrong))
+
+
 @pytest.fixture(autouse=True)
 def _default_language():
     """Start each test in English: a request through LocaleMiddleware leaves its

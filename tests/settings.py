@@ -1,6 +1,8 @@
 """Test settings: the project's settings with a fixed key and fast hashing."""
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -28,5 +30,14 @@ API_RATE_LIMIT = ""
 SHARE_CARDS_ON_SAVE = False
 # Uploads, thumbnails and share cards go to a folder of the test run's own, never the
 # checkout's media/ (where `make data` draws the ICML share cards a test would then see);
-# tests that look at files set their own tmp_path on top.
+# tests that look at files set their own tmp_path on top. The folder goes when the process
+# that made it ends (each xdist worker and each subprocess on these settings makes its own);
+# a child forked from that process (publish_site's workers) leaves it alone.
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="awardsite-test-media-"))
+_MEDIA_ROOT_OWNER = os.getpid()
+
+
+@atexit.register
+def _remove_media_root():
+    if os.getpid() == _MEDIA_ROOT_OWNER:
+        shutil.rmtree(MEDIA_ROOT, ignore_errors=True)

@@ -1,7 +1,11 @@
 """scripts/audit.py's reading of Lighthouse reports (`make audit`, issue 10): which score
 counts, and the one documented exception, search results' ``is-crawlable``."""
 
+import pytest
+
 from tests.scripts import load
+
+pytestmark = pytest.mark.no_database  # see the marker in pyproject.toml
 
 audit = load("scripts/audit.py", "audit")
 

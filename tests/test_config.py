@@ -366,3 +366,20 @@ def test_a_request_that_failed_on_a_broken_prepared_statement_closes_its_connect
         migrating.close()
 
     assert statuses == [500, 200, 200]
+
+
+def test_the_test_settings_media_folder_is_removed_when_the_process_ends(tmp_path):
+    """tests/settings.py makes a media folder per test process (each xdist worker, each
+    subprocess a test starts on these settings); it goes when that process ends, so
+    test runs do not pile folders up in the temporary directory."""
+    code = (
+        "import tests.settings as s; "
+        "(s.MEDIA_ROOT / 'papers').mkdir(); (s.MEDIA_ROOT / 'papers' / 'a.png').write_bytes(b'x'); "
+        "print(s.MEDIA_ROOT)"
+    )
+    env = {"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    assert result.returncode == 0, result.stderr
+    assert str(tmp_path) in result.stdout
+    assert list(tmp_path.iterdir()) == []

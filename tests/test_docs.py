@@ -99,6 +99,7 @@ def command_blocks(markdown):
     return found
 
 
+@pytest.mark.no_database
 def test_command_blocks_finds_marked_and_unmarked_blocks():
     markdown = (
         "<!-- one -->\n```sh\nls\n```\n\n```sh\npwd\n```\n"
@@ -118,6 +119,7 @@ def function_source(test_id):
     raise AssertionError(f"{path} has no function {name}")
 
 
+@pytest.mark.no_database
 def test_every_block_is_run_by_a_test():
     """Each command block of the README and docs/ is marked, and named in ``RUN_BY``
     with functions that read it by its marker: a block added, renamed or left unmarked
@@ -203,6 +205,7 @@ def run_block(block, folder, environment):
     )
 
 
+@pytest.mark.no_database
 def test_set_up_commands_are_make_targets():
     """The README's two set-up commands. They cannot run inside the suite: ``make test``
     is the suite itself (CI runs it as written: .ci/run), and ``make run`` installs into
@@ -251,6 +254,7 @@ Conference.objects.create(
 """
 
 
+@pytest.mark.no_database
 def test_restore_drill_runs_as_written_and_passes(tmp_path):
     python = str(ROOT / ".venv" / "bin" / "python")
     assert Path(python).exists() or sys.prefix.endswith(".venv")
@@ -315,6 +319,7 @@ def manage_py_lines_without_key(markdown):
     return missing, seen
 
 
+@pytest.mark.no_database
 def test_manage_py_line_checker_finds_a_command_without_a_key():
     markdown = (
         "```sh\n.venv/bin/python manage.py compilemessages\n```\n"
@@ -328,6 +333,7 @@ def test_manage_py_line_checker_finds_a_command_without_a_key():
     )
 
 
+@pytest.mark.no_database
 def test_every_documented_manage_py_command_sets_a_secret_key():
     """Without DJANGO_INSECURE_DEV or DJANGO_SECRET_KEY, settings refuse to load, so a
     README or docs command written without one fails exactly as written."""
@@ -434,6 +440,7 @@ def nginx_get(port, path, **headers):
         connection.close()
 
 
+@pytest.mark.no_database
 def test_nginx_block_serves_a_published_site():
     """The snippet as written, around a folder laid out as publish_site writes one: the
     language redirects, the pages, and each missing address's 404 page."""
@@ -475,6 +482,7 @@ def test_nginx_block_serves_a_published_site():
             )
 
 
+@pytest.mark.no_database
 def test_conference_commands_run_as_written(tmp_path):
     """docs/editors.md's import and export, on the database `make run` leaves."""
     folder, environment = clone_like(tmp_path)
@@ -488,6 +496,7 @@ def test_conference_commands_run_as_written(tmp_path):
     assert (exported["conference"]["name"], exported["conference"]["year"]) == ("ICML 2025", 2025)
 
 
+@pytest.mark.no_database
 def test_fixture_format_commands_run_as_written(tmp_path):
     """docs/fixture-format.md's commands import its complete example (tests/data/) on a
     new database and write it back out: every object of the example, and the objects it
@@ -522,6 +531,7 @@ AccessAttempt.objects.create(
 """
 
 
+@pytest.mark.no_database
 def test_unlock_commands_run_as_written(tmp_path):
     """docs/operations.md's axes commands list a locked-out login and clear it."""
     folder, environment = clone_like(tmp_path)
@@ -540,6 +550,7 @@ def test_unlock_commands_run_as_written(tmp_path):
 PUBLISHED = "/srv/awardsite"
 
 
+@pytest.mark.no_database
 def test_publish_site_commands_run_as_written(tmp_path):
     """docs/operations.md's publish_site lines, as written but for the folder, which is
     made a temporary one: the dry run writes nothing, the second line the whole site."""
@@ -605,6 +616,7 @@ def answered_at_a_terminal(argv, folder, environment, answers, timeout=120):
     return os.waitstatus_to_exitcode(status), shown
 
 
+@pytest.mark.no_database
 def test_create_editor_runs_as_written(tmp_path):
     """docs/editors.md's create_editor at a terminal: it asks for the password twice
     and creates a staff account in the Editors group, not a superuser."""
@@ -638,12 +650,14 @@ def heading_anchors(markdown):
     return anchors
 
 
+@pytest.mark.no_database
 def test_heading_anchors_are_githubs():
     markdown = "# Running awardsite\n```sh\n# a comment\n```\n## Safe in public: headers\n"
 
     assert heading_anchors(markdown) == {"running-awardsite", "safe-in-public-headers"}
 
 
+@pytest.mark.no_database
 def test_every_link_between_the_docs_leads_somewhere():
     """Each relative link of the README and docs/ names a file that exists and, after
     ``#``, a heading of that file."""

@@ -9,6 +9,8 @@ from django.conf import settings
 
 from tests.scripts import load
 
+pytestmark = pytest.mark.no_database  # see the marker in pyproject.toml
+
 mutate = load("scripts/mutate.py", "mutate")
 
 

@@ -5,6 +5,10 @@ import subprocess  # nosec B404  # runs this interpreter on a fixed module
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.no_database  # see the marker in pyproject.toml
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -6,6 +6,8 @@ import pytest
 
 from catalogue.sanitising import MATHML_ATTRIBUTES, MATHML_ELEMENTS, clean_mathml
 
+pytestmark = pytest.mark.no_database  # see the marker in pyproject.toml
+
 
 class _Parsed(HTMLParser):
     """The elements of a fragment as (tag, {attribute: value}), its text and comments."""

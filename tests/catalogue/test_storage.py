@@ -10,6 +10,8 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+pytestmark = pytest.mark.no_database  # see the marker in pyproject.toml
+
 _real_fdopen = os.fdopen
 
 

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from importing.bibtex import parse_bibtex
 from importing.fields import FixtureInvalid
 
+pytestmark = pytest.mark.no_database  # see the marker in pyproject.toml
+
 PMLR = r"""
 @InProceedings{pmlr-v999-kynkaanen99a,
   title = 	 {Sparse {Sinkhorn} Flows with $\ell_1$ Transport Costs},

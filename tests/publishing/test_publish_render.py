@@ -80,6 +80,7 @@ def out(tmp_path):
     return tmp_path / "out"
 
 
+@pytest.mark.no_database
 def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
     pages = fake_pages(500)
     publisher = publish_files.Publisher(out)
@@ -102,6 +103,7 @@ def test_workers_render_the_pages_and_the_parent_records_them(tmp_path, out):
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.no_database
 def test_workers_write_what_one_process_writes(tmp_path, out):
     pages = fake_pages(300)
     here, forked = publish_files.Publisher(tmp_path / "here"), publish_files.Publisher(out)
@@ -117,6 +119,7 @@ def test_workers_write_what_one_process_writes(tmp_path, out):
     )
 
 
+@pytest.mark.no_database
 def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
     pages = fake_pages(300)
     render(FakeSite(tmp_path / "log"), publish_files.Publisher(out), pages, range(600), jobs=2)
@@ -127,6 +130,7 @@ def test_second_run_in_workers_keeps_unchanged_files(tmp_path, out):
     assert (again.counts.written, again.counts.kept) == (0, 600)
 
 
+@pytest.mark.no_database
 def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_path, out):
     pages = fake_pages(1000)
     publisher = publish_files.Publisher(out)
@@ -141,6 +145,7 @@ def test_failing_page_in_a_worker_is_named_and_what_was_written_is_recorded(tmp_
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.no_database
 def test_ctrl_c_stops_the_workers_after_recording_what_they_wrote(tmp_path, out):
     pages = fake_pages(1000)
     publisher = publish_files.Publisher(out)
@@ -171,6 +176,7 @@ class SlowSite(FakeSite):
             yield page
 
 
+@pytest.mark.no_database
 def test_second_ctrl_c_stops_at_once(tmp_path, out):
     pages = fake_pages(1000)
     publisher = publish_files.Publisher(out)
@@ -197,6 +203,7 @@ class LaterRoute(FakeRoute):
     after = True
 
 
+@pytest.mark.no_database
 def test_pages_built_from_other_pages_files_are_rendered_here_after_them(tmp_path, out):
     pages = [(LaterRoute(), {"n": 1000}, "en"), *fake_pages(300)]
     log = tmp_path / "pids"
@@ -214,6 +221,7 @@ class FewerPagesRoute(FakeRoute):
     name = "fewer"
 
 
+@pytest.mark.no_database
 def test_routes_with_fewer_pages_are_started_first():
     fewer = [(FewerPagesRoute(), {"n": n}, "en") for n in range(150)]
     pages = [*fake_pages(200), *fewer]
@@ -244,6 +252,7 @@ def test_inside_a_transaction_pages_are_rendered_here_and_it_says_so(icml, setti
     assert (tmp_path / "site/en/index.html").is_file()
 
 
+@pytest.mark.no_database
 def test_jobs_below_one_is_an_error(tmp_path):
     with pytest.raises(CommandError, match="--jobs must be 1 or more, not 0"):
         call_command("publish_site", str(tmp_path / "site"), site_url=SITE_URL, jobs=0)
@@ -262,6 +271,7 @@ def run(args, env):
     return result
 
 
+@pytest.mark.no_database
 def test_parallel_publish_of_the_shipped_content_is_the_serial_ones_byte_for_byte(tmp_path):
     """The shipped ICML content in a database file (workers open their own connection),
     published by one process and by two workers: the same files, byte for byte."""

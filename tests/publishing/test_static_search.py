@@ -232,6 +232,7 @@ def node_json(script, argument, stdin=b""):
     return json.loads(result.stdout)
 
 
+@pytest.mark.no_database
 def test_the_published_search_folds_words_as_the_live_search_does():
     script = (
         'import { fold } from "./static/js/search-terms.js";'
@@ -240,6 +241,7 @@ def test_the_published_search_folds_words_as_the_live_search_does():
     assert node_json(script, FOLDED) == [search.fold(word) for word in FOLDED]
 
 
+@pytest.mark.no_database
 def test_collected_search_modules_import_each_other_by_hashed_name(settings, tmp_path):
     settings.STATIC_ROOT = tmp_path
     settings.STORAGES = {
