@@ -478,3 +478,22 @@ def test_a_site_wide_editor_sees_every_venues_changes(site_client, icml, neurips
     venues = site_client.get("/admin/editorial/team/changes/").context["venues"]
 
     assert [venue.slug for venue, _rows in venues] == ["icml", "neurips"]
+
+
+def test_delete_selected_action_skips_another_venues_items(other_client, icml):
+    link = icml["paperlink"]
+
+    response = other_client.post(
+        "/admin/papers/paperlink/",
+        {"action": "delete_selected", "_selected_action": [link.pk], "post": "yes"},
+    )
+
+    assert response.status_code in {200, 302}
+    assert list(PaperLink.objects.all()) == [link]
+
+
+@pytest.mark.parametrize("name", SCOPED)
+def test_add_forms_open_for_team_editors_but_venues(team_client, name):
+    expected = 403 if name == "venue" else 200
+
+    assert team_client.get(f"/admin/papers/{name}/add/").status_code == expected
