@@ -9,6 +9,8 @@ import reversion
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from reversion.models import Version
 
@@ -18,6 +20,9 @@ from editorial.roles import EDITORS, TEAM_EDITORS, create_editor, sync_editors_g
 from tests import factories
 
 PASSWORD = "a-long-editor-passphrase"
+# Queries of the "What changed" page and of the teams' changelist, whatever their size.
+QUERIES_OF_CHANGES = 12
+QUERIES_OF_TEAMS = 6
 
 
 def _saved_twice(obj, field, values=None):
@@ -497,3 +502,52 @@ def test_add_forms_open_for_team_editors_but_venues(team_client, name):
     expected = 403 if name == "venue" else 200
 
     assert team_client.get(f"/admin/papers/{name}/add/").status_code == expected
+
+
+def _queries(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_what_changed_queries_do_not_grow_with_changes(team_client, icml):
+    url = "/admin/editorial/team/changes/"
+
+    def change_and_delete():
+        paper = factories.paper(conference=icml["conference"], links=[("code", "https://x.org")])
+        _saved_twice(paper, "title_en")
+        team_client.post(f"/admin/papers/paperlink/{paper.links.get().pk}/delete/", {"post": "y"})
+
+    change_and_delete()
+    team_client.get(url)  # content types cached
+    one = _queries(team_client, url)
+    for _n in range(3):
+        change_and_delete()
+
+    many = _queries(team_client, url)
+
+    assert (one, many) == (QUERIES_OF_CHANGES, QUERIES_OF_CHANGES)
+
+
+def test_team_changelist_queries_do_not_grow_with_teams(client, icml, neurips, django_user_model):
+    _login(client, django_user_model.objects.create_superuser("root", "r@example.org", PASSWORD))
+    create_editor("ada", "ada@example.org", PASSWORD, venues=["icml"])
+    one = _queries(client, "/admin/editorial/team/")
+    create_editor("bo", "bo@example.org", PASSWORD, venues=["neurips", "icml"])
+
+    many = _queries(client, "/admin/editorial/team/")
+
+    assert (one, many) == (QUERIES_OF_TEAMS, QUERIES_OF_TEAMS)
+
+
+def test_what_changed_lists_a_deletion_with_its_recover_page(team_client, icml):
+    deleted = _delete_link(team_client, icml)
+
+    ((venue, rows),) = team_client.get("/admin/editorial/team/changes/").context["venues"]
+
+    row = rows[0]
+    assert (row["comment"], row["object"], row["url"]) == (
+        "Deleted.",
+        str(icml["paperlink"]),
+        f"/admin/papers/paperlink/recover/{deleted.pk}/",
+    )
