@@ -60,6 +60,8 @@ from editorial.forms import (
     levels_by_award,
 )
 from editorial.history import register_models
+from editorial.team_admin import TeamScopedAdmin, TeamScopedChoices
+from editorial.teams import scoped
 
 register_models()  # with what belongs to each, before the ModelAdmins below would
 
@@ -124,7 +126,8 @@ class AwardSeriesFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         names = {}
-        awards = Award.objects.order_by(*conference_order("conference__"), "position", "slug")
+        awards = scoped(Award.objects.all(), request.user)  # of the editor's venues
+        awards = awards.order_by(*conference_order("conference__"), "position", "slug")
         for award in awards:
             names.setdefault(award.slug, localized_value(award, "name")[0] or award.slug)
         return sorted(names.items(), key=lambda item: (item[1].casefold(), item[0]))
@@ -145,8 +148,9 @@ class EditorFieldsMixin:
         return choices_listed(field, db_field.choices)
 
 
-class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
-    """History, compare (with the view permission) and restore for every content model.
+class ContentAdmin(TeamScopedAdmin, EditorFieldsMixin, CompareVersionAdmin):
+    """History, compare (with the view permission) and restore for every content model,
+    of the editor's venues (``TeamScopedAdmin``).
     Only a save that changes something enters the history, with what belongs to the
     object (``editorial.history.FOLLOW``). A change form carries an edit token. A view
     that writes warns when a side effect of its committed change failed."""
@@ -268,7 +272,7 @@ class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
 
     def changelist_view(self, request, extra_context=None):
         """The list, with ``missing_chinese_count`` (one query)."""
-        remaining = self.model._default_manager.filter(missing_chinese_q(self.model)).count()
+        remaining = self.get_queryset(request).filter(missing_chinese_q(self.model)).count()
         extra_context = {**(extra_context or {}), "missing_chinese_count": remaining}
         return super().changelist_view(request, extra_context)
 
@@ -379,7 +383,7 @@ class PaperLinkInline(EditorFieldsMixin, admin.TabularInline):
     extra = 0
 
 
-class AwardEntryInline(admin.TabularInline):
+class AwardEntryInline(TeamScopedChoices, admin.TabularInline):
     """A paper's awards, levels grouped by award, with as many queries for twenty entries
     as for one (``levels_by_award``, ``AwardEntryFormSet``)."""
 
@@ -482,7 +486,7 @@ class AwardLevelInline(TranslationTabularInline):
     fields = ["slug", "name", "name_plural", "position"]
 
 
-class AwardEntryForAwardInline(admin.TabularInline):
+class AwardEntryForAwardInline(TeamScopedChoices, admin.TabularInline):
     """An award's papers; the level list offers this award's levels only."""
 
     model = AwardEntry

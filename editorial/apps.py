@@ -12,7 +12,8 @@ class EditorialConfig(AppConfig):
         from editorial.history_upgrade import upgrade_after_migrate
         from editorial.roles import sync_editors_group
 
-        # After auth's own post_migrate handler has created the catalogue's permissions.
-        post_migrate.connect(sync_editors_group, sender=apps.get_app_config("papers"))
+        # After auth's own post_migrate handler has created the catalogue's permissions
+        # and this app's (which comes after the catalogue in INSTALLED_APPS).
+        post_migrate.connect(sync_editors_group, sender=self)
         # Stored history versions follow the catalogue's migrations (history_upgrade.py).
         post_migrate.connect(upgrade_after_migrate, sender=apps.get_app_config("papers"))

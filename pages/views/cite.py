@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404
 
 from awardsite.addresses import absolute_url
 from catalogue.models import Award, AwardEntry, Conference, Paper
+from editorial.teams import scoped
 from pages import citations
 from pages.views.common import mark_preview, previewing
 
@@ -47,9 +48,10 @@ def _streamed_citations(request, pks, fmt, filename):
 def paper_citation(request, slug, fmt):
     """One published paper's citation as BibTeX (``bib``), RIS (``ris``) or CSL-JSON
     (``json``); 404 for an unknown or unpublished paper or format. With ``?preview=1``,
-    staff who may view papers get a draft's (see ``previewing``), never cached."""
+    staff who may view papers and edit its venue get a draft's (see ``previewing``),
+    never cached."""
     preview = previewing(request, Paper)
-    papers = Paper.objects.all() if preview else Paper.objects.published()
+    papers = scoped(Paper.objects.all(), request.user) if preview else Paper.objects.published()
     paper = get_object_or_404(papers.for_citation(), slug=slug)
     text = citations.citation_text(fmt, [paper], _urls([paper], request))
     response = _download(HttpResponse, text, fmt, slug)

@@ -6,6 +6,7 @@ from django.http import Http404
 from django.utils.cache import patch_cache_control
 
 from catalogue.models import AwardEntry, Status
+from editorial.teams import scoped
 
 # Items per page of a conference's papers without an award and of an author's papers: the
 # largest conference page stays far below 200 KB of HTML (benchmarks/page_sizes.py).
@@ -43,8 +44,9 @@ def mark_preview(response):
 
 class PreviewMixin:
     """``?preview=1`` shows a draft conference, award or paper, its lists as visitors
-    will see them once published, to active staff with the model's view permission
-    (anyone else gets the public page: a 404 for a draft); bannered (``preview`` in the
+    will see them once published, to active staff with the model's view permission who
+    edit its venue (``editorial.teams``; a 404 for another venue's; anyone else gets the
+    public page: a 404 for a draft); bannered (``preview`` in the
     context), ``noindex``, never stored by a shared cache."""
 
     preview_parameter = settings.PREVIEW_PARAMETER
@@ -55,6 +57,12 @@ class PreviewMixin:
         if self.preview:
             mark_preview(response)
         return response
+
+    def get_object(self, queryset=None):
+        """The view's object; in a preview, among those of the editor's venues."""
+        if self.preview and queryset is None:
+            queryset = scoped(self.get_queryset(), self.request.user)
+        return super().get_object(queryset)
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(preview=self.preview, **kwargs)

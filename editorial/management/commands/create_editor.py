@@ -1,5 +1,6 @@
-"""Create an editor account (staff, in the "Editors" group): someone who maintains the
-content in the admin and cannot manage users or groups (editorial/roles.py)."""
+"""Create an editor account: staff who maintain the content in the admin and cannot manage
+users, groups or teams (editorial/roles.py); on the teams of the venues named with
+``--venue``, or without it a site-wide editor (editorial/teams.py)."""
 
 import getpass
 import sys
@@ -8,19 +9,28 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from editorial.roles import EDITORS, create_editor, unsaved_editor
+from editorial.roles import EDITORS, TEAM_EDITORS, create_editor, unsaved_editor, venues_named
 
 
 class Command(BaseCommand):
     help = (
-        "Create a staff account in the Editors group. The password is asked for twice "
-        "(never echoed) until the password validators accept it, or read from standard "
-        "input with --password-stdin."
+        "Create a staff account: with --venue, in the Venue editors group on the teams of "
+        "those venues; without, a site-wide editor in the Editors group. The password is "
+        "asked for twice (never echoed) until the password validators accept it, or read "
+        "from standard input with --password-stdin."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("username")
         parser.add_argument("--email", default="", help="The editor's e-mail address.")
+        parser.add_argument(
+            "--venue",
+            action="append",
+            default=[],
+            dest="venues",
+            metavar="SLUG",
+            help="Put the editor on this venue's team (repeat for several venues).",
+        )
         parser.add_argument(
             "--password-stdin",
             action="store_true",
@@ -30,25 +40,30 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="Check everything, create nothing."
         )
 
-    def handle(self, username, email, password_stdin, dry_run, **options):
+    def handle(self, username, email, venues, password_stdin, dry_run, **options):
         """Create the editor (``--dry-run``: only check) and say so, the password asked
-        as createsuperuser does. Raises CommandError for a taken username, a refused or
-        empty password from standard input, no terminal, or Ctrl-C/Ctrl-D."""
+        as createsuperuser does. Raises CommandError for a taken username, an unknown
+        venue, a refused or empty password from standard input, no terminal, or
+        Ctrl-C/Ctrl-D."""
         try:
             user = unsaved_editor(username, email)
+            teams_venues = venues_named(venues)
             if password_stdin:
                 password = sys.stdin.readline().rstrip("\r\n")
                 if not password:
                     raise CommandError("The password is empty.")
             else:
                 password = self._ask_password(user)
-            user = create_editor(username, email, password, dry_run=dry_run)
+            user = create_editor(username, email, password, venues, dry_run=dry_run)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from error
         verb = "Would create" if dry_run else "Created"
-        self.stdout.write(
-            self.style.SUCCESS(f"{verb} editor {user.get_username()} in the {EDITORS} group.")
-        )
+        if teams_venues:
+            names = ", ".join(str(venue) for venue in teams_venues)
+            where = f"in the {TEAM_EDITORS} group, on the teams of {names}"
+        else:
+            where = f"in the {EDITORS} group"
+        self.stdout.write(self.style.SUCCESS(f"{verb} editor {user.get_username()} {where}."))
 
     def _ask_password(self, user):
         """A password typed twice alike that the validators accept for ``user``."""
