@@ -54,10 +54,12 @@ from editorial.forms import (
     AuthorshipFormSet,
     AuthorshipRowForm,
     AwardEntryFormSet,
+    AwardLevelFormSet,
     KnownAutocompleteSelect,
     TeaserImageField,
     choices_listed,
     levels_by_award,
+    maths_warnings,
 )
 from editorial.history import register_models
 
@@ -192,6 +194,13 @@ class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
         if obj is None or obj.pk is None:
             return form
         return type(form.__name__, (EditTokenFormMixin, form), {})
+
+    def save_related(self, request, form, formsets, change):
+        """Save, then warn of each TeX mistake in the form and its rows (the save stands)."""
+        super().save_related(request, form, formsets, change)
+        rows = [row for formset in formsets for row in formset.forms]
+        for warning in maths_warnings([form, *rows]):
+            self.message_user(request, warning, messages.WARNING)
 
     def log_addition(self, request, obj, message):
         if reversion.is_active():
@@ -477,7 +486,7 @@ class AwardLevelInline(TranslationTabularInline):
     """An award's levels, the top one first; a blank slug is made from the English name."""
 
     model = AwardLevel
-    formset = SlugsMadeFormSet
+    formset = AwardLevelFormSet
     extra = 0
     fields = ["slug", "name", "name_plural", "position"]
 
