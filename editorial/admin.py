@@ -58,6 +58,7 @@ from editorial.forms import (
     KnownAutocompleteSelect,
     TeaserImageField,
     choices_listed,
+    labels_in_language,
     levels_by_award,
     maths_warnings,
 )
@@ -194,6 +195,12 @@ class ContentAdmin(EditorFieldsMixin, CompareVersionAdmin):
         if obj is None or obj.pk is None:
             return form
         return type(form.__name__, (EditTokenFormMixin, form), {})
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        """Django's message, its field names in the editor's language (``labels_in_language``)."""
+        message = super().construct_change_message(request, form, formsets, add)
+        rows = [row for formset in formsets or [] for row in formset.forms]
+        return labels_in_language(message, [form, *rows])
 
     def save_related(self, request, form, formsets, change):
         """Save, then warn of each TeX mistake in the form and its rows (the save stands)."""

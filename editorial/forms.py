@@ -7,8 +7,9 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
-from django.db.models import UniqueConstraint
+from django.db.models import F, UniqueConstraint
 from django.forms.formsets import DELETION_FIELD_NAME
+from django.utils import translation
 from django.utils.choices import BaseChoiceIterator
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -74,7 +75,24 @@ class AuthorshipFormSet(CustomInlineFormSet):
 
 class AwardLevelFormSet(SlugsMadeFormSet):
     """An award's levels. Two rows at one position get the model constraint's message in
-    the editor's language, where Django's names the columns ("award and position")."""
+    the editor's language, where Django's names the columns ("award and position").
+    Positions are unique per award, so levels can swap only if the rows that move are
+    first moved out of the way (as ``AuthorshipFormSet`` does), in one UPDATE."""
+
+    POSITION_OFFSET = 10_000  # far above any level's position, below 32767
+
+    def save_existing_objects(self, commit=True):
+        if commit:  # rows that move, and rows to delete (whose position another may take)
+            moved = [
+                form.instance.pk
+                for form in self.initial_forms
+                if form.instance.pk
+                and ("position" in form.changed_data or form in self.deleted_forms)
+            ]
+            self.model._default_manager.filter(pk__in=moved).update(
+                position=F("position") + self.POSITION_OFFSET
+            )
+        return super().save_existing_objects(commit)
 
     def get_unique_error_message(self, unique_check):
         for constraint in self.model._meta.constraints:
@@ -120,6 +138,26 @@ def maths_warnings(forms):
                         "the site does not know; it is published as written."
                     )
                 yield message % params
+
+
+def labels_in_language(message, forms):
+    """``message``, a change message as ``ModelAdmin.construct_change_message`` makes it,
+    with each changed field named by its label in the active language. Django stores the
+    labels untranslated, to translate them when the message is read, but no catalogue
+    holds a label ("Position" is the message "position" with a capital; modeltranslation
+    adds " [zh-hans]"), and django-reversion keeps the message as text in the editor's
+    language: "已修改 … 的 Position". ``forms`` are the form and formset rows saved."""
+    shown = {}
+    for form in forms:
+        for field in form.fields.values():
+            with translation.override(None):
+                stored = str(field.label)
+            shown[stored] = str(field.label)
+    for entry in message:
+        for action in entry.values():
+            if "fields" in action:
+                action["fields"] = [shown.get(label, label) for label in action["fields"]]
+    return message
 
 
 def choices_listed(field, choices):

@@ -163,3 +163,17 @@ def test_correct_tex_is_saved_without_a_warning(editor_client):
     assert response.redirect_chain[-1][1] == 302
     assert [m for m in get_messages(response.wsgi_request) if m.level_tag == "warning"] == []
     assert Paper.objects.get(pk=paper.pk).title_en == "On $\\frac{1}{2}$ and $\\alpha$"
+
+
+def test_two_levels_swap_positions_in_one_save(editor_client):
+    award = factories.award()
+    factories.award_level(award, "winner")
+    factories.award_level(award, "runner-up")
+
+    response = _award_form(editor_client, award, [("winner", 2), ("runner-up", 1)], "en")
+
+    assert response.status_code == 302
+    assert list(award.levels.values_list("slug", "position")) == [
+        ("runner-up", 1),
+        ("winner", 2),
+    ]
