@@ -92,9 +92,11 @@ class _InterfaceText(HTMLParser):
 
 
 def _content_strings(editor):
-    """Every text the database holds, as a page may show it, longest first."""
+    """Every text the project's tables hold (each app's models: another app's venue
+    teams or review notes too), as a page may show it, longest first."""
     found = {editor.username, editor.email}
-    for model in apps.get_app_config("papers").get_models():
+    project = [config for config in apps.get_app_configs() if config.name in settings.PROJECT_APPS]
+    for model in [model for config in project for model in config.get_models()]:
         columns = [
             f.attname
             for f in model._meta.fields
