@@ -54,7 +54,7 @@ def fingerprint():
         *_files(base / "awardsite", {".py"}),
         *(path for app in settings.PROJECT_APPS for path in _files(base / app, {".py"})),
         *_files(base / "templates", {".html", ".txt", ".xml"}),
-        *_files(base / "locale", {".mo"}),
+        *(path for locale in settings.LOCALE_PATHS for path in _files(Path(locale), {".mo"})),
         *_files(base / "static", None),
     ]
     manifest = Path(settings.STATIC_ROOT) / "staticfiles.json"

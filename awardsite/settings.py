@@ -224,7 +224,9 @@ LANGUAGES = [
     ("en", _("English")),
     ("zh-hans", _("Simplified Chinese")),
 ]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+# Our catalogue (made by makemessages), then the Chinese of library strings whose own
+# catalogues lack it (written by hand; makemessages writes only the first entry).
+LOCALE_PATHS = [BASE_DIR / "locale", BASE_DIR / "locale_libraries"]
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True

@@ -185,6 +185,27 @@ def math_paragraphs(text):
     )
 
 
+# A command latex2mathml does not know: it copies it into the MathML as a name.
+_UNKNOWN_COMMAND = re.compile(r">(\\[A-Za-z]+)</m")
+
+
+def formula_problems(text):
+    """The formulas of ``text`` that a reader would see as TeX source: ``(formula, None)``
+    for one latex2mathml cannot convert (``$\\frac{1}{$``), ``(formula, command)`` for one
+    using a command it does not know (``\\unknowncmd``, shown as its name). Formulas over
+    the limits are :class:`MathLimitsValidator`'s to refuse, and not listed."""
+    for match in math_matches(text):
+        formula = match.group(match.lastgroup)
+        if len(formula) > MAX_FORMULA_LENGTH or nesting_depth(formula) > MAX_FORMULA_DEPTH:
+            continue
+        displayed = match.lastgroup in ("display", "display_dollars")
+        mathml = formula_mathml(formula, "block" if displayed else "inline")
+        if mathml is None:
+            yield formula, None
+        elif (unknown := _UNKNOWN_COMMAND.search(mathml)) is not None:
+            yield formula, unknown.group(1)
+
+
 @deconstructible
 class MathLimitsValidator:
     """Refuses text whose TeX maths is over the limits with a ValidationError (code

@@ -54,10 +54,13 @@ from editorial.forms import (
     AuthorshipFormSet,
     AuthorshipRowForm,
     AwardEntryFormSet,
+    AwardLevelFormSet,
     KnownAutocompleteSelect,
     TeaserImageField,
     choices_listed,
+    labels_in_language,
     levels_by_award,
+    maths_warnings,
 )
 from editorial.history import register_models
 from editorial.team_admin import TeamScopedAdmin, TeamScopedChoices
@@ -196,6 +199,19 @@ class ContentAdmin(TeamScopedAdmin, EditorFieldsMixin, CompareVersionAdmin):
         if obj is None or obj.pk is None:
             return form
         return type(form.__name__, (EditTokenFormMixin, form), {})
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        """Django's message, its field names in the editor's language (``labels_in_language``)."""
+        message = super().construct_change_message(request, form, formsets, add)
+        rows = [row for formset in formsets or [] for row in formset.forms]
+        return labels_in_language(message, [form, *rows])
+
+    def save_related(self, request, form, formsets, change):
+        """Save, then warn of each TeX mistake in the form and its rows (the save stands)."""
+        super().save_related(request, form, formsets, change)
+        rows = [row for formset in formsets for row in formset.forms]
+        for warning in maths_warnings([form, *rows]):
+            self.message_user(request, warning, messages.WARNING)
 
     def log_addition(self, request, obj, message):
         if reversion.is_active():
@@ -481,7 +497,7 @@ class AwardLevelInline(TranslationTabularInline):
     """An award's levels, the top one first; a blank slug is made from the English name."""
 
     model = AwardLevel
-    formset = SlugsMadeFormSet
+    formset = AwardLevelFormSet
     extra = 0
     fields = ["slug", "name", "name_plural", "position"]
 

@@ -1,5 +1,5 @@
-"""Forms: the visitors' search form, and the teaser image field and author-order
-formset the editors' admin uses."""
+"""Forms: the visitors' search form, and the teaser image field, author-order and
+award-level formsets and TeX warnings the editors' admin uses."""
 
 from adminsortable2.admin import CustomInlineFormSet
 from django import forms
@@ -7,18 +7,23 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError
+from django.db.models import F, UniqueConstraint
 from django.forms.formsets import DELETION_FIELD_NAME
+from django.utils import translation
 from django.utils.choices import BaseChoiceIterator
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
 from catalogue import languages
 from catalogue.images import clean_image
+from catalogue.mathtext import MathLimitsValidator, formula_problems
 from catalogue.models import Author, Authorship, Award, Conference, Institution
 from catalogue.models.querysets import conference_order
+from catalogue.slugs import SlugsMadeFormSet
 
 
 class TeaserImageField(forms.ImageField):
@@ -66,6 +71,93 @@ class AuthorshipFormSet(CustomInlineFormSet):
             ]
             self.model._default_manager.filter(pk__in=moved).move_aside()
         return super().save_existing_objects(commit)
+
+
+class AwardLevelFormSet(SlugsMadeFormSet):
+    """An award's levels. Two rows at one position get the model constraint's message in
+    the editor's language, where Django's names the columns ("award and position").
+    Positions are unique per award, so levels can swap only if the rows that move are
+    first moved out of the way (as ``AuthorshipFormSet`` does), in one UPDATE."""
+
+    POSITION_OFFSET = 10_000  # far above any level's position, below 32767
+
+    def save_existing_objects(self, commit=True):
+        if commit:  # rows that move, and rows to delete (whose position another may take)
+            moved = [
+                form.instance.pk
+                for form in self.initial_forms
+                if form.instance.pk
+                and ("position" in form.changed_data or form in self.deleted_forms)
+            ]
+            self.model._default_manager.filter(pk__in=moved).update(
+                position=F("position") + self.POSITION_OFFSET
+            )
+        return super().save_existing_objects(commit)
+
+    def get_unique_error_message(self, unique_check):
+        for constraint in self.model._meta.constraints:
+            if (
+                isinstance(constraint, UniqueConstraint)
+                and set(constraint.fields) == set(unique_check)
+                and constraint.violation_error_message != constraint.default_violation_error_message
+            ):
+                return constraint.get_violation_error_message()
+        return super().get_unique_error_message(unique_check)
+
+
+def maths_warnings(forms):
+    """The warnings (strings in the active language) for the TeX mistakes in ``forms``'
+    cleaned data: one per formula :func:`catalogue.mathtext.formula_problems` lists, in
+    a field whose model field renders maths (has a ``MathLimitsValidator``), named by
+    its form label. Deleted rows are skipped. The text is saved as it is: a warning."""
+    for form in forms:
+        data = getattr(form, "cleaned_data", None) or {}
+        if data.get(DELETION_FIELD_NAME):
+            continue
+        fields = {field.name: field for field in form.instance._meta.fields}
+        for name, value in data.items():
+            field = fields.get(name)
+            if not value or not isinstance(value, str) or field is None:
+                continue
+            if not any(isinstance(v, MathLimitsValidator) for v in field.validators):
+                continue
+            for formula, command in formula_problems(value):
+                params = {
+                    "field": form[name].label,
+                    "formula": Truncator(" ".join(formula.split())).chars(40),
+                    "command": command,
+                }
+                if command is None:
+                    message = _(
+                        "%(field)s: the formula “%(formula)s” cannot be read; it is "
+                        "published as its TeX source. Check its braces and commands."
+                    )
+                else:
+                    message = _(
+                        "%(field)s: the formula “%(formula)s” uses %(command)s, a command "
+                        "the site does not know; it is published as written."
+                    )
+                yield message % params
+
+
+def labels_in_language(message, forms):
+    """``message``, a change message as ``ModelAdmin.construct_change_message`` makes it,
+    with each changed field named by its label in the active language. Django stores the
+    labels untranslated, to translate them when the message is read, but no catalogue
+    holds a label ("Position" is the message "position" with a capital; modeltranslation
+    adds " [zh-hans]"), and django-reversion keeps the message as text in the editor's
+    language: "已修改 … 的 Position". ``forms`` are the form and formset rows saved."""
+    shown = {}
+    for form in forms:
+        for field in form.fields.values():
+            with translation.override(None):
+                stored = str(field.label)
+            shown[stored] = str(field.label)
+    for entry in message:
+        for action in entry.values():
+            if "fields" in action:
+                action["fields"] = [shown.get(label, label) for label in action["fields"]]
+    return message
 
 
 def choices_listed(field, choices):

@@ -3,6 +3,8 @@
 import datetime
 import itertools
 
+from django.db.models import Max
+
 from catalogue import matching
 from catalogue.models import (
     Affiliation,
@@ -113,8 +115,10 @@ LEVELS = {
 
 
 def award_level(award, slug="winner", **fields):
-    """The award's level ``slug``, made with the labels of LEVELS when it is new."""
-    position, name, plural, name_zh, plural_zh = LEVELS.get(slug, (9, slug, slug, "", ""))
+    """The award's level ``slug``, made with the labels of LEVELS when it is new; a slug
+    LEVELS does not know goes below the award's levels (positions are unique in an award)."""
+    below = (award.levels.aggregate(last=Max("position"))["last"] or 8) + 1
+    position, name, plural, name_zh, plural_zh = LEVELS.get(slug, (below, slug, slug, "", ""))
     values = {
         "position": position,
         "name_en": name,

@@ -226,6 +226,12 @@ class AwardLevel(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         ordering = ["award", "position", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["award", "slug"], name="awardlevel_unique_slug"),
+            # Two levels at one position would be listed in no set order with one badge.
+            models.UniqueConstraint(
+                fields=["award", "position"],
+                name="awardlevel_unique_position",
+                violation_error_message=_("Another level of this award has this position."),
+            ),
         ]
 
     def __str__(self):

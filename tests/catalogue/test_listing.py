@@ -174,10 +174,9 @@ def test_an_author_page_item_says_where_and_with_which_affiliation(client):
 def test_with_level_rank_counts_the_levels_above_as_in_level_order_does():
     award = factories.award()
     factories.award_level(award, "winner", position=1)
-    factories.award_level(award, "tie", position=1)
     factories.award_level(award, "runner-up", position=5)
     factories.award_level(award, "finalist", position=9)
-    for slug in ("winner", "tie", "runner-up", "finalist"):
+    for slug in ("winner", "runner-up", "finalist"):
         factories.award_entry(award, factories.paper(), level=slug)
     entries = AwardEntry.objects.filter(award=award)
 
@@ -187,7 +186,7 @@ def test_with_level_rank_counts_the_levels_above_as_in_level_order_does():
     }
     annotated = {entry.level.slug: entry.level_rank for entry in entries.in_level_order()}
 
-    assert counted == annotated == {"winner": 0, "tie": 0, "runner-up": 2, "finalist": 3}
+    assert counted == annotated == {"winner": 0, "runner-up": 1, "finalist": 2}
 
 
 def test_the_paper_page_badges_and_links_have_the_list_markup(client):

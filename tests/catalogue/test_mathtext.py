@@ -20,6 +20,7 @@ from catalogue.mathtext import (
     MAX_FORMULA_LENGTH,
     MAX_MATH_LENGTH,
     MathLimitsValidator,
+    formula_problems,
     has_math,
     math_inline,
     math_paragraphs,
@@ -604,3 +605,16 @@ def test_documented_limits_are_the_code_limits():
         assert f"{MAX_FORMULA_LENGTH:,} characters" in text
         assert f"{MAX_FORMULA_DEPTH} levels" in text
         assert f"{MAX_MATH_LENGTH:,} characters of maths" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        ("On $\\frac{1}{$ things", [("\\frac{1}{", None)]),
+        ("$x + \\unknowncmd$ and $\\alpha$", [("x + \\unknowncmd", "\\unknowncmd")]),
+        ("\\(\\frac{1}{2}\\) and $\\alpha \\leq \\beta$, US$5", []),
+        ("no maths \\unknowncmd outside delimiters", []),
+    ],
+)
+def test_formula_problems_name_unreadable_formulas_and_unknown_commands(text, problems):
+    assert list(formula_problems(text)) == problems

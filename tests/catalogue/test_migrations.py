@@ -61,3 +61,49 @@ def test_levels_and_affiliation_order_are_carried_over():
     # As the pages showed them before: by slug.
     ordered = Paper.objects.for_detail().get(slug="w").ordered_authorships[0]
     assert [institution.slug for institution in ordered.affiliations.all()] == ["alpha", "zeta"]
+
+
+# The last migration before award levels had positions of their own.
+BEFORE_UNIQUE_POSITIONS = [("papers", "0025_one_line_names_and_text_limits")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_shared_level_positions_are_separated_keeping_the_order_shown():
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE_UNIQUE_POSITIONS)
+    old = executor.loader.project_state(BEFORE_UNIQUE_POSITIONS).apps
+    venue = old.get_model("papers", "Venue").objects.create(
+        slug="cil", acronym="CIL", name="Conference on Imaginary Learning"
+    )
+    conference = old.get_model("papers", "Conference").objects.create(
+        venue=venue, slug="cil-2031", year=2031, name="CIL 2031", name_en="CIL 2031"
+    )
+    Award_ = old.get_model("papers", "Award")
+    best = Award_.objects.create(conference=conference, slug="best", name="B", name_en="B")
+    other = Award_.objects.create(conference=conference, slug="other", name="O", name_en="O")
+    Level = old.get_model("papers", "AwardLevel")
+    for award, slug, position in [
+        (best, "winner", 1),
+        (best, "runner-up", 2),
+        (best, "honourable-mention", 2),
+        (best, "finalist", 3),
+        (other, "winner", 1),
+        (other, "runner-up", 2),
+    ]:
+        Level.objects.create(award=award, slug=slug, position=position, name=slug, name_en=slug)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes("papers"))
+
+    assert list(
+        AwardLevel.objects.order_by("award__slug", "position").values_list(
+            "award__slug", "slug", "position"
+        )
+    ) == [
+        ("best", "winner", 1),
+        ("best", "honourable-mention", 2),
+        ("best", "runner-up", 3),
+        ("best", "finalist", 4),
+        ("other", "winner", 1),
+        ("other", "runner-up", 2),
+    ]

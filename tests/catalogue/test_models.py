@@ -278,6 +278,22 @@ def test_authorship_position_taken_on_the_paper_is_refused():
     assert raised.value.messages == ["Another author of this paper has this position."]
 
 
+def test_award_level_position_taken_in_the_award_is_refused():
+    award = factories.award()
+    factories.award_level(award, "runner-up")
+    factories.award_level(factories.award(), "winner", position=5)  # another award's
+
+    with pytest.raises(ValidationError) as raised:
+        AwardLevel(
+            award=award, slug="tie", name_en="T", name_plural_en="T", position=2
+        ).full_clean()
+    AwardLevel(
+        award=award, slug="finalist", name_en="F", name_plural_en="F", position=5
+    ).full_clean()
+
+    assert raised.value.messages == ["Another level of this award has this position."]
+
+
 def test_for_venue_counts_each_editions_published_awards_and_papers_once():
     busy, quiet = factories.conference(), factories.conference()
     awards = [factories.award(conference=busy) for _ in range(2)]

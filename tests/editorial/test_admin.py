@@ -920,8 +920,8 @@ def test_award_level_slug_left_blank_is_made_from_the_english_name(editor_client
 
 def test_award_level_slugs_are_unique_within_their_award(db):
     award, other = factories.award(), factories.award()
-    here = AwardLevel.objects.create(award=award, name_en="Finalist")
-    again = AwardLevel.objects.create(award=award, name_en="Finalist")
+    here = AwardLevel.objects.create(award=award, name_en="Finalist", position=1)
+    again = AwardLevel.objects.create(award=award, name_en="Finalist", position=2)
     elsewhere = AwardLevel.objects.create(award=other, name_en="入围")
 
     assert (here.slug, again.slug, elsewhere.slug) == ("finalist", "finalist-2", "ru-wei")

@@ -449,6 +449,34 @@ def test_import_duplicate_author_positions(tmp_path, before):
     assert snapshot() == before
 
 
+def test_import_two_levels_of_an_award_at_one_position(tmp_path, before):
+    objects = small_fixture()
+    objects.append(
+        {
+            "model": "papers.awardlevel",
+            "fields": {
+                "award": ["tv-2030", "best"],
+                "slug": "runner-up",
+                "name_en": "Runner-up",
+                "name_plural_en": "Runners-up",
+            },
+        }
+    )
+
+    lines = run_failing(write(tmp_path, objects))
+
+    name = tmp_path / "fixture.json"
+    assert lines == [
+        f'{name}, object 12, papers.awardlevel ["tv-2030", "best", "winner"], '
+        "field 'position': Another level of this award has this position: position 0 is "
+        'also that of object 13 (papers.awardlevel ["tv-2030", "best", "runner-up"]).',
+        f'{name}, object 13, papers.awardlevel ["tv-2030", "best", "runner-up"], '
+        "field 'position': Another level of this award has this position: position 0 is "
+        'also that of object 12 (papers.awardlevel ["tv-2030", "best", "winner"]).',
+    ]
+    assert snapshot() == before
+
+
 def test_import_missing_author_position(tmp_path, before):
     objects = small_fixture()
     obj(objects, "papers.authorship", position=2)["fields"]["position"] = 3
