@@ -8,7 +8,13 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue import text
-from catalogue.models.base import NaturalKeyMixin, NaturalKeyQuerySet, status_field
+from catalogue.models.base import (
+    NaturalKeyMixin,
+    NaturalKeyQuerySet,
+    publish_at_fields,
+    publish_permissions,
+    status_field,
+)
 from catalogue.models.querysets import (
     NEWEST_FIRST,
     AwardEntryQuerySet,
@@ -80,6 +86,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     )
     website = models.URLField(_("website"), blank=True)
     status = status_field()
+    publish_at, scheduled_by = publish_at_fields()
 
     objects = ConferenceQuerySet.as_manager()
 
@@ -87,6 +94,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         verbose_name = _("conference")
         verbose_name_plural = _("conferences")
         ordering = NEWEST_FIRST
+        permissions = publish_permissions("conference")
         constraints = [
             models.UniqueConstraint(
                 fields=["venue", "year"],
@@ -139,6 +147,7 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
     )
     status = status_field()
+    publish_at, scheduled_by = publish_at_fields()
     announced_on = models.DateField(
         _("announcement date"),
         null=True,
@@ -162,6 +171,7 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         verbose_name = _("award")
         verbose_name_plural = _("awards")
         ordering = ["conference", "position", "slug"]
+        permissions = publish_permissions("award")
         constraints = [
             models.UniqueConstraint(fields=["conference", "slug"], name="award_unique_slug"),
         ]

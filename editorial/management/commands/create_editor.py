@@ -8,7 +8,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from editorial.roles import EDITORS, create_editor, unsaved_editor
+from editorial.roles import EDITORS, PUBLISHERS, create_editor, unsaved_editor
 
 
 class Command(BaseCommand):
@@ -27,10 +27,15 @@ class Command(BaseCommand):
             help="Read the password from the first line of standard input (for scripts).",
         )
         parser.add_argument(
+            "--publisher",
+            action="store_true",
+            help="Also in the Publishers group: may publish, return to draft and schedule.",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="Check everything, create nothing."
         )
 
-    def handle(self, username, email, password_stdin, dry_run, **options):
+    def handle(self, username, email, password_stdin, dry_run, publisher=False, **options):
         """Create the editor (``--dry-run``: only check) and say so, the password asked
         as createsuperuser does. Raises CommandError for a taken username, a refused or
         empty password from standard input, no terminal, or Ctrl-C/Ctrl-D."""
@@ -42,13 +47,12 @@ class Command(BaseCommand):
                     raise CommandError("The password is empty.")
             else:
                 password = self._ask_password(user)
-            user = create_editor(username, email, password, dry_run=dry_run)
+            user = create_editor(username, email, password, dry_run=dry_run, publisher=publisher)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from error
         verb = "Would create" if dry_run else "Created"
-        self.stdout.write(
-            self.style.SUCCESS(f"{verb} editor {user.get_username()} in the {EDITORS} group.")
-        )
+        groups = f"the {EDITORS} and {PUBLISHERS} groups" if publisher else f"the {EDITORS} group"
+        self.stdout.write(self.style.SUCCESS(f"{verb} editor {user.get_username()} in {groups}."))
 
     def _ask_password(self, user):
         """A password typed twice alike that the validators accept for ``user``."""
