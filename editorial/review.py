@@ -186,8 +186,6 @@ class ReviewAdminMixin:
                 notes.append(_("Schedule cancelled."))
         if obj.status != before:
             notes.insert(0, STEP_NOTES[obj.status])
-        if obj.status == Status.PUBLISHED and is_scheduled(self.model):
-            obj.publish_at, obj.scheduled_by = None, ""
         obj.publication_note = " ".join(str(note) for note in notes)
         super().save_model(request, obj, form, change)
 

@@ -84,6 +84,19 @@ class PublishedQuerySet(NaturalKeyQuerySet):
         return self.filter(self.published_condition(ignore_conference=ignore_conference))
 
 
+class ScheduledMixin:
+    """A model with ``publish_at_fields()``: a published row has no schedule, however it
+    was published (the admin's form or inline, an action, ``publish_scheduled``), so that
+    returning it to draft later does not leave an old time that would publish it again."""
+
+    def save(self, *args, **kwargs):
+        if self.status == Status.PUBLISHED and (self.publish_at or self.scheduled_by):
+            self.publish_at, self.scheduled_by = None, ""
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "publish_at", "scheduled_by"}
+        super().save(*args, **kwargs)
+
+
 class ScheduledQuerySet(PublishedQuerySet):
     """A model with ``publish_at`` (``publish_at_fields``): what is due to be published."""
 

@@ -11,6 +11,7 @@ from catalogue import text
 from catalogue.models.base import (
     NaturalKeyMixin,
     NaturalKeyQuerySet,
+    ScheduledMixin,
     publish_at_fields,
     publish_permissions,
     status_field,
@@ -47,7 +48,7 @@ class Venue(NaturalKeyMixin, models.Model):
         return reverse("papers:venue-detail", kwargs={"slug": self.slug})
 
 
-class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
+class Conference(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
     """One edition of a venue: ICML 2025 in Vancouver, 13-19 July 2025."""
 
     slug_source = "name_en"
@@ -117,7 +118,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return reverse("papers:conference-detail", kwargs={"slug": self.slug})
 
 
-class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
+class Award(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
     """An award given at a conference, such as the ICML 2025 Test of Time Award; the same
     ``slug`` at every edition of a venue makes an award series."""
 

@@ -19,6 +19,7 @@ from catalogue.models import Award, Conference, Status
 from editorial import scheduling
 from editorial.roles import create_editor
 from tests import factories
+from tests.browser_form import browser_post_data
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "a-long-editor-passphrase"
@@ -96,6 +97,28 @@ def test_an_item_published_and_unpublished_in_between_is_not_published(client, p
     assert (published, award.status, award.publish_at) == ([], Status.DRAFT, None)
 
 
+def test_an_award_published_on_the_conference_form_and_returned_to_draft_is_not_published(
+    client, publisher
+):
+    """Published through the conference form's inline, then returned to draft on its own
+    form: its schedule went when it was published."""
+    award = _scheduled(minutes=5)
+    client.force_login(publisher)
+    conference_url = f"/admin/papers/conference/{award.conference.pk}/change/"
+    data = browser_post_data(client.get(conference_url), "conference_form")
+    data["awards-0-status"] = Status.PUBLISHED
+    assert client.post(conference_url, data).status_code == 302
+    award_url = f"/admin/papers/award/{award.pk}/change/"
+    data = browser_post_data(client.get(award_url), "award_form")
+    data["status"] = Status.DRAFT
+    assert client.post(award_url, data).status_code == 302
+
+    published = scheduling.publish_due(timezone.now() + datetime.timedelta(minutes=10))
+
+    award.refresh_from_db()
+    assert (published, award.status, award.publish_at) == ([], Status.DRAFT, None)
+
+
 def test_a_scheduled_conference_goes_first_and_its_award_appears_in_the_feed(client, publisher):
     conference = _scheduled(factories.conference, minutes=-1)
     award = _scheduled(conference=conference, minutes=-2, name_en="Announced at four")
@@ -163,6 +186,7 @@ import datetime
 from django.utils import timezone
 from catalogue.models import Status
 from tests import factories
+from tests.browser_form import browser_post_data
 conference = factories.conference()
 past = timezone.now() - datetime.timedelta(minutes=1)
 for n in range(10):
