@@ -33,7 +33,7 @@ from django.db.migrations.recorder import MigrationRecorder
 from backups.staging import MediaStaging, StagingError
 from catalogue.models import ContentGeneration
 from catalogue.models.bookkeeping import GENERATION_ID
-from editorial.roles import EDITORS
+from editorial.roles import GROUPS
 
 FORMAT = "awardsite-backup"
 VERSION = 1
@@ -356,14 +356,14 @@ def _media_name(member, path):
 
 def content_left(using=DEFAULT_DB_ALIAS):
     """What the database holds that a restore would replace, as readable lines (empty:
-    only what ``migrate`` makes, the Editors group and sessions)."""
+    only what ``migrate`` makes, the Editors and Publishers groups and sessions)."""
     found = []
     for model in saved_models():
         queryset = model._base_manager.using(using).all()
         if model is Group:
-            queryset = queryset.exclude(name=EDITORS)
+            queryset = queryset.exclude(name__in=GROUPS)
         elif model is Group.permissions.through:
-            queryset = queryset.exclude(group__name=EDITORS)
+            queryset = queryset.exclude(group__name__in=GROUPS)
         count = queryset.count()
         if count:
             found.append(f"{count} {model._meta.label}")

@@ -1,6 +1,7 @@
 """The editors' admin: tabbed translations (modeltranslation), history with compare and
 restore (django-reversion-compare), drag-and-drop author order (django-admin-sortable2),
-publish actions, previews of drafts, and a "missing Chinese" filter and column."""
+review, publish and schedule (editorial/review.py), previews of drafts, and a "missing
+Chinese" filter and column."""
 
 from contextlib import contextmanager
 
@@ -17,7 +18,7 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.utils.encoding import force_str
 from django.utils.html import format_html
-from django.utils.translation import get_language, ngettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from easy_thumbnails.exceptions import InvalidImageFormatError
 from easy_thumbnails.files import get_thumbnailer
@@ -63,6 +64,7 @@ from editorial.forms import (
     maths_warnings,
 )
 from editorial.history import register_models
+from editorial.review import ReviewAdminMixin, may_publish
 from editorial.team_admin import TeamScopedAdmin, TeamScopedChoices
 from editorial.teams import scoped
 
@@ -293,41 +295,17 @@ class TranslatedContentAdmin(ContentAdmin, TabbedDjangoJqueryTranslationAdmin):
         return super().changelist_view(request, extra_context)
 
 
-class PublishingAdmin(TranslatedContentAdmin):
-    """Publish and unpublish actions, and "View on site" opening a draft's preview."""
+class PublishingAdmin(ReviewAdminMixin, TranslatedContentAdmin):
+    """Review, publish and schedule (editorial/review.py), and "View on site" opening a
+    draft's preview; times in the editor's time zone (editorial/timezones.py)."""
 
-    actions = ["publish", "unpublish"]
+    class Media:
+        js = ["js/admin-timezone.js"]
 
     def view_on_site(self, obj):
         """The public page of a published object, the preview of a draft."""
         url = obj.get_absolute_url()
         return url if obj.status == Status.PUBLISHED else f"{url}?{settings.PREVIEW_PARAMETER}=1"
-
-    def _set_status(self, request, queryset, status, comment, message):
-        """Give ``status`` to the items of ``queryset`` that lack it, in one revision
-        (the history shows who and when), and say how many (``message``, by ``count``)."""
-        changed = queryset.exclude(status=status)
-        with reversion.create_revision():
-            reversion.set_user(request.user)
-            reversion.set_comment(str(comment))
-            for obj in changed:
-                obj.status = status
-                obj.save(update_fields=["status"])
-        self.message_user(request, message % {"count": len(changed)}, messages.SUCCESS)
-
-    @admin.action(permissions=["change"], description=_("Publish the selected items"))
-    def publish(self, request, queryset):
-        """Make the selected items visible to visitors."""
-        message = ngettext_lazy("%(count)d item published.", "%(count)d items published.", "count")
-        self._set_status(request, queryset, Status.PUBLISHED, _("Published."), message)
-
-    @admin.action(permissions=["change"], description=_("Return the selected items to draft"))
-    def unpublish(self, request, queryset):
-        """Hide the selected items from visitors again (editors can still preview them)."""
-        message = ngettext_lazy(
-            "%(count)d item returned to draft.", "%(count)d items returned to draft.", "count"
-        )
-        self._set_status(request, queryset, Status.DRAFT, _("Returned to draft."), message)
 
 
 @admin.register(Venue)
@@ -343,6 +321,11 @@ class AwardInline(TranslationStackedInline):
     extra = 0
     fields = ["name", "slug", "description", "position", "status"]
     show_change_link = True
+
+    def get_readonly_fields(self, request, obj=None):
+        """The awards' statuses are changed on their own forms without the publish right."""
+        readonly = list(super().get_readonly_fields(request, obj))
+        return readonly if may_publish(request.user, Award) else [*readonly, "status"]
 
 
 @admin.register(Conference)

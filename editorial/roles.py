@@ -1,7 +1,10 @@
 """Roles: the "Editors" group of site-wide editors, holding exactly the permissions of the
-``papers`` app's models and ``editorial.edit_every_venue`` (none on users, groups or
-teams), the "Venue editors" group of editors on venue teams (the same less that one), both
-kept after every ``migrate``, and editor accounts (editorial/teams.py says who edits what).
+``papers`` app's models but the publish right, and ``editorial.edit_every_venue`` (none
+on users, groups or teams); the "Venue editors" group of editors on venue teams (the
+same less that one); the "Publishers" group, holding the publish right alone
+(``papers.publish_<model>``: publishing, returning to draft, scheduling); all kept after
+every ``migrate``; and editor accounts (editorial/teams.py says who edits what). An
+editor without the publish right asks for review; a publisher is in two groups.
 """
 
 from django.contrib.auth import get_user_model
@@ -16,27 +19,45 @@ from editorial.teams import SITE_WIDE
 
 EDITORS = "Editors"
 TEAM_EDITORS = "Venue editors"
+PUBLISHERS = "Publishers"
+GROUPS = (EDITORS, PUBLISHERS)  # what ``migrate`` keeps (a restore replaces the rest)
 EDITOR_APPS = ("papers",)
+PUBLISH_RIGHT = "publish_"  # the codenames' prefix (catalogue.models.base.publish_permissions)
 
 
 def _content_permissions(using):
-    return Permission.objects.using(using).filter(content_type__app_label__in=EDITOR_APPS)
+    """The permissions of the apps in EDITOR_APPS but the publish right."""
+    permissions = Permission.objects.using(using)
+    return permissions.filter(content_type__app_label__in=EDITOR_APPS).exclude(
+        codename__startswith=PUBLISH_RIGHT
+    )
 
 
 def sync_editors_group(using="default", **kwargs):
-    """Create the Editors group if needed, give it exactly the permissions of the apps in
-    EDITOR_APPS and ``SITE_WIDE``, give the Venue editors group (if made yet) the former
-    only, and return the Editors group (a ``post_migrate`` receiver of the editorial app,
+    """Create the Editors and Publishers groups if needed; give Editors exactly the
+    permissions of the apps in EDITOR_APPS but the publish right, and ``SITE_WIDE``; the
+    Venue editors group (if made yet) the former only; Publishers exactly the publish
+    right; return the Editors group (a ``post_migrate`` receiver of the editorial app,
     whose permissions exist by then)."""
-    group, _created = Group.objects.using(using).get_or_create(name=EDITORS)
+    groups, permissions = Group.objects.using(using), Permission.objects.using(using)
+    editors, _created = groups.get_or_create(name=EDITORS)
     app_label, codename = SITE_WIDE.split(".")
-    site_wide = Permission.objects.using(using).filter(
-        content_type__app_label=app_label, codename=codename
-    )
-    group.permissions.set([*_content_permissions(using), *site_wide])
-    for team_group in Group.objects.using(using).filter(name=TEAM_EDITORS):
+    site_wide = permissions.filter(content_type__app_label=app_label, codename=codename)
+    editors.permissions.set([*_content_permissions(using), *site_wide])
+    for team_group in groups.filter(name=TEAM_EDITORS):
         team_group.permissions.set(_content_permissions(using))
-    return group
+    publishers, _created = groups.get_or_create(name=PUBLISHERS)
+    publish_right = permissions.filter(
+        content_type__app_label__in=EDITOR_APPS, codename__startswith=PUBLISH_RIGHT
+    )
+    publishers.permissions.set(publish_right)
+    return editors
+
+
+def publishers_group(using="default"):
+    """The Publishers group (``sync_editors_group`` keeps its permissions)."""
+    sync_editors_group(using)
+    return Group.objects.using(using).get(name=PUBLISHERS)
 
 
 def team_editors_group():
@@ -67,12 +88,13 @@ def unsaved_editor(username, email):
 
 
 @transaction.atomic
-def create_editor(username, email, password, venues=(), dry_run=False):
+def create_editor(username, email, password, venues=(), dry_run=False, publisher=False):
     """Create a staff, non-superuser account and return it (with ``dry_run``: check
     everything, save nothing, return the unsaved user): on the teams of the venues with
     the slugs ``venues`` in the Venue editors group, or without venues a site-wide editor
-    in the Editors group. Raises ValidationError as ``unsaved_editor`` and ``venues_named``
-    do, or for a password the validators refuse."""
+    in the Editors group; with ``publisher`` in the Publishers group too (publishing what
+    the account may edit). Raises ValidationError as ``unsaved_editor`` and
+    ``venues_named`` do, or for a password the validators refuse."""
     user = unsaved_editor(username, email)
     teams_venues = venues_named(venues)
     validate_password(password, user)
@@ -80,6 +102,8 @@ def create_editor(username, email, password, venues=(), dry_run=False):
     if dry_run:
         return user
     user.save()
+    if publisher:
+        user.groups.add(publishers_group())
     if not teams_venues:
         user.groups.add(sync_editors_group())
         return user

@@ -12,6 +12,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -49,6 +50,9 @@ RUN_BY = {
     ],
     ("docs/operations.md", "publish-site"): [
         "tests/test_docs.py::test_publish_site_commands_run_as_written"
+    ],
+    ("docs/operations.md", "publish-scheduled"): [
+        "tests/test_docs.py::test_publish_scheduled_commands_run_as_written"
     ],
     ("docs/operations.md", "publish-rollback"): [
         "tests/publishing/test_versions.py::test_rollback_runs_as_written"
@@ -569,6 +573,122 @@ def test_publish_site_commands_run_as_written(tmp_path):
     assert 'href="https://awards.example.org/en/"' in (site / "en" / "index.html").read_text(
         encoding="utf-8"
     )
+
+
+# An award of ICML 2025 ready for review whose publish time has passed (SLUG: its slug).
+SCHEDULE_AWARD = """
+import datetime
+from django.utils import timezone
+from catalogue.models import Award, Conference
+Award.objects.create(
+    conference=Conference.objects.get(slug="icml-2025"), slug="SLUG", name_en="SLUG award",
+    status="review", publish_at=timezone.now() - datetime.timedelta(minutes=1), scheduled_by="li",
+)
+"""
+AWARD_STATUS = """
+from catalogue.models import Award
+print(Award.objects.get(slug="SLUG").status)
+"""
+
+
+def schedule_award(folder, environment, slug):
+    """Add a due award ``slug`` to ICML 2025 in ``folder``'s database."""
+    code = SCHEDULE_AWARD.replace("SLUG", slug)
+    manage(folder, environment, "shell", "--no-imports", "--command", code)
+
+
+def award_status(folder, environment, slug):
+    code = AWARD_STATUS.replace("SLUG", slug)
+    return manage(folder, environment, "shell", "--no-imports", "--command", code).strip()
+
+
+def test_publish_scheduled_commands_run_as_written(tmp_path):
+    """docs/operations.md's publish_scheduled lines: the dry run lists the due award, the
+    second line publishes it."""
+    folder, environment = clone_like(tmp_path)
+    as_make_run_leaves_it(folder, environment)
+    schedule_award(folder, environment, "at-four")
+
+    block = doc_block("docs/operations.md", "publish-scheduled")
+    result = run_block(block, folder, environment)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == (
+        "Would publish award ICML 2025: at-four award.\nPublished award ICML 2025: at-four award.\n"
+    )
+    assert award_status(folder, environment, "at-four") == "published"
+
+
+# Where docs/operations.md keeps the checkout and the environment of the site.
+CHECKOUT, ENVIRONMENT_FILE = "/srv/awardsite-code", "/etc/awardsite.env"
+
+
+def test_publish_scheduled_cron_line_and_systemd_units_run_as_written(tmp_path):
+    """docs/operations.md's crontab line (each minute) and systemd service run as written
+    but for the paths, made temporary ones, with only the environment file's variables:
+    each publishes a due award and the static site; ``systemd-analyze verify`` accepts the
+    service and the timer where it is installed."""
+    folder, environment = clone_like(tmp_path)
+    as_make_run_leaves_it(folder, environment, collectstatic=True)
+    site, env_file = tmp_path / "published", tmp_path / "awardsite.env"
+    variables = {
+        name: environment[name]
+        for name in ("DATABASE_URL", "DJANGO_MEDIA_ROOT", "DJANGO_STATIC_ROOT")
+    }
+    variables.update(DJANGO_INSECURE_DEV="true", DJANGO_SITE_URL="https://awards.example.org")
+    env_file.write_text("".join(f"{name}={value}\n" for name, value in variables.items()))
+
+    def local(text):
+        text = text.replace(CHECKOUT, str(folder)).replace(ENVIRONMENT_FILE, str(env_file))
+        return text.replace(PUBLISHED, str(site))
+
+    # cron: the line's five fields are each minute; its command runs in sh, as cron's.
+    line = doc_block("docs/operations.md", "publish-scheduled-cron", "crontab").strip()
+    *fields, command = line.split(None, 5)
+    assert fields == ["*"] * 5
+    schedule_award(folder, environment, "by-cron")
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        ["sh", "-c", local(command)], env=bare, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert award_status(folder, environment, "by-cron") == "published"
+    assert list(site.glob("en/conferences/icml-2025/awards/by-cron/index.html")) != []
+
+    # systemd: the service's ExecStart in its WorkingDirectory, with its EnvironmentFile.
+    service = local(doc_block("docs/operations.md", "publish-scheduled-service", "ini"))
+    settings = dict(
+        row.split("=", 1) for row in service.splitlines() if "=" in row and row[0].isalpha()
+    )
+    assert (settings["Type"], settings["EnvironmentFile"]) == ("oneshot", str(env_file))
+    assert settings["ExecStart"].endswith(command.rsplit("&& ", 1)[1].replace(PUBLISHED, str(site)))
+    schedule_award(folder, environment, "by-systemd")
+    result = subprocess.run(
+        settings["ExecStart"].split(),
+        cwd=settings["WorkingDirectory"],
+        env={**bare, **variables},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert list(site.glob("en/conferences/icml-2025/awards/by-systemd/index.html")) != []
+
+    timer = doc_block("docs/operations.md", "publish-scheduled-timer", "ini")
+    assert "OnCalendar=*-*-* *:*:00" in timer.splitlines()
+    analyze = shutil.which("systemd-analyze")
+    if analyze:
+        units = tmp_path / "units"
+        units.mkdir()
+        for name, text in [("service", service), ("timer", timer)]:
+            (units / f"awardsite-publish-scheduled.{name}").write_text(text)
+        result = subprocess.run(
+            [analyze, "verify", *sorted(map(str, units.iterdir()))],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
 
 
 # The password typed at create_editor's prompts: one Django's validators accept.

@@ -47,10 +47,19 @@ class NaturalKeyQuerySet(models.QuerySet):
 
 
 class Status(models.TextChoices):
-    """Publication status: visitors see only published conferences, awards and papers."""
+    """Publication status: visitors see only published conferences, awards and papers. An
+    item an editor asked to have published is ready for review, not public; publishing
+    and returning a published item to draft need the publish right (``publish_<model>``)."""
 
     DRAFT = "draft", _("Draft")
+    REVIEW = "review", _("Ready for review")
     PUBLISHED = "published", _("Published")
+
+
+def publish_permissions(model_name):
+    """``Meta.permissions`` of a model with a status: the publish right, which publishing,
+    returning a published item to draft and scheduling need (``papers.publish_<model>``)."""
+    return [(f"publish_{model_name}", _("Can publish, unpublish and schedule"))]
 
 
 class PublishedQuerySet(NaturalKeyQuerySet):
@@ -73,6 +82,29 @@ class PublishedQuerySet(NaturalKeyQuerySet):
         """The public rows; ``ignore_conference`` leaves conferences' statuses out (a
         preview of a draft conference, or one already known to be published)."""
         return self.filter(self.published_condition(ignore_conference=ignore_conference))
+
+
+class ScheduledMixin:
+    """A model with ``publish_at_fields()``: a published row has no schedule, however it
+    was published (the admin's form or inline, an action, ``publish_scheduled``), so that
+    returning it to draft later does not leave an old time that would publish it again."""
+
+    def save(self, *args, **kwargs):
+        if self.status == Status.PUBLISHED and (self.publish_at or self.scheduled_by):
+            self.publish_at, self.scheduled_by = None, ""
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "publish_at", "scheduled_by"}
+        super().save(*args, **kwargs)
+
+
+class ScheduledQuerySet(PublishedQuerySet):
+    """A model with ``publish_at`` (``publish_at_fields``): what is due to be published."""
+
+    def due(self, now):
+        """The unpublished rows whose ``publish_at`` is ``now`` (an aware datetime) or
+        earlier, the earliest first."""
+        rows = self.exclude(status=Status.PUBLISHED).filter(publish_at__lte=now)
+        return rows.order_by("publish_at", "pk")
 
 
 def count_of(queryset, field):
@@ -100,6 +132,7 @@ def search_text_field():
 
 
 def status_field():
+    """The publication status (``Status``); visitors see only published rows."""
     return models.CharField(
         _("status"),
         max_length=10,
@@ -108,3 +141,22 @@ def status_field():
         db_index=True,
         help_text=_("Visitors see only published items."),
     )
+
+
+def publish_at_fields():
+    """``publish_at`` and ``scheduled_by``, the fields of a publication at an hour: the
+    ``publish_scheduled`` command publishes the row once ``publish_at`` has come and clears
+    both. Not editable: the admin sets them for editors with the publish right only, and
+    a fixture neither carries nor sets a schedule (the importer reads editable fields)."""
+    publish_at = models.DateTimeField(
+        _("publish at"),
+        null=True,
+        blank=True,
+        editable=False,
+        db_index=True,
+        help_text=_("Published automatically at this date and time; empty: not scheduled."),
+    )
+    scheduled_by = models.CharField(
+        _("scheduled by"), max_length=150, blank=True, default="", editable=False
+    )
+    return publish_at, scheduled_by

@@ -8,7 +8,14 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue import text
-from catalogue.models.base import NaturalKeyMixin, NaturalKeyQuerySet, status_field
+from catalogue.models.base import (
+    NaturalKeyMixin,
+    NaturalKeyQuerySet,
+    ScheduledMixin,
+    publish_at_fields,
+    publish_permissions,
+    status_field,
+)
 from catalogue.models.querysets import (
     NEWEST_FIRST,
     AwardEntryQuerySet,
@@ -41,7 +48,7 @@ class Venue(NaturalKeyMixin, models.Model):
         return reverse("papers:venue-detail", kwargs={"slug": self.slug})
 
 
-class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
+class Conference(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
     """One edition of a venue: ICML 2025 in Vancouver, 13-19 July 2025."""
 
     slug_source = "name_en"
@@ -80,6 +87,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
     )
     website = models.URLField(_("website"), blank=True)
     status = status_field()
+    publish_at, scheduled_by = publish_at_fields()
 
     objects = ConferenceQuerySet.as_manager()
 
@@ -87,6 +95,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         verbose_name = _("conference")
         verbose_name_plural = _("conferences")
         ordering = NEWEST_FIRST
+        permissions = publish_permissions("conference")
         constraints = [
             models.UniqueConstraint(
                 fields=["venue", "year"],
@@ -109,7 +118,7 @@ class Conference(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         return reverse("papers:conference-detail", kwargs={"slug": self.slug})
 
 
-class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
+class Award(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
     """An award given at a conference, such as the ICML 2025 Test of Time Award; the same
     ``slug`` at every edition of a venue makes an award series."""
 
@@ -139,6 +148,7 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         _("position"), default=0, help_text=_("Order on the conference page, lowest first.")
     )
     status = status_field()
+    publish_at, scheduled_by = publish_at_fields()
     announced_on = models.DateField(
         _("announcement date"),
         null=True,
@@ -162,6 +172,7 @@ class Award(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
         verbose_name = _("award")
         verbose_name_plural = _("awards")
         ordering = ["conference", "position", "slug"]
+        permissions = publish_permissions("award")
         constraints = [
             models.UniqueConstraint(fields=["conference", "slug"], name="award_unique_slug"),
         ]

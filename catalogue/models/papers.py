@@ -14,6 +14,7 @@ from catalogue.models.base import (
     SLUG_HELP,
     NaturalKeyMixin,
     NaturalKeyQuerySet,
+    publish_permissions,
     search_text_field,
     status_field,
 )
@@ -88,6 +89,7 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         verbose_name = _("paper")
         verbose_name_plural = _("papers")
         ordering = ["slug"]
+        permissions = publish_permissions("paper")
         indexes = [
             # A conference page's other papers (published_without_award_at), walked in
             # title order to the page's end and counted from the index alone, not sorted

@@ -12,6 +12,7 @@ from catalogue import search
 from catalogue.models.base import (
     NaturalKeyQuerySet,
     PublishedQuerySet,
+    ScheduledQuerySet,
     count_of,
     unlisted_paper_fields,
 )
@@ -45,7 +46,7 @@ class VenueQuerySet(NaturalKeyQuerySet):
         return self.filter(Exists(conferences.filter(venue=OuterRef("pk"))))
 
 
-class ConferenceQuerySet(PublishedQuerySet):
+class ConferenceQuerySet(ScheduledQuerySet):
     published_paths = ("",)
 
     def newest_first(self):  # NEWEST_FIRST, as Meta.ordering, after another order_by()
@@ -261,7 +262,7 @@ def authorships_with_affiliations():
     )
 
 
-class AwardQuerySet(PublishedQuerySet):
+class AwardQuerySet(ScheduledQuerySet):
     def series(self, venue_slug, slug):
         """Every edition of one award at one venue (the same ``slug``), newest first."""
         return self.filter(conference__venue__slug=venue_slug, slug=slug).order_by(

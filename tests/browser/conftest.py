@@ -59,14 +59,15 @@ EDITOR_PASSWORD = "a-long-editor-passphrase"
 
 @pytest.fixture
 def editor_page(page, site, settings, tmp_path):
-    """``page`` logged in to the admin as an editor (staff, not a superuser).
+    """``page`` logged in to the admin as an editor (staff, not a superuser) who may
+    publish (the Publishers group too).
 
     Uploads go to a temporary MEDIA_ROOT.
     """
     from editorial.roles import create_editor
 
     settings.MEDIA_ROOT = tmp_path
-    create_editor("editor", "editor@example.org", EDITOR_PASSWORD)
+    create_editor("editor", "editor@example.org", EDITOR_PASSWORD, publisher=True)
     page.goto(f"{site}/admin/login/")
     page.fill("#id_username", "editor")
     page.fill("#id_password", EDITOR_PASSWORD)

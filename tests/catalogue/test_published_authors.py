@@ -38,9 +38,10 @@ def flagged():
 
 @pytest.fixture
 def editor_client(client, db):
+    """An editor who may publish (the tests publish, unpublish and recover)."""
     from editorial.roles import create_editor
 
-    client.force_login(create_editor("editor", "editor@example.org", PASSWORD))
+    client.force_login(create_editor("editor", "editor@example.org", PASSWORD, publisher=True))
     return client
 
 

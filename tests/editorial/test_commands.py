@@ -8,7 +8,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from editorial.roles import EDITORS
+from editorial.roles import EDITORS, PUBLISHERS
 
 
 @pytest.fixture
@@ -33,6 +33,19 @@ def test_create_editor_makes_a_staff_member_of_editors(stdin):
     assert list(user.groups.values_list("name", flat=True)) == [EDITORS]
     assert user.check_password("a-long-editor-passphrase")
     assert out.getvalue() == f"Created editor mei in the {EDITORS} group.\n"
+
+
+@pytest.mark.django_db
+def test_create_editor_makes_a_publisher_with_publisher(stdin):
+    stdin("a-long-editor-passphrase\n")
+    out = io.StringIO()
+
+    call_command("create_editor", "li", "--publisher", "--password-stdin", stdout=out)
+
+    user = get_user_model().objects.get(username="li")
+    assert sorted(user.groups.values_list("name", flat=True)) == [EDITORS, PUBLISHERS]
+    assert user.has_perm("papers.publish_conference")
+    assert out.getvalue() == f"Created editor li in the {EDITORS} and {PUBLISHERS} groups.\n"
 
 
 @pytest.mark.django_db

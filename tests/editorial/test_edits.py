@@ -40,7 +40,9 @@ PASSWORD = "a-long-editor-passphrase"
 
 @pytest.fixture
 def editor(db):
-    return create_editor("editor", "editor@example.org", PASSWORD)
+    """An editor who may publish too: recovering a deleted published object publishes it
+    again, which needs the publish right (tests/editorial/test_review.py)."""
+    return create_editor("editor", "editor@example.org", PASSWORD, publisher=True)
 
 
 @pytest.fixture

@@ -316,7 +316,7 @@ def test_import_blank_required_field(tmp_path, before):
             {},
             "status",
             "public",
-            '"public" is not allowed; the values are draft, published',
+            '"public" is not allowed; the values are draft, review, published',
         ),
     ],
 )

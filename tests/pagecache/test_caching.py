@@ -59,8 +59,10 @@ def _page_cache(settings):
 
 @pytest.fixture
 def editor_client(db):
+    """An editor who may publish (the tests publish and unpublish)."""
     client = Client()
-    client.force_login(create_editor("editor", "editor@example.org", "a-long-passphrase"))
+    editor = create_editor("editor", "editor@example.org", "a-long-passphrase", publisher=True)
+    client.force_login(editor)
     return client
 
 

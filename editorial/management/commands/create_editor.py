@@ -9,7 +9,14 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from editorial.roles import EDITORS, TEAM_EDITORS, create_editor, unsaved_editor, venues_named
+from editorial.roles import (
+    EDITORS,
+    PUBLISHERS,
+    TEAM_EDITORS,
+    create_editor,
+    unsaved_editor,
+    venues_named,
+)
 
 
 class Command(BaseCommand):
@@ -37,10 +44,15 @@ class Command(BaseCommand):
             help="Read the password from the first line of standard input (for scripts).",
         )
         parser.add_argument(
+            "--publisher",
+            action="store_true",
+            help="Also in the Publishers group: may publish, return to draft and schedule.",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="Check everything, create nothing."
         )
 
-    def handle(self, username, email, venues, password_stdin, dry_run, **options):
+    def handle(self, username, email, venues, password_stdin, dry_run, publisher=False, **options):
         """Create the editor (``--dry-run``: only check) and say so, the password asked
         as createsuperuser does. Raises CommandError for a taken username, an unknown
         venue, a refused or empty password from standard input, no terminal, or
@@ -54,13 +66,18 @@ class Command(BaseCommand):
                     raise CommandError("The password is empty.")
             else:
                 password = self._ask_password(user)
-            user = create_editor(username, email, password, venues, dry_run=dry_run)
+            user = create_editor(
+                username, email, password, venues, dry_run=dry_run, publisher=publisher
+            )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from error
         verb = "Would create" if dry_run else "Created"
         if teams_venues:
             names = ", ".join(str(venue) for venue in teams_venues)
             where = f"in the {TEAM_EDITORS} group, on the teams of {names}"
+            where += f", and in the {PUBLISHERS} group" if publisher else ""
+        elif publisher:
+            where = f"in the {EDITORS} and {PUBLISHERS} groups"
         else:
             where = f"in the {EDITORS} group"
         self.stdout.write(self.style.SUCCESS(f"{verb} editor {user.get_username()} {where}."))
