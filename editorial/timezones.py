@@ -12,6 +12,7 @@ admin's base template and a POST from the page, for the same cookie's worth.
 """
 
 import zoneinfo
+from urllib.parse import unquote
 
 from django.utils import timezone
 
@@ -20,10 +21,12 @@ ADMIN_NAMESPACE = "admin"
 
 
 def zone_named(name):
-    """The ``ZoneInfo`` of the IANA name ``name`` (``"Europe/Berlin"``), or None for a
-    missing, malformed or unknown one."""
+    """The ``ZoneInfo`` of the IANA name ``name`` (``"Europe/Berlin"``, or percent-encoded
+    as admin-timezone.js writes it, ``"Europe%2FBerlin"``), or None for a missing,
+    malformed or unknown one."""
     if not name or len(name) > 64:
         return None
+    name = unquote(name)
     try:
         return zoneinfo.ZoneInfo(name)
     except (ValueError, zoneinfo.ZoneInfoNotFoundError):

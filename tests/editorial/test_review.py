@@ -13,7 +13,7 @@ from reversion.models import Version
 
 from catalogue.models import Award, Conference, Paper, Status
 from editorial.roles import EDITORS, PUBLISHERS, create_editor
-from editorial.timezones import COOKIE
+from editorial.timezones import COOKIE, zone_named
 from tests import factories
 from tests.browser_form import browser_post_data
 
@@ -399,3 +399,10 @@ def test_publishing_on_the_form_clears_the_schedule(publisher_client):
         None,
         "",
     )
+
+
+@pytest.mark.parametrize("cookie", ["Asia/Shanghai", "Asia%2FShanghai"])
+def test_the_zone_is_read_as_the_script_writes_it(cookie):
+    """admin-timezone.js writes the zone percent-encoded (``encodeURIComponent``): read as
+    it came, "Asia%2FShanghai" was unknown and the publisher's 16:00 was taken as UTC's."""
+    assert zone_named(cookie) == zoneinfo.ZoneInfo("Asia/Shanghai")
