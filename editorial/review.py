@@ -127,7 +127,7 @@ def schedule_form(form):
             required=False,
             widget=AdminSplitDateTime,
         ),
-        ZONE_FIELD: forms.CharField(required=False, widget=forms.HiddenInput),
+        ZONE_FIELD: forms.CharField(label=_("time zone"), required=False, widget=forms.HiddenInput),
         "__init__": __init__,
         "clean": clean,
     }

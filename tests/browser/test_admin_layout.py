@@ -87,6 +87,8 @@ def test_screenshots_of_the_chinese_admin(editor_page, site, tmp_path):
         "history": f"/admin/papers/paper/{paper.pk}/history/",
         "recover-list": "/admin/papers/paper/recover/",
         "password-change": "/admin/password_change/",
+        "award-change": f"/admin/papers/award/{paper.award_entries.first().award_id}/change/",
+        "week-changes": "/admin/editorial/team/changes/",
     }
     for name, path in pages.items():
         page.goto(f"{site}{path}")

@@ -190,11 +190,13 @@ def admin_pages(client, editor):
     urls.append(reverse("admin:papers_author_recoverlist"))
     urls.append(reverse("admin:papers_author_recover", args=[deleted.pk]))
     urls += [reverse("admin:password_change"), reverse("admin:password_change_done")]
+    urls.append(reverse("admin:editorial_changes"))  # this week's changes, of every venue
     return urls
 
 
 def test_every_admin_page_of_an_editor_is_in_chinese(icml, client):
-    editor = create_editor("meiling", "meiling@example.org", PASSWORD)
+    # A publisher: the publish actions and the schedule are on her pages too.
+    editor = create_editor("meiling", "meiling@example.org", PASSWORD, publisher=True)
     client.force_login(editor)
     client.cookies["django_language"] = "zh-hans"
     content = None
