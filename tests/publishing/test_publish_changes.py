@@ -102,14 +102,29 @@ def render_pages(client, pages):
 # test that renders them: loading the content gives the same rows (and pks) each time,
 # so its pages are the same, and each test renders half as many.
 _shipped_pages = {}
+# The pages an edit of the shipped content changes, kept the same way by the edit: the
+# tests that take a rule out of publishing/changes.py run an edit that another test
+# runs too, and the rule changes what ``affected()`` names, never what a page shows.
+_shipped_changes = {}
 
 
 def changed_pages(client, edit, shipped=False):
     """The pages whose HTML ``edit()`` changed (a page that exists only before or after
     is left out: the publisher writes or removes it by its URL), and the Affected.
     ``shipped``: the database holds the shipped content as loaded, unchanged."""
-    pages = object_pages()
     before_snapshot = snapshot()
+    if shipped and (connection.vendor, edit) in _shipped_changes:
+        edit()
+        changed = _shipped_changes[connection.vendor, edit]
+    else:
+        changed = _render_changes(client, edit, shipped)
+        if shipped:
+            _shipped_changes[connection.vendor, edit] = changed
+    return changed, affected(before_snapshot, snapshot())
+
+
+def _render_changes(client, edit, shipped):
+    pages = object_pages()
     if shipped:
         if connection.vendor not in _shipped_pages:
             _shipped_pages[connection.vendor] = render_pages(client, pages)
@@ -117,10 +132,10 @@ def changed_pages(client, edit, shipped=False):
     else:
         before = render_pages(client, pages)
     edit()
-    after = render_pages(client, pages + object_pages())
-    pages_affected = affected(before_snapshot, snapshot())
-    changed = sorted(key for key, body in after.items() if key in before and before[key] != body)
-    return changed, pages_affected
+    # The same pages again, and no more: only a page rendered before can have changed
+    # (a page the edit adds, e.g. at a new slug, is not compared).
+    after = render_pages(client, pages)
+    return sorted(key for key, body in after.items() if key in before and before[key] != body)
 
 
 def missed_pages(client, edit):
@@ -323,12 +338,15 @@ def _import_draft_conference():
 
 
 @pytest.mark.parametrize(
-    "edit", [_edit_draft_paper, _import_draft_conference], ids=["draft paper", "draft import"]
+    ("edit", "shipped"),
+    [(_edit_draft_paper, False), (_import_draft_conference, True)],
+    ids=["draft paper", "draft import"],
 )
-def test_affected_by_edits_of_drafts_is_nothing(client, icml, edit):
+def test_affected_by_edits_of_drafts_is_nothing(client, icml, edit, shipped):
+    # shipped: the first step changes nothing, so the shipped pages are those before.
     steps = edit()
     next(steps)  # the draft as it was published
-    changed, pages_affected = changed_pages(client, lambda: next(steps, None))
+    changed, pages_affected = changed_pages(client, lambda: next(steps, None), shipped)
     assert (changed, pages_affected) == ([], Affected())
 
 
