@@ -54,6 +54,7 @@ NAMES = {
     "WebP",
     "PDF",
     "PMLR",
+    "UTC",  # a time zone's name (a publisher's schedule is shown in it)
 }
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]")
 # A key (a slug such as "runner-up" in a help text's example) reads the same in every language.
