@@ -66,3 +66,25 @@ def icml(db):
     """The shipped ICML fixtures, loaded into the test database (tests/shipped_content.py:
     the rows a real loaddata gave, copied in)."""
     load_icml()
+
+
+@pytest.fixture
+def migrate_to(transactional_db):
+    """A function that migrates the test database to the given targets, [(app, name)]
+    (none: every app's latest migration), and returns the apps of that state.
+
+    After the test, pass or fail, every app is at its latest migration again: going
+    back in ``papers`` also unapplies the apps that depend on it (editorial), and the
+    tests after this one need their tables."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    def migrate(targets=None):
+        executor = MigrationExecutor(connection)
+        targets = targets or executor.loader.graph.leaf_nodes()
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

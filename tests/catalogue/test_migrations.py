@@ -1,8 +1,6 @@
 """Data migrations carry existing content over."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from catalogue.models import AwardEntry, AwardLevel, Paper
 
@@ -11,10 +9,8 @@ BEFORE_LEVELS = [("papers", "0006_content_generation")]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_levels_and_affiliation_order_are_carried_over():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE_LEVELS)
-    old = executor.loader.project_state(BEFORE_LEVELS).apps
+def test_levels_and_affiliation_order_are_carried_over(migrate_to):
+    old = migrate_to(BEFORE_LEVELS)
     venue = old.get_model("papers", "Venue").objects.create(
         slug="cil", acronym="CIL", name="Conference on Imaginary Learning"
     )
@@ -42,8 +38,7 @@ def test_levels_and_affiliation_order_are_carried_over():
     )
     authorship.affiliations.set([zeta, alpha])
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("papers"))
+    migrate_to()
 
     levels = AwardLevel.objects.order_by("award__slug", "position")
     assert [
@@ -68,10 +63,8 @@ BEFORE_UNIQUE_POSITIONS = [("papers", "0025_one_line_names_and_text_limits")]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_shared_level_positions_are_separated_keeping_the_order_shown():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE_UNIQUE_POSITIONS)
-    old = executor.loader.project_state(BEFORE_UNIQUE_POSITIONS).apps
+def test_shared_level_positions_are_separated_keeping_the_order_shown(migrate_to):
+    old = migrate_to(BEFORE_UNIQUE_POSITIONS)
     venue = old.get_model("papers", "Venue").objects.create(
         slug="cil", acronym="CIL", name="Conference on Imaginary Learning"
     )
@@ -92,8 +85,7 @@ def test_shared_level_positions_are_separated_keeping_the_order_shown():
     ]:
         Level.objects.create(award=award, slug=slug, position=position, name=slug, name_en=slug)
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("papers"))
+    migrate_to()
 
     assert list(
         AwardLevel.objects.order_by("award__slug", "position").values_list(

@@ -12,7 +12,6 @@ import pytest
 import reversion
 from django.core.management import call_command
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 from reversion.models import Version
 
@@ -370,10 +369,8 @@ BEFORE_COLUMN = [("papers", "0020_drop_unused_search_text_indexes")]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_migration_fills_the_column_and_goes_back():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE_COLUMN)
-    old = executor.loader.project_state(BEFORE_COLUMN).apps
+def test_migration_fills_the_column_and_goes_back(migrate_to):
+    old = migrate_to(BEFORE_COLUMN)
     venue = old.get_model("papers", "Venue").objects.create(slug="v", acronym="V", name="V")
     Conference_ = old.get_model("papers", "Conference")
     Paper_ = old.get_model("papers", "Paper")
@@ -394,17 +391,14 @@ def test_migration_fills_the_column_and_goes_back():
         Authorship_.objects.create(paper=papers[paper], author=author, position=1 + len(slug))
     Author_.objects.create(slug="dan", name="dan")
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("papers"))
+    migrate_to()
     assert flagged() == {"ann", "ann2"}
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE_COLUMN)
+    migrate_to(BEFORE_COLUMN)
     with connection.cursor() as cursor:
         columns = connection.introspection.get_table_description(cursor, "papers_author")
     assert "has_published_paper" not in {column.name for column in columns}
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("papers"))
+    migrate_to()
     assert flagged() == {"ann", "ann2"}
 
 
