@@ -9,7 +9,7 @@ from collections import defaultdict
 from django.contrib.admin.models import DELETION, LogEntry
 from django.contrib.admin.utils import quote
 from django.contrib.contenttypes.models import ContentType
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from reversion.models import Version
@@ -114,8 +114,14 @@ def _last_versions(deletions):
 
 
 def _url(site_name, version, view, *args):
+    """The address of ``view`` of the version's model in the admin site, or None for a
+    model without admin pages of its own (award levels, edited inline in their award,
+    have versions of their own when the importer writes them)."""
     opts = version.content_type.model_class()._meta
-    return reverse(f"{site_name}:{opts.app_label}_{opts.model_name}_{view}", args=args)
+    try:
+        return reverse(f"{site_name}:{opts.app_label}_{opts.model_name}_{view}", args=args)
+    except NoReverseMatch:
+        return None
 
 
 def _saved_row(version, earlier, site_name):
@@ -126,7 +132,7 @@ def _saved_row(version, earlier, site_name):
         url = _url(site_name, version, "history", object_id)
     else:
         url = _url(site_name, version, "compare", object_id)
-        url = f"{url}?version_id1={before}&version_id2={version.pk}"
+        url = url and f"{url}?version_id1={before}&version_id2={version.pk}"
     return {
         "when": revision.date_created,
         "user": revision.user,

@@ -558,3 +558,19 @@ def test_what_changed_lists_a_deletion_with_its_recover_page(team_client, icml):
         str(icml["paperlink"]),
         f"/admin/papers/paperlink/recover/{deleted.pk}/",
     )
+
+
+def test_what_changed_after_an_import_opens_and_its_links_work(client, db, settings):
+    # The importer records a version of every object it writes, award levels included,
+    # which have no admin pages of their own: such a row has no link (it was a 500).
+    settings.ALLOWED_HOSTS = ["testserver"]
+    call_command("import_conference", "fixtures/icml.json", verbosity=0, stdout=io.StringIO())
+    _login(client, create_editor("cy", "cy@example.org", PASSWORD, publisher=True))
+
+    response = client.get("/admin/editorial/team/changes/")
+
+    assert response.status_code == 200
+    rows = [row for _venue, rows in response.context["venues"] for row in rows]
+    linked = {row["model"]: row["url"] for row in rows if row["url"]}
+    assert {"conference", "award", "paper"} <= set(linked)
+    assert all(client.get(url).status_code == 200 for url in linked.values())
