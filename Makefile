@@ -9,7 +9,7 @@ PORT ?= 8000
 DEV_ENV := DJANGO_INSECURE_DEV=true
 
 .PHONY: run test install messages data check clean vendor browser tools audit bench-import \
-	redis nginx bench test-postgres mutate
+	redis nginx bench test-postgres mutate screenshots
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) is required (see README.md)"; exit 1; }
@@ -113,6 +113,14 @@ test-postgres: messages $(VENV)/.postgres
 audit: messages browser tools
 	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) scripts/audit.py $(AUDIT_ARGS)
+
+# Full-page screenshots of every kind of page at 390 and 1,280 px in both languages, and
+# the admin's main pages as an editor sees them (scripts/screenshots.py), in DIR:
+# `make screenshots DIR=/tmp/shots` (SHOTS_ARGS passes options, e.g. "--dark --only paper").
+DIR ?= screenshots
+screenshots: messages browser
+	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) scripts/screenshots.py "$(DIR)" $(SHOTS_ARGS)
 
 # Times import_conference on a synthetic 5,000-paper conference (target: import < 60 s).
 bench-import: install
