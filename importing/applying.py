@@ -20,12 +20,15 @@ from importing.fields import (
 )
 from importing.images import store_image
 from importing.planning import DELETED
+from importing.reconciling import remove_leftovers
 
 
 def apply_plan(plan, *, source=""):
     """Write ``plan`` (images, import records, history) in one transaction by bulk queries,
     which send no model signals: ``content_changed`` goes once, with the papers and authors
-    reached. Return the plan; :class:`FixtureInvalid`, writing nothing, if it has problems."""
+    reached. The rows an import brought that the file no longer lists (``plan.removed``) go
+    first, so that others can take their positions. Return the plan; :class:`FixtureInvalid`,
+    writing nothing, if it has problems."""
     if plan.problems:
         raise FixtureInvalid(plan.problems)
     by_model = defaultdict(list)
@@ -41,13 +44,14 @@ def apply_plan(plan, *, source=""):
         if change.action == "update" and change.instance is not None
     }
     with transaction.atomic(), translation.override("en"):
+        removed_from = remove_leftovers(plan.removed)
         for model in FIXTURE_MODELS:
             _apply_model(model, by_model.get(model, []), primary_keys)
         if plan.writes_anything:
             papers, authors = _reached(plan.changes, primary_keys)
             content_changed.send(sender=apply_plan, papers=papers, authors=authors | former_authors)
         _write_records(plan.changes, source)
-        record_history(plan.changes, source)
+        record_history(plan.changes, source, removed_from)
         refresh_statistics(
             model
             for model in FIXTURE_MODELS
@@ -84,11 +88,14 @@ def refresh_statistics(models):
             cursor.execute(f"ANALYZE {names}")  # the models' own table names, quoted
 
 
-def record_history(changes, source):
+def record_history(changes, source, also_changed=None):
     """Write the django-reversion revisions (comment ``import_conference <file>``) with a
-    version of every object created or updated, and of unchanged ones without any; return
-    how many."""
+    version of every object created or updated, of ``also_changed`` ({model: primary
+    keys}: papers whose rows were removed) and of unchanged ones without any; return how
+    many."""
     changed, unversioned = defaultdict(set), defaultdict(set)
+    for model, pks in (also_changed or {}).items():
+        changed[model] |= pks
     for change in changes:
         if change.action == DELETED:
             continue  # not in the database: its deletion is in its own history

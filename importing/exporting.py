@@ -27,6 +27,9 @@ from importing.planning import database_value
 
 # Where images go, relative to the exported fixture file.
 IMAGE_DIRECTORY = "images"
+# Fields written only when they hold a value: a paper's import key, which papers loaded
+# or created in the admin do not have (their fixtures stay as they were).
+WRITTEN_WHEN_SET = {Paper: ("key",)}
 
 
 class ExportError(Exception):
@@ -88,6 +91,8 @@ def export_conference(slug, *, format="fixture", as_json=False, published_only=F
             for name, spec in specs.items():
                 if spec.kind != "image":
                     fields[name] = database_value(spec, instance)
+                    if name in WRITTEN_WHEN_SET.get(model, ()) and not fields[name]:
+                        del fields[name]
                     continue
                 stored, fields[name] = getattr(instance, spec.attname), ""
                 if not stored:

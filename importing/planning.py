@@ -20,6 +20,7 @@ from importing.fields import (
 )
 from importing.images import stored_image_digest
 from importing.reading import Fixture, Item, file_order
+from importing.reconciling import find_leftovers, invisible_awarded_papers
 
 
 @dataclass(slots=True)  # slots: 450,000 of them at 50,000 papers
@@ -54,11 +55,15 @@ DELETED = "deleted"
 
 @dataclass
 class Plan:
-    """Everything an import would do, object by object, in fixture order."""
+    """Everything an import would do, object by object, in fixture order. ``leftovers``:
+    rows of the file's papers and awards it no longer lists (reconciling.Leftover: removed
+    if imported, else kept); ``warnings``: awarded papers that will not be visible."""
 
     fixture: Fixture
     changes: list
     problems: list
+    leftovers: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
 
     def count(self, action):
         return sum(change.action == action for change in self.changes)
@@ -68,8 +73,18 @@ class Plan:
         return [change for change in self.changes if change.conflicts]
 
     @property
+    def removed(self):
+        """The leftovers an import brought: the import removes them."""
+        return [leftover for leftover in self.leftovers if leftover.imported]
+
+    @property
+    def kept_additions(self):
+        """The leftovers editors added: kept, and listed in the report."""
+        return [leftover for leftover in self.leftovers if not leftover.imported]
+
+    @property
     def writes_anything(self):
-        return any(
+        return bool(self.removed) or any(
             change.action not in ("unchanged", DELETED) or change.record_changed
             for change in self.changes
         )
@@ -157,10 +172,13 @@ def _key_relations(model, prefix=""):
 
 def plan_import(fixture, *, overwrite=False):
     """The :class:`Plan` of importing ``fixture``; writes nothing. A field the file changes
-    is taken if the database holds what the last import set (never imported: nothing), else
+    is taken if the database holds what the last import set (its default if that import
+    left the field out; never imported: nothing), else
     the editor's value is kept, a conflict; fields left out keep theirs (new: the default).
     What an editor deleted is not created again, nor what refers to it. ``overwrite`` takes
-    the file's all the same. ``Plan.problems``: the fixture's, and the models' rules'."""
+    the file's all the same. ``Plan.problems``: the fixture's, and the models' rules'.
+    A compact file lists each of its papers' authors and links and its awards' entries
+    whole: the rows it no longer lists are ``Plan.leftovers``."""
     problems = list(fixture.problems)
     changes = []
     for model in FIXTURE_MODELS:
@@ -198,6 +216,10 @@ def plan_import(fixture, *, overwrite=False):
                         continue
                     if record is not None and name in record.values:
                         edited = record.values[name] != current[name]
+                    elif record is not None:
+                        # The import that created it left the field out, so set the
+                        # default (a status): only another value is an editor's.
+                        edited = current[name] not in ("", None, [], default_value(specs[name]))
                     else:
                         edited = current[name] not in ("", None, [])
                     if edited and not overwrite:
@@ -208,9 +230,15 @@ def plan_import(fixture, *, overwrite=False):
                 change.action = "update" if change.changes else "unchanged"
             changes.append(change)
     _follow_deletions(changes)
-    problems.extend(_check_final_values(fixture, [c for c in changes if c.action != DELETED]))
+    present = [change for change in changes if change.action != DELETED]
+    leftovers = find_leftovers(present) if fixture.document is not None else []
+    leaving = defaultdict(set)
+    for leftover in leftovers:
+        if leftover.imported:
+            leaving[leftover.model].add(leftover.pk)
+    problems.extend(_check_final_values(fixture, present, leaving))
     problems.sort(key=file_order)
-    return Plan(fixture, changes, problems)
+    return Plan(fixture, changes, problems, leftovers, invisible_awarded_papers(present))
 
 
 def _follow_deletions(changes):
@@ -271,11 +299,12 @@ def _load_records(model, items):
     return records
 
 
-def _check_final_values(fixture, changes):
+def _check_final_values(fixture, changes, leaving):
     """[Problem]: the models' rules as the admin applies them (``clean()``, constraints,
     ``numbering``) on the final values, named by the rule's last field; unique constraints
-    over the file and the database rows it leaves out (a swap of values is no clash)."""
-    instances = _UnsavedInstances(fixture, changes)
+    over the file and the database rows it leaves out (a swap of values is no clash) but
+    those it removes (``leaving``: model -> primary keys)."""
+    instances = _UnsavedInstances(fixture, changes, leaving)
     by_model = defaultdict(list)
     for change in changes:
         by_model[change.item.model].append(change)
@@ -302,9 +331,10 @@ class _UnsavedInstances(dict):
 
     LIMIT = 5000
 
-    def __init__(self, fixture, changes):
+    def __init__(self, fixture, changes, leaving):
         super().__init__()
         self.database_keys = fixture.database_keys
+        self.leaving = leaving  # model -> primary keys of rows the import removes
         self.changes = {(change.item.model, change.item.key): change for change in changes}
 
     def __missing__(self, model_key):
@@ -391,6 +421,7 @@ def _final_rows(model, names, changes, instances):
     fields = [model._meta.get_field(name) for name in names]
     rows = [(change, _values(instances[model, change.item.key], fields)) for change in changes]
     in_file = {change.instance.pk for change in changes if change.instance is not None}
+    in_file |= instances.leaving.get(model, set())  # removed: no longer there
     first = {values[0] for _, values in rows if not isinstance(values[0], tuple)}
     columns = [field.attname for field in fields] + natural_key_lookups(model)
     for chunk in chunks(first):

@@ -64,6 +64,17 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         help_text=_("Alternative text for readers who cannot see the image."),
     )
     status = status_field()
+    # Language-neutral, as a slug: the name a compact file gives the paper, by which a
+    # re-import finds it again after its title (and so its derived slug) was corrected.
+    key = text.CharField(
+        _("import key"),
+        max_length=200,
+        blank=True,
+        help_text=_(
+            "The paper's citation key (or key) in the imported conference file; a re-import "
+            "updates the paper of this key. Unique within a conference."
+        ),
+    )
     authors = models.ManyToManyField(
         "papers.Author",
         through="papers.Authorship",
@@ -90,6 +101,14 @@ class Paper(NaturalKeyMixin, DerivedColumnsMixin, SlugFromTitleMixin, models.Mod
         verbose_name_plural = _("papers")
         ordering = ["slug"]
         permissions = publish_permissions("paper")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conference", "key"],
+                condition=~Q(key=""),
+                name="paper_unique_key",
+                violation_error_message=_("Another paper of this conference has this import key."),
+            ),
+        ]
         indexes = [
             # A conference page's other papers (published_without_award_at), walked in
             # title order to the page's end and counted from the index alone, not sorted

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path, PurePosixPath
 
+from django.db.models import Q
+
 from catalogue.models import (
     Authorship,
     Award,
@@ -14,6 +16,7 @@ from catalogue.models import (
     Institution,
     Paper,
     PaperLink,
+    Status,
     Venue,
 )
 from catalogue.orcid import is_orcid
@@ -112,6 +115,7 @@ class _Translator(PeopleMixin):
         self.people_by_name = {}  # exact name -> {slugs}, in this file
         self.people_by_orcid = {}
         self.paper_refs = {}  # citation key or slug -> paper slug
+        self.paper_keys = {}  # conference slug -> {key: slug} of its papers in the database
         # Papers reported (or all: the BibTeX file failed); an award adds no problem.
         self.failed_refs = set()
         self.papers_failed = False
@@ -157,7 +161,7 @@ class _Translator(PeopleMixin):
                 continue
             name = names.get(key) if isinstance(key, str) else None
             if name is None:
-                allowed = ", ".join([*names, *structural])
+                allowed = ", ".join([*(n for n in names if n not in structural), *structural])
                 self.problem(f"{place}.{key}", f"unknown key; the keys here are {allowed}")
                 continue
             fields[name] = value
@@ -187,10 +191,11 @@ class _Translator(PeopleMixin):
                 self.problem(
                     str(key), f"unknown key at the top; the keys are {', '.join(TOP_KEYS)}"
                 )
-        conference = self.conference(data.get("conference"), "conference", main=True)
         main = data.get("conference")
-        # Papers and awards take the conference's status unless they write their own.
+        # Papers, awards and other conferences (publishes_with_the_conference) take the
+        # conference's status unless they write their own.
         self.status = main.get("status") if isinstance(main, dict) else None
+        conference = self.conference(main, "conference", main=True)
         for _, value, place in self.each(data, "other_conferences"):
             self.conference(value, place)
         for _, value, place in self.each(data, "institutions"):
@@ -231,6 +236,9 @@ class _Translator(PeopleMixin):
             )
             venue_slug = "venue"
         slug = self.slug(Conference, fields, place)[0]
+        if not main and "status" not in fields and self.status in Status.values:
+            if self.publishes_with_the_conference(slug):
+                fields["status"] = self.status
         self.emit(
             Conference,
             {"venue": [venue_slug], **fields, "slug": slug},
@@ -238,6 +246,15 @@ class _Translator(PeopleMixin):
             {**places, "venue": f"{place}.venue"},
         )
         return slug
+
+    def publishes_with_the_conference(self, slug):
+        """Whether the other conference ``slug`` takes this file's conference's status: it
+        is new, or in the database only as where papers were published (no award of its
+        own) and not yet published. One that is published, or gives awards, is left as
+        it is (a test-of-time award never unpublishes an edition, nor publishes one whose
+        own file is being prepared)."""
+        conference = Conference.objects.filter(slug=slug)
+        return not conference.filter(Q(status=Status.PUBLISHED) | Q(awards__isnull=False)).exists()
 
     def papers(self, data, conference):
         """Read every paper (from the file and its BibTeX); return what emit_paper needs."""
@@ -281,6 +298,12 @@ class _Translator(PeopleMixin):
         if not isinstance(paper_conference, str) or not paper_conference:
             self.problem(f"{place}.conference", "expected the slug of a conference")
             return None
+        key = mapping.get("key")
+        known = self.paper_of_key(key, paper_conference, fields.get("slug"), place)
+        if known is False:
+            return None
+        if known:
+            fields["slug"] = known  # found by its key: a corrected title keeps the slug
         slug, written = self.slug(Paper, fields, place)
         if not written:
             other = (
@@ -303,7 +326,9 @@ class _Translator(PeopleMixin):
         fields["slug"] = slug
         if self.status is not None:
             fields.setdefault("status", self.status)
-        key = mapping.get("key")
+        if isinstance(key, str) and key:
+            fields["key"] = key
+            places["key"] = f"{place}.key"
         for ref in (slug, key):
             if isinstance(ref, str) and ref:
                 if self.paper_refs.get(ref, slug) != slug:
@@ -325,6 +350,24 @@ class _Translator(PeopleMixin):
             listed.add(found[0])
         links = self.mapping(mapping.get("links", {}), f"{place}.links") or {}
         return fields, places, place, authors, links
+
+    def paper_of_key(self, key, conference, written, place):
+        """The slug of the database's paper of ``conference`` whose key is ``key`` ("" for
+        none), or False, with a problem, when the file writes that paper another slug."""
+        if not isinstance(key, str) or not key:
+            return ""
+        if conference not in self.paper_keys:  # one query per conference, not per paper
+            papers = Paper.objects.filter(conference__slug=conference).exclude(key="")
+            self.paper_keys[conference] = dict(papers.values_list("key", "slug"))
+        slug = self.paper_keys[conference].get(key, "")
+        if slug and written not in (None, "", slug):
+            self.problem(
+                f"{place}.slug",
+                f"the key {key} is that of the paper {slug} of {conference}: write its slug "
+                f"{slug} (or leave slug out); another paper needs another key",
+            )
+            return False
+        return slug
 
     def reserve(self, item):
         """Note the slugs and ORCIDs the file writes for people before reading any: a

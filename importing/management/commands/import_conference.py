@@ -117,17 +117,30 @@ class Command(BaseCommand):
                         "(--overwrite takes the file's value)"
                     )
                 )
+        for leftover in plan.removed if verbosity or dry_run else ():
+            self.stdout.write(self.style.WARNING(f"remove {leftover}: the file no longer lists it"))
+        for leftover in plan.kept_additions:  # as a conflict: shown at every verbosity
+            self.stdout.write(
+                self.style.NOTICE(f"kept {leftover}: an editor added it; the file does not list it")
+            )
+        for warning in plan.warnings:
+            self.stdout.write(self.style.WARNING(f"not visible: {warning}"))
         created, updated = plan.count("create"), plan.count("update")
+        removed, added = len(plan.removed), len(plan.kept_additions)
         unchanged, deleted = plan.count("unchanged"), plan.count(DELETED)
         conflicts = sum(len(change.conflicts) for change in plan.conflicts)
         kept = f"; {conflicts} editor change{pluralize(conflicts)} kept" if conflicts else ""
         if deleted:
             kept += f"; {deleted} object{pluralize(deleted)} editors deleted not created again"
+        if added:
+            kept += f"; {added} added by editors kept"
         if not verbosity and not dry_run:
             return
-        if not created and not updated and deleted:
+        # Nothing written, or nothing but editors' changes kept: say so in words.
+        untouched = not created and not updated and not removed and not added
+        if untouched and deleted:
             summary = f"No object {would}created or updated: {unchanged} unchanged{kept}."
-        elif not created and not updated and conflicts:
+        elif untouched and conflicts:
             # Not "already matches": the kept fields differ from the file.
             fields = f"{conflicts} field{pluralize(conflicts)}"
             summary = (
@@ -135,13 +148,15 @@ class Command(BaseCommand):
                 f"except {fields} an editor changed, kept (use --overwrite to take the "
                 "file's values)."
             )
-        elif not created and not updated:
+        elif untouched:
             summary = (
                 f"Nothing to change: the database already matches {path} ({unchanged} objects)."
             )
         else:
+            removed = f", {removed} {would}removed" if removed else ""
             summary = (
-                f"{created} {would}created, {updated} {would}updated, {unchanged} unchanged{kept}."
+                f"{created} {would}created, {updated} {would}updated, {unchanged} unchanged"
+                f"{removed}{kept}."
             )
             summary += " Dry run: nothing was written." if dry_run else ""
         self.stdout.write(self.style.SUCCESS(summary))
