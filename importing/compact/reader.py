@@ -28,6 +28,7 @@ from importing.fields import (
     type_name,
 )
 from importing.files import MAX_FILE_SIZE, InputRefused, read_input
+from importing.parsing import where_written
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
@@ -38,12 +39,14 @@ TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards
 class CompactDocument:
     """A compact file turned into fixture ``objects``; ``places[i]`` names where object
     ``i + 1`` came from (``""``: the object, a field name: its value); ``notes`` are
-    lines for the person importing (possible duplicates)."""
+    lines for the person importing (possible duplicates); ``data``: the file as parsed,
+    whose places give a problem's line (:func:`~importing.parsing.where_written`)."""
 
     path: Path
     objects: list = field(default_factory=list)
     places: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    data: dict = field(default_factory=dict)
 
 
 def objects_from(data, path, max_bytes=MAX_FILE_SIZE):
@@ -57,7 +60,8 @@ def objects_from(data, path, max_bytes=MAX_FILE_SIZE):
 
 
 def relocate(document, problems):
-    """``problems`` with those naming a fixture object renamed by their compact place."""
+    """``problems`` with those naming a fixture object renamed by their compact place,
+    and its line (a value taken from BibTeX: its paper's)."""
     if document is None:
         return list(problems)
     located = []
@@ -69,7 +73,9 @@ def relocate(document, problems):
         place = places.get(problem.field) if problem.field else places[""]
         if place is None:
             place = f"{places['']}.{compact_name(problem.field)}"
-        located.append(Problem(problem.file, problem.message, place=place))
+        inside = place == places[""] or place.startswith((places[""] + ".", places[""] + "["))
+        at = where_written(document.data, place if inside else places[""])
+        located.append(Problem(problem.file, problem.message, place=place, at=at))
     return located
 
 
@@ -121,10 +127,12 @@ class _Translator(PeopleMixin):
         self.bib_name = "the BibTeX file"
 
     def problem(self, place, message):
-        self.problems.append(Problem(self.path, message, place=place))
+        at = where_written(self.document.data, place)
+        self.problems.append(Problem(self.path, message, place=place, at=at))
 
     def note(self, place, message):
-        self.document.notes.append(f"{self.path}, {place}: {message}")
+        at = where_written(self.document.data, place)
+        self.document.notes.append(str(Problem(self.path, message, place=place, at=at)))
 
     def emit(self, model, fields, place, places=None):
         self.document.objects.append({"model": model._meta.label_lower, "fields": fields})
@@ -172,6 +180,14 @@ class _Translator(PeopleMixin):
             return written, True
         text = fields.get(SLUG_SOURCES[model])
         derived = derived_slug(model, text)
+        source = compact_name(SLUG_SOURCES[model])
+        if text is None:
+            article = "an" if source[0] in "aeiou" else "a"
+            self.problem(
+                f"{place}.{source}",
+                f"missing: write {article} {source} (the slug is made from it)",
+            )
+            return model._meta.model_name, False
         if not derived:
             self.problem(
                 place,
@@ -182,6 +198,7 @@ class _Translator(PeopleMixin):
         return derived, False
 
     def translate(self, data):
+        self.document.data = data
         for key in data:
             if key not in TOP_KEYS:
                 self.problem(
