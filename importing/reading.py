@@ -171,11 +171,12 @@ def _image_path(base_dir, value):
     return resolved
 
 
-def read_fixture(path, max_bytes=MAX_FILE_SIZE):
+def read_fixture(path, max_bytes=MAX_FILE_SIZE, accept_new=False):
     """The checked :class:`Fixture` at ``path``. Raises :class:`FixtureInvalid` if unparsable,
-    or if it or the .bib file it names is no regular file or has more than ``max_bytes``."""
+    or if it or the .bib file it names is no regular file or has more than ``max_bytes``.
+    ``accept_new``: see :func:`~importing.compact.reader.objects_from`."""
     path = Path(path)
-    data, document = objects_from(parse(path, max_bytes), path, max_bytes)
+    data, document = objects_from(parse(path, max_bytes), path, max_bytes, accept_new)
     return read_objects(data, source=path, document=document)
 
 

@@ -49,13 +49,15 @@ class CompactDocument:
     data: dict = field(default_factory=dict)
 
 
-def objects_from(data, path, max_bytes=MAX_FILE_SIZE):
+def objects_from(data, path, max_bytes=MAX_FILE_SIZE, accept_new=False):
     """The fixture object list of a parsed file and its :class:`CompactDocument` (None
     for a fixture, returned as it is). Raises :class:`FixtureInvalid` naming places when a
-    compact document's structure is wrong; its .bib file may have up to ``max_bytes``."""
+    compact document's structure is wrong; its .bib file may have up to ``max_bytes``.
+    ``accept_new``: a new person or institution close to one in the database is new, with a
+    note, not a problem (``import_conference --accept-new``)."""
     if not isinstance(data, dict):
         return data, None
-    document = _Translator(Path(path), max_bytes).translate(data)
+    document = _Translator(Path(path), max_bytes, accept_new).translate(data)
     return document.objects, document
 
 
@@ -108,8 +110,8 @@ def plain_fields(model):
 class _Translator(PeopleMixin):
     """One compact document on its way to fixture objects (see :func:`objects_from`)."""
 
-    def __init__(self, path, max_bytes=MAX_FILE_SIZE):
-        self.path, self.max_bytes = path, max_bytes
+    def __init__(self, path, max_bytes=MAX_FILE_SIZE, accept_new=False):
+        self.path, self.max_bytes, self.accept_new = path, max_bytes, accept_new
         self.document = CompactDocument(path)
         self.problems = []
         self.institutions = {}  # slug -> fixture fields (None: in the database only)

@@ -259,12 +259,12 @@ def test_bare_bibtex_file_is_refused_with_the_way_to_name_it(tmp_path, db):
 # --- matching people and institutions -----------------------------------------------
 
 
-def test_loose_name_match_is_reported_in_the_dry_run_and_never_merged(tmp_path, db):
+def test_loose_name_match_accepted_as_new_is_reported_in_the_dry_run_and_never_merged(tmp_path, db):
     Author.objects.create(slug="ada-example", name="Adá Exámple")
     path = write(tmp_path, SMALL)
 
-    dry = run(path, "--dry-run")
-    run(path)
+    dry = run(path, "--dry-run", "--accept-new")
+    run(path, "--accept-new")
     again = run(path)
 
     assert (
@@ -281,20 +281,20 @@ def test_loose_name_match_is_reported_in_the_dry_run_and_never_merged(tmp_path, 
     assert again.splitlines()[-1].startswith("Nothing to change")
 
 
-def test_loose_institution_match_is_reported_and_not_merged(tmp_path, db):
+def test_loose_institution_match_accepted_as_new_is_reported_and_not_merged(tmp_path, db):
     Institution.objects.create(
         slug="atlantis-institute-of-technology", name_en="ATLANTIS  Institute of Technology"
     )
     path = write(tmp_path, SMALL)
 
-    output = run(path)
+    output = run(path, "--accept-new")
 
     assert (
         f"possible duplicate: {path}:16:44, papers[1].authors[1].affiliations[1]: 'Atlantis "
-        "Institute of Technology' may be the institution 'ATLANTIS  Institute of Technology' "
-        "(atlantis-institute-of-technology); it is imported as a new institution "
-        "atlantis-institute-of-technology-2. To make them one, write "
-        "atlantis-institute-of-technology instead"
+        "Institute of Technology' may be the same institution as 'ATLANTIS  Institute of "
+        "Technology' (atlantis-institute-of-technology, in the database); imported as a new "
+        "institution atlantis-institute-of-technology-2. To make them one, write "
+        "atlantis-institute-of-technology here"
     ) in output.splitlines()
     assert Institution.objects.count() == 2
 
