@@ -7,6 +7,7 @@ import textwrap
 
 from catalogue.models import Conference
 from tests.importing.test_compact import SMALL, problems_of, run, write
+from tests.importing.test_people import docs_text_blocks
 
 YEAR = "  year: 2031\n"
 
@@ -103,3 +104,28 @@ def test_bare_bibtex_hint_is_a_compact_file_that_imports_beside_it(tmp_path, db)
 
     assert hint[2].startswith("    papers: [{key: mori2031wishful}]")
     assert 'create papers.paper ["self-supervised-wishful-thinking"]' in output.splitlines()
+
+
+# Each example line of docs/compact-format.md's "Problems", and the change to SMALL that
+# makes it (a file named conference.yaml).
+DOCUMENTED = [
+    ("- Bo Sample", "- {name: Bo Sample, orcid: 0000-0002-1825-0098}"),
+    ("code: https://code.example.org/daydreams", "homepage: https://code.example.org/daydreams"),
+    ("winner: [daydreams]", "champion: [daydreams]"),
+    ("    title: Learning Sparse Daydreams\n", ""),
+    ("title: Learning Sparse Daydreams", "title: BERT: Pre-training Daydreams"),
+    (SMALL, "conference:\n  name: [CIL 2031\n"),
+    (YEAR, "\tyear: 2031\n"),
+]
+
+
+def test_docs_show_problems_as_printed(tmp_path, db):
+    shown = []
+    for old, new in DOCUMENTED:
+        assert old in SMALL
+        path = write(tmp_path, SMALL.replace(old, new))
+        shown.append(problems_of(path)[0].replace(str(path), "conference.yaml"))
+
+    located, unreadable = docs_text_blocks("## Problems")
+
+    assert shown == located + unreadable

@@ -2,6 +2,8 @@
 the file answers (``slug:``, ``new: true``) or ``import_conference --accept-new`` does
 (importing/compact/people.py)."""
 
+from pathlib import Path
+
 import pytest
 
 from catalogue.models import Author, Institution
@@ -9,6 +11,7 @@ from tests.importing.test_compact import SMALL, problems_of, run, write
 
 ADA = "{name: Ada Example,"
 ATLANTIS = "Atlantis Institute of Technology"
+TYPO = "Atlantis Institute of Technolgy"
 ACCEPT = "(import_conference --accept-new takes every such name as new)"
 
 
@@ -164,3 +167,31 @@ def test_institution_listed_close_to_one_in_the_database_is_a_did_you_mean(tmp_p
         "database): did you mean that institution? Write slug: atlantis if so, or new: true "
         f"if not {ACCEPT}"
     ]
+
+
+def docs_text_blocks(after):
+    """The ``text`` blocks of docs/compact-format.md after the heading ``after``, until
+    the next heading of its level or above, each as a list of lines."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "compact-format.md").read_text(
+        encoding="utf-8"
+    )
+    section = docs.split(after, 1)[1].split("\n## ", 1)[0]
+    return [
+        block.split("```", 1)[0].strip().splitlines() for block in section.split("```text\n")[1:]
+    ]
+
+
+def test_docs_show_the_did_you_mean_as_printed(tmp_path, db):
+    Author.objects.create(slug="ada-example", name="Ada Example")
+    Institution.objects.create(slug="atlantis", name_en=ATLANTIS)
+    text = SMALL.replace(ADA, "{name: Ada Exampel,").replace(ATLANTIS, TYPO)
+    path = write(tmp_path, text)
+
+    problems = problems_of(path)
+    output = run(path, "--accept-new", "--dry-run")
+
+    shown = [line.replace(str(path), "conference.yaml") for line in problems]
+    noted = [line.replace(str(path), "conference.yaml") for line in output.splitlines()]
+    asked, accepted = docs_text_blocks("### Did you mean ...?")
+    assert shown == asked
+    assert accepted[0] in noted
