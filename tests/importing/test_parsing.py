@@ -129,3 +129,17 @@ def test_docs_show_problems_as_printed(tmp_path, db):
     located, unreadable = docs_text_blocks("## Problems")
 
     assert shown == located + unreadable
+
+
+def test_reference_problem_names_the_other_referrers_by_their_places(tmp_path, db):
+    papers = "".join(
+        f"  - {{title: Daydream {n}, conference: nips-2014, authors: [Bo Sample]}}\n"
+        for n in (2, 3, 4)
+    )
+    path = write(tmp_path, SMALL + papers)
+
+    assert problems_of(path) == [
+        f'{path}:20:25, papers[2].conference: refers to papers.conference ["nips-2014"], '
+        "which is neither in this file nor in the database (papers[3], papers[4] refer to it "
+        "too)"
+    ]
