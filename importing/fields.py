@@ -64,16 +64,21 @@ TYPE_NAMES += [(list, "a list"), (dict, "a mapping")]
 
 class Problem:
     """One thing wrong with a fixture: where (file, object, field) and what. ``place``
-    names it in a compact file instead (``papers[3].authors[2].orcid``, from 1)."""
+    names it in a compact file instead (``papers[3].authors[2].orcid``, from 1); ``at``,
+    its (line, column) in the file, from 1, when known (YAML): printed ``file:line:column``
+    as compilers do, so that editors and terminals jump there."""
 
-    def __init__(self, file, message, *, index=None, label=None, key=None, field=None, place=""):
-        self.file, self.message, self.place = str(file), str(message), place
+    def __init__(
+        self, file, message, *, index=None, label=None, key=None, field=None, place="", at=None
+    ):
+        self.file, self.message, self.place, self.at = str(file), str(message), place, at
         self.index, self.label, self.key, self.field = index, label, key, field
 
     def __str__(self):
+        file = self.file if self.at is None else "{}:{}:{}".format(self.file, *self.at)
         if self.place:
-            return f"{self.file}, {self.place}: {self.message}"
-        where = [self.file]
+            return f"{file}, {self.place}: {self.message}"
+        where = [file]
         if self.index is not None:
             where.append(f"object {self.index}")
         if self.label:

@@ -30,13 +30,19 @@ SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])?[ \t\n\r]*")
 # Bytes read first to tell a JSON list from other files, and read at a time from it.
 HEAD = 4096
 CHUNK = 1024 * 1024
+LONE_SURROGATE = (
+    "holds a lone surrogate (an escape such as \\ud800 that is half of a UTF-16 pair, not a "
+    "character); write the character itself or its full pair"
+)
 TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels of lists and objects)"
 
 
 class _JSONObject(dict):
-    """A JSON object that remembers the names written more than once in it."""
+    """A JSON object that remembers the names written more than once in it; read from
+    YAML, also where each name is written (``marks``: name -> (line, column), from 1)."""
 
     duplicates = ()
+    marks = {}  # noqa: RUF012  # read only: an object read from JSON has no marks
 
     @classmethod
     def from_pairs(cls, pairs):
@@ -47,10 +53,18 @@ class _JSONObject(dict):
         return obj
 
 
+class _YAMLList(list):
+    """A YAML list that remembers where each item is written (``marks``, as of a
+    :class:`_JSONObject`)."""
+
+    marks = ()
+
+
 class _Loader(yaml.SafeLoader):
     """PyYAML's SafeLoader building mappings as :class:`_JSONObject`, so that a name
-    written twice in one mapping is reported as in JSON (PyYAML keeps the last one), and
-    refusing aliases."""
+    written twice in one mapping is reported as in JSON (PyYAML keeps the last one),
+    remembering where each name and item is written (:func:`where_written`), refusing aliases,
+    and reading an impossible date (``2024-12-32``) as text for its field to refuse."""
 
     def compose_node(self, parent, index):
         """Refuse an alias (``*name``) where PyYAML would reuse its anchor's value: nine
@@ -71,12 +85,80 @@ class _Loader(yaml.SafeLoader):
     def construct_json_object(self, node):
         self.construct_mapping(node, deep=True)  # merges "<<", refuses unhashable keys
         construct = self.construct_object  # each node is built once, then remembered
-        return _JSONObject.from_pairs([(construct(k), construct(v)) for k, v in node.value])
+        obj = _JSONObject.from_pairs([(construct(k), construct(v)) for k, v in node.value])
+        obj.marks = {construct(k): _mark(k.start_mark) for k, _ in node.value}
+        obj.mark = _mark(node.start_mark)
+        return obj
+
+    def construct_marked_list(self, node):
+        items = _YAMLList(self.construct_object(child) for child in node.value)
+        items.marks = [_mark(child.start_mark) for child in node.value]
+        return items
+
+    def construct_date_or_text(self, node):
+        """A date or time as PyYAML reads it; one that cannot be (``2024-12-32``, which
+        PyYAML's resolver takes for a date), as its text, for the field to refuse."""
+        try:
+            return self.construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
 
 
 _Loader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_json_object
 )
+_Loader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _Loader.construct_marked_list
+)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_date_or_text)
+
+# What to do about the YAML mistakes people make most, by the start of PyYAML's message.
+YAML_HINTS = {
+    "mapping values are not allowed here": (
+        'a colon and a space inside a value start another: put the value in quotes (title: "A: B")'
+    ),
+    "found character '\\t' that cannot start any token": (
+        "indent with spaces: YAML does not accept tabs"
+    ),
+    "expected ',' or ']'": "close the list with ]",
+    "expected ',' or '}'": "close the mapping with }",
+    "found unexpected end of stream": "close the quoted text with its quote",
+}
+# The citation key of a BibTeX entry (not of @string, @preamble or @comment).
+BIBTEX_ENTRY = re.compile(r"@(?!string|preamble|comment)\w+\s*[{(]\s*([^\s,{}()]+)\s*,", re.I)
+PLACE_PARTS = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def _mark(mark):
+    """A PyYAML mark as (line, column), counted from 1."""
+    return mark.line + 1, mark.column + 1
+
+
+def where_written(data, place):
+    """(line, column), from 1, where the YAML ``data`` (from :func:`parse`) writes
+    ``place`` (``papers[3].authors[2]``, as in problems), else its deepest part written
+    (a field left out: where its object's name is; nothing of it: the document's start);
+    None for data read from JSON, which keeps no places."""
+    found, value = getattr(data, "mark", None), data
+    for number, name in PLACE_PARTS.findall(place):
+        marks = getattr(value, "marks", None)
+        if number and isinstance(marks, list) and 0 < int(number) <= len(marks):
+            found, value = marks[int(number) - 1], value[int(number) - 1]
+        elif name and isinstance(marks, dict) and name in marks:
+            found, value = marks[name], value[name]
+        else:
+            break
+    return found
+
+
+def _yaml_message(error):
+    """PyYAML's ``error`` as a message: what, where the part it was in began, what to do."""
+    message = getattr(error, "problem", None) or str(error)
+    context, mark = getattr(error, "context", None), getattr(error, "context_mark", None)
+    if context and mark is not None and _mark(mark) != _mark(error.problem_mark):
+        message += f" ({context} at line {mark.line + 1} column {mark.column + 1})"
+    hint = next((hint for start, hint in YAML_HINTS.items() if message.startswith(start)), "")
+    return f"{message}; {hint}" if hint else message
 
 
 def parse(path, max_bytes=MAX_FILE_SIZE):
@@ -113,32 +195,32 @@ def parse_whole(path, max_bytes=MAX_FILE_SIZE):
         ) from None
     lines = (line.strip() for line in text.splitlines())
     if next((line for line in lines if line and line[0] != "%"), "").startswith("@"):
-        raise FixtureInvalid([Problem(path, _bibtex_alone(path))])  # a bare BibTeX file
+        raise FixtureInvalid([Problem(path, _bibtex_alone(path, text))])  # a bare BibTeX file
     suffix = path.suffix.lower()
     start = LEADING_SPACE.match(text).end()  # not text.lstrip(): no copy of the file
     as_yaml = suffix in (".yaml", ".yml") or (
         suffix != ".json" and not text.startswith(("[", "{"), start)
     )
     del raw  # the text alone from here on
+    at = None  # the error's (line, column)
     try:
         if as_yaml:
             data = yaml.load(text, Loader=_Loader)  # nosec B506  # a SafeLoader
         else:
             data = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
     except yaml.YAMLError as error:
-        message = getattr(error, "problem", None) or str(error)
+        message = _yaml_message(error)
         mark = getattr(error, "problem_mark", None)
-        if mark is not None:
-            message += f" at line {mark.line + 1} column {mark.column + 1}"
+        at = None if mark is None else _mark(mark)
     except json.JSONDecodeError as error:
-        message = f"{error.msg} at line {error.lineno} column {error.colno}"
+        message, at = error.msg, (error.lineno, error.colno)
     except RecursionError:  # both parsers recurse per level of nesting
         message = TOO_DEEP
     else:
         message = TOO_DEEP if _too_deep(data) else None
     if message is not None:
         kind = "YAML" if as_yaml else "JSON"
-        raise FixtureInvalid([Problem(path, f"invalid {kind}: {message}")])
+        raise FixtureInvalid([Problem(path, f"invalid {kind}: {message}", at=at)])
     _refuse_surrogates(path, data)
     return data
 
@@ -244,21 +326,40 @@ class _Text:
         return 0
 
 
-def _bibtex_alone(path):
-    """What a bare BibTeX file given to ``import_conference`` is told."""
+def _bibtex_alone(path, text):
+    """What a bare BibTeX file given to ``import_conference`` is told: a compact file that
+    imports it when saved beside it, naming its first entry's citation key."""
+    entry = BIBTEX_ENTRY.search(text)
+    key = _yaml_text(entry.group(1)) if entry else "smith2031"
     return (
         "this is a BibTeX file: it holds papers, but not their conference or awards. "
         "Name it from a compact conference file (docs/compact-format.md) and import that, e.g.\n"
         "    conference: {name: CIL 2031, year: 2031, venue: {acronym: CIL, name: Conference "
         "on Imaginary Learning}}\n"
-        f"    bibtex: {path.name}\n"
-        "    papers: [{key: smith2031}]    # or leave papers out to take every entry"
+        f"    bibtex: {_yaml_text(path.name)}\n"
+        f"    papers: [{{key: {key}}}]    # or leave papers out to take every entry"
     )
+
+
+def _yaml_text(text):
+    """``text`` as a YAML value: plain when it is letters, digits, ``.``, ``-`` and
+    ``_``, else quoted (a dblp key, ``DBLP:conf/nips/Smith31``, holds a colon)."""
+    return text if re.fullmatch(r"[\w.-]+", text) else json.dumps(text, ensure_ascii=False)
 
 
 def _refuse_surrogates(path, data):
     """Raise FixtureInvalid naming every object and field whose text holds a lone
     surrogate (``"\\ud800"``), half of a UTF-16 pair that UTF-8 cannot encode."""
+    if isinstance(data, dict):  # a compact file: each named by its place
+        found = sorted(_surrogates(data), key=lambda found: str(found[0]))
+        places = [(_place(where), what) for where, what in found]
+        problems = [
+            Problem(path, f"{what} {LONE_SURROGATE}", place=place, at=where_written(data, place))
+            for place, what in places
+        ]
+        if problems:
+            raise FixtureInvalid(problems)
+        return
     problems = []
     objects = data if isinstance(data, list) else [data]
     for index, obj in enumerate(objects, start=1):
@@ -275,9 +376,7 @@ def _surrogate_problems(path, obj, index):
     return [
         Problem(
             path,
-            f"{what} holds a lone surrogate (an escape such as \\ud800 that is half "
-            "of a UTF-16 pair, not a character); write the character itself or its "
-            "full pair",
+            f"{what} {LONE_SURROGATE}",
             index=index,
             label=label,
             field=_field_name(where),
@@ -298,6 +397,19 @@ def _surrogates(value, where=()):
             yield from _surrogates(child, (*where, position))
     elif isinstance(value, str) and SURROGATE.search(value):
         yield where, "the text"
+
+
+def _place(where):
+    """A location in a compact file as problems name it: ("papers", 0, "title") ->
+    "papers[1].title"; "?" for a name that cannot be printed."""
+    place = ""
+    for part in where:
+        if isinstance(part, int):
+            place += f"[{part + 1}]"
+        else:
+            name = part if isinstance(part, str) and not SURROGATE.search(part) else "?"
+            place += f".{name}" if place else name
+    return place
 
 
 def _field_name(where):

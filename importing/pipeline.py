@@ -16,11 +16,15 @@ from importing.reading import read_fixture
 __all__ = ["FIXTURE_MODELS", "plan_import", "prepare_image", "read_fixture", "store_image"]
 
 
-def import_fixture(path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_SIZE):
+def import_fixture(
+    path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_SIZE, accept_new=False
+):
     """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``; return
     the :class:`~importing.planning.Plan`. Raises :class:`FixtureInvalid` listing every
-    problem, having written nothing; a file of more than ``max_bytes`` is one."""
-    fixture = read_fixture(path, max_bytes)
+    problem, having written nothing; a file of more than ``max_bytes`` is one. With
+    ``accept_new``, a new person or institution close to one in the database is imported
+    as new (a note) instead of asking which is meant (a problem)."""
+    fixture = read_fixture(path, max_bytes, accept_new)
     # Compare and write in one transaction, so that an editor's save in between
     # cannot be overwritten unseen.
     with transaction.atomic():

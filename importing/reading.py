@@ -171,11 +171,12 @@ def _image_path(base_dir, value):
     return resolved
 
 
-def read_fixture(path, max_bytes=MAX_FILE_SIZE):
+def read_fixture(path, max_bytes=MAX_FILE_SIZE, accept_new=False):
     """The checked :class:`Fixture` at ``path``. Raises :class:`FixtureInvalid` if unparsable,
-    or if it or the .bib file it names is no regular file or has more than ``max_bytes``."""
+    or if it or the .bib file it names is no regular file or has more than ``max_bytes``.
+    ``accept_new``: see :func:`~importing.compact.reader.objects_from`."""
     path = Path(path)
-    data, document = objects_from(parse(path, max_bytes), path, max_bytes)
+    data, document = objects_from(parse(path, max_bytes), path, max_bytes, accept_new)
     return read_objects(data, source=path, document=document)
 
 
@@ -201,9 +202,9 @@ def read_objects(data, *, source, document=None):
             first = seen.setdefault((item.model, item.key), item)
             if first is not item:
                 item.valid = False
-                message = f"duplicate natural key: object {first.index} has the same key"
+                message = f"duplicate natural key: {_name(document, first.index)} has the same key"
                 problems.append(item.problem(path, message))
-        database_keys = _check_references(path, items, seen, problems)
+        database_keys = _check_references(path, items, seen, problems, document)
     problems.sort(key=file_order)
     return Fixture(path, items, problems, database_keys, document)
 
@@ -307,10 +308,17 @@ def _unknown_field_message(model, name):
     return f"unknown field for {model._meta.label_lower}; its fields are {known}"
 
 
-def _check_references(path, items, in_file, problems):
+def _name(document, index):
+    """Object ``index`` of a fixture as messages name it: "object 5", or in a compact file
+    its place there ("papers[2]")."""
+    return f"object {index}" if document is None else document.places[index - 1][""]
+
+
+def _check_references(path, items, in_file, problems, document=None):
     """Report each reference in neither the file nor the database once, at its first
-    referrer (not those to failed objects, nor a level of a missing award); return model ->
-    natural key -> primary key of the referenced objects in the database."""
+    referrer (not those to failed objects, nor a level of a missing award), naming the other
+    referrers as :func:`_name` does; return model -> natural key -> primary key of the
+    referenced objects in the database."""
     wanted = defaultdict(set)
     for item in items:
         for spec, key in _references(item):
@@ -357,9 +365,11 @@ def _check_references(path, items, in_file, problems):
             )
         others = sorted({other.index for other, _ in referrers} - {item.index})
         if len(others) == 1:
-            known += f" (object {others[0]} refers to it too)"
-        elif others:
+            known += f" ({_name(document, others[0])} refers to it too)"
+        elif others and document is None:
             known += f" (objects {', '.join(map(str, others))} refer to it too)"
+        elif others:
+            known += f" ({', '.join(_name(document, index) for index in others)} refer to it too)"
         message = (
             f"refers to {model._meta.label_lower} {format_key(key)}, "
             "which is neither in this file nor in the database" + known

@@ -1,11 +1,16 @@
 """People and institutions of a compact file, matched to the database and to each other
-by ORCID, then slug, then exact name (``docs/compact-format.md``). A loose match (folded
-accents, case and spacing, the same derived slug) is a new object with a note."""
+by ORCID, then slug, then exact name (``docs/compact-format.md``). A new one whose name is
+close to one in the database (:meth:`_Index.close`) is a "did you mean" problem until the
+file names the one meant (its slug) or says ``new: true``, or ``--accept-new`` is given;
+close to another of the file, it is new, with a note."""
 
 import json
 import re
 from collections import defaultdict
 from functools import cached_property
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from catalogue.models import Author, Institution
 from catalogue.orcid import is_orcid
@@ -15,6 +20,15 @@ from importing.fields import DEFAULT_SUFFIX, derived_slug, type_name
 SLUG = re.compile(r"[-a-z0-9_]+")
 # An institution's name in the default language: what a compact file names it by.
 NAME = "name_" + DEFAULT_SUFFIX
+# A name is close to another at most one edit away (a letter added, left out or changed,
+# or two neighbours swapped) per this many characters of it: "Ada Exampel" (11) is close
+# to "Ada Example", "Bo Lu" (5) not to "Bo Li", whose family names differ.
+EDIT_LETTERS = 8
+ACCEPT_NEW = "(import_conference --accept-new takes every such name as new)"
+# What a "did you mean" asks a person to write: the one meant, or several (a slug to
+# format), and how to say the name is new.
+PERSON = ("slug: {} (or the same ORCID)", "the slug (or ORCID) of the one you mean", "new: true")
+LISTED = ("slug: {}", "the slug of the one you mean", "new: true")
 
 
 class PeopleMixin:
@@ -24,26 +38,35 @@ class PeopleMixin:
         mapping = self.mapping(value, place)
         if mapping is None:
             return
-        fields, places = self.plain(Institution, mapping, place)
+        fields, places = self.plain(Institution, mapping, place, structural=("new",))
         name = fields.get(NAME)
-        slug = fields.get("slug") or self.institution_in_database(name, place)
+        new = self.said_new(mapping, place)
+        slug = fields.get("slug") or self.institution_in_database(name, place, new, LISTED)
         if slug in self.institutions and self.institutions[slug] is not None:
             self.problem(place, f"the institution {slug} is listed twice")
             return
         fields["slug"] = slug
         self.institutions[slug] = fields
         if isinstance(name, str):
-            self.name_institution(name, slug)
+            self.name_institution(name, slug, place)
         self.emit(Institution, fields, place, places)
 
-    def name_institution(self, name, slug):
+    def said_new(self, mapping, place):
+        """Whether ``mapping`` says it is new (``new: true``): a problem unless true or false."""
+        new = mapping.get("new", False)
+        if not isinstance(new, bool):
+            self.problem(f"{place}.new", f"expected true or false, got {type_name(new)}")
+        return new is True
+
+    def name_institution(self, name, slug, place):
         """Note that ``name`` stands for the institution ``slug`` in this file (if not yet)."""
         if name not in self.institution_names:
             self.institution_names[name] = slug
-            self.file_institutions.add(_Known(Institution, slug, name))
+            self.file_institutions.add(_Known(Institution, slug, name, where=f"at {place}"))
 
-    def institution_in_database(self, name, place):
-        """The slug of the institution named exactly ``name``, or a new, free one."""
+    def institution_in_database(self, name, place, new=False, asks=None):
+        """The slug of the institution named exactly ``name``, or a new, free one (see
+        :meth:`did_you_mean`; ``asks``: what it asks to write, an affiliation's by default)."""
         if not isinstance(name, str) or not name:
             self.problem(place, "write the institution's name (or its slug)")
             return "institution"
@@ -58,16 +81,45 @@ class PeopleMixin:
             return exact[0]
         derived = derived_slug(Institution, name) or "institution"
         slug = _free(Institution, derived, self.institutions)
-        for other in self.database_institutions.loose(name, derived) + (
-            self.file_institutions.loose(name, derived)
-        ):
+        asks = asks or (
+            "{} here",
+            "the slug of the one you mean here",
+            f"list {name!r} under institutions with new: true",
+        )
+        self.did_you_mean(Institution, name, derived, slug, place, new, asks)
+        return slug
+
+    def did_you_mean(self, model, name, derived, slug, place, new, asks):
+        """Check a new ``model`` object (a person or institution) named ``name``, to get
+        ``slug`` (its ``derived`` slug, or one free) at ``place``: when its name is close to
+        one in the database, a problem asking which is meant (``asks``: what to write for
+        one, for several, to say it is new), unless the file says ``new`` or the import
+        accepts new ones (then a note); close to one earlier in this file, a note."""
+        if new:
+            return
+        noun, kind = ("person", "author") if model is Author else ("institution", "institution")
+        known = self.database_people if model is Author else self.database_institutions
+        close = known.close(name, derived)
+        if close and not self.accept_new:
+            one, several, say_new = asks
+            listed = " and ".join(f"{other.slug} {other.name!r} ({other.where})" for other in close)
+            mean = f"that {noun}? Write {one.format(close[0].slug)}"
+            if len(close) > 1:
+                mean = f"one of them? Write {several}"
+            self.problem(
+                place,
+                f"{name!r} is new, but close to {listed}: did you mean {mean} if so, or "
+                f"{say_new} if not {ACCEPT_NEW}",
+            )
+            return
+        in_file = self.file_people if model is Author else self.file_institutions
+        for other in close + in_file.close(name, derived):
             self.note(
                 place,
-                f"{name!r} may be the institution {other.name!r} ({other.slug}); it is "
-                f"imported as a new institution {slug}. To make them one, write "
-                f"{other.slug} instead",
+                f"{name!r} may be the same {noun} as {other.name!r} ({other.slug}, "
+                f"{other.where}); imported as a new {kind} {slug}. To make them one, write "
+                f"{asks[0].format(other.slug)}",
             )
-        return slug
 
     def affiliation(self, value, place):
         """The slug of the institution an affiliation names (by slug or exact name)."""
@@ -82,7 +134,7 @@ class PeopleMixin:
             self.institutions[value] = None
             return value
         slug = self.institution_in_database(value, place)
-        self.name_institution(value, slug)
+        self.name_institution(value, slug, place)
         if slug not in self.institutions:
             exists = Institution.objects.filter(slug=slug).exists()
             self.institutions[slug] = None if exists else {"slug": slug, NAME: value}
@@ -120,7 +172,7 @@ class PeopleMixin:
         mapping = self.mapping(item, place)
         if mapping is None:
             return None
-        fields, places = self.plain(Author, mapping, place, structural=("affiliations",))
+        fields, places = self.plain(Author, mapping, place, structural=("affiliations", "new"))
         name = fields.get("name")
         if not isinstance(name, str) or not name.strip():
             self.problem(f"{place}.name", "every author needs a name")
@@ -138,7 +190,8 @@ class PeopleMixin:
             orcid = None
         if not orcid and not fields.get("slug"):
             orcid = self.orcid_of_name.get(name)  # the details written at another place
-        slug = self.identify(name, orcid or None, fields.get("slug") or None, place)
+        said_new = self.said_new(mapping, place)
+        slug = self.identify(name, orcid or None, fields.get("slug") or None, place, said_new)
         if slug is None:
             return None
         new = slug not in self.people
@@ -168,8 +221,9 @@ class PeopleMixin:
         affiliations = [self.affiliation(value, at) for _, value, at in listed]
         return slug, list(dict.fromkeys(found for found in affiliations if found is not None))
 
-    def identify(self, name, orcid, slug, place):
-        """The slug of the person: by ORCID, then slug, then exact name, else a new one."""
+    def identify(self, name, orcid, slug, place, new=False):
+        """The slug of the person: by ORCID, then slug, then exact name, else a new one
+        (``new``: the file says so; see :meth:`did_you_mean`)."""
         if orcid:
             found = {self.people_by_orcid[orcid]} if orcid in self.people_by_orcid else set()
             found |= {known.slug for known in self.database_people.get("orcid", orcid)}
@@ -202,17 +256,9 @@ class PeopleMixin:
         if exact:
             return exact.pop()
         derived = derived_slug(Author, name) or "author"
-        new = _free(Author, derived, self.reserved_slugs, self.people)
-        for other in self.database_people.loose(name, derived) + (
-            self.file_people.loose(name, derived)
-        ):
-            self.note(
-                place,
-                f"{name!r} may be the same person as {other.name!r} ({other.slug}, "
-                f"{other.where}); imported as a new author {new}. To make them one, write "
-                f"slug: {other.slug} (or the same ORCID)",
-            )
-        return new
+        free = _free(Author, derived, self.reserved_slugs, self.people)
+        self.did_you_mean(Author, name, derived, free, place, new, PERSON)
+        return free
 
     def emit_people(self):
         for person in self.people.values():
@@ -221,6 +267,19 @@ class PeopleMixin:
 
 def _squash(name):
     return " ".join(fold(name).split())
+
+
+def _family_and_initials(name):
+    """A person's family name and given names' initials, folded, as one text: "example a"
+    for "Ada Example", "A. Example" and "Example, Ada" (the family name is what comes
+    before a comma, else the last word); "" for a name of one word."""
+    squashed = _squash(name)
+    if "," in squashed:
+        family, _, given = squashed.partition(",")
+    else:
+        given, _, family = squashed.rpartition(" ")
+    initials = "".join(part[0] for part in re.split(r"[\s.\-]+", given) if part)
+    return f"{family.strip()} {initials}" if initials and family.strip() else ""
 
 
 class _Known:
@@ -232,6 +291,7 @@ class _Known:
         self.squashed = _squash(self.name)
         self.derived = derived_slug(model, self.name)
         self.other_names = {line.strip() for line in (other_names or "").splitlines()}
+        self.initials = _family_and_initials(self.name) if model is Author else ""
 
     def forms(self):
         """(kind, value) of every form :class:`_Index` finds this one by."""
@@ -242,52 +302,77 @@ class _Known:
         yield "slug", self.derived
         for other in self.other_names:
             yield "other name", other
+        yield "initials", self.initials
 
     def loosely(self, name, derived):
         """Whether ``name`` (deriving the slug ``derived``) looks like this one's name
         without being it: the same folded for accents, case and spacing, the same
-        derived slug, this one's slug, or one of its other names."""
+        derived slug, this one's slug, one of its other names, or (a person's) the same
+        family name and initials."""
         if not self.name or self.name == name:
             return False
         return (
             self.squashed == _squash(name)
             or derived in (self.slug, self.derived)
             or name in self.other_names
+            or (self.initials != "" and self.initials == _family_and_initials(name))
         )
 
 
 class _Index:
     """Known people or institutions found by their forms (:meth:`_Known.forms`) in one
     lookup each, in the order added: comparing each new name with every known one made a
-    file of N new authors take N² comparisons (4,000 authors: 65 s)."""
+    file of N new authors take N² comparisons (4,000 authors: 65 s). Names a few edits
+    apart are found by rapidfuzz, which compares one name with all in C++."""
 
     def __init__(self, known=()):
         self.found = defaultdict(dict)  # (kind, value) -> {id: (number, known)}
+        # Length -> the known ones' squashed names and the known ones: a name is compared
+        # only with those its few edits can reach (50,000 known random names: 10 ms a
+        # name instead of 26 ms for comparing with all).
+        self.by_length = defaultdict(lambda: ([], []))
         self.count = 0
         for one in known:
             self.add(one)
 
     def add(self, known):
         self.count += 1
+        known.number = self.count  # its place in the order added
+        names, ones = self.by_length[len(known.squashed)]
+        names.append(known.squashed)
+        ones.append(known)
         for form in known.forms():
             if form[1]:
-                self.found[form][id(known)] = (self.count, known)
+                self.found[form][id(known)] = (known.number, known)
 
     def get(self, kind, value):
         """The known ones with ``value`` as their ``kind`` ("name", "orcid", ...), in order."""
         return [known for _, known in self.found.get((kind, value), {}).values()]
 
-    def loose(self, name, derived):
-        """The known ones whose name ``name`` (deriving the slug ``derived``) loosely matches
-        (:meth:`_Known.loosely`), in the order added."""
+    def close(self, name, derived):
+        """The known ones whose name is close to ``name`` (deriving the slug ``derived``),
+        in the order added: loosely the same (:meth:`_Known.loosely`), or at most one edit
+        (rapidfuzz's optimal string alignment distance, accents and case ignored) per
+        ``EDIT_LETTERS`` characters of ``name`` away."""
+        squashed = _squash(name)
+        forms = [("squashed", squashed), ("slug", derived), ("other name", name)]
+        forms.append(("initials", _family_and_initials(name)))
         candidates = {}
-        for form in (("squashed", _squash(name)), ("slug", derived), ("other name", name)):
+        for form in forms:
             candidates.update(self.found.get(form, {}))
-        return [
-            known
-            for _, known in sorted(candidates.values(), key=lambda pair: pair[0])
-            if known.loosely(name, derived)
-        ]
+        loose = [known for _, known in candidates.values() if known.loosely(name, derived)]
+        found = {id(known): known for known in loose}
+        edits = len(squashed) // EDIT_LETTERS
+        lengths = range(len(squashed) - edits, len(squashed) + edits + 1) if edits else ()
+        for length in lengths:
+            names, ones = self.by_length.get(length, ((), ()))
+            near = process.extract(
+                squashed, names, scorer=OSA.distance, score_cutoff=edits, limit=None
+            )
+            for _, _, number in near:
+                if ones[number].name not in ("", name):
+                    found.setdefault(id(ones[number]), ones[number])
+        return sorted(found.values(), key=lambda known: known.number)
 
 
 def _free(model, slug, *taken):

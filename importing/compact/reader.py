@@ -31,6 +31,7 @@ from importing.fields import (
     type_name,
 )
 from importing.files import MAX_FILE_SIZE, InputRefused, read_input
+from importing.parsing import where_written
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
@@ -41,26 +42,31 @@ TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards
 class CompactDocument:
     """A compact file turned into fixture ``objects``; ``places[i]`` names where object
     ``i + 1`` came from (``""``: the object, a field name: its value); ``notes`` are
-    lines for the person importing (possible duplicates)."""
+    lines for the person importing (possible duplicates); ``data``: the file as parsed,
+    whose places give a problem's line (:func:`~importing.parsing.where_written`)."""
 
     path: Path
     objects: list = field(default_factory=list)
     places: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    data: dict = field(default_factory=dict)
 
 
-def objects_from(data, path, max_bytes=MAX_FILE_SIZE):
+def objects_from(data, path, max_bytes=MAX_FILE_SIZE, accept_new=False):
     """The fixture object list of a parsed file and its :class:`CompactDocument` (None
     for a fixture, returned as it is). Raises :class:`FixtureInvalid` naming places when a
-    compact document's structure is wrong; its .bib file may have up to ``max_bytes``."""
+    compact document's structure is wrong; its .bib file may have up to ``max_bytes``.
+    ``accept_new``: a new person or institution close to one in the database is new, with a
+    note, not a problem (``import_conference --accept-new``)."""
     if not isinstance(data, dict):
         return data, None
-    document = _Translator(Path(path), max_bytes).translate(data)
+    document = _Translator(Path(path), max_bytes, accept_new).translate(data)
     return document.objects, document
 
 
 def relocate(document, problems):
-    """``problems`` with those naming a fixture object renamed by their compact place."""
+    """``problems`` with those naming a fixture object renamed by their compact place,
+    and its line (a value taken from BibTeX: its paper's)."""
     if document is None:
         return list(problems)
     located = []
@@ -72,7 +78,9 @@ def relocate(document, problems):
         place = places.get(problem.field) if problem.field else places[""]
         if place is None:
             place = f"{places['']}.{compact_name(problem.field)}"
-        located.append(Problem(problem.file, problem.message, place=place))
+        inside = place == places[""] or place.startswith((places[""] + ".", places[""] + "["))
+        at = where_written(document.data, place if inside else places[""])
+        located.append(Problem(problem.file, problem.message, place=place, at=at))
     return located
 
 
@@ -105,8 +113,8 @@ def plain_fields(model):
 class _Translator(PeopleMixin):
     """One compact document on its way to fixture objects (see :func:`objects_from`)."""
 
-    def __init__(self, path, max_bytes=MAX_FILE_SIZE):
-        self.path, self.max_bytes = path, max_bytes
+    def __init__(self, path, max_bytes=MAX_FILE_SIZE, accept_new=False):
+        self.path, self.max_bytes, self.accept_new = path, max_bytes, accept_new
         self.document = CompactDocument(path)
         self.problems = []
         self.institutions = {}  # slug -> fixture fields (None: in the database only)
@@ -125,10 +133,12 @@ class _Translator(PeopleMixin):
         self.bib_name = "the BibTeX file"
 
     def problem(self, place, message):
-        self.problems.append(Problem(self.path, message, place=place))
+        at = where_written(self.document.data, place)
+        self.problems.append(Problem(self.path, message, place=place, at=at))
 
     def note(self, place, message):
-        self.document.notes.append(f"{self.path}, {place}: {message}")
+        at = where_written(self.document.data, place)
+        self.document.notes.append(str(Problem(self.path, message, place=place, at=at)))
 
     def emit(self, model, fields, place, places=None):
         self.document.objects.append({"model": model._meta.label_lower, "fields": fields})
@@ -176,6 +186,14 @@ class _Translator(PeopleMixin):
             return written, True
         text = fields.get(SLUG_SOURCES[model])
         derived = derived_slug(model, text)
+        source = compact_name(SLUG_SOURCES[model])
+        if text is None:
+            article = "an" if source[0] in "aeiou" else "a"
+            self.problem(
+                f"{place}.{source}",
+                f"missing: write {article} {source} (the slug is made from it)",
+            )
+            return model._meta.model_name, False
         if not derived:
             self.problem(
                 place,
@@ -186,6 +204,7 @@ class _Translator(PeopleMixin):
         return derived, False
 
     def translate(self, data):
+        self.document.data = data
         for key in data:
             if key not in TOP_KEYS:
                 self.problem(

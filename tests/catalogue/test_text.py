@@ -277,7 +277,7 @@ def test_compact_file_names_the_place_of_a_title_with_a_line_break(tmp_path, db)
     lines = problems_of(path)
 
     assert lines[0] == (
-        f"{path}, papers[1].title: “title” must be on one line: remove the line break."
+        f"{path}:14:5, papers[1].title: “title” must be on one line: remove the line break."
     )
     assert Paper.objects.count() == 0
 

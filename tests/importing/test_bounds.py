@@ -90,7 +90,7 @@ def test_bibtex_file_that_is_a_fifo_is_refused_at_once(tmp_path, db):
         lines = problems_of(path)
 
     assert lines == [
-        f"{path}, bibtex: papers.bib: a FIFO (named pipe), not a regular file: the importer "
+        f"{path}:5:1, bibtex: papers.bib: a FIFO (named pipe), not a regular file: the importer "
         "reads only regular files"
     ]
 
@@ -109,7 +109,7 @@ def test_image_that_is_a_fifo_is_refused_at_once(tmp_path, db):
         lines = problems_of(path)
 
     assert lines == [
-        f"{path}, papers[1].image: the image file 'teaser.png': a FIFO (named pipe), not a "
+        f"{path}:6:43, papers[1].image: the image file 'teaser.png': a FIFO (named pipe), not a "
         "regular file: the importer reads only regular files"
     ]
 
@@ -204,7 +204,7 @@ def test_bibtex_file_over_the_limit_is_refused(tmp_path, db):
     lines = problems_of(path, "--max-file-size", "2")
 
     assert lines == [
-        f"{path}, bibtex: papers.bib: the file is 3.0 MB, over the limit of 2.0 MB "
+        f"{path}:5:1, bibtex: papers.bib: the file is 3.0 MB, over the limit of 2.0 MB "
         "(import_conference --max-file-size raises it)"
     ]
 
@@ -240,18 +240,18 @@ def alias_bomb(levels=9):
     [
         (
             alias_bomb(),
-            "(*l0) repeats a value written elsewhere; aliases are not accepted: "
-            "write the value out at line 2 column 8",
+            "2:8: invalid YAML: an alias (*l0) repeats a value written elsewhere; aliases are "
+            "not accepted: write the value out",
         ),
         (
             "conference: &c {name: CIL, year: 2031}\nother_conferences: [*c, *c]\n",
-            "(*c) repeats a value written elsewhere; aliases are not accepted: write the "
-            "value out at line 2 column 21",
+            "2:21: invalid YAML: an alias (*c) repeats a value written elsewhere; aliases are "
+            "not accepted: write the value out",
         ),
         (
             "- &a [*a]\n",
-            "(*a) repeats a value written elsewhere; aliases are not accepted: "
-            "write the value out at line 1 column 7",
+            "1:7: invalid YAML: an alias (*a) repeats a value written elsewhere; aliases are "
+            "not accepted: write the value out",
         ),
     ],
     ids=["billion-laughs", "compact-file", "contains-itself"],
@@ -264,7 +264,7 @@ def test_yaml_alias_is_refused_at_once_naming_line_and_column(tmp_path, db, text
     with deadline(2):
         lines = problems_of(path)
 
-    assert lines == [f"{path}: invalid YAML: an alias {where}"]
+    assert lines == [f"{path}:{where}"]
 
 
 def test_yaml_anchor_without_alias_is_still_read(tmp_path, db):
@@ -390,12 +390,12 @@ def test_streamed_json_errors_are_those_of_the_whole_text(tmp_path, chunk, text)
     with pytest.raises(json.JSONDecodeError) as expected:
         json.loads(text)
     error = expected.value
-    wanted = f"invalid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+    wanted = f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}"
 
     with pytest.raises(FixtureInvalid) as refused:
         list(parse(path))
 
-    assert [problem.message for problem in refused.value.problems] == [wanted]
+    assert [str(problem) for problem in refused.value.problems] == [wanted]
 
 
 def test_streamed_json_reads_what_json_loads_reads(tmp_path, chunk):

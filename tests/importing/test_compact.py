@@ -259,16 +259,16 @@ def test_bare_bibtex_file_is_refused_with_the_way_to_name_it(tmp_path, db):
 # --- matching people and institutions -----------------------------------------------
 
 
-def test_loose_name_match_is_reported_in_the_dry_run_and_never_merged(tmp_path, db):
+def test_loose_name_match_accepted_as_new_is_reported_in_the_dry_run_and_never_merged(tmp_path, db):
     Author.objects.create(slug="ada-example", name="Adá Exámple")
     path = write(tmp_path, SMALL)
 
-    dry = run(path, "--dry-run")
-    run(path)
+    dry = run(path, "--dry-run", "--accept-new")
+    run(path, "--accept-new")
     again = run(path)
 
     assert (
-        f"possible duplicate: {path}, papers[1].authors[1]: 'Ada Example' may be the same "
+        f"possible duplicate: {path}:16:9, papers[1].authors[1]: 'Ada Example' may be the same "
         "person as 'Adá Exámple' (ada-example, in the database); imported as a new author "
         "ada-example-2. To make them one, write slug: ada-example (or the same ORCID)"
     ) in dry.splitlines()
@@ -281,20 +281,20 @@ def test_loose_name_match_is_reported_in_the_dry_run_and_never_merged(tmp_path, 
     assert again.splitlines()[-1].startswith("Nothing to change")
 
 
-def test_loose_institution_match_is_reported_and_not_merged(tmp_path, db):
+def test_loose_institution_match_accepted_as_new_is_reported_and_not_merged(tmp_path, db):
     Institution.objects.create(
         slug="atlantis-institute-of-technology", name_en="ATLANTIS  Institute of Technology"
     )
     path = write(tmp_path, SMALL)
 
-    output = run(path)
+    output = run(path, "--accept-new")
 
     assert (
-        f"possible duplicate: {path}, papers[1].authors[1].affiliations[1]: 'Atlantis "
-        "Institute of Technology' may be the institution 'ATLANTIS  Institute of Technology' "
-        "(atlantis-institute-of-technology); it is imported as a new institution "
-        "atlantis-institute-of-technology-2. To make them one, write "
-        "atlantis-institute-of-technology instead"
+        f"possible duplicate: {path}:16:44, papers[1].authors[1].affiliations[1]: 'Atlantis "
+        "Institute of Technology' may be the same institution as 'ATLANTIS  Institute of "
+        "Technology' (atlantis-institute-of-technology, in the database); imported as a new "
+        "institution atlantis-institute-of-technology-2. To make them one, write "
+        "atlantis-institute-of-technology here"
     ) in output.splitlines()
     assert Institution.objects.count() == 2
 
@@ -351,7 +351,7 @@ def test_two_people_of_one_name_in_the_database_need_a_slug(tmp_path, db):
     lines = problems_of(write(tmp_path, SMALL))
 
     assert lines == [
-        f"{tmp_path / 'conference.yaml'}, papers[1].authors[2]: 2 authors are named "
+        f"{tmp_path / 'conference.yaml'}:17:9, papers[1].authors[2]: 2 authors are named "
         "'Bo Sample' (bo-sample, bo-sample-2): write the slug (or ORCID) of this one"
     ]
 
@@ -376,43 +376,44 @@ def test_editors_change_is_kept_on_reimport(tmp_path, db):
         (
             "- Bo Sample",
             "- {name: Bo Sample, orcid: 0000-0002-1825-0098}",
-            'papers[1].authors[2].orcid: "0000-0002-1825-0098" is not an ORCID iD: four '
+            '17:27, papers[1].authors[2].orcid: "0000-0002-1825-0098" is not an ORCID iD: four '
             "groups of four digits (the last may be X) with a valid check digit, e.g. "
             "0000-0002-1825-0097",
         ),
         (
             "code: https://code.example.org/daydreams",
             "code: not a url",
-            "papers[1].links.code: Enter a valid URL.",
+            "19:7, papers[1].links.code: Enter a valid URL.",
         ),
         (
             "code: https://code.example.org/daydreams",
             "homepage: https://code.example.org/daydreams",
-            'papers[1].links.homepage: "homepage" is not allowed; the values are pmlr, '
+            '19:7, papers[1].links.homepage: "homepage" is not allowed; the values are pmlr, '
             "proceedings, openreview, arxiv, poster, pdf, doi, project, code, dataset, video, "
             "slides",
         ),
         (
             "winner: [daydreams]",
             "champion: [daydreams]",
-            "awards[1].entries.champion: unknown level; this award's levels are winner",
+            "11:7, awards[1].entries.champion: unknown level; this award's levels are winner",
         ),
         (
             "winner: [daydreams]",
             "winner: [nightmares]",
-            "awards[1].entries.winner[1]: no paper has the key or slug 'nightmares', in this "
+            "11:16, awards[1].entries.winner[1]: no paper has the key or slug 'nightmares', in "
+            "this "
             "file or in the database",
         ),
-        ("  year: 2031\n", "", "conference.year: required field missing"),
+        ("  year: 2031\n", "", "1:1, conference.year: required field missing"),
         (
             "  year: 2031\n",
             "  year: soon\n",
-            "conference.year: expected a whole number, got a string",
+            "4:3, conference.year: expected a whole number, got a string",
         ),
         (
             "    title: Learning Sparse Daydreams\n",
             "    titel: Learning Sparse Daydreams\n",
-            "papers[1].titel: unknown key; the keys here are slug, title, title_zh_hans, "
+            "14:5, papers[1].titel: unknown key; the keys here are slug, title, title_zh_hans, "
             "abstract, abstract_zh_hans, summary, summary_zh_hans, pages, image, image_alt, "
             "image_alt_zh_hans, status, key, conference, authors, links",
         ),
@@ -424,7 +425,7 @@ def test_problem_names_its_place_in_the_compact_file(tmp_path, db, old, new, exp
 
     lines = problems_of(path)
 
-    assert lines[0] == f"{path}, {expected}"
+    assert lines[0] == f"{path}:{expected}"
     assert Paper.objects.count() == 0
 
 
@@ -435,18 +436,23 @@ def test_problem_names_its_place_in_the_compact_file(tmp_path, db, old, new, exp
             "conference:\n  venue: {acronym: CIL, name: Conference on Imaginary Learning}\n"
             "  name: CIL 2031\n  year: 2031\n  status: published\n",
             "",
-            "conference: missing: every compact file names its conference",
+            "1:1, conference: missing: every compact file names its conference",
         ),
         (
             "papers:\n",
             "  - name: Best Paper Award\n    levels: [{name: Winner, name_plural: Winners}]\n"
             "papers:\n",
-            "awards[2]: the award best-paper-award is already listed at awards[1]",
+            "12:5, awards[2]: the award best-paper-award is already listed at awards[1]",
         ),
         (
             "      - {name: Winner, name_plural: Winners}\n",
             "      - Winner\n",
-            "awards[1].levels[1]: expected a mapping (name: value, ...), got a string",
+            "9:9, awards[1].levels[1]: expected a mapping (name: value, ...), got a string",
+        ),
+        (
+            "    title: Learning Sparse Daydreams\n",
+            "",
+            "13:5, papers[1].title: missing: write a title (the slug is made from it)",
         ),
     ],
 )
@@ -456,14 +462,14 @@ def test_one_mistake_is_one_problem(tmp_path, db, old, new, expected):
     assert old in SMALL
     path = write(tmp_path, SMALL.replace(old, new))
 
-    assert problems_of(path) == [f"{path}, {expected}"]
+    assert problems_of(path) == [f"{path}:{expected}"]
 
 
 def test_unknown_top_level_key_lists_the_keys(tmp_path, db):
     path = write(tmp_path, SMALL + "venue: {acronym: X}\n")
 
     assert problems_of(path) == [
-        f"{path}, venue: unknown key at the top; the keys are conference, other_conferences, "
+        f"{path}:20:1, venue: unknown key at the top; the keys are conference, other_conferences, "
         "bibtex, institutions, awards, papers"
     ]
 
@@ -472,7 +478,8 @@ def test_same_person_twice_on_one_paper_is_one_problem(tmp_path, db):
     path = write(tmp_path, SMALL.replace("- Bo Sample", "- Ada Example"))
 
     assert problems_of(path) == [
-        f"{path}, papers[1].authors[2]: the same person (ada-example) is listed twice on this paper"
+        f"{path}:17:9, papers[1].authors[2]: the same person (ada-example) is listed twice on "
+        "this paper"
     ]
 
 
@@ -595,9 +602,9 @@ def test_bibtex_problems_name_the_key_and_the_author_count(tmp_path, db, bibtex_
     path = write(tmp_path, text)
 
     assert problems_of(path) == [
-        f"{path}, papers[1].authors: 1 authors here, 2 in papers.bib for sample2031daydreams: "
+        f"{path}:13:5, papers[1].authors: 1 authors here, 2 in papers.bib for sample2031daydreams: "
         "list them all, in the same order (leave out a name to keep BibTeX's)",
-        f"{path}, papers[2].key: no entry with the key 'nobody2031' in papers.bib",
+        f"{path}:16:5, papers[2].key: no entry with the key 'nobody2031' in papers.bib",
     ]  # and nothing about the award naming the first: one problem per mistake
 
 
@@ -612,7 +619,8 @@ def test_bibtex_path_must_stay_beside_the_file(tmp_path, db, bibtex_stand_in):
     path = write(tmp_path, BIB_COMPACT.replace("bibtex: papers.bib", "bibtex: ../papers.bib"))
 
     assert problems_of(path) == [
-        f"{path}, bibtex: '../papers.bib' must be a path relative to this file, inside its folder"
+        f"{path}:5:1, bibtex: '../papers.bib' must be a path relative to this file, inside its "
+        "folder"
     ]
 
 

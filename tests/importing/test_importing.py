@@ -188,8 +188,7 @@ def test_import_invalid_json_names_line_and_writes_nothing(tmp_path, before):
     lines = run_failing(path)
 
     assert lines == [
-        f"{path}: invalid JSON: Expecting property name enclosed in double quotes "
-        "at line 1 column 39"
+        f"{path}:1:39: invalid JSON: Expecting property name enclosed in double quotes"
     ]
     assert snapshot() == before
 
@@ -201,8 +200,7 @@ def test_import_invalid_yaml_is_reported(tmp_path, before):
     lines = run_failing(path)
 
     assert lines == [
-        f"{path}: invalid YAML: expected the node content, but found '<stream end>' "
-        "at line 3 column 1"
+        f"{path}:3:1: invalid YAML: expected the node content, but found '<stream end>'"
     ]
     assert snapshot() == before
 
@@ -1116,7 +1114,10 @@ def test_import_yaml_mapping_with_a_list_as_key_is_invalid_yaml(tmp_path, before
 
     lines = run_failing(path)
 
-    assert lines == [f"{path}: invalid YAML: found unhashable key at line 3 column 7"]
+    assert lines == [
+        f"{path}:3:7: invalid YAML: found unhashable key (while constructing a mapping at "
+        "line 3 column 5)"
+    ]
     assert snapshot() == before
 
 

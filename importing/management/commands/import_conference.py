@@ -60,18 +60,34 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
+            "--accept-new",
+            action="store_true",
+            help=(
+                "import each new author or institution whose name is close to one in the "
+                "database as new (printed as a possible duplicate) instead of asking whether "
+                "that one is meant"
+            ),
+        )
+        parser.add_argument(
             "--overwrite",
             action="store_true",
             help="take the file's value also for fields an editor changed since the last import",
         )
 
-    def handle(self, *args, path, dry_run, overwrite, max_file_size, verbosity, **options):
+    def handle(
+        self, *args, path, dry_run, overwrite, max_file_size, accept_new, verbosity, **options
+    ):
         """Import ``path``, printing a line per object and a summary (``--verbosity 0``: only
         possible duplicates and editors' changes kept; 2: also each changed field and unchanged
-        objects, as a dry run). ``CommandError`` (status 1) lists every problem, nothing written."""
+        objects, as a dry run). ``CommandError`` (status 1) lists every problem, nothing
+        written; a new name close to a known one is one, unless ``--accept-new``."""
         try:
             plan = import_fixture(
-                path, overwrite=overwrite, dry_run=dry_run, max_bytes=max_file_size
+                path,
+                overwrite=overwrite,
+                dry_run=dry_run,
+                max_bytes=max_file_size,
+                accept_new=accept_new,
             )
         except FixtureInvalid as error:
             for problem in error.problems:
