@@ -85,7 +85,16 @@ def harvest(data, path, max_bytes=MAX_FILE_SIZE):
 def normalised(text):
     """``text`` for comparing titles and names: LaTeX decoded, accents dropped, case
     folded, punctuation made spaces: ``Learning {$k$}-Sparse`` -> ``learning k sparse``."""
-    text = latex_to_text(text)[0] or text
+    return _folded(_decoded(text))
+
+
+def _decoded(text):
+    """LaTeX ``text`` as Unicode text (as written, if it cannot be read)."""
+    return latex_to_text(text)[0] or text
+
+
+def _folded(text):
+    """Unicode ``text`` without accents, case or punctuation."""
     letters = unicodedata.normalize("NFKD", text)
     letters = "".join(char for char in letters if not unicodedata.combining(char))
     return " ".join(PUNCTUATION.sub(" ", letters.casefold()).split())
@@ -97,7 +106,8 @@ class Proceedings:
     def __init__(self, rows, read, name):
         self.rows, self.read, self.name = rows, read, name
         self.keys = {row[0] for row in rows}
-        self.titles = [normalised(title) for _, title, _ in rows]
+        self.shown = [_decoded(title) for _, title, _ in rows]
+        self.titles = [_folded(title) for title in self.shown]
         self.exact = defaultdict(list)
         for index, title in enumerate(self.titles):
             self.exact[title].append(index)
@@ -116,7 +126,7 @@ class Proceedings:
         nearest = process.extract(query, self.titles, scorer=fuzz.ratio, limit=CANDIDATES)
         close = self.exact.get(query) or [i for _, score, i in nearest if score >= CUTOFF]
         listed = "; ".join(
-            f"“{self.rows[i][1]}” ({self.rows[i][0]}, {round(score)})" for _, score, i in nearest
+            f"“{self.shown[i]}” ({self.rows[i][0]}, {round(score)})" for _, score, i in nearest
         )
         if not close:
             raise _Unmatched(

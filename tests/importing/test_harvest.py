@@ -244,3 +244,11 @@ def test_harvest_refuses_proceedings_with_bibtex(tmp_path, db):
         f"{path}, proceedings: write either proceedings (match awards by title) or "
         "bibtex (papers by citation key), not both"
     ]
+
+
+def test_harvest_problem_shows_the_nearest_titles_as_text_not_latex(tmp_path, db):
+    path = award_list(tmp_path, ["Learning to Daydream"])
+
+    found = problems(path)
+
+    assert "the nearest: “Learning \\(k\\)-Sparse Daydreams” (mori31a, 77); " in found[0]
