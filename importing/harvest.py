@@ -75,11 +75,15 @@ def harvest(data, path, max_bytes=MAX_FILE_SIZE):
         awards.append({**award, "entries": harvested})
     if problems:
         raise FixtureInvalid(problems)
-    papers = _list(data.get("papers"))
+    papers = data.get("papers", [])
+    if not isinstance(papers, list):  # reported by the reader; the awards name no paper
+        return data, proceedings.read({})
     written = [item.get("key") for item in papers if isinstance(item, dict)]
     wanted = [*awarded, *(key for key in written if key in proceedings.keys)]
     papers = [*papers, *({"key": key} for key in dict.fromkeys(awarded) if key not in written)]
-    return {**data, "awards": awards, "papers": papers}, proceedings.read(dict.fromkeys(wanted))
+    if isinstance(data.get("awards"), list):
+        data = {**data, "awards": awards}
+    return {**data, "papers": papers}, proceedings.read(dict.fromkeys(wanted))
 
 
 def normalised(text):

@@ -235,6 +235,18 @@ def test_harvest_reads_csl_json_proceedings(tmp_path, db):
     ]
 
 
+def test_harvest_leaves_a_papers_value_that_is_no_list_to_the_reader(tmp_path, db):
+    path = award_list(tmp_path, ["mori31a"], extra="papers: {key: mori31a}\n")
+
+    found = problems(path)
+
+    assert found == [
+        f"{path}, papers: expected a list, got a mapping",
+        f"{path}, awards[1].entries.winner[1]: no paper has the key or slug 'mori31a', in "
+        "this file or in the database",
+    ]
+
+
 def test_harvest_refuses_proceedings_with_bibtex(tmp_path, db):
     path = award_list(tmp_path, ["mori31a"], extra="bibtex: cil-2031-proceedings.bib\n")
 
