@@ -6,8 +6,10 @@ The conference is made up: CIL 2031 (tests/data/cil-2031-harvest.yaml), its proc
 """
 
 import io
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -264,3 +266,66 @@ def test_harvest_problem_shows_the_nearest_titles_as_text_not_latex(tmp_path, db
     found = problems(path)
 
     assert "the nearest: “Learning \\(k\\)-Sparse Daydreams” (mori31a, 77); " in found[0]
+
+
+DOCS = Path(__file__).parents[2] / "docs" / "harvest.md"
+
+
+def docs_block(language, marker=None):
+    """The first ``language`` block of docs/harvest.md (after ``<!-- marker -->``)."""
+    text = DOCS.read_text(encoding="utf-8")
+    after = f"<!-- {marker} -->\n" if marker else ""
+    return re.search(rf"{re.escape(after)}```{language}\n(.*?)```", text, re.DOTALL).group(1)
+
+
+def test_docs_harvest_example_is_the_test_file():
+    assert docs_block("yaml") == HARVEST.read_text(encoding="utf-8")
+
+
+def test_docs_harvest_problem_is_the_one_reported(tmp_path, db):
+    shutil.copy(BIB, tmp_path / BIB.name)
+    path = tmp_path / HARVEST.name
+    text = HARVEST.read_text(encoding="utf-8")
+    path.write_text(
+        text.replace(
+            "{title: Self-Supervised Wishfull Thinking, authors: [Eriksen]}",
+            "Self-Supervised Wishfull Thinking",
+        ),
+        encoding="utf-8",
+    )
+
+    found = problems(path)
+
+    assert [line.replace(f"{tmp_path}/", "") for line in found] == docs_block("text").splitlines()
+
+
+def test_docs_harvest_commands_run_as_written(tmp_path):
+    """The sh block after <!-- harvest-commands -->, on a fresh database, as written."""
+    block = docs_block("sh", "harvest-commands")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "DATABASE_URL"))
+    }
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path}/docs.sqlite3", TMPDIR=str(tmp_path))
+    root, python = DOCS.parents[1], str(DOCS.parents[1] / ".venv" / "bin" / "python")
+    migrate = [python, "manage.py", "migrate", "--noinput", "--verbosity", "0"]
+    subprocess.run(
+        migrate,
+        cwd=root,
+        env={**env, "DJANGO_INSECURE_DEV": "true"},
+        check=True,
+        capture_output=True,
+    )
+
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block], cwd=root, env=env, capture_output=True, text=True
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert (
+        "135 would be created, 0 would be updated, 0 unchanged. Dry run: nothing was written."
+        in lines
+    )
+    assert "135 created, 0 updated, 0 unchanged." in lines
