@@ -7,8 +7,9 @@ written in the award list, confirms it. Nothing is guessed: a missing or ambiguo
 is a problem naming its line and its nearest entries. The matched entries become the
 file's papers, as with ``bibtex:`` (``docs/harvest.md``).
 
-Timing (``tests/data/make_proceedings.py 5000``, a 3.3 MB .bib of 5,000 entries, seven
-titles): see ``docs/harvest.md``."""
+For 5,000 entries (3.3 MB of BibTeX, ``tests/data/harvest/make_proceedings.py 5000``)
+the import took 0.6 s of CPU and 32 MB more than the compact file of the same conference
+(``docs/harvest.md``, "Size and time"): bibtexparser's split of the file is most of it."""
 
 import re
 import unicodedata

@@ -1,8 +1,8 @@
 """The harvest route (importing/harvest.py): a compact file whose awards name their papers
 by title, matched against the whole proceedings file it names (``proceedings:``).
 
-The conference is made up: CIL 2031 (tests/data/cil-2031-harvest.yaml), its proceedings
-2,000 invented entries around its seven awarded papers (tests/data/make_proceedings.py).
+The conference is made up: CIL 2031 (tests/data/harvest/cil-2031-harvest.yaml), its proceedings
+2,000 invented entries around its seven awarded papers (tests/data/harvest/make_proceedings.py).
 """
 
 import io
@@ -19,7 +19,7 @@ from catalogue.models import Author, AwardEntry, AwardLevel, Paper, PaperLink
 from importing.fields import FixtureInvalid
 from importing.pipeline import import_fixture
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[1] / "data" / "harvest"
 HARVEST = DATA / "cil-2031-harvest.yaml"
 BIB = DATA / "cil-2031-proceedings.bib"
 CSL = DATA / "cil-2031-proceedings.json"

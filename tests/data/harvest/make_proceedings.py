@@ -1,7 +1,7 @@
-"""Write the made-up proceedings of CIL 2031 (tests/data/cil-2031-proceedings.bib and
-.json): the seven awarded papers of cil-2031.bib among synthetic entries, PMLR-style
+"""Write the made-up proceedings of CIL 2031 (cil-2031-proceedings.bib and .json beside
+this file): the seven awarded papers of ../cil-2031.bib among synthetic entries, PMLR-style
 BibTeX and CSL-JSON, every name and title invented. Deterministic (a seeded random), so
-the files are remade byte for byte: ``python tests/data/make_proceedings.py [entries]
+the files are remade byte for byte: ``python tests/data/harvest/make_proceedings.py [entries]
 [folder]`` (default 2,000 entries, this folder); the harvest's timing used 5,000."""
 
 import json
@@ -74,7 +74,7 @@ def synthetic(rng, count):
 
 def awarded():
     """The seven awarded papers' BibTeX blocks, as in cil-2031.bib."""
-    text = (HERE / "cil-2031.bib").read_text(encoding="utf-8")
+    text = (HERE.parent / "cil-2031.bib").read_text(encoding="utf-8")
     return ["@" + block.strip() + "\n" for block in text.split("\n@")[1:]]
 
 
@@ -132,7 +132,7 @@ def csl_item(key, title, authors, number):
 def awarded_csl_items():
     """The seven awarded papers as CSL-JSON, from cil-2031.yaml (a name with a Chinese
     other name is written family name first)."""
-    compact = yaml.safe_load((HERE / "cil-2031.yaml").read_text(encoding="utf-8"))
+    compact = yaml.safe_load((HERE.parent / "cil-2031.yaml").read_text(encoding="utf-8"))
     items = []
     for paper, block in zip(compact["papers"], awarded(), strict=True):
         people = []
@@ -164,7 +164,7 @@ def main(count=2000, folder=HERE):
     rng.shuffle(papers)
     blocks = awarded()
     bib = [
-        "% The made-up proceedings of CIL 2031 (tests/data/make_proceedings.py): every\n"
+        "% The made-up proceedings of CIL 2031 (tests/data/harvest/make_proceedings.py): every\n"
         "% name and title here is invented.\n"
     ]
     step = len(papers) // len(blocks)
