@@ -5,6 +5,7 @@ references and ``#`` (bibtexparser resolves only a value that is one whole refer
 
 import logging
 import re
+from functools import partial
 from urllib.parse import quote, urlsplit
 
 import bibtexparser
@@ -75,6 +76,58 @@ def parse_bibtex(text, *, source):
     return papers
 
 
+def index_bibtex(text, *, source):
+    """A whole proceedings file, for the harvest (harvest.py), read only as far as needed:
+    ``(rows, read)``. ``rows``: ``(key, title, families)`` for each paper entry, its title
+    as written (LaTeX kept, @strings resolved) and ``families()`` its authors' family names
+    (bibtexparser's "last" part, LaTeX kept). ``read(keys)``: ``{key: paper}`` as
+    :func:`parse_bibtex` reads those entries, or :class:`FixtureInvalid` naming theirs.
+    An entry whose title cannot be resolved is left out: only the entries read are checked."""
+    reader = _Reader(source)
+    rows, entries = [], {}
+    for block in reader.blocks(text):
+        block = getattr(block, "ignore_error_block", block)  # a duplicate key or field
+        try:
+            if isinstance(block, String):
+                reader.strings[block.key.lower()] = reader.resolve(block.value)
+            elif isinstance(block, Entry) and block.entry_type.lower() in PAPER_TYPES:
+                fields = {field.key.lower(): field.value for field in block.fields}
+                title, authors = (reader.resolve(fields.get(name, "{}")) for name in READ_NAMES)
+                rows.append((block.key, title, partial(_families, authors)))
+                entries.setdefault(block.key, block)
+        except (_ValueError, _TooLarge):
+            continue
+
+    def read(keys):
+        reader.problems, papers = [], {}
+        for key in keys:
+            block = entries[key]
+            reader.line = (block.start_line or 0) + 1
+            reader.at(block)
+            papers[key] = reader.read_entry(block, {})
+        if reader.problems:
+            raise FixtureInvalid(reader.problems)
+        return papers
+
+    return rows, read
+
+
+# The fields index_bibtex reads of every entry: its title and authors.
+READ_NAMES = ("title", "author")
+
+
+def _families(authors):
+    """The family names ("von Last") in a BibTeX author list, LaTeX kept."""
+    families = []
+    for name in split_multiple_persons_names(authors):
+        try:
+            parts = parse_single_name_into_parts(DBLP_HOMONYM.sub("", name.strip()))
+        except InvalidNameError:
+            continue
+        families.append(" ".join(parts.von + parts.last))
+    return families
+
+
 class _ValueError(Exception):
     """A field's value cannot be read; the message says why."""
 
@@ -104,7 +157,8 @@ class _Reader:
         """Make ``block`` (an entry or a @string) the one problems name."""
         self.kind, self.key = getattr(block, "entry_type", "string").lower(), block.key
 
-    def read(self, text):
+    def blocks(self, text):
+        """The blocks bibtexparser splits ``text`` into ([] after a problem)."""
         # The splitter logs what it cannot read; each of those becomes a Problem instead.
         splitter = logging.getLogger("bibtexparser.splitter")
         splitter.addFilter(_silent)
@@ -118,8 +172,11 @@ class _Reader:
         finally:
             splitter.removeFilter(_silent)
         self.max_added = max(MAX_STRING_EXPANSION, len(text))
+        return library.blocks
+
+    def read(self, text):
         papers, seen = [], {}
-        for block in library.blocks:
+        for block in self.blocks(text):
             try:
                 paper = self.read_block(block, seen)
             except _TooLarge:
@@ -369,7 +426,7 @@ class _Reader:
             if field == "howpublished" and not fields.get(field, "").strip().startswith("\\url"):
                 continue
             if value:
-                add(_url_kind(value), value, field)
+                add(url_kind(value), value, field)
         url_field = PaperLink._meta.get_field("url")
         return {
             kind: url
@@ -418,8 +475,8 @@ def _clean_url(value):
     return URL_ESCAPE.sub(r"\1", value).replace("{", "").replace("}", "")
 
 
-def _url_kind(url):
-    """The PaperLink kind of a ``url`` field by its address."""
+def url_kind(url):
+    """The PaperLink kind of a ``url`` field by its address (also a CSL-JSON ``URL``)."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower().removeprefix("www.")
     path = parts.path.lower()

@@ -73,6 +73,9 @@ RUN_BY = {
     ("docs/compact-format.md", "compact-bibtex-commands"): [
         "tests/importing/test_compact.py::test_docs_bibtex_commands_run_as_written"
     ],
+    ("docs/harvest.md", "harvest-commands"): [
+        "tests/importing/test_harvest.py::test_docs_harvest_commands_run_as_written"
+    ],
 }
 # The blocks that are commands or configuration, run by the tests above.
 COMMAND_LANGUAGES = ("sh", "nginx")

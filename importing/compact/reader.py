@@ -20,7 +20,7 @@ from catalogue.models import (
     Venue,
 )
 from catalogue.orcid import is_orcid
-from importing import bibtex
+from importing import bibtex, harvest
 from importing.compact.people import NAME, PeopleMixin
 from importing.fields import (
     DEFAULT_SUFFIX,
@@ -35,7 +35,15 @@ from importing.parsing import where_written
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
-TOP_KEYS = ("conference", "other_conferences", "bibtex", "institutions", "awards", "papers")
+TOP_KEYS = (
+    "conference",
+    "other_conferences",
+    "bibtex",
+    "proceedings",
+    "institutions",
+    "awards",
+    "papers",
+)
 
 
 @dataclass
@@ -131,6 +139,7 @@ class _Translator(PeopleMixin):
         self.reserved_slugs = set()  # all those slugs
         self.orcid_of_name = {}  # exact name -> the ORCID the file gives it somewhere
         self.bib_name = "the BibTeX file"
+        self.harvested = None  # the entries matched in the proceedings (harvest.py)
 
     def problem(self, place, message):
         at = where_written(self.document.data, place)
@@ -210,6 +219,9 @@ class _Translator(PeopleMixin):
                 self.problem(
                     str(key), f"unknown key at the top; the keys are {', '.join(TOP_KEYS)}"
                 )
+        if data.get("proceedings") is not None:  # awards by title: the harvest route
+            data, self.harvested = harvest.harvest(data, self.path, self.max_bytes)
+            self.bib_name = data["proceedings"]
         main = data.get("conference")
         # Papers, awards and other conferences (publishes_with_the_conference) take the
         # conference's status unless they write their own.
@@ -277,7 +289,7 @@ class _Translator(PeopleMixin):
 
     def papers(self, data, conference):
         """Read every paper (from the file and its BibTeX); return what emit_paper needs."""
-        entries = self.bibtex(data.get("bibtex"))
+        entries = self.harvested or self.bibtex(data.get("bibtex"))
         if data.get("bibtex") is not None and entries is None:
             self.papers_failed = True
             return []  # its problems are reported; its papers would only add echoes
