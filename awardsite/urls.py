@@ -58,6 +58,14 @@ urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("favicon.ico"))),
     distill(path("robots.txt", robots_txt, name="robots-txt")),
+    # The compact format's JSON Schema, for YAML editors (docs/compact-format.md).
+    distill(
+        path(
+            "schemas/compact-format.json",
+            pages_views.compact_format_schema,
+            name="compact-format-schema",
+        )
+    ),
     distill(path("sitemap.xml", sitemaps.index, name="sitemap")),
     # A section's parts after the first at paths of their own (pages/sitemaps.py);
     # before the section's route, whose slug would take "papers-2" as a section name.

@@ -2,8 +2,9 @@
 
 ``content_changed``: sent inside the transaction of a change to what public pages show
 that no model signal announced (the importer's bulk writes, share cards). Optional
-arguments, iterables of primary keys: ``papers`` whose matched text must follow,
-``authors`` whose published papers may have changed. The page cache listens too.
+arguments, iterables of primary keys: ``papers`` whose matched text and share cards
+must follow, ``authors`` whose published papers may have changed. The page cache and the
+share cards (drawn after commit) listen too.
 
 :func:`after_commit` runs a side effect of a change (a share card, thumbnails) once the
 change commits, and never lets its failure (a full disk, a title Pillow cannot draw)

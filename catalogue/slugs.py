@@ -14,8 +14,10 @@ from slugify import slugify
 
 def slug_from(text, max_length):
     """The ASCII slug of ``text`` (``张伟`` gives ``zhang-wei``), at most ``max_length``
-    characters cut at a word boundary; "" for no letters."""
-    return slugify(text or "", max_length=max_length, word_boundary=True)
+    characters cut after the last whole word that fits (a first word longer than that is
+    cut); "" for no letters. ``save_order``: without it python-slugify skips a word too
+    long for what is left and adds shorter ones after it ("...-reveals-about-the-and")."""
+    return slugify(text or "", max_length=max_length, word_boundary=True, save_order=True)
 
 
 def unique_slug(instance, text, fallback, scope=None, taken=()):

@@ -7,7 +7,15 @@ from django.db import connection, transaction
 from django.utils import translation
 
 from catalogue import derived
-from catalogue.models import Author, Authorship, Conference, ImportRecord, Institution, Paper
+from catalogue.models import (
+    Author,
+    Authorship,
+    AwardEntry,
+    Conference,
+    ImportRecord,
+    Institution,
+    Paper,
+)
 from catalogue.signals import content_changed
 from editorial.history import record_versions
 from importing.fields import (
@@ -106,9 +114,10 @@ def record_history(changes, source, also_changed=None):
 
 def _reached(changes, primary_keys):
     """``(papers, authors)``: primary keys of the papers whose matched text (catalogue/
-    matching.py) and authors whose ``has_published_paper`` ``changes`` may change: papers
-    created or updated, of authorships created or updated, of authors and institutions
-    updated; authors of authorships created or updated, of papers and conferences updated."""
+    matching.py) or share card and authors whose ``has_published_paper`` ``changes`` may
+    change: papers created or updated, of authorships and award entries created or
+    updated, of authors and institutions updated; authors of authorships created or
+    updated, of papers and conferences updated."""
     papers, authors = set(), set()
     updated = defaultdict(set)  # model -> primary keys of the objects updated
     for change in changes:
@@ -120,6 +129,8 @@ def _reached(changes, primary_keys):
         elif model is Authorship:
             papers.add(primary_keys[Paper][tuple(change.final["paper"])])
             authors.add(primary_keys[Author][tuple(change.final["author"])])
+        elif model is AwardEntry:  # the award a paper's share card names
+            papers.add(primary_keys[Paper][tuple(change.final["paper"])])
         if change.action == "update":
             updated[model].add(change.pk)
     # What the objects updated reach through authorships.

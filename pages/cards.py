@@ -2,17 +2,19 @@
 
 A card is a 1200 x 630 PNG with the site's name, the paper's title, its first published
 award (and level) and its conference, in one language. Cards are drawn by
-``make_share_cards`` (after each import) and after an editor's committed change
-(``cards_after_change``), never in a visitor's request. Its file name carries a digest
-of its text (``cards/<slug>-<language>-<digest>.png``), so a changed title names a new
-card: until it is drawn the page shows no ``og:image``, never a stale one. A card that
-cannot be drawn after a change (a full disk) never fails the change: it is logged, and
-``make_share_cards`` draws it, as it draws again a card whose file is empty or damaged.
+``make_share_cards``, after an editor's committed change (``cards_after_change``) and
+after an import's (``cards_after_content``), never in a visitor's request. Its file
+name carries a digest of its text (``cards/<slug>-<language>-<digest>.png``), so a
+changed title names a new card: until it is drawn the page shows no ``og:image``, never
+a stale one. A card that cannot be drawn after a change (a full disk) never fails the
+change: it is logged, and ``make_share_cards`` draws it, as it draws again a card whose
+file is empty or damaged.
 """
 
 import hashlib
 import io
 import json
+import logging
 import re
 from functools import cache, partial
 from pathlib import Path
@@ -40,6 +42,8 @@ BACKGROUND, INK, MUTED, GOLD = "#0b2a4a", "#ffffff", "#c9d6e8", "#f2c14e"
 TITLE_SIZE, TITLE_LINES = 60, 4
 # TeX maths delimiters (catalogue/mathtext.py): a card shows the formula's source text.
 MATH_DELIMITERS = re.compile(r"\\[()\[\]]|\$\$?")
+
+logger = logging.getLogger(__name__)
 
 
 @cache
@@ -224,6 +228,30 @@ CARDS_FAILED = _(
     "The change is saved, but its share cards could not be drawn (the server's log says "
     "why): “manage.py make_share_cards” draws them."
 )
+
+
+# At most this many papers' cards are drawn after an import (``cards_after_content``): a
+# card takes 0.2 to 0.7 s to draw (PNG optimised, on the shared 2-core machine), so a
+# conference's awarded papers take seconds, but a whole proceedings of 5,000 papers
+# (make bench-import) would take hours; ``make_share_cards`` draws those.
+IMPORT_CARDS_MAX = 200
+
+
+def cards_after_content(sender, papers=(), **kwargs):
+    """Receiver of ``content_changed`` (the importer's bulk writes, which send no model
+    signals): once committed, draw the cards of ``papers`` (primary keys) as
+    ``cards_after_change`` does, unless ``settings.SHARE_CARDS_ON_SAVE`` is false or
+    there are more than ``IMPORT_CARDS_MAX`` (logged: ``make_share_cards`` draws them)."""
+    papers = sorted(set(papers or ()))
+    if not papers or not settings.SHARE_CARDS_ON_SAVE:
+        return
+    if len(papers) > IMPORT_CARDS_MAX:
+        logger.warning(
+            "%d papers changed: their share cards are left to manage.py make_share_cards.",
+            len(papers),
+        )
+        return
+    after_commit(partial(refresh_cards, papers), warning=CARDS_FAILED)
 
 
 def cards_after_change(sender, instance, raw=False, **kwargs):

@@ -203,7 +203,8 @@ def _bibtex_name(name):
 
 
 def _place(conference):
-    return ", ".join(value for value in (conference.city_en, conference.country_en) if value)
+    country = conference.country_en if conference.country_shown else ""
+    return ", ".join(value for value in (conference.city_en, country) if value)
 
 
 def to_bibtex(papers, urls, taken=None):

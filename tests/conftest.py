@@ -4,6 +4,8 @@ import pytest
 from django.utils import translation
 from hypothesis import settings
 
+from importing import exporting
+from tests.compact_schema import check_texts
 from tests.shipped_content import load_icml
 
 # Property-based tests (tests/test_robustness.py). No deadline: request times on a
@@ -59,6 +61,25 @@ def _default_language():
     language active in the thread, which would change reverse() in later tests."""
     with translation.override("en"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def check_compact_exports(monkeypatch, tmp_path_factory):
+    """Check every compact file a test exports (importing/exporting.py) against the
+    compact format's JSON Schema with check-jsonschema, once the test is done (issue 29,
+    item 7): a test that exported an invalid one errors at teardown."""
+    written, render = [], exporting.render
+
+    def checked_render(document, *, as_json=False):
+        text = render(document, as_json=as_json)
+        written.append((text, as_json))
+        return text
+
+    monkeypatch.setattr(exporting, "render", checked_render)
+    yield
+    if written:
+        checked = check_texts(written, tmp_path_factory.mktemp("compact-exports"))
+        assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 @pytest.fixture

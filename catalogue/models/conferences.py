@@ -117,6 +117,14 @@ class Conference(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Mod
     def get_absolute_url(self):
         return reverse("papers:conference-detail", kwargs={"slug": self.slug})
 
+    @property
+    def country_shown(self):
+        """Whether the conference's place names the country after the city: it has one,
+        and not the city's own name ("Singapore", not "Singapore, Singapore"; compared in
+        English, so that both languages agree)."""
+        country = self.country_en.strip().casefold()
+        return bool(country) and country != self.city_en.strip().casefold()
+
 
 class Award(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
     """An award given at a conference, such as the ICML 2025 Test of Time Award; the same

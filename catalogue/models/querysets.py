@@ -145,13 +145,15 @@ class PaperQuerySet(PublishedQuerySet):
         """Everything the paper page shows, in a fixed number of queries."""
         return self.select_related("conference__venue").prefetch_related(*paper_detail_prefetches())
 
-    def published_without_award_at(self, conference):
-        """Papers at ``conference`` none of its published awards went to, in title order,
-        without long columns (a join on awards read every paper: 0.2 s at 5,000 papers)."""
-        awarded = model("AwardEntry").objects.filter(
-            AwardQuerySet.published_condition("award__", ignore_conference=True),
-            award__conference=conference,
-        )
+    def published_without_award_at(self, conference, any_status=False):
+        """Papers at ``conference`` none of its published awards (any of its awards with
+        ``any_status``: a preview) went to, in title order, without long columns (a join
+        on awards read every paper: 0.2 s at 5,000 papers)."""
+        awarded = model("AwardEntry").objects.filter(award__conference=conference)
+        if not any_status:
+            awarded = awarded.filter(
+                AwardQuerySet.published_condition("award__", ignore_conference=True)
+            )
         return (
             self.filter(conference=conference)
             .exclude(pk__in=awarded.values("paper_id"))

@@ -28,6 +28,7 @@ from pages.views.indexes import (  # noqa: F401
 from pages.views.search import SearchMatches, SearchView  # noqa: F401
 from pages.views.site import (  # noqa: F401
     bad_request,
+    compact_format_schema,
     csrf_failure,
     page_not_found,
     permission_denied,

@@ -5,7 +5,7 @@ from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404
 from django.utils.cache import patch_cache_control
 
-from catalogue.models import AwardEntry, Status
+from catalogue.models import AwardEntry
 from editorial.teams import scoped
 
 # Items per page of a conference's papers without an award and of an author's papers: the
@@ -69,6 +69,8 @@ class PreviewMixin:
 
 
 def shown_entries(preview):
-    """The award entries a page lists, for ``PageLists.awards()``: in a preview, those
-    visitors will see once their award is published; else ``None``, the published ones."""
-    return AwardEntry.objects.filter(paper__status=Status.PUBLISHED) if preview else None
+    """The award entries a page lists, for ``PageLists.awards()``: in a preview, every
+    entry, its paper and that paper's conference in any status (a conference imported as
+    a draft brings its papers, and a Test-of-Time award's earlier editions, as drafts:
+    the banner says drafts are not public yet); else ``None``, the published ones."""
+    return AwardEntry.objects.all() if preview else None

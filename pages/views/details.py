@@ -63,16 +63,21 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         conference = self.object
-        # The conference's published awards, each given the page's conference.
-        awards = Award.objects.published(ignore_conference=True).filter(conference=conference)
+        # The conference's published awards (all in a preview), given the page's conference.
+        awards = Award.objects.filter(conference=conference)
+        if not self.preview:
+            awards = awards.published(ignore_conference=True)
         awards = list(awards.order_by("position", "slug"))
         for award in awards:
             award.conference = conference
         lists = listing.PageLists()
         context["awards"] = lists.awards(awards, shown_entries(self.preview))
         # Less the papers of the awards shown above, whatever the conference's status.
-        papers = Paper.objects.published(ignore_conference=True)
-        page = paginate(self.page_number, papers.published_without_award_at(conference))
+        papers = Paper.objects.all()
+        if not self.preview:
+            papers = papers.published(ignore_conference=True)
+        unawarded = papers.published_without_award_at(conference, any_status=self.preview)
+        page = paginate(self.page_number, unawarded)
         context["page_obj"] = page
         context["other_papers"] = lists.papers(listing.papers(page.object_list))
         lists.fetch()

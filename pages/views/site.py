@@ -1,4 +1,6 @@
-"""robots.txt and the error pages."""
+"""robots.txt, the compact format's JSON Schema and the error pages."""
+
+import json
 
 from django.conf import settings
 from django.http import (
@@ -13,6 +15,7 @@ from django.template import loader
 from django.urls import reverse
 
 from awardsite.addresses import absolute_url
+from importing.compact.schema import compact_schema
 
 
 def robots_txt(request):
@@ -25,6 +28,15 @@ def robots_txt(request):
         f"Sitemap: {absolute_url(reverse('sitemap'), request)}",
     ]
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+
+
+def compact_format_schema(request):
+    """The JSON Schema of a compact conference file (importing/compact/schema.py) as
+    ``application/schema+json``, its ``$id`` its own absolute address: what a YAML editor
+    names in ``# yaml-language-server: $schema=...`` (docs/compact-format.md)."""
+    schema = compact_schema(absolute_url(request.path, request))
+    text = json.dumps(schema, ensure_ascii=False, indent=2) + "\n"
+    return HttpResponse(text, content_type="application/schema+json")
 
 
 # Error pages (awardsite/urls.py's handlers). Django's own run a CSRF check, which reads a

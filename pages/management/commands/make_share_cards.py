@@ -1,9 +1,10 @@
 """Draw the share cards (``og:image``) of papers without a teaser (pages/cards.py).
 
-Exists because the importer writes in bulk, without the signals that draw a card when an
-editor saves (``make data`` runs it after each import), to draw the cards an editor's
-change could not (a full disk), to draw again a card left empty or damaged, and to draw
-every card again after a change of font or design. A paper's outdated cards are deleted.
+Exists to draw the cards of an import of more papers than ``cards.IMPORT_CARDS_MAX``
+(a smaller import draws its own once it commits; ``make data`` runs it after each
+import), the cards an editor's change or an import could not (a full disk, or
+``DJANGO_SHARE_CARDS_ON_SAVE`` off), to draw again a card left empty or damaged, and to
+draw every card again after a change of font or design. A paper's outdated cards are deleted.
 """
 
 from django.core.management.base import BaseCommand, CommandError
