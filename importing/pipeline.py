@@ -16,10 +16,12 @@ from importing.reading import read_fixture
 __all__ = ["FIXTURE_MODELS", "plan_import", "prepare_image", "read_fixture", "store_image"]
 
 
-def import_fixture(path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_SIZE):
+def import_fixture(path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_SIZE, source=None):
     """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``; return
     the :class:`~importing.planning.Plan`. Raises :class:`FixtureInvalid` listing every
-    problem, having written nothing; a file of more than ``max_bytes`` is one."""
+    problem, having written nothing; a file of more than ``max_bytes`` is one. ``source``
+    names the file in the history and import records (default: ``path``)."""
+    source = str(path) if source is None else source
     fixture = read_fixture(path, max_bytes)
     # Compare and write in one transaction, so that an editor's save in between
     # cannot be overwritten unseen.
@@ -28,7 +30,7 @@ def import_fixture(path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_S
         if plan.problems:  # named by the compact file's places, if it is one
             raise FixtureInvalid(relocate(fixture.document, plan.problems))
         if not dry_run and plan.writes_anything:
-            apply_plan(plan, source=str(path))
+            apply_plan(plan, source=source)
         elif not dry_run:  # objects imported before the importer wrote history
-            record_history(plan.changes, str(path))
+            record_history(plan.changes, source)
     return plan
