@@ -173,6 +173,28 @@ def test_dry_run_with_the_bibtex_file_it_names(editor_client, editor):
     assert len(pending(editor)) == 1
 
 
+def test_import_with_an_image_the_file_names(editor_client, editor, settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    teaser = "  - key: gradients\n    image: card.png\n    image_alt: A card.\n"
+    data = (
+        draft_cil()
+        .decode()
+        .replace("  - key: gradients\n", teaser + "    image_alt_zh_hans: 一张卡片。\n")
+    )
+    image = (DATA / "images" / "learning-from-examples.png").read_bytes()
+    files = {
+        "compact_file": SimpleUploadedFile("cil-2031.yaml", data.encode()),
+        "images": [SimpleUploadedFile("card.png", image)],
+    }
+
+    editor_client.post(URL, files)
+    editor_client.post(f"{URL}{pending(editor)[0]}/")
+
+    paper = Paper.objects.get(image_alt_en="A card.")
+    assert paper.image.name.startswith("papers/card")
+    assert paper.image.storage.exists(paper.image.name)
+
+
 # Refused files -------------------------------------------------------------------------
 
 
