@@ -1,12 +1,13 @@
 from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class EditorialConfig(AppConfig):
     """The editors' side: the admin, its forms, history, edit tokens, roles, previews."""
 
     name = "editorial"
-    verbose_name = "Editing"
+    verbose_name = _("Editing")
 
     def ready(self):
         from editorial.history_upgrade import upgrade_after_migrate

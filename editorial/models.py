@@ -24,3 +24,30 @@ class Team(models.Model):
 
     def __str__(self):
         return str(self.venue)
+
+
+class ConferenceImport(models.Model):
+    """A conference file an editor uploaded in the admin and read in a dry run, waiting
+    for its import: the files are kept in a private folder named by ``token``
+    (importing/uploads.py), only for ``user``."""
+
+    token = models.CharField(_("token"), max_length=64, unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="conference_imports",
+        verbose_name=_("user"),
+    )
+    file_name = models.CharField(_("file name"), max_length=255)
+    created = models.DateTimeField(_("uploaded at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("conference import")
+        verbose_name_plural = _("conference imports")
+        ordering = ["created", "pk"]
+        # Only the import right: the admin's page is no list of rows to add or change.
+        default_permissions = ()
+        permissions = [("import_conference", _("Can import conferences in the admin"))]
+
+    def __str__(self):
+        return self.file_name

@@ -1,7 +1,8 @@
 """Roles: the "Editors" group of site-wide editors, holding exactly the permissions of the
 ``papers`` app's models but the publish right, and ``editorial.edit_every_venue`` (none
-on users, groups or teams); the "Venue editors" group of editors on venue teams (the
-same less that one); the "Publishers" group, holding the publish right alone
+on users, groups or teams), and ``editorial.import_conference`` (``IMPORT_RIGHT``: the
+admin's import page); the "Venue editors" group of editors on venue teams (the
+same less ``edit_every_venue``); the "Publishers" group, holding the publish right alone
 (``papers.publish_<model>``: publishing, returning to draft, scheduling); all kept after
 every ``migrate``; and editor accounts (editorial/teams.py says who edits what). An
 editor without the publish right asks for review; a publisher is in two groups.
@@ -23,26 +24,35 @@ PUBLISHERS = "Publishers"
 GROUPS = (EDITORS, PUBLISHERS)  # what ``migrate`` keeps (a restore replaces the rest)
 EDITOR_APPS = ("papers",)
 PUBLISH_RIGHT = "publish_"  # the codenames' prefix (catalogue.models.base.publish_permissions)
+IMPORT_RIGHT = "editorial.import_conference"  # the admin's import page (importing/admin.py)
 
 
 def _content_permissions(using):
-    """The permissions of the apps in EDITOR_APPS but the publish right."""
+    """The permissions of the apps in EDITOR_APPS but the publish right, and IMPORT_RIGHT."""
     permissions = Permission.objects.using(using)
-    return permissions.filter(content_type__app_label__in=EDITOR_APPS).exclude(
+    content = permissions.filter(content_type__app_label__in=EDITOR_APPS).exclude(
         codename__startswith=PUBLISH_RIGHT
+    )
+    return [*content, *_permissions_named(using, IMPORT_RIGHT)]
+
+
+def _permissions_named(using, name):
+    """The permission ``name`` ("app_label.codename") as a QuerySet (empty if not made yet)."""
+    app_label, codename = name.split(".")
+    return Permission.objects.using(using).filter(
+        content_type__app_label=app_label, codename=codename
     )
 
 
 def sync_editors_group(using="default", **kwargs):
     """Create the Editors and Publishers groups if needed; give Editors exactly the
-    permissions of the apps in EDITOR_APPS but the publish right, and ``SITE_WIDE``; the
-    Venue editors group (if made yet) the former only; Publishers exactly the publish
-    right; return the Editors group (a ``post_migrate`` receiver of the editorial app,
-    whose permissions exist by then)."""
+    permissions of the apps in EDITOR_APPS but the publish right, IMPORT_RIGHT and
+    ``SITE_WIDE``; the Venue editors group (if made yet) all but ``SITE_WIDE``; Publishers
+    exactly the publish right; return the Editors group (a ``post_migrate`` receiver of
+    the editorial app, whose permissions exist by then)."""
     groups, permissions = Group.objects.using(using), Permission.objects.using(using)
     editors, _created = groups.get_or_create(name=EDITORS)
-    app_label, codename = SITE_WIDE.split(".")
-    site_wide = permissions.filter(content_type__app_label=app_label, codename=codename)
+    site_wide = _permissions_named(using, SITE_WIDE)
     editors.permissions.set([*_content_permissions(using), *site_wide])
     for team_group in groups.filter(name=TEAM_EDITORS):
         team_group.permissions.set(_content_permissions(using))

@@ -17,13 +17,21 @@ __all__ = ["FIXTURE_MODELS", "plan_import", "prepare_image", "read_fixture", "st
 
 
 def import_fixture(
-    path, *, overwrite=False, dry_run=False, max_bytes=MAX_FILE_SIZE, accept_new=False
+    path,
+    *,
+    overwrite=False,
+    dry_run=False,
+    max_bytes=MAX_FILE_SIZE,
+    accept_new=False,
+    source=None,
 ):
     """Read, check, compare and (unless ``dry_run``) apply the fixture at ``path``; return
     the :class:`~importing.planning.Plan`. Raises :class:`FixtureInvalid` listing every
     problem, having written nothing; a file of more than ``max_bytes`` is one. With
     ``accept_new``, a new person or institution close to one in the database is imported
-    as new (a note) instead of asking which is meant (a problem)."""
+    as new (a note) instead of asking which is meant (a problem). ``source`` names the
+    file in the history and import records (default: ``path``)."""
+    source = str(path) if source is None else source
     fixture = read_fixture(path, max_bytes, accept_new)
     # Compare and write in one transaction, so that an editor's save in between
     # cannot be overwritten unseen.
@@ -32,7 +40,7 @@ def import_fixture(
         if plan.problems:  # named by the compact file's places, if it is one
             raise FixtureInvalid(relocate(fixture.document, plan.problems))
         if not dry_run and plan.writes_anything:
-            apply_plan(plan, source=str(path))
+            apply_plan(plan, source=source)
         elif not dry_run:  # objects imported before the importer wrote history
-            record_history(plan.changes, str(path))
+            record_history(plan.changes, source)
     return plan

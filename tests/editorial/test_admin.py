@@ -77,15 +77,19 @@ def test_editors_group_has_exactly_the_content_permissions_but_the_publish_right
         .exclude(codename__startswith="publish_")
         .values_list("content_type__app_label", "codename")
     )
-    # Editors are site-wide: they edit every venue (editorial/teams.py).
-    assert granted == content | {("editorial", "edit_every_venue")}
+    # Editors are site-wide: they edit every venue (editorial/teams.py), and import
+    # conferences in the admin (importing/admin.py).
+    assert granted == content | {
+        ("editorial", "edit_every_venue"),
+        ("editorial", "import_conference"),
+    }
     assert {codename.split("_")[0] for _, codename in content} == {
         "add",
         "change",
         "delete",
         "view",
     }
-    assert len(granted) == 4 * len(CHANGELISTS + INLINE_ONLY) + 1
+    assert len(granted) == 4 * len(CHANGELISTS + INLINE_ONLY) + 2
 
 
 def test_editor_is_staff_but_not_superuser(editor):
