@@ -16,6 +16,11 @@ from django.utils.translation import get_language
 from awardsite.addresses import absolute_url
 from catalogue.models import PaperLink
 
+# Proceedings named as "<series>, volume <number>" ("PMLR, volume 267"), the form the
+# conference's ``proceedings`` help text asks for.
+PROCEEDINGS = re.compile(r"^(?P<series>.+?),?\s+(?:volume|vol\.)\s*(?P<volume>\w+)$", re.IGNORECASE)
+# Series known by an abbreviation: (full name, publisher), as their own BibTeX writes them.
+KNOWN_SERIES = {"PMLR": ("Proceedings of Machine Learning Research", "PMLR")}
 ARXIV_ID = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#]+?)(?:\.pdf)?/?(?:[?#].*)?$")
 DOI = re.compile(r"(?:doi\.org/|^doi:)(?P<doi>10\.\S+)$", re.IGNORECASE)
 # OpenGraph names locales as language_TERRITORY.
@@ -46,9 +51,21 @@ def doi(url):
     return match["doi"] if match else ""
 
 
+def proceedings_fields(proceedings):
+    """``{"series", "volume", "publisher"}`` of a conference's ``proceedings`` (English)
+    written "<series>, volume <number>": a known abbreviation (``KNOWN_SERIES``) gives
+    the series' full name and its publisher; ``{}`` for any other text (a URL, a title)."""
+    match = PROCEEDINGS.match(" ".join((proceedings or "").split()))
+    if not match:
+        return {}
+    series, publisher = KNOWN_SERIES.get(match["series"], (match["series"], ""))
+    return {"series": series, "volume": match["volume"], "publisher": publisher}
+
+
 def paper_identifiers(paper):
     """A paper's identifiers from its links (prefetched): ``arxiv``, ``doi``, ``pdf`` (a
-    PDF link's URL) and ``landing`` (the first of PMLR, OpenReview, DOI), "" if unknown."""
+    PDF link's URL, else arXiv's PDF of the arXiv id) and ``landing`` (the first of PMLR,
+    OpenReview, DOI), "" if unknown."""
     links = {link.kind: link.url for link in paper.links.all()}
     landing = next(
         (
@@ -58,10 +75,11 @@ def paper_identifiers(paper):
         ),
         "",
     )
+    arxiv = arxiv_id(links.get(PaperLink.Kind.ARXIV, ""))
     return {
-        "arxiv": arxiv_id(links.get(PaperLink.Kind.ARXIV, "")),
+        "arxiv": arxiv,
         "doi": doi(links.get(PaperLink.Kind.DOI, "")),
-        "pdf": links.get(PaperLink.Kind.PDF, ""),
+        "pdf": links.get(PaperLink.Kind.PDF, "") or (arxiv and f"https://arxiv.org/pdf/{arxiv}"),
         "landing": landing,
     }
 
@@ -85,9 +103,14 @@ def scholar_tags(paper, page_url):
         for institution in authorship.affiliations.all():
             tags.append(("citation_author_institution", institution.name_en))
     first, last = first_page_and_last(paper.pages)
+    proceedings = proceedings_fields(conference.proceedings_en)
     tags += [
         ("citation_publication_date", str(conference.year)),
         ("citation_conference_title", conference.venue.name_en),
+        # Zotero's Embedded Metadata translator reads these as volume, series, publisher.
+        ("citation_volume", proceedings.get("volume")),
+        ("citation_series_title", proceedings.get("series")),
+        ("citation_publisher", proceedings.get("publisher")),
         ("citation_firstpage", first),
         ("citation_lastpage", last),
         ("citation_pdf_url", ids["pdf"]),
@@ -96,6 +119,8 @@ def scholar_tags(paper, page_url):
         ("citation_abstract_html_url", page_url),
         ("citation_public_url", ids["landing"]),
         ("citation_language", "en"),
+        # The whole abstract: without it Zotero saves the page's description, cut short.
+        ("citation_abstract", " ".join((paper.abstract_en or "").split())),
     ]
     return [(name, content) for name, content in tags if content]
 
@@ -114,11 +139,9 @@ def scholarly_article(paper, page_url, request=None):
         "inLanguage": "en",
         "datePublished": str(paper.conference.year),
         "author": [],
-        "isPartOf": {
-            "@type": "PublicationEvent",
-            "name": paper.conference.name_en,
-            "superEvent": {"@type": "EventSeries", "name": paper.conference.venue.name_en},
-        },
+        # schema.org's property for the event that published a work (isPartOf's range is
+        # a creative work: the proceedings' volume below).
+        "publication": conference_event(paper.conference, request, "PublicationEvent"),
     }
     for authorship in paper.ordered_authorships:
         author = authorship.author
@@ -139,8 +162,17 @@ def scholarly_article(paper, page_url, request=None):
         article["author"].append(person)
     links = sorted(paper.links.all(), key=lambda link: link.sort_key)
     doi = paper_identifiers(paper)["doi"]
+    proceedings = proceedings_fields(paper.conference.proceedings_en)
     return _add_values(
         article,
+        isPartOf=proceedings
+        and {
+            "@type": "PublicationVolume",
+            "volumeNumber": proceedings["volume"],
+            "isPartOf": {"@type": "BookSeries", "name": proceedings["series"]},
+        },
+        publisher=proceedings.get("publisher")
+        and {"@type": "Organization", "name": proceedings["publisher"]},
         abstract=paper.abstract_en,
         alternativeHeadline=paper.title_zh_hans,
         pagination=paper.pages,
@@ -151,6 +183,30 @@ def scholarly_article(paper, page_url, request=None):
             + ("" if entry.is_top_level else f" ({entry.level.name_en})")
             for entry in paper.award_entries.all()
         ],
+    )
+
+
+def conference_event(conference, request=None, kind="Event"):
+    """A schema.org Event (or ``kind``, a subtype) of ``conference`` (its venue selected)
+    as a dict: English name, its page as ``url`` and ``@id`` (with "#event"), dates and
+    place when known, the venue as the ``superEvent`` (an EventSeries)."""
+    url = absolute_url(conference.get_absolute_url(), request)
+    event = {"@type": kind, "@id": f"{url}#event", "name": conference.name_en, "url": url}
+    address = _add_values(
+        {"@type": "PostalAddress"},
+        addressLocality=conference.city_en,
+        addressCountry=conference.country_en,
+    )
+    return _add_values(
+        event,
+        startDate=conference.start_date and conference.start_date.isoformat(),
+        endDate=conference.end_date and conference.end_date.isoformat(),
+        location=len(address) > 1 and {"@type": "Place", "address": address},
+        superEvent={
+            "@type": "EventSeries",
+            "name": conference.venue.name_en,
+            "url": absolute_url(conference.venue.get_absolute_url(), request),
+        },
     )
 
 
