@@ -157,28 +157,14 @@ def scholarly_article(paper, page_url, request=None):
         "name": paper.title_en,
         "inLanguage": "en",
         "datePublished": str(paper.conference.year),
-        "author": [],
+        "author": [
+            person(authorship.author, authorship.affiliations.all(), request)
+            for authorship in paper.ordered_authorships
+        ],
         # schema.org's property for the event that published a work (isPartOf's range is
         # a creative work: the proceedings' volume below).
         "publication": conference_event(paper.conference, request, "PublicationEvent"),
     }
-    for authorship in paper.ordered_authorships:
-        author = authorship.author
-        person = {
-            "@type": "Person",
-            "name": author.name,
-            "url": absolute_url(author.get_absolute_url(), request),
-        }
-        orcid = f"https://orcid.org/{author.orcid}" if author.orcid else ""
-        _add_values(
-            person,
-            affiliation=[
-                {"@type": "Organization", "name": institution.name_en}
-                for institution in authorship.affiliations.all()
-            ],
-            sameAs=[url for url in (author.homepage, orcid) if url],
-        )
-        article["author"].append(person)
     links = sorted(paper.links.all(), key=lambda link: link.sort_key)
     doi = paper_identifiers(paper)["doi"]
     proceedings = proceedings_fields(paper.conference.proceedings_en)
@@ -226,6 +212,107 @@ def conference_event(conference, request=None, kind="Event"):
             "name": conference.venue.name_en,
             "url": absolute_url(conference.venue.get_absolute_url(), request),
         },
+    )
+
+
+def article_reference(paper, request=None):
+    """A listed paper as a schema.org ScholarlyArticle of its English title and page."""
+    return {
+        "@type": "ScholarlyArticle",
+        "name": paper.title_en,
+        "url": absolute_url(paper.get_absolute_url(), request),
+    }
+
+
+def item_list(items, name="", url=""):
+    """A schema.org ItemList of ``items`` (dicts of schema.org things, in order), each a
+    ListItem at its ``position`` from 1; ``name`` and ``url`` when given."""
+    elements = [
+        {"@type": "ListItem", "position": position, "item": item}
+        for position, item in enumerate(items, start=1)
+    ]
+    listed = {"@type": "ItemList", "numberOfItems": len(elements), "itemListElement": elements}
+    return _add_values(listed, name=name, url=url)
+
+
+def award_item_list(award, request=None):
+    """An award's papers (``listed_levels``, from ``PageLists.awards``), the top level
+    first, as an ItemList named ``"<conference> <award>"`` in English at the award's page."""
+    return item_list(
+        [
+            article_reference(paper, request)
+            for level in award.listed_levels
+            for paper in level.papers
+        ],
+        name=f"{award.conference.name_en} {award.name_en}",
+        url=absolute_url(award.get_absolute_url(), request),
+    )
+
+
+def web_page(url, name, kind="WebPage", **optional):
+    """A schema.org WebPage (or ``kind``, a subtype such as CollectionPage) at ``url``
+    named ``name``, in the active language, with the non-empty ``optional`` properties."""
+    page = {
+        "@context": "https://schema.org",
+        "@type": kind,
+        "@id": url,
+        "url": url,
+        "name": name,
+        "inLanguage": get_language() or settings.LANGUAGE_CODE,
+    }
+    return _add_values(page, **optional)
+
+
+def conference_graph(conference, awards, page_url, name, request=None):
+    """A conference page's JSON-LD: the conference as an Event (``conference_event``) and
+    the page, a CollectionPage about it whose main entities are its ``awards``' lists
+    (``award_item_list``), as one ``@graph``."""
+    event = conference_event(conference, request)
+    page = web_page(
+        page_url,
+        name,
+        "CollectionPage",
+        about={"@id": event["@id"]},
+        mainEntity=[award_item_list(award, request) for award in awards],
+    )
+    del page["@context"]
+    return {"@context": "https://schema.org", "@graph": [event, page]}
+
+
+def venue_series(venue, conferences, request=None):
+    """A venue as a schema.org EventSeries whose ``subEvent`` are its ``conferences``
+    (``conference_event``: their venue is this one)."""
+    for conference in conferences:
+        conference.venue = venue
+    return _add_values(
+        {
+            "@context": "https://schema.org",
+            "@type": "EventSeries",
+            "@id": absolute_url(venue.get_absolute_url(), request) + "#series",
+            "name": venue.name_en,
+            "alternateName": venue.acronym,
+            "url": absolute_url(venue.get_absolute_url(), request),
+        },
+        sameAs=venue.website,
+        subEvent=[
+            {k: v for k, v in conference_event(conference, request).items() if k != "superEvent"}
+            for conference in conferences
+        ],
+    )
+
+
+def person(author, institutions=(), request=None):
+    """An author as a schema.org Person: name, page, other names, homepage and ORCID iD
+    as ``sameAs``, ``institutions`` (in English) as ``affiliation``."""
+    url = absolute_url(author.get_absolute_url(), request)
+    orcid = f"https://orcid.org/{author.orcid}" if author.orcid else ""
+    return _add_values(
+        {"@type": "Person", "@id": f"{url}#person", "name": author.name, "url": url},
+        alternateName=author.other_name_list,
+        sameAs=[value for value in (author.homepage, orcid) if value],
+        affiliation=[
+            {"@type": "Organization", "name": institution.name_en} for institution in institutions
+        ],
     )
 
 
