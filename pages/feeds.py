@@ -13,7 +13,7 @@ from django.utils.translation import gettext, gettext_lazy
 from awardsite.addresses import absolute_url
 from catalogue.languages import localized_value
 from catalogue.models import Award, AwardEntry, unlisted_paper_fields
-from pages.metadata import last_changed
+from editorial.history import last_changed
 
 FEED_LENGTH = 50
 

@@ -11,11 +11,7 @@ import json
 import re
 
 from django.conf import settings
-from django.db import router
-from django.db.models import CharField, OuterRef, Subquery
-from django.db.models.functions import Cast
 from django.utils.translation import get_language
-from reversion.models import Version
 
 from awardsite.addresses import absolute_url
 from catalogue.models import PaperLink
@@ -29,21 +25,6 @@ ARXIV_ID = re.compile(r"arxiv\.org/(?:abs|pdf)/(?P<id>[^?#]+?)(?:\.pdf)?/?(?:[?#
 DOI = re.compile(r"(?:doi\.org/|^doi:)(?P<doi>10\.\S+)$", re.IGNORECASE)
 # OpenGraph names locales as language_TERRITORY.
 OG_LOCALES = {"en": "en_US", "zh-hans": "zh_CN"}
-
-
-def last_changed(model):
-    """A subquery for ``annotate()`` on ``model``'s rows: when the row was last changed,
-    the date (aware datetime) of its newest version in its history (django-reversion:
-    every save in the admin and every import writes one), None for a row without one.
-    The catalogue's models keep no modification time of their own."""
-    versions = Version.objects.filter(
-        db=router.db_for_write(model),
-        content_type__app_label=model._meta.app_label,
-        content_type__model=model._meta.model_name,
-        object_id=Cast(OuterRef("pk"), CharField()),
-    )
-    newest = versions.order_by("-revision__date_created").values("revision__date_created")
-    return Subquery(newest[:1])
 
 
 def language_versions(translated):

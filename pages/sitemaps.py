@@ -23,8 +23,8 @@ from django_distill.utils import iter_url_patterns
 
 from awardsite.addresses import absolute_url
 from catalogue.models import Author, Award, Conference, Paper, Venue
+from editorial.history import last_changed
 from pages.distill import one_page, series_slugs, url_kwargs
-from pages.metadata import last_changed
 from pages.paging import page_number
 
 PART_URLS = 2_000
