@@ -244,7 +244,7 @@ def web_page(url, name, kind="WebPage", **optional):
     return _add_values(page, **optional)
 
 
-def conference_graph(conference, awards, page_url, name, request=None):
+def conference_graph(conference, awards, page_url, name, request=None, description=""):
     """A conference page's JSON-LD: the conference as an Event (``conference_event``) and
     the page, a CollectionPage about it whose main entities are its ``awards``' lists
     (``award_item_list``), as one ``@graph``."""
@@ -253,6 +253,7 @@ def conference_graph(conference, awards, page_url, name, request=None):
         page_url,
         name,
         "CollectionPage",
+        description=description,
         about={"@id": event["@id"]},
         mainEntity=[award_item_list(award, request) for award in awards],
     )
@@ -262,9 +263,7 @@ def conference_graph(conference, awards, page_url, name, request=None):
 
 def venue_series(venue, conferences, request=None):
     """A venue as a schema.org EventSeries whose ``subEvent`` are its ``conferences``
-    (``conference_event``: their venue is this one)."""
-    for conference in conferences:
-        conference.venue = venue
+    (``conference_event``; from ``venue.conferences``, which know their venue)."""
     return _add_values(
         {
             "@context": "https://schema.org",

@@ -41,8 +41,10 @@ def _home(context, url, title, description):
 
 
 def _conference(context, url, title, description):
-    conference = context["conference"]
-    return metadata.conference_graph(conference, context["awards"], url, title, context["request"])
+    conference, request = context["conference"], context["request"]
+    return metadata.conference_graph(
+        conference, context["awards"], url, title, request, description
+    )
 
 
 def _award(context, url, title, description):
