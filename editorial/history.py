@@ -12,6 +12,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import router
+from django.db.models import CharField, Max, OuterRef, Subquery
+from django.db.models.functions import Cast
 from django.utils import timezone, translation
 from django.utils.encoding import force_str
 from modeltranslation.translator import NotRegistered, translator
@@ -265,3 +267,29 @@ def serialised_versions(model, pks):
             }
             versions.append((obj.pk, version))
     return versions
+
+
+def _versions_of(model):
+    """The versions of ``model``'s objects, by a join on the content type (no query of
+    ContentType's cache, which a cold process would add to a page's count)."""
+    return Version.objects.filter(
+        db=router.db_for_write(model),
+        content_type__app_label=model._meta.app_label,
+        content_type__model=model._meta.model_name,
+    )
+
+
+def last_changed(model):
+    """A subquery for ``annotate()`` on ``model``'s rows: when the row was last changed,
+    the date (aware datetime) of its newest version in its history (django-reversion:
+    every save in the admin and every import writes one), None for a row without one.
+    The catalogue's models keep no modification time of their own."""
+    versions = _versions_of(model).filter(object_id=Cast(OuterRef("pk"), CharField()))
+    newest = versions.order_by("-revision__date_created").values("revision__date_created")
+    return Subquery(newest[:1])
+
+
+def latest_change(model):
+    """When any object of ``model`` last changed (the newest version's date, an aware
+    datetime), or None: one query."""
+    return _versions_of(model).aggregate(latest=Max("revision__date_created"))["latest"]

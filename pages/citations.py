@@ -23,7 +23,7 @@ from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from catalogue.mathtext import math_matches, math_segments
-from pages.metadata import first_page_and_last, paper_identifiers
+from pages.metadata import first_page_and_last, paper_identifiers, proceedings_fields
 
 # Generational suffixes ("King Jr.", "Ford II"), kept apart from the family name by
 # every format, and lower-case particles that belong to it ("Ludwig van Beethoven").
@@ -207,6 +207,16 @@ def _place(conference):
     return ", ".join(value for value in (conference.city_en, country) if value)
 
 
+def _proceedings(conference):
+    """``series``, ``volume``, ``publisher`` and ``note`` ("" when unknown) of a
+    conference's proceedings: fields when they name a volume (pages/metadata.py's
+    ``proceedings_fields``), which reference managers and styles print; else the
+    proceedings' text as a note."""
+    fields = proceedings_fields(conference.proceedings_en)
+    note = "" if fields else (conference.proceedings_en or "")
+    return {"series": "", "volume": "", "publisher": "", **fields, "note": note}
+
+
 def to_bibtex(papers, urls, taken=None):
     """BibTeX ``@inproceedings`` entries for ``papers``. ``urls``: {pk: the paper's page
     URL here}, used when no proceedings or OpenReview page is known; ``taken``: the
@@ -215,6 +225,7 @@ def to_bibtex(papers, urls, taken=None):
     for key, paper, ids in _cited(papers, taken):
         conference = paper.conference
         first, last = first_page_and_last(paper.pages)
+        proceedings = _proceedings(conference)
         fields = [
             ("title", "{" + tex(paper.title_en) + "}"),
             ("author", " and ".join(_bibtex_name(name) for name in _authors(paper))),
@@ -222,11 +233,12 @@ def to_bibtex(papers, urls, taken=None):
             ("year", str(conference.year)),
             ("pages", f"{tex(first)}--{tex(last)}" if last else tex(first)),
             ("address", tex(_place(conference))),
-            ("note", tex(conference.proceedings_en or "")),
+            *((name, tex(proceedings[name])) for name in ("series", "volume", "publisher")),
             ("doi", _verbatim(ids["doi"])),
             ("eprint", _verbatim(ids["arxiv"])),
             ("archiveprefix", "arXiv" if ids["arxiv"] else ""),
             ("url", _verbatim(ids["landing"] or urls[paper.pk])),
+            ("note", tex(proceedings["note"])),
             ("abstract", tex(paper.abstract_en or "")),
         ]
         # A field without a value is left out.
@@ -262,6 +274,7 @@ def to_ris(papers, urls, taken=None):
     for _key, paper, ids in _cited(papers, taken):
         conference = paper.conference
         first, last = first_page_and_last(paper.pages)
+        proceedings = _proceedings(conference)
         record = {
             "type_of_reference": "CPAPER",
             "title": paper.title_en,
@@ -275,6 +288,9 @@ def to_ris(papers, urls, taken=None):
             "start_page": first,
             "end_page": last,
             "place_published": _place(conference),
+            "volume": proceedings["volume"],
+            "tertiary_title": proceedings["series"],
+            "publisher": proceedings["publisher"],
             "doi": ids["doi"],
             "abstract": paper.abstract_en,
         }
@@ -300,8 +316,12 @@ def csl_items(papers, urls, taken=None):
             "URL": ids["landing"] or urls[paper.pk],
             "language": "en",
         }
+        proceedings = _proceedings(conference)
         optional = {
             "event-place": _place(conference),
+            "volume": proceedings["volume"],
+            "collection-title": proceedings["series"],
+            "publisher": proceedings["publisher"],
             "page": paper.pages,
             "DOI": ids["doi"],
             "abstract": one_line(paper.abstract_en or ""),

@@ -13,13 +13,15 @@ from django.utils.translation import gettext, gettext_lazy
 from awardsite.addresses import absolute_url
 from catalogue.languages import localized_value
 from catalogue.models import Award, AwardEntry, unlisted_paper_fields
+from editorial.history import last_changed
 
 FEED_LENGTH = 50
 
 
 class LatestAwardsFeed(Feed):
     """The newest published awards in the request's language: an entry per award, linking
-    to its page and listing its papers, dated by :func:`entry_day`."""
+    to its page and listing its papers, published on :func:`entry_day` and updated when
+    the award last changed (its history), else on that day too."""
 
     feed_type = Atom1Feed
     title = gettext_lazy("Newly published conference awards")
@@ -55,6 +57,7 @@ class LatestAwardsFeed(Feed):
         return (
             Award.objects.published()
             .with_conference()
+            .annotate(last_changed=last_changed(Award))
             .prefetch_related(Prefetch("entries", queryset=entries))
             # The order of ``entry_day``: by year, then by the day (a conference with
             # no day is dated 1 January, so it comes after the year's dated ones).
@@ -78,11 +81,14 @@ class LatestAwardsFeed(Feed):
     def item_link(self, award):
         return absolute_url(award.get_absolute_url(), self.request)
 
-    def item_updateddate(self, award):
+    def item_pubdate(self, award):
         """Midnight UTC of ``entry_day(award)`` (never the time of the request)."""
         return datetime.datetime.combine(entry_day(award), datetime.time(), tzinfo=datetime.UTC)
 
-    item_pubdate = item_updateddate
+    def item_updateddate(self, award):
+        """When the award last changed (its history's newest version), else its
+        ``item_pubdate``: entries differ as their awards do, never the time of the request."""
+        return award.last_changed or self.item_pubdate(award)
 
 
 def entry_day(award):

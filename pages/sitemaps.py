@@ -22,8 +22,9 @@ from django.urls import reverse
 from django_distill.utils import iter_url_patterns
 
 from awardsite.addresses import absolute_url
-from catalogue.models import Author, Conference, Paper, Venue
-from pages.distill import award_slugs, one_page, published_slugs, series_slugs, url_kwargs
+from catalogue.models import Author, Award, Conference, Paper, Venue
+from editorial.history import last_changed
+from pages.distill import one_page, series_slugs, url_kwargs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -69,28 +70,55 @@ class HomeSitemap(_Sitemap):
 
 class RouteSitemap(_Sitemap):
     """The pages of ``route`` (a URL name), one per item of ``items()`` (a function): a
-    slug, or a tuple of the values of the route's ``kwargs``, in that order."""
+    slug, or a tuple of the values of the route's ``kwargs``, in that order; with
+    ``dated``, a tuple of those values and then the page's ``lastmod`` (or None)."""
 
-    def __init__(self, route, items, kwargs=("slug",)):
-        self.route, self.get_items, self.kwargs = route, items, kwargs
+    def __init__(self, route, items, kwargs=("slug",), dated=False):
+        self.route, self.get_items, self.kwargs, self.dated = route, items, kwargs, dated
 
     def items(self):
         return self.get_items()
 
     def location(self, item):
-        return reverse(self.route, kwargs=url_kwargs(item, self.kwargs))
+        return reverse(
+            self.route, kwargs=url_kwargs(item[:-1] if self.dated else item, self.kwargs)
+        )
+
+    def lastmod(self, item):
+        return item[-1] if self.dated else None
 
 
+def dated_rows(model, *fields, order="slug"):
+    """``(*fields, lastmod)`` of each published object of ``model``, by ``order``: the
+    values of the route's kwargs, then when the object last changed (``last_changed``,
+    None without history). A ``values_list`` QuerySet, one query."""
+    rows = model.objects.published().order_by(order).annotate(lastmod=last_changed(model))
+    return rows.values_list(*fields, "lastmod")
+
+
+def dated_pages(route, model):
+    """The sitemap of ``route``, whose one kwarg is the slug of a ``model``, each page
+    dated by its object's last change."""
+    return RouteSitemap(route, lambda: dated_rows(model, "slug"), dated=True)
+
+
+# Each page dated by its own object's last change; an award series, of several awards,
+# is not dated.
 SITEMAPS = {
     "home": HomeSitemap(),
-    "venues": RouteSitemap("papers:venue-detail", lambda: published_slugs(Venue)),
-    "conferences": RouteSitemap("papers:conference-detail", lambda: published_slugs(Conference)),
-    "awards": RouteSitemap("papers:award-detail", award_slugs, ("conference_slug", "slug")),
+    "venues": dated_pages("papers:venue-detail", Venue),
+    "conferences": dated_pages("papers:conference-detail", Conference),
+    "awards": RouteSitemap(
+        "papers:award-detail",
+        lambda: dated_rows(Award, "conference__slug", "slug", order="pk"),
+        ("conference_slug", "slug"),
+        dated=True,
+    ),
     "award-series": RouteSitemap(
         "papers:award-series", lambda: list(series_slugs()), ("venue_slug", "slug")
     ),
-    "papers": RouteSitemap("papers:paper-detail", lambda: published_slugs(Paper)),
-    "authors": RouteSitemap("papers:author-detail", lambda: published_slugs(Author)),
+    "papers": dated_pages("papers:paper-detail", Paper),
+    "authors": dated_pages("papers:author-detail", Author),
 }
 
 

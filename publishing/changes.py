@@ -34,6 +34,7 @@ from catalogue.models import (
     PublishedQuerySet,
     Venue,
 )
+from editorial.history import latest_change
 from importing.compact.writer import name_stands_alone, other_slugs
 
 # The snapshot's file in the publish folder, and its format's version (a snapshot of
@@ -73,8 +74,8 @@ UNHASHED = {"search_text", "match_text", "has_published_paper"}
 # name's column: a homonym added anywhere changes the files of the other's conferences.
 NAMED_ALONE = {Author: "name", Institution: "name_en"}
 
-# The pages whose URLs each sitemap section lists (pages/sitemaps.py, no lastmod): it
-# changes only when one of them comes, goes or changes its URL. None: no object's.
+# The pages whose URLs each sitemap section lists (pages/sitemaps.py): it changes when
+# one of them comes, goes or changes its URL. None: no object's.
 SITEMAP_KINDS = {
     "home": None,
     "venues": "venues",
@@ -83,6 +84,17 @@ SITEMAP_KINDS = {
     "award-series": "award_series",
     "papers": "papers",
     "authors": "authors",
+}
+
+
+# The sections whose pages are dated by their object's last change (pages/sitemaps.py's
+# lastmod): such a section changes too when an object of the model gets a new version.
+SITEMAP_DATED = {
+    "venues": Venue,
+    "conferences": Conference,
+    "awards": Award,
+    "papers": Paper,
+    "authors": Author,
 }
 
 
@@ -200,7 +212,11 @@ def snapshot(current_fingerprint=None):
         "archives": _archives(rows, slug, children),
     }
     pages["sitemaps"] = {
-        section: _hash(list(pages[kind]) if kind else []) for section, kind in SITEMAP_KINDS.items()
+        section: _hash(
+            list(pages[kind]) if kind else [],
+            latest_change(SITEMAP_DATED[section]) if section in SITEMAP_DATED else None,
+        )
+        for section, kind in SITEMAP_KINDS.items()
     }
     return {"format": FORMAT, "fingerprint": current_fingerprint or fingerprint(), "pages": pages}
 

@@ -505,3 +505,35 @@ def test_csl_json_values_stay_strings(db):
     assert item["title"] == item["abstract"] == one_line(payload)
     assert item["URL"] == "https://proceedings.mlr.press/v267/x25a.html"
     assert "x" not in item
+
+
+def test_volume_series_and_publisher_are_fields_in_every_format(db):
+    paper = _paper(names=("Ada Zed",))
+    paper.conference.proceedings_en = "PMLR, volume 267"
+    urls = {paper.pk: "https://x/"}
+
+    [entry] = bibtexparser.parse_string(to_bibtex([paper], urls)).entries
+    [record] = rispy.loads(to_ris([paper], urls))
+    [item] = csl_items([paper], urls)
+
+    series = "Proceedings of Machine Learning Research"
+    bibtex = {name: entry[name] for name in ("volume", "series", "publisher")}
+    assert bibtex == {"volume": "267", "series": series, "publisher": "PMLR"}
+    assert "note" not in entry
+    ris = {tag: record[tag] for tag in ("volume", "tertiary_title", "publisher")}
+    assert ris == {"volume": "267", "tertiary_title": series, "publisher": "PMLR"}
+    csl = {name: item[name] for name in ("volume", "collection-title", "publisher")}
+    assert csl == {"volume": "267", "collection-title": series, "publisher": "PMLR"}
+
+
+def test_proceedings_that_name_no_volume_stay_a_note(db):
+    paper = _paper(names=("Ada Zed",))
+    paper.conference.proceedings_en = "https://proceedings.example.org/2031/4"
+    urls = {paper.pk: "https://x/"}
+
+    [entry] = bibtexparser.parse_string(to_bibtex([paper], urls)).entries
+    [item] = csl_items([paper], urls)
+
+    assert entry["note"] == "https://proceedings.example.org/2031/4"
+    assert "volume" not in entry.fields_dict
+    assert "volume" not in item

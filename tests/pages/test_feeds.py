@@ -4,6 +4,7 @@ import datetime
 import xml.etree.ElementTree as ET
 
 import pytest
+import reversion
 
 from catalogue.models import Award, Status
 from tests import factories
@@ -158,3 +159,37 @@ def test_feed_entry_names_each_level_top_level_first(client, db):
     assert summary.index("<p>Winner</p>") < summary.index("<li>The winner</li>")
     assert summary.index("<li>The winner</li>") < summary.index("<p>Finalist</p>")
     assert summary.index("<p>Finalist</p>") < summary.index("<li>A finalist</li>")
+
+
+def _saved_at(obj, when):
+    """Save ``obj`` in a revision of its history dated ``when`` (as the admin would)."""
+    with reversion.create_revision():
+        reversion.set_date_created(when)
+        obj.save()
+
+
+def test_entry_is_updated_when_its_award_last_changed(client, db):
+    day = datetime.date(2031, 5, 1)
+    conference = factories.conference(start_date=day, end_date=None)
+    edited = factories.award(conference=conference, position=1, name_en="Edited")
+    again = factories.award(conference=conference, position=2, name_en="Edited twice")
+    untouched = factories.award(conference=conference, position=3, name_en="Untouched")
+    _saved_at(edited, datetime.datetime(2031, 6, 2, 9, 30, tzinfo=datetime.UTC))
+    _saved_at(again, datetime.datetime(2031, 6, 2, 9, 30, tzinfo=datetime.UTC))
+    _saved_at(again, datetime.datetime(2031, 7, 3, 18, 5, tzinfo=datetime.UTC))
+
+    entries = _feed(client, "en").findall("a:entry", ATOM)
+
+    dates = {
+        e.find("a:title", ATOM).text.split(": ")[1]: (
+            e.find("a:updated", ATOM).text,
+            e.find("a:published", ATOM).text,
+        )
+        for e in entries
+    }
+    assert dates == {
+        "Edited": ("2031-06-02T09:30:00+00:00", "2031-05-01T00:00:00+00:00"),
+        "Edited twice": ("2031-07-03T18:05:00+00:00", "2031-05-01T00:00:00+00:00"),
+        "Untouched": ("2031-05-01T00:00:00+00:00", "2031-05-01T00:00:00+00:00"),
+    }
+    assert untouched.pk

@@ -7,7 +7,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from pages.metadata import arxiv_id, doi, first_page_and_last
+from catalogue.models import Paper
+from pages.metadata import arxiv_id, doi, first_page_and_last, proceedings_fields
 from tests import factories
 
 
@@ -54,6 +55,11 @@ def _property(head, name):
 def test_scholar_tags_on_a_paper_page(icml, client):
     tags = _scholar(_head(client, "/zh-hans/papers/trust-region-policy-optimization/"))
 
+    # The whole English abstract on the Chinese page, as Zotero saves it.
+    abstract = " ".join(
+        Paper.objects.get(slug="trust-region-policy-optimization").abstract_en.split()
+    )
+
     berkeley = ("citation_author_institution", "University of California, Berkeley")
     assert tags == [
         ("citation_title", "Trust Region Policy Optimization"),
@@ -69,8 +75,12 @@ def test_scholar_tags_on_a_paper_page(icml, client):
         berkeley,
         ("citation_publication_date", "2015"),
         ("citation_conference_title", "International Conference on Machine Learning"),
+        ("citation_volume", "37"),
+        ("citation_series_title", "Proceedings of Machine Learning Research"),
+        ("citation_publisher", "PMLR"),
         ("citation_firstpage", "1889"),
         ("citation_lastpage", "1897"),
+        ("citation_pdf_url", "https://arxiv.org/pdf/1502.05477"),
         ("citation_arxiv_id", "1502.05477"),
         (
             "citation_abstract_html_url",
@@ -78,6 +88,7 @@ def test_scholar_tags_on_a_paper_page(icml, client):
         ),
         ("citation_public_url", "https://proceedings.mlr.press/v37/schulman15.html"),
         ("citation_language", "en"),
+        ("citation_abstract", abstract),
     ]
 
 
@@ -99,9 +110,59 @@ def test_scholar_pdf_doi_and_institutions_only_when_known(client, db):
     ]
     assert ("citation_pdf_url", "https://example.org/paper.pdf") in tags
     assert ("citation_doi", "10.1/xyz") in tags
-    assert "citation_pdf_url" not in other
     assert "citation_doi" not in other
     assert other["citation_arxiv_id"] == "1502.03167v3"
+    # No PDF link: arXiv's PDF of the version linked.
+    assert other["citation_pdf_url"] == "https://arxiv.org/pdf/1502.03167v3"
+
+
+def test_no_pdf_url_without_a_pdf_or_arxiv_link(client, db):
+    paper = factories.paper(links=[("openreview", "https://openreview.net/forum?id=x")])
+
+    assert "citation_pdf_url" not in dict(_scholar(_head(client, paper.get_absolute_url())))
+
+
+@pytest.mark.parametrize(
+    ("proceedings", "expected"),
+    [
+        (
+            "PMLR, volume 267",
+            {
+                "volume": "267",
+                "series": "Proceedings of Machine Learning Research",
+                "publisher": "PMLR",
+            },
+        ),
+        (
+            "Proceedings of Imaginary Learning, volume 9",
+            {"volume": "9", "series": "Proceedings of Imaginary Learning", "publisher": ""},
+        ),
+        ("Advances in Neural Information Processing Systems 37", {}),
+        ("https://proceedings.example.org/2031/4", {}),
+        ("", {}),
+    ],
+)
+def test_proceedings_fields(proceedings, expected):
+    fields = proceedings_fields(proceedings)
+
+    assert {name: value for name, value in fields.items() if value} == {
+        name: value for name, value in expected.items() if value
+    }
+
+
+def test_scholar_abstract_is_the_whole_english_one_without_a_volume_unknown(client, db):
+    abstract = "First sentence.\n\n" + "Words " * 400 + "end."
+    paper = factories.paper(
+        abstract_en=abstract,
+        abstract_zh_hans="中文摘要。",
+        conference=factories.conference(proceedings_en="https://proceedings.example.org/9"),
+    )
+
+    tags = dict(_scholar(_head(client, f"/zh-hans/papers/{paper.slug}/")))
+
+    assert tags["citation_abstract"] == " ".join(abstract.split())
+    assert "citation_volume" not in tags
+    assert "citation_publisher" not in tags
 
 
 def test_json_ld_scholarly_article(icml, client):
@@ -123,6 +184,33 @@ def test_json_ld_scholarly_article(icml, client):
         "https://icml.cc/virtual/2025/poster/45390",
     ]
     assert article["award"] == ["ICML 2025 Outstanding Paper Award"]
+    assert article["publication"] == {
+        "@type": "PublicationEvent",
+        "@id": "http://testserver/en/conferences/icml-2025/#event",
+        "name": "ICML 2025",
+        "url": "http://testserver/en/conferences/icml-2025/",
+        "startDate": "2025-07-13",
+        "endDate": "2025-07-19",
+        "location": {
+            "@type": "Place",
+            "address": {
+                "@type": "PostalAddress",
+                "addressLocality": "Vancouver",
+                "addressCountry": "Canada",
+            },
+        },
+        "superEvent": {
+            "@type": "EventSeries",
+            "name": "International Conference on Machine Learning",
+            "url": "http://testserver/en/venues/icml/",
+        },
+    }
+    assert article["isPartOf"] == {
+        "@type": "PublicationVolume",
+        "volumeNumber": "267",
+        "isPartOf": {"@type": "BookSeries", "name": "Proceedings of Machine Learning Research"},
+    }
+    assert article["publisher"] == {"@type": "Organization", "name": "PMLR"}
     assert (
         article["url"] == "http://testserver/en/papers/conformal-prediction-as-bayesian-quadrature/"
     )

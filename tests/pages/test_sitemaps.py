@@ -1,10 +1,12 @@
 """/sitemap.xml, its parts, and /robots.txt (pages/sitemaps.py)."""
 
+import datetime
 import functools
 import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
 import pytest
+import reversion
 from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
@@ -291,3 +293,35 @@ def test_sitemap_lists_the_index_pages_and_venues(icml, client):
         pages = ("conferences/", "awards/", "authors/", "venues/", "venues/icml/", "open-data/")
         for page in pages:
             assert f"/{language}/{page}" in paths
+
+
+def _lastmods(client, section):
+    root = _xml(client, f"/sitemap-{section}.xml")
+    return {
+        _path(url.find("s:loc", NS).text): getattr(url.find("s:lastmod", NS), "text", None)
+        for url in root.findall("s:url", NS)
+    }
+
+
+def test_sitemap_dates_each_page_by_its_objects_last_change(client, db):
+    edited = factories.paper(authors=[factories.author(slug="ada")])
+    untouched = factories.paper()
+    award = factories.award(conference=edited.conference, slug="prize")
+    factories.award_entry(award, edited)
+    # A conference's version holds its awards' (reversion's follow): saved before the award.
+    for obj, day in [(edited, 2), (edited, 9), (edited.conference, 3), (award, 4)]:
+        with reversion.create_revision():
+            reversion.set_date_created(datetime.datetime(2031, 6, day, 12, tzinfo=datetime.UTC))
+            obj.save()
+    conference = edited.conference.slug
+
+    papers = _lastmods(client, "papers")
+    awards = _lastmods(client, "awards")
+    conferences = _lastmods(client, "conferences")
+
+    assert papers[f"/en/papers/{edited.slug}/"] == "2031-06-09"
+    assert papers[f"/zh-hans/papers/{edited.slug}/"] == "2031-06-09"
+    assert papers[f"/en/papers/{untouched.slug}/"] is None
+    assert awards[f"/en/conferences/{conference}/awards/prize/"] == "2031-06-04"
+    assert conferences[f"/en/conferences/{conference}/"] == "2031-06-03"
+    assert _lastmods(client, "authors")["/en/authors/ada/"] is None

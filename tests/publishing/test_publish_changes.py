@@ -9,6 +9,7 @@ them. The precise tests check that an edit does not name pages it cannot change.
 import datetime
 
 import pytest
+import reversion
 from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
@@ -559,6 +560,19 @@ def test_affected_sitemap_sections_follow_the_keys_of_their_rows(two_papers):
     assert pages.covers("sitemap") and pages.covers("sitemap-section", {"section": "papers"})
     assert not pages.covers("sitemap-section", {"section": "authors"})
     assert not pages.covers("robots-txt") and not pages.covers("openapi-json")
+
+
+def test_affected_sitemap_sections_follow_their_pages_last_change(two_papers):
+    # The sitemap dates each page by its object's newest version (lastmod).
+    old = snapshot()
+    with reversion.create_revision():
+        two_papers[1].save()
+
+    pages = affected(old, snapshot())
+
+    assert pages.sitemaps == {"papers"}
+    assert pages.covers("sitemap-section", {"section": "papers"})
+    assert not pages.covers("sitemap-section", {"section": "authors"})
 
 
 def test_affected_misses_a_sitemap_when_its_rule_is_missing(client, icml, monkeypatch):
