@@ -44,6 +44,14 @@ def award_sections(context, awards):
 
 
 @register.simple_tag(takes_context=True)
+def latest_winners(context, awards):
+    """The top level's papers of each of ``awards`` (given ``listed_levels`` by
+    ``listing.PageLists``) as cards in a ``<ul class="winners">``: award, title (an
+    ``<h3>``), authors."""
+    return render(context, "latest_winners", awards=awards)
+
+
+@register.simple_tag(takes_context=True)
 def award_badge(context, entry):
     """The badge of an award ``entry`` (with its award, the award's conference and its
     level, ``level_rank`` and ``is_top_level``, as ``AwardEntryQuerySet.for_paper()``)."""

@@ -15,7 +15,9 @@ HOME_CONFERENCES = 5
 
 class HomeView(generic.ListView):
     """The ``HOME_CONFERENCES`` most recent conferences with awards, each with its awards;
-    ``more_conferences`` when there are others. Two queries (one without conferences)."""
+    ``more_conferences`` when there are others; ``latest_awards``: the newest conference's
+    awards with their papers level by level (listing.PageLists), whose top level the
+    page shows as the latest winners. Two queries without conferences, five with."""
 
     template_name = "papers/home.html"
     context_object_name = "conferences"
@@ -27,9 +29,19 @@ class HomeView(generic.ListView):
 
     def get_context_data(self, **kwargs):
         conferences = list(self.object_list)
+        latest_awards = []
+        if conferences:
+            latest = conferences[0]
+            latest_awards = list(latest.listed_awards)
+            for award in latest_awards:
+                award.conference = latest
+            lists = listing.PageLists()
+            lists.awards(latest_awards, shown_entries(preview=False))
+            lists.fetch()
         return super().get_context_data(
             object_list=conferences[:HOME_CONFERENCES],
             more_conferences=len(conferences) > HOME_CONFERENCES,
+            latest_awards=latest_awards,
             **kwargs,
         )
 

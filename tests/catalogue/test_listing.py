@@ -134,7 +134,7 @@ def test_a_list_item_has_the_markup_of_the_lists():
         '  <h3 class="paper-title"><a href="/zh-hans/papers/a-paper/">'
         '<span lang="en" class="untranslated">A &lt;b&gt;bold&lt;/b&gt; paper</span></a></h3>\n'
         '  <p class="authors"><span class="visually-hidden">作者： </span>'
-        '<a href="/zh-hans/authors/ann/">Ann O&#x27;Neil</a>，'
+        '<a href="/zh-hans/authors/ann/">Ann O&#x27;Neil</a>、'
         f'<a href="/zh-hans/authors/bo/">{paper.authors.get(slug="bo").name}</a></p>\n'
         '  <p class="paper-lead"><span lang="en" class="untranslated">A lead &amp; more.</span>'
         "</p>\n"

@@ -88,12 +88,13 @@ def assert_queries(client, django_assert_num_queries):
 @pytest.mark.django_db
 def test_home_queries_do_not_grow_with_conferences(assert_queries):
     _award_with_papers(1)
-    # Conferences; their awards with entry counts.
-    assert_queries("/en/", 2)
+    # Conferences; their awards with entry counts; the newest conference's levels with
+    # their entries, its papers and their authors (the latest winners).
+    assert_queries("/en/", 5)
     for _ in range(HOME_CONFERENCES + 1):
         _award_with_papers(2, conference=_award_with_papers(2).conference)
 
-    response = assert_queries("/en/", 2)
+    response = assert_queries("/en/", 5)
     assert len(response.context["conferences"]) == HOME_CONFERENCES
     assert [len(c.listed_awards) for c in response.context["conferences"]] == [2, 2, 2, 2, 2]
 
@@ -1128,3 +1129,36 @@ def test_head_of_a_public_page_answers_as_get_without_a_body(client):
     assert head.status_code == get.status_code == 200
     assert head.content == b""
     assert head["Content-Type"] == get["Content-Type"]
+
+
+@pytest.mark.django_db
+def test_home_shows_the_newest_conferences_winners_not_its_mentions(client):
+    older = _award_with_papers(2)
+    newest = _award_with_papers(4, conference=factories.conference(year=older.conference.year + 1))
+    winners = newest.entries.filter(level__slug="winner").values_list("paper__title_en", flat=True)
+    mentions = newest.entries.exclude(level__slug="winner").values_list(
+        "paper__title_en", flat=True
+    )
+
+    html = client.get("/en/").content.decode()
+    cards = html[html.index('<ul class="winners">') : html.index("</ul>", html.index("winners"))]
+
+    assert sorted(winners) and all(title in cards for title in winners)
+    assert not any(title in cards for title in mentions)
+    assert not any(entry.paper.title_en in cards for entry in older.entries.all())
+    assert f'href="{newest.get_absolute_url()}"' in cards
+
+
+@pytest.mark.django_db
+def test_conference_page_links_to_each_award_and_the_other_papers(client):
+    award = _award_with_papers(1)
+    second = factories.award(conference=award.conference)
+    _award_with_papers(1, conference=award.conference)
+    _other_papers(award.conference, 1)
+
+    html = client.get(award.conference.get_absolute_url()).content.decode()
+    jump = html[html.index('<nav class="jump"') : html.index("</nav>", html.index('class="jump"'))]
+
+    for slug in (award.slug, second.slug):
+        assert f'href="#award-{slug}"' in jump and f'id="award-{slug}"' in html
+    assert 'href="#other-papers"' in jump and 'id="other-papers"' in html
