@@ -37,7 +37,8 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import translation
 from reversion.models import Version
 
-from catalogue.models import Award, AwardEntry, AwardLevel
+from catalogue.models import Author, Award, AwardEntry, AwardLevel
+from catalogue.names import guessed_fields
 from editorial.history import (
     BATCH_SIZE,
     FOLLOW,
@@ -58,9 +59,17 @@ def level_by_slug(fields):
     return {} if pk is None else {"level": pk}
 
 
+def names_guessed(fields):
+    """An author stored before given and family names (catalogue 0029): the split that
+    migration gave every author, guessed from the stored name; nothing for a later one."""
+    if "family_name" in fields or not isinstance(fields.get("name"), str):
+        return {}
+    return guessed_fields(fields["name"])
+
+
 # By model, functions of a stored version's fields giving the fields to set (before the
 # fields the model no longer records are dropped: a renamed field reads its old name).
-CONVERSIONS = {AwardEntry: [level_by_slug]}
+CONVERSIONS = {AwardEntry: [level_by_slug], Author: [names_guessed]}
 # By model, the related name of objects a revision may lack: the award's levels were not
 # recorded before they were rows, and an award's entries refer to them with RESTRICT.
 KEPT = {Award: "levels"}

@@ -24,6 +24,7 @@ from bibtexparser.model import (
 from django.core.exceptions import ValidationError
 
 from catalogue.models import Author, Paper, PaperLink
+from catalogue.names import guessed_fields
 from importing.fields import FixtureInvalid, Problem
 from importing.latex import latex_to_text
 
@@ -344,13 +345,15 @@ class _Reader:
             return []
         authors = []
         for number, name in enumerate(names, start=1):
-            display = self.author_name(name, number)
-            if display is not None:
-                authors.append({"name": display})
+            author = self.author_name(name, number)
+            if author is not None:
+                authors.append(author)
         return authors
 
     def author_name(self, raw, number):
-        """One BibTeX name in display order ("First von Last Jr."), or None."""
+        """One BibTeX name as ``{"name"}`` in display order ("First von Last Jr."), with
+        ``given_name`` and ``family_name`` (and ``name_suffix``) as BibTeX splits it where
+        that differs from the site's guess (``"Fischer Abaigar, Unai"``); or None."""
         raw = DBLP_HOMONYM.sub("", raw.strip())
         where = f"author {number} “{' '.join(raw.split())}”"
         if raw.lower() == "others":
@@ -380,7 +383,16 @@ class _Reader:
             return None
         if not self.check(Author._meta.get_field("name"), name, "author"):
             return None
-        return name
+        split = {
+            "given_name": latex_to_text(" ".join(parts.first))[0],
+            "family_name": latex_to_text(" ".join(parts.von + parts.last))[0],
+            "name_suffix": latex_to_text(" ".join(parts.jr))[0],
+        }
+        if split == guessed_fields(name):
+            return {"name": name}
+        if not split["name_suffix"]:
+            del split["name_suffix"]
+        return {"name": name, **split}
 
     def year(self, fields):
         raw = _unbraced(fields.get("year", ""))

@@ -15,7 +15,6 @@ import json
 import re
 import textwrap
 import unicodedata
-from dataclasses import dataclass
 
 import bibtexparser
 import rispy
@@ -23,44 +22,12 @@ from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from catalogue.mathtext import math_matches, math_segments
+from catalogue.names import Name, citation_name
 from pages.metadata import first_page_and_last, paper_identifiers, proceedings_fields
 
-# Generational suffixes ("King Jr.", "Ford II"), kept apart from the family name by
-# every format, and lower-case particles that belong to it ("Ludwig van Beethoven").
-SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
-PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos"}
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _latex = UnicodeToLatexEncoder(
     non_ascii_only=False, unknown_char_policy="keep", unknown_char_warning=False
 )
-
-
-@dataclass(frozen=True)
-class Name:
-    """A person's name split for citation formats: ``literal`` when it cannot be split."""
-
-    given: str = ""
-    family: str = ""
-    literal: str = ""
-    suffix: str = ""
-
-
-def split_name(name):
-    """A name as published ("Jan van Rossem") split into given ("Jan") and family ("van
-    Rossem": the last word and the particles before it, as BibTeX reads "First von
-    Last") and a generational ``suffix``; a one-word name, or one in Chinese, Japanese
-    or Korean script, whole as ``literal``."""
-    words = name.split()
-    if len(words) < 2 or CJK.search(name):
-        return Name(literal=" ".join(words))
-    suffix = ""
-    if len(words) > 2 and words[-1].lower() in SUFFIXES:
-        suffix = words.pop()
-        words[-1] = words[-1].removesuffix(",")
-    start = len(words) - 1
-    while start > 1 and words[start - 1] in PARTICLES:
-        start -= 1
-    return Name(given=" ".join(words[:start]), family=" ".join(words[start:]), suffix=suffix)
 
 
 # TeX control words that read or write files, run programs (``\\write18``) or change
@@ -166,7 +133,7 @@ def citation_key(paper, taken):
     title word of four letters or more), a letter added while ``taken`` (a set, updated)
     has it."""
     authorships = paper.ordered_authorships
-    name = split_name(authorships[0].author.name) if authorships else Name()
+    name = authorships[0].author.name_parts if authorships else Name()
     # The title's words outside its maths, found by the one maths finder (linear time).
     prose = " ".join(chunk for is_math, chunk in math_segments(paper.title_en) if not is_math)
     words = re.findall(r"[A-Za-z]{4,}", _ascii(prose))
@@ -191,7 +158,8 @@ def _cited(papers, taken=None):
 
 
 def _authors(paper):
-    return [split_name(authorship.author.name) for authorship in paper.ordered_authorships]
+    """The names of ``paper``'s authors in order, split as written on each author."""
+    return [authorship.author.name_parts for authorship in paper.ordered_authorships]
 
 
 def _bibtex_name(name):
@@ -256,9 +224,7 @@ class _RisWriter(rispy.RisWriter):
 
 
 def _ris_name(name):
-    if name.literal:
-        return name.literal
-    return ", ".join(part for part in (name.family, name.given, name.suffix) if part)
+    return citation_name(name)
 
 
 def _ris_value(value):

@@ -145,12 +145,12 @@ def author_list_pages():
 
 
 def _author_initials():
-    """{initial: number of authors} of the published authors by their slug's first
+    """{initial: number of authors} of the published authors by their sort name's first
     character; every digit counts as ``DIGITS``."""
     counts = {}
     initials = (
         Author.objects.published()
-        .annotate(initial=Substr("slug", 1, 1))
+        .annotate(initial=Substr("sort_name", 1, 1))
         .values_list("initial")
         .annotate(count=Count("pk"))
         .order_by("initial")

@@ -99,7 +99,7 @@ def scholar_tags(paper, page_url):
     conference = paper.conference
     tags = [("citation_title", paper.title_en)]
     for authorship in paper.ordered_authorships:
-        tags.append(("citation_author", authorship.author.name))
+        tags.append(("citation_author", authorship.author.citation_name))
         for institution in authorship.affiliations.all():
             tags.append(("citation_author_institution", institution.name_en))
     first, last = first_page_and_last(paper.pages)

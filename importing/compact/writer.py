@@ -18,6 +18,7 @@ from catalogue.models import (
     PaperLink,
     Venue,
 )
+from catalogue.names import guessed_fields
 from importing.compact.people import NAME
 from importing.compact.reader import SLUG_SOURCES, plain_fields
 from importing.fields import default_value, derived_slug, field_specs
@@ -122,7 +123,7 @@ def from_objects(objects, conference_slug):
             if slug not in described:
                 described.add(slug)
                 for name, value in _compact_values(Author, person).items():
-                    if name not in ("slug", "name"):
+                    if name not in ("slug", "name", *_guessed_split(person)):
                         item[name] = value
             if authorship["affiliations"]:
                 item["affiliations"] = [affiliation(key[0]) for key in authorship["affiliations"]]
@@ -157,6 +158,13 @@ def _compact_values(model, row, skip=()):
     if isinstance(other, str) and "\n" in other:
         out["other_names"] = other.split("\n")
     return out
+
+
+def _guessed_split(person):
+    """The name fields of ``person`` (an author's row) the reader guesses from its name
+    as they are: all of them, or none when someone wrote another split."""
+    guessed = guessed_fields(person["name"])
+    return tuple(guessed) if all(person.get(key) == value for key, value in guessed.items()) else ()
 
 
 def _position(values, row, number):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue.models import AwardEntry, AwardLevel, Paper
+from catalogue.models import Author, AwardEntry, AwardLevel, Paper
 
 # The last migration before award levels and ordered affiliations.
 BEFORE_LEVELS = [("papers", "0006_content_generation")]
@@ -98,4 +98,30 @@ def test_shared_level_positions_are_separated_keeping_the_order_shown(migrate_to
         ("best", "finalist", 4),
         ("other", "winner", 1),
         ("other", "runner-up", 2),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_authors_get_the_split_citations_made_as_their_names(migrate_to):
+    old = migrate_to([("papers", "0027_review_and_publish_at")])
+    Author_ = old.get_model("papers", "Author")
+    for slug, name in [
+        ("unai", "Unai Fischer Abaigar"),
+        ("mihaela", "Mihaela van der Schaar"),
+        ("king", "Martin Luther King Jr."),
+        ("zhang", "张伟"),
+    ]:
+        Author_.objects.create(slug=slug, name=name)
+
+    migrate_to()
+
+    authors = Author.objects.order_by("sort_name")
+    assert [
+        (author.slug, author.given_name, author.family_name, author.name_suffix, author.sort_name)
+        for author in authors
+    ] == [
+        ("unai", "Unai Fischer", "Abaigar", "", "abaigar unai-fischer"),
+        ("king", "Martin Luther", "King", "Jr.", "king martin-luther"),
+        ("mihaela", "Mihaela", "van der Schaar", "", "van-der-schaar mihaela"),
+        ("zhang", "", "张伟", "", "zhang-wei"),
     ]

@@ -987,3 +987,28 @@ def test_paper_form_refuses_a_level_of_another_award(editor_client):
 
     assert response.status_code == 200
     assert "This level belongs to another award" in str(response.context["errors"])
+
+
+@pytest.mark.parametrize(
+    ("language", "labels"),
+    [
+        ("en", ["Given name:", "Family name:", "Name suffix:", "Name in native script:"]),
+        ("zh-hans", ["名:", "姓:", "姓名后缀:", "母语文字姓名:"]),
+    ],
+)
+def test_author_form_has_the_name_fields_in_both_languages(client, db, language, labels):
+    client.force_login(create_editor("editor", "editor@example.org", PASSWORD))
+    client.cookies["django_language"] = language
+    author = factories.author(
+        name="Unai Fischer Abaigar", given_name="Unai", family_name="Fischer Abaigar"
+    )
+
+    html = client.get(f"/admin/papers/author/{author.pk}/change/").content.decode()
+
+    found = re.findall(
+        r'<label[^>]*for="id_(given_name|family_name|name_suffix|native_name)"'
+        r"[^>]*>([^<]*)</label>",
+        html,
+    )
+    assert [label for _field, label in found] == labels
+    assert 'name="family_name" value="Fischer Abaigar"' in html

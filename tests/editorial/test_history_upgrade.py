@@ -154,3 +154,35 @@ def test_versions_are_upgraded_after_a_migrate_that_applied_a_migration(db):
     assert upgrade_after_migrate(catalogue, plan=[]) is None
     assert upgrade_after_migrate(catalogue, plan=backwards) is None
     assert upgrade_after_migrate(catalogue, plan=forwards) == (2, 2)
+
+
+def test_an_author_stored_before_given_and_family_names_restores_with_the_split(
+    editor_client,
+):
+    author = factories.author(
+        name="Unai Fischer Abaigar", given_name="Unai", family_name="Fischer Abaigar"
+    )
+    old_fields = {"slug": author.slug, "name": "John Schulman", "other_names": ""}
+    old_fields |= {"homepage": "", "orcid": ""}
+    revision = _old_revision((author, old_fields))
+    upgrade_versions()
+    version = revision.version_set.get()
+    url = f"/admin/papers/author/{author.pk}/history/{version.pk}/"
+    # Stored as the migration split every author.
+    assert (version.field_dict["given_name"], version.field_dict["family_name"]) == (
+        "John",
+        "Schulman",
+    )
+
+    response = editor_client.get(url)
+    assert response.status_code == 200
+    response = editor_client.post(url, browser_post_data(response, "author_form"))
+
+    assert response.status_code == 302
+    author.refresh_from_db()
+    assert (author.name, author.given_name, author.family_name) == (
+        "John Schulman",
+        "John",
+        "Schulman",
+    )
+    assert author.sort_name == "schulman john"

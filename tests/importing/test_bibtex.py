@@ -199,7 +199,7 @@ def test_dblp_export_drops_homonym_numbers_skips_proceedings_and_reads_eprints()
             "authors": [
                 {"name": "João Silvestre"},
                 {"name": "María Muñoz-Peña"},
-                {"name": "OpenFict Team"},
+                {"name": "OpenFict Team", "given_name": "", "family_name": "OpenFict Team"},
             ],
             "year": 2099,
             "pages": "",
@@ -611,3 +611,57 @@ def test_crlf_line_endings_and_a_byte_order_mark_read_as_lf():
     assert _problems(bad) == [
         "bad.bib, line 4, @misc [\"b\"], field 'title': the entry has no title"
     ]
+
+
+@pytest.mark.parametrize(
+    ("latex", "authors"),
+    [
+        # "Last, First" names a family name of two words: kept as written.
+        (
+            "Fischer Abaigar, Unai",
+            [
+                {
+                    "name": "Unai Fischer Abaigar",
+                    "given_name": "Unai",
+                    "family_name": "Fischer Abaigar",
+                }
+            ],
+        ),
+        # After the second comma, every word is a given name (BibTeX's rule).
+        (
+            "Velde, Jr., Pieter van der",
+            [
+                {
+                    "name": "Pieter van der Velde Jr.",
+                    "given_name": "Pieter van der",
+                    "family_name": "Velde",
+                    "name_suffix": "Jr.",
+                }
+            ],
+        ),
+        ("van der Velde, Jr., Pieter", [{"name": "Pieter van der Velde Jr."}]),
+        (
+            "Jimenez Rezende, Danilo",
+            [
+                {
+                    "name": "Danilo Jimenez Rezende",
+                    "given_name": "Danilo",
+                    "family_name": "Jimenez Rezende",
+                }
+            ],
+        ),
+        # What the site would guess anyway is left to the guess.
+        (
+            "Schulman, John and Sergey Levine",
+            [{"name": "John Schulman"}, {"name": "Sergey Levine"}],
+        ),
+        (
+            "{OpenFict Team}",
+            [{"name": "OpenFict Team", "given_name": "", "family_name": "OpenFict Team"}],
+        ),
+    ],
+)
+def test_family_names_are_read_where_they_differ_from_the_guess(latex, authors):
+    papers = parse_bibtex(_one({"title": "T", "author": latex}), source="t.bib")
+
+    assert papers[0]["authors"] == authors

@@ -734,3 +734,23 @@ def test_docs_commands_run_as_written(tmp_path):
         json.loads((out / "cil-2031.json").read_text(encoding="utf-8"))["conference"]["year"]
         == 2031
     )
+
+
+def test_given_and_family_names_are_read_and_written_back_where_not_guessed(tmp_path, db):
+    text = SMALL.replace(
+        "      - Bo Sample\n",
+        "      - Bo Sample\n"
+        "      - {name: Unai Fischer Abaigar, given_name: Unai, family_name: Fischer Abaigar}\n",
+    )
+    run(write(tmp_path, text))
+
+    unai = Author.objects.get(name="Unai Fischer Abaigar")
+    bo = Author.objects.get(name="Bo Sample")
+    yaml_text = export("cil-2031", tmp_path / "out.yaml", "--format", "compact").decode()
+
+    assert (unai.given_name, unai.family_name) == ("Unai", "Fischer Abaigar")
+    assert (bo.given_name, bo.family_name) == ("Bo", "Sample")
+    assert "  - {name: Unai Fischer Abaigar, given_name: Unai, family_name: Fischer Abaigar}\n" in (
+        yaml_text
+    )
+    assert "  - Bo Sample\n" in yaml_text

@@ -10,6 +10,7 @@ from pylatexenc import latex2text
 from pylatexenc.latex2text import LatexNodes2Text
 
 from catalogue.models import Paper
+from catalogue.names import guess as split_name
 from pages import views
 from pages.citations import (
     UNSAFE_TEX_COMMANDS,
@@ -19,7 +20,6 @@ from pages.citations import (
     csl_items,
     maths_is_safe,
     one_line,
-    split_name,
     stream,
     tex,
     to_bibtex,
@@ -537,3 +537,21 @@ def test_proceedings_that_name_no_volume_stay_a_note(db):
     assert entry["note"] == "https://proceedings.example.org/2031/4"
     assert "volume" not in entry.fields_dict
     assert "volume" not in item
+
+
+def test_every_citation_format_uses_the_family_name_written_on_the_author(db):
+    author = factories.author(
+        name="Unai Fischer Abaigar", given_name="Unai", family_name="Fischer Abaigar"
+    )
+    paper = factories.paper(conference=factories.conference(year=2025), authors=[author])
+    paper = Paper.objects.for_citation().get(pk=paper.pk)
+    urls = {paper.pk: "https://awards.example.org/en/papers/x/"}
+
+    [entry] = bibtexparser.parse_string(to_bibtex([paper], urls)).entries
+    [record] = rispy.loads(to_ris([paper], urls))
+    [item] = csl_items([paper], urls)
+
+    assert entry["author"] == "Fischer Abaigar, Unai"
+    assert entry.key.startswith("fischerabaigar2025")
+    assert record["authors"] == ["Fischer Abaigar, Unai"]
+    assert item["author"] == [{"family": "Fischer Abaigar", "given": "Unai"}]

@@ -43,7 +43,8 @@ def test_pages_of_long_lists_are_listed_from_the_second(icml, monkeypatch):
     assert {"slug": "icml-2025", "page": others} in distill.conference_pages()
     assert sum(distill._author_initials().values()) == authors
     assert list(distill.author_letters()) == [
-        {"letter": letter} for letter in sorted({a.slug[0] for a in Author.objects.published()})
+        {"letter": letter}
+        for letter in sorted({a.sort_name[0] for a in Author.objects.published()})
     ]
     assert list(distill.author_pages()) == [
         {"slug": author.slug, "page": page}

@@ -63,15 +63,15 @@ def test_scholar_tags_on_a_paper_page(icml, client):
     berkeley = ("citation_author_institution", "University of California, Berkeley")
     assert tags == [
         ("citation_title", "Trust Region Policy Optimization"),
-        ("citation_author", "John Schulman"),
+        ("citation_author", "Schulman, John"),
         berkeley,
-        ("citation_author", "Sergey Levine"),
+        ("citation_author", "Levine, Sergey"),
         berkeley,
-        ("citation_author", "Philipp Moritz"),
+        ("citation_author", "Moritz, Philipp"),
         berkeley,
-        ("citation_author", "Michael I. Jordan"),
+        ("citation_author", "Jordan, Michael I."),
         berkeley,
-        ("citation_author", "Pieter Abbeel"),
+        ("citation_author", "Abbeel, Pieter"),
         berkeley,
         ("citation_publication_date", "2015"),
         ("citation_conference_title", "International Conference on Machine Learning"),
@@ -105,7 +105,7 @@ def test_scholar_pdf_doi_and_institutions_only_when_known(client, db):
     other = dict(_scholar(_head(client, without.get_absolute_url())))
 
     assert tags[1:3] == [
-        ("citation_author", "Ada Zed"),
+        ("citation_author", "Zed, Ada"),
         ("citation_author_institution", "Princeton University"),
     ]
     assert ("citation_pdf_url", "https://example.org/paper.pdf") in tags

@@ -17,16 +17,16 @@ from tests.pages.test_views import _author_with_papers, _other_papers
 def _two_pages(name):
     """The URL kwargs of a list of URL name ``name`` made to have two pages, the second
     with one item: a conference's other papers, an author's papers, the author index or
-    its letter A."""
+    its letter N."""
     if name == "conference-detail":
         conference = factories.conference()
         _other_papers(conference, LIST_PAGE_SIZE + 1)
         return {"slug": conference.slug}
     if name == "author-detail":
         return {"slug": _author_with_papers(LIST_PAGE_SIZE + 1).slug}
-    # The factories' authors are "author-<n>": all under A.
+    # The factories' authors are "Author Number<n>": all under N (their family name).
     factories.paper(authors=[factories.author() for _ in range(AUTHOR_PAGE_SIZE + 1)])
-    return {"letter": "a"} if name == "author-list-letter" else {}
+    return {"letter": "n"} if name == "author-list-letter" else {}
 
 
 @pytest.fixture

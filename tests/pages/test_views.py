@@ -886,16 +886,22 @@ def test_author_index_queries_do_not_grow_with_authors(assert_queries):
 def test_author_letter_queries_do_not_grow_with_authors(assert_queries):
     from pages.views import AUTHOR_PAGE_SIZE
 
-    factories.paper(authors=[factories.author(slug="a-0001")])
+    factories.paper(authors=[factories.author(slug="a-0001", name="Ann Abbott")])
     # The letters in use; the count; the page.
     assert_queries("/en/authors/letter/a/", 3)
-    factories.paper(authors=[factories.author(slug=f"a-{n:03d}") for n in range(AUTHOR_PAGE_SIZE)])
+    factories.paper(
+        authors=[
+            factories.author(slug=f"a-{n:03d}", name=f"Ann Abbott{n:03d}")
+            for n in range(AUTHOR_PAGE_SIZE)
+        ]
+    )
     assert_queries("/en/authors/letter/a/", 3)
     assert_queries("/en/authors/letter/a/page/2/", 3)
 
 
 def test_author_index_orders_names_of_every_script_a_to_z(client, db):
-    """Names are ordered by their romanised slug: Ágnes with A, 王 (wang) with W."""
+    """Names are ordered by their romanised family name: Ágnes Tóth with T, 王 (wang)
+    with W."""
     names = {"zhang-wei": "张伟", "agnes-toth": "Ágnes Tóth", "wang-fang": "王芳", "bo-li": "Bo Li"}
     factories.paper(
         authors=[factories.author(slug=slug, name=name) for slug, name in names.items()]
@@ -906,14 +912,14 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
     by_letter = client.get("/en/authors/letter/w/")
 
     assert [author.name for author in response.context["authors"]] == [
-        "Ágnes Tóth",
         "Bo Li",
+        "Ágnes Tóth",
         "王芳",
         "张伟",
     ]
     assert [author.name for author in by_letter.context["authors"]] == ["王芳"]
     letters = {item["code"]: item["used"] for item in response.context["letters"]}
-    assert (letters["a"], letters["b"], letters["n"], letters["w"], letters["z"]) == (
+    assert (letters["l"], letters["t"], letters["n"], letters["w"], letters["z"]) == (
         True,
         True,
         False,
@@ -926,14 +932,20 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
 
 
 def test_author_index_letters_in_use_are_those_of_published_authors(client, db):
-    """A letter (or the digits) is in use when a published author's slug starts with it:
-    an author whose only paper is a draft, or who has none, does not count."""
-    factories.paper(authors=[factories.author(slug=slug) for slug in ("bo-li", "3d-lab", "zoe")])
-    factories.paper(authors=[factories.author(slug="carl")], status=Status.DRAFT)
-    factories.author(slug="dora")
+    """A letter (or the digits) is in use when a published author's family name starts
+    with it: an author whose only paper is a draft, or who has none, does not count."""
+    factories.paper(
+        authors=[
+            factories.author(slug="bo-li", name="Li Bo"),
+            factories.author(slug="3d-lab", name="3D Lab", family_name="3D Lab"),
+            factories.author(slug="zoe", name="Zoe"),
+        ]
+    )
+    factories.paper(authors=[factories.author(slug="carl", name="Carl")], status=Status.DRAFT)
+    factories.author(slug="dora", name="Dora")
 
     used = {item["code"] for item in client.get("/en/authors/").context["letters"] if item["used"]}
-    factories.paper(authors=[factories.author(slug="anna")], status=Status.DRAFT)
+    factories.paper(authors=[factories.author(slug="anna", name="Anna")], status=Status.DRAFT)
     Author.objects.filter(slug="3d-lab").update(has_published_paper=False)
     fewer = {item["code"] for item in client.get("/en/authors/").context["letters"] if item["used"]}
 
@@ -1162,3 +1174,48 @@ def test_conference_page_links_to_each_award_and_the_other_papers(client):
     for slug in (award.slug, second.slug):
         assert f'href="#award-{slug}"' in jump and f'id="award-{slug}"' in html
     assert 'href="#other-papers"' in jump and 'id="other-papers"' in html
+
+
+def test_author_index_letters_and_orders_authors_by_family_name(client, db):
+    """John Schulman under S; a family name of two words (Fischer Abaigar) under its
+    first; a Chinese name by its family name, written first."""
+    factories.paper(
+        authors=[
+            factories.author(slug="john-schulman", name="John Schulman"),
+            factories.author(
+                slug="unai-fischer-abaigar",
+                name="Unai Fischer Abaigar",
+                given_name="Unai",
+                family_name="Fischer Abaigar",
+            ),
+            factories.author(slug="fischer-zed", name="Zed Fischer"),
+            factories.author(slug="wei-zhang", name="张伟", given_name="伟", family_name="张"),
+        ]
+    )
+
+    response = client.get("/en/authors/")
+    under_s = client.get("/en/authors/letter/s/")
+    under_j = client.get("/en/authors/letter/j/")
+
+    assert [author.slug for author in response.context["authors"]] == [
+        "fischer-zed",
+        "unai-fischer-abaigar",
+        "john-schulman",
+        "wei-zhang",
+    ]
+    assert [author.slug for author in under_s.context["authors"]] == ["john-schulman"]
+    assert under_j.status_code == 200
+    assert list(under_j.context["authors"]) == []
+    html = response.content.decode()
+    assert '<a href="/en/authors/unai-fischer-abaigar/">Fischer Abaigar, Unai</a>' in html
+    assert '<a href="/en/authors/wei-zhang/">张伟</a>' in html
+
+
+def test_author_page_shows_the_name_in_native_script(client, db):
+    factories.paper(
+        authors=[factories.author(slug="zhang-wei", name="Wei Zhang", native_name="张伟")]
+    )
+
+    html = client.get("/en/authors/zhang-wei/").content.decode()
+
+    assert '<h1>Wei Zhang <span class="native-name">张伟</span></h1>' in html
