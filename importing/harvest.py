@@ -23,6 +23,7 @@ from importing.csljson import index_csljson
 from importing.fields import FixtureInvalid, Problem
 from importing.files import MAX_FILE_SIZE, InputRefused, read_input
 from importing.latex import latex_to_text
+from importing.parsing import where_written
 
 # The least similarity (rapidfuzz's ratio, 0-100, of the normalised titles) at which an
 # author may confirm a title not written exactly: one or two typos in a 30-letter title.
@@ -41,16 +42,16 @@ def harvest(data, path, max_bytes=MAX_FILE_SIZE):
     string without spaces that is no key of the proceedings is left as it is (a paper's
     slug). Raises :class:`FixtureInvalid` naming every title not matched."""
     path = Path(path)
+    at = where_written(data, "proceedings")
     if data.get("bibtex") is not None:
         raise _invalid(
-            path,
+            (path, at),
             "proceedings",
             "write either proceedings (match awards by title) or bibtex (papers by "
             "citation key), not both",
         )
     name = data["proceedings"]
-    proceedings = Proceedings(*_index(path, name, max_bytes), name)
-    lines = _Lines(path, max_bytes)
+    proceedings = Proceedings(*_index((path, at), name, max_bytes), name)
     awards, problems, awarded = [], [], []
     for number, award in enumerate(_list(data.get("awards")), start=1):
         entries = award.get("entries") if isinstance(award, dict) else None
@@ -68,7 +69,8 @@ def harvest(data, path, max_bytes=MAX_FILE_SIZE):
                 try:
                     key = proceedings.match(item)
                 except _Unmatched as error:
-                    problems.append(Problem(path, str(error), place=lines.find(item, place)))
+                    at = where_written(data, place)
+                    problems.append(Problem(path, str(error), place=place, at=at))
                     key = None
                 harvested[level].append(item if key is None else key)
                 if key is not None:
@@ -120,12 +122,23 @@ class Proceedings:
     def match(self, item):
         """The citation key ``item`` (an award entry as written) stands for, or None for
         an item left alone. Raises :class:`_Unmatched` saying why and what is nearest."""
-        if isinstance(item, dict) and isinstance(item.get("title"), str):
+        if isinstance(item, dict) and isinstance(item.get("title"), str) and item["title"]:
             title, authors = item["title"], item.get("authors") or []
         elif isinstance(item, str) and item not in self.keys and " " in item.strip():
             title, authors = item, []
-        else:
+        elif isinstance(item, str):
             return item if item in self.keys else None
+        elif isinstance(item, dict) and len(item) == 1 and "title" not in item:
+            # An unquoted title holding ": " reads as a mapping of one key.
+            raise _Unmatched(
+                "a mapping, not a title: a title holding a colon and a space is written "
+                'in quotes ("A: B")'
+            )
+        else:
+            raise _Unmatched(
+                "write a title (in quotes if it holds a colon), a citation key, or "
+                "{title: ..., authors: [family name]}"
+            )
         authors = [normalised(str(name)) for name in _list(authors, single=True)]
         query = normalised(title)
         nearest = process.extract(query, self.titles, scorer=fuzz.ratio, limit=CANDIDATES)
@@ -173,28 +186,10 @@ class _Unmatched(Exception):
     """An award entry's title matches no one entry; the message says why, and how to fix it."""
 
 
-class _Lines:
-    """The lines of the compact file, to name an award entry's line in problems."""
-
-    def __init__(self, path, max_bytes):
-        try:
-            self.lines = read_input(path, max_bytes).decode("utf-8-sig", "replace").splitlines()
-        except InputRefused:
-            self.lines = []
-        self.after = 0  # entries are found in file order
-
-    def find(self, item, place):
-        """``place`` preceded by the line that holds ``item``'s title, when it is found."""
-        text = item.get("title") if isinstance(item, dict) else item
-        for number in range(self.after, len(self.lines)):
-            if isinstance(text, str) and text in self.lines[number]:
-                self.after = number
-                return f"line {number + 1}, {place}"
-        return place
-
-
-def _invalid(path, place, message):
-    return FixtureInvalid([Problem(path, message, place=place)])
+def _invalid(where, place, message):
+    """A FixtureInvalid of one problem at ``where``, (file path, (line, column) or None)."""
+    path, at = where
+    return FixtureInvalid([Problem(path, message, place=place, at=at)])
 
 
 def _list(value, single=False):
@@ -204,21 +199,25 @@ def _list(value, single=False):
     return value if isinstance(value, list) else []
 
 
-def _index(path, name, max_bytes):
-    """``(rows, read)`` of the proceedings file ``name``, beside the compact file
-    ``path``: CSL-JSON when its text starts with ``[``, else BibTeX."""
+def _index(where, name, max_bytes):
+    """``(rows, read)`` of the proceedings file ``name``, beside the compact file named
+    by ``where`` (its path, and where it writes ``proceedings``): CSL-JSON when its text
+    starts with ``[``, else BibTeX."""
+    path = where[0]
     if not isinstance(name, str) or not name:
-        raise _invalid(path, "proceedings", "expected the path of a .bib or .json file")
+        raise _invalid(where, "proceedings", "expected the path of a .bib or .json file")
     folder = path.parent.resolve()
     file = (folder / name).resolve()
     if PurePosixPath(name).is_absolute() or not file.is_relative_to(folder):
         raise _invalid(
-            path, "proceedings", f"{name!r} must be a path relative to this file, inside its folder"
+            where,
+            "proceedings",
+            f"{name!r} must be a path relative to this file, inside its folder",
         )
     try:
         text = read_input(file, max_bytes).decode("utf-8-sig")
     except (InputRefused, UnicodeDecodeError) as error:
-        raise _invalid(path, "proceedings", f"cannot read {name}: {error}") from None
+        raise _invalid(where, "proceedings", f"cannot read {name}: {error}") from None
     source = str(path.parent / name)
     if text.lstrip().startswith("["):
         return index_csljson(text, source=source)

@@ -86,9 +86,13 @@ class LatestAwardsFeed(Feed):
         return datetime.datetime.combine(entry_day(award), datetime.time(), tzinfo=datetime.UTC)
 
     def item_updateddate(self, award):
-        """When the award last changed (its history's newest version), else its
-        ``item_pubdate``: entries differ as their awards do, never the time of the request."""
-        return award.last_changed or self.item_pubdate(award)
+        """When the award last changed (its history's newest version), to the second,
+        else its ``item_pubdate``: entries differ as their awards do, never the time of
+        the request. To the second: a backup (Django's JSON serializer) keeps
+        milliseconds, and a restored site must give the same feed."""
+        if award.last_changed is None:
+            return self.item_pubdate(award)
+        return award.last_changed.replace(microsecond=0)
 
 
 def entry_day(award):

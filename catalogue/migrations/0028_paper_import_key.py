@@ -4,6 +4,16 @@ import catalogue.text
 from django.db import migrations, models
 
 
+def recreate_match_text_index(apps, schema_editor):
+    """SQLite adds the constraint by copying the table, which drops the index that
+    0019_paper_match_text made with SQL of its own: made again here, as there."""
+    if schema_editor.connection.vendor == "sqlite":
+        schema_editor.execute(
+            "CREATE INDEX IF NOT EXISTS papers_paper_match_text ON papers_paper "
+            "(status, match_text, conference_id, title_en) WHERE match_text IS NOT NULL"
+        )
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -11,6 +21,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        # Going back, the table is copied again: the index is made again last.
+        migrations.RunPython(migrations.RunPython.noop, recreate_match_text_index, elidable=True),
         migrations.AddField(
             model_name='paper',
             name='key',
@@ -20,4 +32,5 @@ class Migration(migrations.Migration):
             model_name='paper',
             constraint=models.UniqueConstraint(condition=models.Q(('key', ''), _negated=True), fields=('conference', 'key'), name='paper_unique_key', violation_error_message='Another paper of this conference has this import key.'),
         ),
+        migrations.RunPython(recreate_match_text_index, migrations.RunPython.noop, elidable=True),
     ]

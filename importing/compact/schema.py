@@ -22,6 +22,27 @@ from importing.fields import field_specs
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 STRINGS = {"type": "array", "items": {"type": "string"}}
+NEW = {
+    "description": "A new person or institution, not the known one whose name is close "
+    '(docs/compact-format.md, "Did you mean").',
+    "type": "boolean",
+}
+# An award entry: a citation key or slug, or (with ``proceedings``) a title, alone or with
+# family names of its authors to confirm a near match (docs/harvest.md).
+ENTRY = {
+    "oneOf": [
+        {"type": "string", "minLength": 1},
+        {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "minLength": 1},
+                "authors": {"oneOf": [{"type": "string"}, STRINGS]},
+            },
+            "required": ["title"],
+            "additionalProperties": False,
+        },
+    ]
+}
 
 
 def _property(model, name):
@@ -82,6 +103,7 @@ def compact_schema(address=""):
                     "slugs or names.",
                     **STRINGS,
                 },
+                "new": NEW,
             },
         )
         award = _object(
@@ -93,9 +115,10 @@ def compact_schema(address=""):
                     "items": _object(AwardLevel, required=("name", "name_plural")),
                 },
                 "entries": {
-                    "description": "Level slug -> the papers given it, by citation key or slug.",
+                    "description": "Level slug -> the papers given it, by citation key or "
+                    "slug, or by title when the file names its proceedings.",
                     "type": "object",
-                    "additionalProperties": STRINGS,
+                    "additionalProperties": {"type": "array", "items": ENTRY},
                 },
             },
             required=("name",),
@@ -139,10 +162,15 @@ def compact_schema(address=""):
                 "description": "A .bib file beside this one, whose entries fill in the papers.",
                 "type": "string",
             },
+            "proceedings": {
+                "description": "The conference's whole proceedings (.bib or CSL-JSON) beside "
+                "this file: awards name papers by title, matched in it (docs/harvest.md).",
+                "type": "string",
+            },
             "institutions": {
                 "description": "Institutions the authors' affiliations name.",
                 "type": "array",
-                "items": _object(Institution, required=("name",)),
+                "items": _object(Institution, {"new": NEW}, required=("name",)),
             },
             "awards": {"description": "The conference's awards.", "type": "array", "items": award},
             "papers": {"description": "The awarded papers.", "type": "array", "items": paper},

@@ -159,13 +159,21 @@ class _Markup(HTMLParser):
             self.scripts[-1] += data
 
 
-# The attributes of the site's own SVG, the award level icons.
+# The attributes of the site's own SVG: the award level icons (and the menu's), and the
+# site's mark in the header (templates/base.html).
 AWARD_ICON = {
     "class": "icon",
     "aria-hidden": "true",
     "viewbox": "0 0 16 16",
     "width": "16",
     "height": "16",
+}
+SITE_MARK = {
+    "class": "site-mark",
+    "aria-hidden": "true",
+    "viewbox": "0 0 24 24",
+    "width": "24",
+    "height": "24",
 }
 
 
@@ -174,15 +182,15 @@ def markup_from_input(html):
 
     The site's own markup has no event handlers, no style attributes, no javascript:
     URLs, no frames, images from ``src=x``, or SVG but the award icons (exactly the
-    attributes of templates/papers/lists/award_icon.html); its only scripts are the
-    JSON-LD block and static files. Any class named "evil" came from ``\\class``.
+    attributes of templates/papers/lists/award_icon.html) and the site's mark; its only
+    scripts are the JSON-LD block and static files. Any class named "evil" came from ``\\class``.
     """
     parser = _Markup()
     parser.feed(html)
     parser.close()
     found = []
     for tag, attrs in parser.elements:
-        if tag in {"iframe", "svg", "object", "embed"} and attrs != AWARD_ICON:
+        if tag in {"iframe", "svg", "object", "embed"} and attrs not in (AWARD_ICON, SITE_MARK):
             found.append(tag)
         if tag == "script" and not (
             attrs.get("type") == "application/ld+json"

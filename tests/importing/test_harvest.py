@@ -155,7 +155,7 @@ def test_harvest_refuses_a_near_title_whose_authors_do_not_match(tmp_path, db):
     found = problems(path)
 
     assert len(found) == 1
-    assert found[0].startswith(f"{path}, line 12, awards[1].entries.winner[1]: ")
+    assert found[0].startswith(f"{path}:12:11, awards[1].entries.winner[1]: ")
     assert "none of those has an author named Smith" in found[0]
     assert "“Dreaming in Imaginary Gradients” (karkkainen31a, 97)" in found[0]
     assert Paper.objects.count() == 0
@@ -189,9 +189,30 @@ def test_harvest_refuses_a_missing_title_with_its_nearest_entries(tmp_path, db):
     found = problems(path)
 
     assert len(found) == 1
-    assert found[0].startswith(f"{path}, line 13, awards[1].entries.winner[2]: ")
+    assert found[0].startswith(f"{path}:13:11, awards[1].entries.winner[2]: ")
     assert "“A Paper Nobody Ever Wrote” is not in cil-2031-proceedings.bib" in found[0]
     assert found[0].count("31") >= 3  # three candidates, each with its key
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("Self-Supervised Wishful Thinking: A Study", 'written in quotes ("A: B")'),
+        ("{titel: Self-Supervised Wishful Thinking}", "written in quotes"),
+        ("[Self-Supervised Wishful Thinking]", "write a title"),
+        ('{title: ""}', "write a title"),
+    ],
+)
+def test_harvest_refuses_an_entry_that_is_no_title_with_its_place(tmp_path, db, entry, said):
+    # An unquoted title with ": " reads as a mapping: it was a TypeError (a 500 in the
+    # admin's import page).
+    path = award_list(tmp_path, [entry])
+
+    found = problems(path)
+
+    assert len(found) == 1
+    assert found[0].startswith(f"{path}:12:11, awards[1].entries.winner[1]: ")
+    assert said in found[0]
 
 
 def test_harvest_takes_a_citation_key_instead_of_a_title(tmp_path, db):
@@ -243,8 +264,8 @@ def test_harvest_leaves_a_papers_value_that_is_no_list_to_the_reader(tmp_path, d
     found = problems(path)
 
     assert found == [
-        f"{path}, papers: expected a list, got a mapping",
-        f"{path}, awards[1].entries.winner[1]: no paper has the key or slug 'mori31a', in "
+        f"{path}:7:1, papers: expected a list, got a mapping",
+        f"{path}:13:11, awards[1].entries.winner[1]: no paper has the key or slug 'mori31a', in "
         "this file or in the database",
     ]
 
@@ -255,7 +276,7 @@ def test_harvest_refuses_proceedings_with_bibtex(tmp_path, db):
     found = problems(path)
 
     assert found == [
-        f"{path}, proceedings: write either proceedings (match awards by title) or "
+        f"{path}:6:1, proceedings: write either proceedings (match awards by title) or "
         "bibtex (papers by citation key), not both"
     ]
 

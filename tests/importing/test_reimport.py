@@ -142,7 +142,7 @@ def test_key_is_stored_and_unique_within_a_conference(tmp_path, db):
         call_command("import_conference", str(clash), stdout=io.StringIO(), stderr=err)
 
     assert err.getvalue().startswith(
-        f"{clash}, papers[3].slug: the key tides is that of the paper tidal-attention of "
+        f"{clash}:40:5, papers[3].slug: the key tides is that of the paper tidal-attention of "
         "nimps-2035: write its slug tidal-attention (or leave slug out); another paper needs "
         "another key"
     )
