@@ -1162,3 +1162,18 @@ def test_conference_page_links_to_each_award_and_the_other_papers(client):
     for slug in (award.slug, second.slug):
         assert f'href="#award-{slug}"' in jump and f'id="award-{slug}"' in html
     assert 'href="#other-papers"' in jump and 'id="other-papers"' in html
+
+
+@pytest.mark.django_db
+def test_a_translated_title_has_the_title_as_published_under_it(client):
+    paper = factories.paper(title_en="Dreaming in $K$ Gradients", title_zh_hans="梦中的梯度")
+    untranslated = factories.paper(title_en="Only in English", title_zh_hans="")
+    original = '<p class="original-title" lang="en">Dreaming in <math'
+
+    chinese = client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
+    english = client.get(f"/en/papers/{paper.slug}/").content.decode()
+    fallback = client.get(f"/zh-hans/papers/{untranslated.slug}/").content.decode()
+
+    assert original in chinese
+    assert 'class="original-title"' not in english
+    assert 'class="original-title"' not in fallback
