@@ -82,6 +82,20 @@ def translated_html(obj, field, *, math=False, model=None, context=None, languag
     return format_html('<span lang="{}" class="untranslated">{}</span>', language, text)
 
 
+@register.simple_tag
+def original_title(paper):
+    """The English title (TeX as maths) as ``<p class="original-title" lang="en">``, to
+    show under the title on a page in another language when the title is translated (a
+    reader then finds the paper by the name it was published under); "" otherwise."""
+    default = settings.MODELTRANSLATION_DEFAULT_LANGUAGE
+    active = get_language() or settings.LANGUAGE_CODE
+    text, language = localized_value(paper, "title", active)
+    original, _ = localized_value(paper, "title", default)
+    if active == default or language != active or not original or original == text:
+        return ""
+    return format_html('<p class="original-title" lang="{}">{}</p>', default, math_inline(original))
+
+
 @register.simple_tag(takes_context=True)
 def translated_block(context, obj, field, math=False):
     """Translated prose as paragraphs split at blank lines, "" for an empty field:

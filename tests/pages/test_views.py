@@ -1219,3 +1219,16 @@ def test_author_page_shows_the_name_in_native_script(client, db):
     html = client.get("/en/authors/zhang-wei/").content.decode()
 
     assert '<h1>Wei Zhang <span class="native-name">张伟</span></h1>' in html
+@pytest.mark.django_db
+def test_a_translated_title_has_the_title_as_published_under_it(client):
+    paper = factories.paper(title_en="Dreaming in $K$ Gradients", title_zh_hans="梦中的梯度")
+    untranslated = factories.paper(title_en="Only in English", title_zh_hans="")
+    original = '<p class="original-title" lang="en">Dreaming in <math'
+
+    chinese = client.get(f"/zh-hans/papers/{paper.slug}/").content.decode()
+    english = client.get(f"/en/papers/{paper.slug}/").content.decode()
+    fallback = client.get(f"/zh-hans/papers/{untranslated.slug}/").content.decode()
+
+    assert original in chinese
+    assert 'class="original-title"' not in english
+    assert 'class="original-title"' not in fallback
