@@ -65,14 +65,19 @@ class Report:
     """What an import does, for the editor: object names (``"Paper: gradients"``) that are
     ``new``, ``changed`` (with the names of the fields), ``kept`` unchanged, ``conflicts``
     (an editor's change kept: name, field, value kept, the file's value), ``deleted``
-    (deleted by an editor since the last import, not created again), ``warnings`` (the
-    reader's notes: possible duplicates), and the slugs of the file's ``conferences``."""
+    (deleted by an editor since the last import, not created again), ``removed`` (rows an
+    import brought that the file no longer lists: authorships, links, award entries),
+    ``added_by_editors`` (such rows an editor added: kept), ``warnings`` (the reader's
+    notes, possible duplicates, and awarded papers that will not be visible), and the
+    slugs of the file's ``conferences``."""
 
     new: list = field(default_factory=list)
     changed: list = field(default_factory=list)
     kept: list = field(default_factory=list)
     conflicts: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
+    removed: list = field(default_factory=list)
+    added_by_editors: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     conferences: list = field(default_factory=list)
 
@@ -215,6 +220,12 @@ def name_of(item):
     return f"{capfirst(item.model._meta.verbose_name)}: {key}"
 
 
+def _leftover_name(leftover):
+    """A row the file no longer lists, named as :func:`name_of` names objects."""
+    key = " / ".join(str(part) for part in leftover.key)
+    return f"{capfirst(leftover.model._meta.verbose_name)}: {key}"
+
+
 def _field_name(model, name):
     try:
         return str(model._meta.get_field(name).verbose_name)
@@ -227,6 +238,9 @@ def report_of(plan):
     report = Report()
     document = plan.fixture.document
     report.warnings = list(document.notes) if document is not None else []
+    report.warnings += [f"not visible: {warning}" for warning in plan.warnings]
+    report.removed = [_leftover_name(leftover) for leftover in plan.removed]
+    report.added_by_editors = [_leftover_name(leftover) for leftover in plan.kept_additions]
     for change in plan.changes:
         item, name = change.item, name_of(change.item)
         if item.model is Conference:

@@ -282,6 +282,14 @@ def _family_and_initials(name):
     return f"{family.strip()} {initials}" if initials and family.strip() else ""
 
 
+def _words(name):
+    """A person's name as its folded words in alphabetical order, "" for one word: the
+    same for "Xiaoyu Lin" and "Lin Xiaoyu" (given and family name in either order, as
+    proceedings write Chinese and Japanese names)."""
+    words = sorted(_squash(word) for word in re.split(r"[\s,]+", name) if word)
+    return " ".join(words) if len(words) > 1 else ""
+
+
 class _Known:
     """A person or institution already known, with the forms a loose match compares;
     ``where`` it is, for notes."""
@@ -292,6 +300,7 @@ class _Known:
         self.derived = derived_slug(model, self.name)
         self.other_names = {line.strip() for line in (other_names or "").splitlines()}
         self.initials = _family_and_initials(self.name) if model is Author else ""
+        self.words = _words(self.name) if model is Author else ""
 
     def forms(self):
         """(kind, value) of every form :class:`_Index` finds this one by."""
@@ -303,12 +312,13 @@ class _Known:
         for other in self.other_names:
             yield "other name", other
         yield "initials", self.initials
+        yield "words", self.words
 
     def loosely(self, name, derived):
         """Whether ``name`` (deriving the slug ``derived``) looks like this one's name
         without being it: the same folded for accents, case and spacing, the same
         derived slug, this one's slug, one of its other names, or (a person's) the same
-        family name and initials."""
+        family name and initials, or the same words in another order."""
         if not self.name or self.name == name:
             return False
         return (
@@ -316,6 +326,7 @@ class _Known:
             or derived in (self.slug, self.derived)
             or name in self.other_names
             or (self.initials != "" and self.initials == _family_and_initials(name))
+            or (self.words != "" and self.words == _words(name))
         )
 
 
@@ -357,6 +368,7 @@ class _Index:
         squashed = _squash(name)
         forms = [("squashed", squashed), ("slug", derived), ("other name", name)]
         forms.append(("initials", _family_and_initials(name)))
+        forms.append(("words", _words(name)))
         candidates = {}
         for form in forms:
             candidates.update(self.found.get(form, {}))

@@ -339,3 +339,23 @@ def test_discard_removes_the_upload(editor_client, editor, settings):
     assert response.status_code == 302
     assert pending(editor) == []
     assert folders(settings) == []
+
+
+def test_dry_run_lists_what_the_file_no_longer_lists_and_what_editors_added(editor_client, editor):
+    # What import_conference --dry-run prints as remove and kept lines: the admin's
+    # report showed neither, and its import then removed rows unannounced.
+    upload(editor_client)
+    editor_client.post(f"{URL}{pending(editor)[0]}/")
+    paper = Paper.objects.get(links__url="https://code.example.org/imaginary-gradients")
+    paper.links.create(kind="video", url="https://video.example.org/gradients")
+    without_code = draft_cil().replace(
+        b"      code: https://code.example.org/imaginary-gradients\n", b""
+    )
+
+    response = upload(editor_client, without_code)
+
+    report = response.context["report"]
+    assert len(report.removed) == 1 and "imaginary-gradients" in report.removed[0]
+    assert len(report.added_by_editors) == 1 and "video" in report.added_by_editors[0]
+    html = response.content.decode()
+    assert 'id="import-removed"' in html and 'id="import-added-by-editors"' in html

@@ -23,6 +23,7 @@ ACCEPT = "(import_conference --accept-new takes every such name as new)"
         ("A. Example", "Ada Example"),  # the same family name and initials
         ("Example, Ada", "Ada Example"),
         ("Adá Exámple", "Ada Example"),  # the same but for accents
+        ("Example Ada", "Ada Example"),  # family name first, as proceedings may write it
     ],
 )
 def test_new_author_close_to_one_in_the_database_is_a_did_you_mean(tmp_path, db, known, written):
