@@ -1219,6 +1219,8 @@ def test_author_page_shows_the_name_in_native_script(client, db):
     html = client.get("/en/authors/zhang-wei/").content.decode()
 
     assert '<h1>Wei Zhang <span class="native-name">张伟</span></h1>' in html
+
+
 @pytest.mark.django_db
 def test_a_translated_title_has_the_title_as_published_under_it(client):
     paper = factories.paper(title_en="Dreaming in $K$ Gradients", title_zh_hans="梦中的梯度")
