@@ -89,6 +89,17 @@ class PeopleMixin:
         self.did_you_mean(Institution, name, derived, slug, place, new, asks)
         return slug
 
+    @staticmethod
+    def known_person(extra):
+        """The name fields of the person in the database that an author mapping without a
+        ``name`` names by ``slug`` or ``orcid`` (answering a "did you mean"), else None:
+        that person keeps the name the site has, not the BibTeX file's spelling."""
+        if "name" in extra or not (extra.get("slug") or extra.get("orcid")):
+            return None
+        key = {"slug": extra["slug"]} if extra.get("slug") else {"orcid": extra["orcid"]}
+        fields = ("name", "given_name", "family_name")
+        return Author.objects.filter(**key).values(*fields).first()
+
     def did_you_mean(self, model, name, derived, slug, place, new, asks):
         """Check a new ``model`` object (a person or institution) named ``name``, to get
         ``slug`` (its ``derived`` slug, or one free) at ``place``: when its name is close to

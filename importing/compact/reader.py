@@ -505,6 +505,7 @@ class _Translator(PeopleMixin):
                 if isinstance(extra, str):
                     extra = {"name": extra}
                 if isinstance(extra, dict):
+                    author.update(self.known_person(extra) or {})
                     author.update(extra)
         return merged, f"{self.bib_name} @{key}"
 

@@ -196,3 +196,28 @@ def test_docs_show_the_did_you_mean_as_printed(tmp_path, db):
     asked, accepted = docs_text_blocks("### Did you mean ...?")
     assert shown == asked
     assert accepted[0] in noted
+
+
+def test_a_person_named_by_slug_keeps_the_sites_name_not_the_bibtex_spelling(tmp_path, db):
+    # The answer to a "did you mean" for an author of a BibTeX entry: the site's person.
+    # Taking the entry's name renamed that person to the proceedings' misspelling.
+    data = Path(__file__).parents[1] / "data"
+    # She came in with an earlier conference, as an import brings people.
+    earlier = SMALL.replace("CIL 2031", "CIL 2030").replace("year: 2031", "year: 2030")
+    run(write(tmp_path, earlier.replace(ADA, "{name: Aino Kärkäinen, slug: aino-karkainen,")))
+    (tmp_path / "cil-2031.bib").write_bytes((data / "cil-2031.bib").read_bytes())
+    text = (data / "cil-2031-bib.yaml").read_text(encoding="utf-8")
+    # Her two papers' author mappings: of karkkainen31a, and papers[4]'s seventh.
+    lines = text.splitlines(keepends=True)
+    for number in (51, 87):
+        assert lines[number - 1] == "      - {affiliations: [ait]}\n"
+        lines[number - 1] = "      - {slug: aino-karkainen, affiliations: [ait]}\n"
+    text = "".join(lines)
+    path = write(tmp_path, text)
+
+    run(path)
+
+    author = Author.objects.get(slug="aino-karkainen")
+    assert (author.name, author.family_name) == ("Aino Kärkäinen", "Kärkäinen")
+    assert author.authorships.count() == 3  # her CIL 2030 paper and two of CIL 2031
+    assert not Author.objects.filter(name="Aino Kärkkäinen").exists()
