@@ -62,15 +62,20 @@ class AuthorshipFormSet(CustomInlineFormSet):
             seen.add(position)
 
     def save_existing_objects(self, commit=True):
-        if commit:  # rows that move, and rows to delete (whose position another may take)
-            moved = [
-                form.instance.pk
-                for form in self.initial_forms
-                if form.instance.pk
-                and ("position" in form.changed_data or form in self.deleted_forms)
-            ]
-            self.model._default_manager.filter(pk__in=moved).move_aside()
+        if commit:
+            self.model._default_manager.filter(pk__in=moving_rows(self)).move_aside()
         return super().save_existing_objects(commit)
+
+
+def moving_rows(formset):
+    """The primary keys of ``formset``'s saved rows whose position changes, and of those
+    it deletes (whose position another row may take): the rows a formset of positions
+    unique per parent moves out of the way before it saves."""
+    return [
+        form.instance.pk
+        for form in formset.initial_forms
+        if form.instance.pk and ("position" in form.changed_data or form in formset.deleted_forms)
+    ]
 
 
 class AwardLevelFormSet(SlugsMadeFormSet):
@@ -82,14 +87,8 @@ class AwardLevelFormSet(SlugsMadeFormSet):
     POSITION_OFFSET = 10_000  # far above any level's position, below 32767
 
     def save_existing_objects(self, commit=True):
-        if commit:  # rows that move, and rows to delete (whose position another may take)
-            moved = [
-                form.instance.pk
-                for form in self.initial_forms
-                if form.instance.pk
-                and ("position" in form.changed_data or form in self.deleted_forms)
-            ]
-            self.model._default_manager.filter(pk__in=moved).update(
+        if commit:
+            self.model._default_manager.filter(pk__in=moving_rows(self)).update(
                 position=F("position") + self.POSITION_OFFSET
             )
         return super().save_existing_objects(commit)
