@@ -214,16 +214,11 @@ def _venues_reached(plan):
 
 
 def name_of(item):
-    """An object of the file as the report names it: "Paper: gradients", in the active
-    language (the model's verbose name, then its natural key)."""
+    """An object of the file (an Item, or a row the file no longer lists: a Leftover) as
+    the report names it: "Paper: gradients", in the active language (the model's verbose
+    name, then its natural key)."""
     key = " / ".join(str(part) for part in item.key)
     return f"{capfirst(item.model._meta.verbose_name)}: {key}"
-
-
-def _leftover_name(leftover):
-    """A row the file no longer lists, named as :func:`name_of` names objects."""
-    key = " / ".join(str(part) for part in leftover.key)
-    return f"{capfirst(leftover.model._meta.verbose_name)}: {key}"
 
 
 def _field_name(model, name):
@@ -239,8 +234,8 @@ def report_of(plan):
     document = plan.fixture.document
     report.warnings = list(document.notes) if document is not None else []
     report.warnings += [f"not visible: {warning}" for warning in plan.warnings]
-    report.removed = [_leftover_name(leftover) for leftover in plan.removed]
-    report.added_by_editors = [_leftover_name(leftover) for leftover in plan.kept_additions]
+    report.removed = [name_of(leftover) for leftover in plan.removed]
+    report.added_by_editors = [name_of(leftover) for leftover in plan.kept_additions]
     for change in plan.changes:
         item, name = change.item, name_of(change.item)
         if item.model is Conference:
