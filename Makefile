@@ -111,7 +111,6 @@ test-postgres: messages $(VENV)/.postgres
 # performance, accessibility, best-practices and SEO scores; fails below 0.95.
 # AUDIT_ARGS passes options, e.g. AUDIT_ARGS="--port 8400 --runs 3 --only /zh-hans/".
 audit: messages browser tools
-	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) scripts/audit.py $(AUDIT_ARGS)
 
 # Full-page screenshots of every kind of page at 390 and 1,280 px in both languages, and
@@ -119,7 +118,6 @@ audit: messages browser tools
 # `make screenshots DIR=/tmp/shots` (SHOTS_ARGS passes options, e.g. "--dark --only paper").
 DIR ?= screenshots
 screenshots: messages browser
-	$(DEV_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) scripts/screenshots.py "$(DIR)" $(SHOTS_ARGS)
 
 # Times import_conference on a synthetic 5,000-paper conference (target: import < 60 s).

@@ -12,7 +12,7 @@ axe-core and the Nu HTML Checker check in `make test`, so the two cannot drift a
    teaser (``tests.checked_pages.add_teaser``, stored through the importer's image rules).
    The database of `make run` is never touched.
 2. It is served as in production: gunicorn (2 sync workers), debug off, a random secret
-   key, the page cache on, the static files collected by `make audit` (WhiteNoise serves
+   key, the page cache on, the static files collected into the same folder (WhiteNoise serves
    them precompressed, hashed names cached for a year). Uploaded images are served by
    Django (``DJANGO_SERVE_MEDIA``), where production has its web server.
 3. Lighthouse 12 (npm, node_modules/) runs in Debian's Chromium (``CHROME_PATH``) with
@@ -101,15 +101,19 @@ def wait_until_up(url, seconds=60):
 
 
 def prepare_site(folder):
-    """Fill a new database in ``folder`` with the shipped content and one teaser image.
+    """Fill a new database in ``folder`` with the shipped content and one teaser image,
+    and collect the static files (with their manifest) into ``folder/static``.
 
     Returns the environment the server runs with (production settings, that database,
-    ``folder/media``). Runs Django in this process, so it is called once, first.
+    ``folder/media``, ``folder/static``): nothing of the checkout's own site is read or
+    written, so it works the same on a fresh clone. Runs Django in this process, so it
+    is called once, first.
     """
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
         "DJANGO_MEDIA_ROOT": str(folder / "media"),
+        "DJANGO_STATIC_ROOT": str(folder / "static"),
         "DJANGO_SERVE_MEDIA": "true",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_SETTINGS_MODULE": "awardsite.settings",
@@ -125,6 +129,7 @@ def prepare_site(folder):
     django.setup()
     from tests.checked_pages import add_teaser
 
+    call_command("collectstatic", interactive=False, verbosity=0)
     call_command("migrate", verbosity=0)
     fixture = BASE_DIR / "fixtures" / "icml.json"
     call_command("import_conference", str(fixture), verbosity=0, stdout=io.StringIO())
