@@ -1,5 +1,6 @@
 """`make screenshots` (scripts/screenshots.py) writes whole pages at the widths asked, in
-both languages, the admin's pages as an editor sees them, and reports a wrong answer."""
+both languages, and the admin's pages as an editor sees them, on a fresh clone too (the
+throwaway site collects its own static files)."""
 
 import subprocess
 import sys
