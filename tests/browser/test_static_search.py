@@ -106,7 +106,7 @@ def test_search_says_when_nothing_matches(reader, static_site):
 
     expect(reader.get_by_role("heading", name="找到 0 篇论文")).to_be_visible()
     expect(reader.locator("#search-suggestions")).to_be_visible()
-    expect(reader.locator("#search-suggestions")).to_contain_text("没有论文同时包含所有检索词")
+    expect(reader.locator("#search-suggestions")).to_contain_text("没有论文同时包含所有搜索词")
 
 
 def test_a_word_is_found_inside_a_longer_one_whatever_its_case(reader, static_site):
@@ -123,7 +123,7 @@ def test_a_word_is_found_inside_a_longer_one_whatever_its_case(reader, static_si
     ("path", "heading", "suggestion"),
     [
         ("/en/search/?q=%3F%21", "0 papers found", "No paper matches every word"),
-        ("/zh-hans/search/?q=%E2%80%BD", "找到 0 篇论文", "没有论文同时包含所有检索词"),
+        ("/zh-hans/search/?q=%E2%80%BD", "找到 0 篇论文", "没有论文同时包含所有搜索词"),
     ],
 )
 def test_a_query_of_punctuation_alone_says_what_the_live_page_says(

@@ -43,7 +43,7 @@ def _award_form(editor_client, award, levels, language):
     ("language", "message"),
     [
         ("en", "Another level of this award has this position."),
-        ("zh-hans", "该奖项的另一个等级已在这个位置。"),
+        ("zh-hans", "该奖项的另一个等级已使用此顺序。"),
     ],
 )
 def test_two_new_levels_at_one_position_are_a_form_error(editor_client, language, message):
@@ -66,7 +66,7 @@ def test_two_new_levels_at_one_position_are_a_form_error(editor_client, language
     ("language", "message"),
     [
         ("en", "Another level of this award has this position."),
-        ("zh-hans", "该奖项的另一个等级已在这个位置。"),
+        ("zh-hans", "该奖项的另一个等级已使用此顺序。"),
     ],
 )
 def test_a_new_level_at_a_stored_levels_position_is_a_form_error(editor_client, language, message):

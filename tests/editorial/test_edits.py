@@ -279,7 +279,7 @@ def test_a_changed_author_order_refuses_a_stale_paper_form(editor_client, other_
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert "在你打开此表单之后" in html
+    assert "在您打开此表单之后" in html
     assert "作者署名" in html
     assert [a.author.name for a in paper.ordered_authorships] == ["Second Author", "First Author"]
 
