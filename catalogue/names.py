@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 from slugify import slugify
 
 # Generational suffixes ("King Jr.", "Ford II"), kept apart from the family name by
@@ -125,3 +126,11 @@ def to_check(authors):
         reasons = reasons_to_check(author.name)
         if reasons:
             yield author, reasons
+
+
+def name_separator():
+    """The text between the names of a list of authors, in the active language: ", " in
+    English, the enumeration comma "、" in Chinese, which joins lists of names (a "，"
+    separates clauses). Marked in Python because ``makemessages`` reads no ``pgettext()`` in
+    the Jinja2 templates, which call it."""
+    return pgettext("between names", ", ")

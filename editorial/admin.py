@@ -349,8 +349,11 @@ class InstitutionAdmin(TranslatedContentAdmin):
 
 @admin.register(Author)
 class AuthorAdmin(ContentAdmin):
-    list_display = ["name", "slug", "paper_count"]
-    search_fields = ["name", "other_names", "slug"]
+    # In the author index's order (family name first): the split is what citations use,
+    # so the list shows it for editors to check against the name.
+    list_display = ["name", "family_name", "given_name", "slug", "paper_count"]
+    search_fields = ["name", "given_name", "family_name", "native_name", "other_names", "slug"]
+    ordering = ["sort_name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):

@@ -8,6 +8,7 @@ import re
 from functools import partial
 from urllib.parse import quote
 
+from catalogue.names import guessed_fields
 from importing.bibtex import PAGE_DASH, url_kind
 from importing.fields import FixtureInvalid, Problem
 
@@ -57,16 +58,39 @@ def _families(item):
     ]
 
 
+def _words(*parts):
+    return " ".join(" ".join(str(part).split()) for part in parts if part)
+
+
+def person_fields(person):
+    """One CSL name (``given``, ``dropping-particle``, ``non-dropping-particle``,
+    ``family``, ``suffix``; or ``literal``) as ``{"name"}`` in display order ("Ludwig van
+    Beethoven Jr."), with ``given_name`` and ``family_name`` (particles included, as the
+    site writes them) and ``name_suffix`` where the split differs from the site's guess,
+    as a BibTeX name is read (importing/bibtex.py); a ``literal`` (a team) is all family
+    name. None for a name with no text."""
+    if person.get("literal"):
+        split = {"given_name": "", "family_name": _words(person["literal"]), "name_suffix": ""}
+    else:
+        particles = (person.get("dropping-particle"), person.get("non-dropping-particle"))
+        split = {
+            "given_name": _words(person.get("given")),
+            "family_name": _words(*particles, person.get("family")),
+            "name_suffix": _words(person.get("suffix")),
+        }
+    name = _words(split["given_name"], split["family_name"], split["name_suffix"])
+    if not name:
+        return None
+    if split == guessed_fields(name):
+        return {"name": name}
+    if not split["name_suffix"]:
+        del split["name_suffix"]
+    return {"name": name, **split}
+
+
 def _paper(key, item):
     """The paper of one CSL item, as :func:`importing.bibtex.parse_bibtex` gives one."""
-    names = [
-        " ".join(
-            str(part)
-            for part in (person.get("given"), person.get("family"), person.get("literal"))
-            if part
-        )
-        for person in _people(item)
-    ]
+    authors = [person_fields(person) for person in _people(item)]
     links = {}
     if item.get("DOI"):
         links["doi"] = "https://doi.org/" + quote(str(item["DOI"]), safe="/:;()[]._-<>")
@@ -75,7 +99,7 @@ def _paper(key, item):
     return {
         "key": key,
         "title": _title(item),
-        "authors": [{"name": name} for name in names if name],
+        "authors": [person for person in authors if person],
         "pages": PAGE_DASH.sub("-", str(item.get("page", ""))),
         "links": links,
     }

@@ -65,7 +65,19 @@ def table_columns():
             "pages": "pages",
             **{f"link_{kind}": None for kind in PaperLink.Kind.values},
         },
-        "authors": dict.fromkeys(["slug", "name", "other_names", "orcid", "homepage"]),
+        "authors": dict.fromkeys(
+            [
+                "slug",
+                "name",
+                "given_name",
+                "family_name",
+                "name_suffix",
+                "native_name",
+                "other_names",
+                "orcid",
+                "homepage",
+            ]
+        ),
         "authorships": dict.fromkeys(["paper", "position", "author", "affiliations"]),
         "institutions": {
             "slug": "institution__slug",
@@ -132,15 +144,18 @@ def published_scope(conference=None):
         "position",
         "author__slug",
         "author__name",
+        "author__given_name",
+        "author__family_name",
+        "author__name_suffix",
+        "author__native_name",
         "author__other_names",
         "author__orcid",
         "author__homepage",
     )
     authorships = list(authorships.order_by("paper__slug", "position"))
-    authors = {
-        slug: (slug, name, SEPARATOR.join(other_names(names)), orcid, homepage)
-        for _pk, _paper, _position, slug, name, names, orcid, homepage in authorships
-    }
+    authors = {}  # by slug: the slug and the name columns come first
+    for _pk, _paper, _position, *names, others, orcid, homepage in authorships:
+        authors[names[0]] = (*names, SEPARATOR.join(other_names(others)), orcid, homepage)
     in_conference_order = conference_order("conference__")
     entries = AwardEntry.objects.published().filter(award__in=awards.values("pk"))
     return {

@@ -15,7 +15,16 @@ class PagesConfig(AppConfig):
 
         # Share cards of papers without a teaser (pages/cards.py), drawn after commit.
         catalogue = apps.get_app_config("papers")
-        for name in ("paper", "conference", "award", "awardlevel", "awardentry"):
+        models = (
+            "paper",
+            "conference",
+            "award",
+            "awardlevel",
+            "awardentry",
+            "author",
+            "authorship",
+        )
+        for name in models:
             model = catalogue.get_model(name)
             for kind, signal in {"save": post_save, "delete": post_delete}.items():
                 signal.connect(

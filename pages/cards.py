@@ -1,7 +1,8 @@
 """Share cards: the ``og:image`` of a paper without a teaser, drawn once with Pillow.
 
-A card is a 1200 x 630 PNG with the site's name, the paper's title, its first published
-award (and level) and its conference, in one language. Cards are drawn by
+A card is a 1200 x 630 PNG with the site's name, the paper's title, its authors (as many
+as fit, then "et al."), its first published award (and level) and its conference, in one
+language; ``card_layout`` says which lines it draws. Cards are drawn by
 ``make_share_cards``, after an editor's committed change (``cards_after_change``) and
 after an import's (``cards_after_content``), never in a visitor's request. Its file
 name carries a digest of its text (``cards/<slug>-<language>-<digest>.png``), so a
@@ -24,22 +25,40 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db.models import Q
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 from PIL import Image, ImageDraw, ImageFont
 
 from catalogue.images import readable_image
 from catalogue.languages import localized_value
-from catalogue.models import Award, AwardEntry, AwardLevel, Conference, Paper
+from catalogue.models import (
+    Author,
+    Authorship,
+    Award,
+    AwardEntry,
+    AwardLevel,
+    Conference,
+    Paper,
+)
+from catalogue.names import name_separator
 from catalogue.signals import after_commit, content_changed
 
 WIDTH, HEIGHT = 1200, 630
 MARGIN = 72
 DIRECTORY = "cards"
 # Raised when the drawing changes, so that every card is drawn again.
-DESIGN_VERSION = "1"
+DESIGN_VERSION = "2"
 BACKGROUND, INK, MUTED, GOLD = "#0b2a4a", "#ffffff", "#c9d6e8", "#f2c14e"
-TITLE_SIZE, TITLE_LINES = 60, 4
+# Font sizes and line heights in pixels. The title and the authors share the space
+# between the site's name and the award (TEXT_TOP to TEXT_BOTTOM): 4 lines of title without
+# authors; with them, 3 lines of title and 1 of names, or 2 and 2.
+TITLE_SIZE, TITLE_LEADING, TITLE_LINES = 60, 75, 4
+AUTHORS_SIZE, AUTHORS_LEADING, AUTHORS_LINES, AUTHORS_GAP = 32, 42, 2, 16
+SITE_SIZE, AWARD_SIZE, CONFERENCE_SIZE = 34, 40, 34
+# An award line too wide at AWARD_SIZE ("ICML 2025: Test of Time Award · Honourable
+# mention" is 1,020 px) is drawn smaller, down to this size, before it is cut.
+AWARD_SIZE_MIN = 30
+TEXT_TOP, TEXT_BOTTOM = MARGIN + 70, HEIGHT - MARGIN - CONFERENCE_SIZE - 64 - 20
 # TeX maths delimiters (catalogue/mathtext.py): a card shows the formula's source text.
 MATH_DELIMITERS = re.compile(r"\\[()\[\]]|\$\$?")
 
@@ -55,9 +74,13 @@ def _font_file():
 
 def card_text(paper, language):
     """What the card of ``paper`` (from ``Paper.objects.for_detail()``) says in
-    ``language``: a dict of ``site``, ``title``, ``award`` ("" without one) and
-    ``conference``, each one line (a line break stored before titles and names had to be
-    one line, or any run of white space, is one space)."""
+    ``language``: a dict of ``site``, ``title``, ``award`` ("" without one: the award's
+    name, and its level's unless it is the award's top level, as the badges say it),
+    ``conference`` and ``authors`` (the names as published, in the paper's order), each
+    one line (a line break stored before titles and names had to be one line, or any run
+    of white space, is one space); and how the language writes a list of names:
+    ``separator`` (``name_separator()``) and ``et_al`` (a format of the last name shown
+    when the list is shortened: "%(name)s, et al.", "%(name)s 等")."""
     with translation.override(language):
         award = ""
         entries = list(paper.award_entries.all())
@@ -76,7 +99,13 @@ def card_text(paper, language):
             "conference": gettext("Published at %(conference)s")
             % {"conference": localized_value(paper.conference, "name")[0]},
         }
-    return {key: " ".join(value.split()) for key, value in text.items()}
+        text = {key: " ".join(value.split()) for key, value in text.items()}
+        text["authors"] = [
+            " ".join(authorship.author.name.split()) for authorship in paper.ordered_authorships
+        ]
+        text["separator"] = name_separator()
+        text["et_al"] = pgettext("the last author a shortened list shows", "%(name)s, et al.")
+    return text
 
 
 def card_file(paper, language):
@@ -93,8 +122,11 @@ def card_file(paper, language):
 
 
 def _alt(text):
-    """A card's description (``og:image:alt``): the ``text`` it shows, in reading order."""
-    return " · ".join(part for part in (text["title"], text["award"], text["conference"]) if part)
+    """A card's description (``og:image:alt``): the ``text`` it shows, in reading order
+    (every author's name, where the card may shorten the list)."""
+    authors = text["separator"].join(text["authors"])
+    parts = (text["title"], authors, text["award"], text["conference"])
+    return " · ".join(part for part in parts if part)
 
 
 def share_card(paper, language):
@@ -157,20 +189,24 @@ def _font(size):
     return ImageFont.truetype(str(path), size)
 
 
-def _wrap(draw, text, font, width, max_lines):
+def _fits(text, font, width):
+    return font.getlength(text) <= width
+
+
+def _wrap(text, font, width, max_lines):
     """``text`` in at most ``max_lines`` lines of at most ``width`` pixels, broken between
     words (or characters, in a word too wide, as Chinese is), the last cut with "…"."""
     lines, line = [], ""
     for word in re.findall(r"\S+\s*", text):
         candidate = line + word
-        if draw.textlength(candidate.rstrip(), font=font) <= width:
+        if _fits(candidate.rstrip(), font, width):
             line = candidate
             continue
         if line:
             lines.append(line.rstrip())
             line = ""
         for character in word:
-            if draw.textlength((line + character).rstrip(), font=font) > width and line:
+            if not _fits((line + character).rstrip(), font, width) and line:
                 lines.append(line.rstrip())
                 line = ""
             line += character
@@ -178,36 +214,101 @@ def _wrap(draw, text, font, width, max_lines):
         lines.append(line.rstrip())
     if len(lines) > max_lines:
         last = lines[max_lines - 1]
-        while last and draw.textlength(last + "…", font=font) > width:
+        while last and not _fits(last + "…", font, width):
             last = last[:-1]
         lines = [*lines[: max_lines - 1], last.rstrip() + "…"]
     return lines
 
 
-def _one_line(draw, position, text, size, width, fill):
-    """``text`` in a font of ``size``, cut to one line of ``width`` pixels, at ``position``."""
-    font = _font(size)
-    draw.text(position, (_wrap(draw, text, font, width, 1) or [""])[0], font=font, fill=fill)
+def _lines_of_names(pieces, font, width):
+    """``pieces`` (each a name with the separator after it) filled into lines of at most
+    ``width`` pixels, broken only between names; None when one name alone is too wide."""
+    lines, line = [], ""
+    for piece in pieces:
+        if _fits((line + piece).rstrip(), font, width):
+            line += piece
+            continue
+        if not line or not _fits(piece.rstrip(), font, width):
+            return None
+        lines.append(line.rstrip())
+        line = piece
+    return [*lines, line.rstrip()] if line else lines
+
+
+def _author_lines(text, font, width, max_lines):
+    """The authors of ``text`` in at most ``max_lines`` lines of ``width`` pixels, as many
+    as fit in the paper's order: every name, or the first ones and ``et_al`` ("A, B, et
+    al."). Lines break between names, never inside one; only a first name too wide for
+    a line alone is cut, with "…"."""
+    names, separator = text["authors"], text["separator"]
+    for shown in range(len(names), 0, -1):
+        pieces = [name + separator for name in names[: shown - 1]]
+        last = names[shown - 1]
+        pieces.append(last if shown == len(names) else text["et_al"] % {"name": last})
+        lines = _lines_of_names(pieces, font, width)
+        if lines is not None and len(lines) <= max_lines:
+            return lines
+    if not names:
+        return []
+    first = names[0] if len(names) == 1 else text["et_al"] % {"name": names[0]}
+    return _wrap(first, font, width, 1)
+
+
+def _award_size(award, width):
+    """The largest font size from ``AWARD_SIZE`` down to ``AWARD_SIZE_MIN`` that draws
+    ``award`` in ``width`` pixels; ``AWARD_SIZE_MIN`` when none does."""
+    for size in range(AWARD_SIZE, AWARD_SIZE_MIN, -2):
+        if _fits(award, _font(size), width):
+            return size
+    return AWARD_SIZE_MIN
+
+
+def card_layout(text):
+    """The lines a card of ``text`` (a ``card_text`` dict) draws, by part: ``site``,
+    ``title`` (at most 4 lines, 3 with authors, cut with "…"), ``authors`` (1 or 2 lines:
+    2 when the title takes at most 2; ``_author_lines``), ``award`` and ``conference``
+    (one line each, cut with "…"; no award line without an award), measured in the
+    card's fonts; and ``award_size``, the award line's font size (``_award_size``)."""
+    inner = WIDTH - 2 * MARGIN
+    award_size = _award_size(text["award"], inner - 40)
+    title_lines = TITLE_LINES - 1 if text["authors"] else TITLE_LINES
+    title = _wrap(text["title"], _font(TITLE_SIZE), inner, title_lines)
+    authors_lines = AUTHORS_LINES if len(title) <= title_lines - 1 else 1
+    return {
+        "site": [text["site"]],
+        "title": title,
+        "authors": _author_lines(text, _font(AUTHORS_SIZE), inner, authors_lines),
+        "award": _wrap(text["award"], _font(award_size), inner - 40, 1),
+        "award_size": award_size,
+        "conference": _wrap(text["conference"], _font(CONFERENCE_SIZE), inner, 1),
+    }
 
 
 def draw_card(text):
-    """The PNG bytes of a card showing ``text`` (a ``card_text`` dict)."""
+    """The PNG bytes of a card showing ``text`` (a ``card_text`` dict), laid out by
+    ``card_layout``."""
+    layout = card_layout(text)
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    inner = WIDTH - 2 * MARGIN
     draw.rectangle((0, 0, WIDTH, 12), fill=GOLD)
-    draw.text((MARGIN, MARGIN - 8), text["site"], font=_font(34), fill=MUTED)
-    title_font = _font(TITLE_SIZE)
-    y = MARGIN + 70
-    for line in _wrap(draw, text["title"], title_font, inner, TITLE_LINES):
-        draw.text((MARGIN, y), line, font=title_font, fill=INK)
-        y += int(TITLE_SIZE * 1.25)
+    draw.text((MARGIN, MARGIN - 8), layout["site"][0], font=_font(SITE_SIZE), fill=MUTED)
+    y = TEXT_TOP
+    for line in layout["title"]:
+        draw.text((MARGIN, y), line, font=_font(TITLE_SIZE), fill=INK)
+        y += TITLE_LEADING
+    y += AUTHORS_GAP
+    for line in layout["authors"]:
+        draw.text((MARGIN, y), line, font=_font(AUTHORS_SIZE), fill=MUTED)
+        y += AUTHORS_LEADING
     bottom = HEIGHT - MARGIN
-    _one_line(draw, (MARGIN, bottom - 34), text["conference"], 34, inner, MUTED)
-    if text["award"]:
-        top = bottom - 34 - 64
+    for line in layout["conference"]:
+        draw.text((MARGIN, bottom - CONFERENCE_SIZE), line, font=_font(CONFERENCE_SIZE), fill=MUTED)
+    for line in layout["award"]:
+        top = bottom - CONFERENCE_SIZE - 64
         draw.ellipse((MARGIN, top + 12, MARGIN + 24, top + 36), fill=GOLD)
-        _one_line(draw, (MARGIN + 40, top), text["award"], 40, inner - 40, GOLD)
+        # The line's middle stays where a line of AWARD_SIZE has it, beside the dot.
+        shift = (AWARD_SIZE - layout["award_size"]) // 2
+        draw.text((MARGIN + 40, top + shift), line, font=_font(layout["award_size"]), fill=GOLD)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
@@ -255,14 +356,16 @@ def cards_after_content(sender, papers=(), **kwargs):
 
 
 def cards_after_change(sender, instance, raw=False, **kwargs):
-    """Receiver of a change to a paper, conference, award, award level or award entry:
-    once committed, draw the cards it outdated (``refresh_cards``), a failure logged
-    and never raised (``after_commit``); not for fixture loading (``raw``), nor when
-    ``settings.SHARE_CARDS_ON_SAVE`` is false."""
+    """Receiver of a change to a paper, conference, award, award level, award entry,
+    author or authorship: once committed, draw the cards it outdated (``refresh_cards``),
+    a failure logged and never raised (``after_commit``); not for fixture loading
+    (``raw``), nor when ``settings.SHARE_CARDS_ON_SAVE`` is false."""
     if raw or not settings.SHARE_CARDS_ON_SAVE:
         return
-    if isinstance(instance, AwardEntry):
+    if isinstance(instance, AwardEntry | Authorship):
         paper_ids = [instance.paper_id]
+    elif isinstance(instance, Author):
+        paper_ids = list(instance.authorships.values_list("paper_id", flat=True))
     elif isinstance(instance, Award | AwardLevel):
         paper_ids = list(instance.entries.values_list("paper_id", flat=True))
     elif isinstance(instance, Conference):

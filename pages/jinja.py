@@ -23,6 +23,7 @@ from jinja2 import Environment, pass_context
 from markupsafe import Markup
 
 from catalogue.models import PaperLink
+from catalogue.names import name_separator
 from pages.templatetags import awards
 
 
@@ -52,14 +53,6 @@ def translated(context, obj, field, math=False):
     ``language``, when its context names it."""
     language = context.get("language")
     return awards.translated_html(obj, field, math=math, context=context, language=language)
-
-
-def name_separator():
-    """The text between the names of a list of authors, in the active language: ", " in
-    English, the enumeration comma "、" in Chinese, which joins lists of names (a "，"
-    separates clauses). Marked here, in Python, because ``makemessages`` reads no
-    ``pgettext()`` in the Jinja2 templates."""
-    return pgettext("between names", ", ")
 
 
 @functools.lru_cache(maxsize=256)

@@ -281,14 +281,25 @@ def venue_series(venue, conferences, request=None):
     )
 
 
+def person_names(author):
+    """schema.org's ``givenName`` and ``familyName`` of ``author``, as citations split the
+    name (``Author.name_parts``): a name without a given name (one word, a team) is whole
+    as ``familyName``, with no ``givenName``."""
+    parts = author.name_parts
+    return _add_values({}, givenName=parts.given, familyName=parts.family or parts.literal)
+
+
 def person(author, institutions=(), request=None):
-    """An author as a schema.org Person: name, page, other names, homepage and ORCID iD
-    as ``sameAs``, ``institutions`` (in English) as ``affiliation``."""
+    """An author as a schema.org Person: name, ``givenName`` and ``familyName``
+    (``person_names``), page, the name in native script and other names as
+    ``alternateName``, homepage and ORCID iD as ``sameAs``, ``institutions`` (in English)
+    as ``affiliation``."""
     url = absolute_url(author.get_absolute_url(), request)
     orcid = f"https://orcid.org/{author.orcid}" if author.orcid else ""
     return _add_values(
         {"@type": "Person", "@id": f"{url}#person", "name": author.name, "url": url},
-        alternateName=author.other_name_list,
+        **person_names(author),
+        alternateName=[name for name in (author.native_name,) if name] + author.other_name_list,
         sameAs=[value for value in (author.homepage, orcid) if value],
         affiliation=[
             {"@type": "Organization", "name": institution.name_en} for institution in institutions

@@ -203,7 +203,15 @@ class InstitutionRef(Read):
 
 class AuthorRef(Schema):
     slug: str
-    name: str
+    name: str = Field(description="The name as the person publishes it.")
+    given_name: Blank = Field(
+        description="Given name(s), as citations abbreviate them; null for a name cited "
+        "whole (one word, a team), which is then all family_name."
+    )
+    family_name: str = Field(
+        description="The name citations and the author index sort by, particles included "
+        "(e.g. Fischer Abaigar, van der Schaar)."
+    )
     orcid: Blank
     url: str = Field(description="This author in the API.")
 
@@ -349,6 +357,10 @@ class AuthorAward(PaperAward):
 
 
 class Author(AuthorRef):
+    name_suffix: Blank = Field(description="Jr., Sr., II, III and the like.")
+    native_name: Blank = Field(
+        description="The name in the person's own script, when it is not the name."
+    )
     other_names: list[str] = Field(
         validation_alias="other_name_list", description="Other spellings seen in publications."
     )

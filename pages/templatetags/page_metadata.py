@@ -125,7 +125,8 @@ BUILDERS = {
     "awards": _index(_award_series_rows),
     "authors": _index(
         lambda context, request: (
-            _named(a.name, a.get_absolute_url(), request, "Person") for a in context["authors"]
+            _named(a.name, a.get_absolute_url(), request, "Person") | metadata.person_names(a)
+            for a in context["authors"]
         )
     ),
     "open-data": lambda context, url, title, description: metadata.web_page(url, title),

@@ -1012,3 +1012,21 @@ def test_author_form_has_the_name_fields_in_both_languages(client, db, language,
     )
     assert [label for _field, label in found] == labels
     assert 'name="family_name" value="Fischer Abaigar"' in html
+
+
+def test_author_list_shows_the_split_in_the_author_index_order(client, db):
+    """Editors check the given and family names the citations use; the list is in the
+    author index's order (family name first), and a search finds a name in native script."""
+    client.force_login(create_editor("editor", "editor@example.org", PASSWORD))
+    factories.author(name="Unai Fischer Abaigar", given_name="Unai", family_name="Fischer Abaigar")
+    factories.author(name="John Schulman", native_name="约翰")
+
+    html = client.get("/admin/papers/author/").content.decode()
+    found = client.get("/admin/papers/author/?q=约翰").context["cl"].result_list
+
+    rows = re.findall(
+        r'<td class="field-family_name">([^<]*)</td><td class="field-given_name">([^<]*)</td>',
+        html,
+    )
+    assert rows == [("Fischer Abaigar", "Unai"), ("Schulman", "John")]
+    assert [author.name for author in found] == ["John Schulman"]

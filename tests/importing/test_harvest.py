@@ -6,6 +6,7 @@ The conference is made up: CIL 2031 (tests/data/harvest/cil-2031-harvest.yaml), 
 """
 
 import io
+import json
 import os
 import re
 import shutil
@@ -255,6 +256,41 @@ def test_harvest_reads_csl_json_proceedings(tmp_path, db):
     ]
     assert list(PaperLink.objects.filter(paper=paper).values_list("kind", "url")) == [
         ("proceedings", "https://proceedings.cil.example.org/2031/7")
+    ]
+
+
+def test_harvest_keeps_the_name_split_csl_json_gives(tmp_path, db):
+    """A family name of two words and a particle arrive as CSL-JSON writes them, not as
+    the last-word guess ("Abaigar"), nor without the particle ("Mihaela Schaar")."""
+    proceedings = tmp_path / "source" / "small-proceedings.json"
+    proceedings.parent.mkdir()
+    proceedings.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "abaigar31a",
+                    "title": "Identifying the Worst-Off",
+                    "author": [
+                        {"family": "Fischer Abaigar", "given": "Unai"},
+                        {
+                            "family": "Schaar",
+                            "given": "Mihaela",
+                            "non-dropping-particle": "van der",
+                        },
+                    ],
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
+    path = award_list(tmp_path, ["Identifying the Worst-Off"], proceedings=proceedings)
+
+    import_fixture(path)
+
+    authors = Author.objects.order_by("sort_name").values_list("name", "given_name", "family_name")
+    assert list(authors) == [
+        ("Unai Fischer Abaigar", "Unai", "Fischer Abaigar"),
+        ("Mihaela van der Schaar", "Mihaela", "van der Schaar"),
     ]
 
 

@@ -171,6 +171,51 @@ def test_author_gives_papers_and_awards(client):
     assert [(a["award"]["slug"], a["paper"]) for a in data["awards"]] == [(award.slug, paper.slug)]
 
 
+@pytest.mark.django_db
+def test_authors_carry_their_given_and_family_names(client):
+    """As editors wrote them (not the guess "Abaigar"); a name cited whole has no given
+    name; the author's own answer adds the suffix and the name in native script."""
+    split = factories.author(
+        name="Unai Fischer Abaigar Jr.",
+        given_name="Unai",
+        family_name="Fischer Abaigar",
+        name_suffix="Jr.",
+        native_name="ウナイ",
+    )
+    team = factories.author(name="OpenFict Team", given_name="", family_name="OpenFict Team")
+    paper = factories.paper(authors=[split, team])
+
+    _response, data = get(client, f"{API}/papers/{paper.slug}")
+    _response, detail = get(client, f"{API}/authors/{split.slug}")
+
+    names = [
+        (a["author"]["name"], a["author"]["given_name"], a["author"]["family_name"])
+        for a in data["authors"]
+    ]
+    assert names == [
+        ("Unai Fischer Abaigar Jr.", "Unai", "Fischer Abaigar"),
+        ("OpenFict Team", None, "OpenFict Team"),
+    ]
+    assert {key: detail[key] for key in ("given_name", "family_name", "name_suffix")} == {
+        "given_name": "Unai",
+        "family_name": "Fischer Abaigar",
+        "name_suffix": "Jr.",
+    }
+    assert detail["native_name"] == "ウナイ"
+
+
+@pytest.mark.django_db
+def test_openapi_schema_documents_the_name_fields(client):
+    _response, schema = get(client, f"{API}/openapi.json")
+
+    schemas = schema["components"]["schemas"]
+    for name in ("AuthorRef", "Author", "AuthorDetail"):
+        properties = schemas[name]["properties"]
+        assert "particles included" in properties["family_name"]["description"], name
+        assert properties["given_name"]["description"].startswith("Given name(s)"), name
+    assert schemas["AuthorDetail"]["properties"]["native_name"]["description"]
+
+
 # Filters and pages ---------------------------------------------------------------
 
 

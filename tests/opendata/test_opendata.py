@@ -85,6 +85,25 @@ def test_download_columns_follow_the_datapackage_and_keep_languages_apart(client
 
 
 @pytest.mark.django_db
+def test_authors_table_gives_the_names_as_citations_split_them(client):
+    split = factories.author(
+        name="Unai Fischer Abaigar", given_name="Unai", family_name="Fischer Abaigar"
+    )
+    team = factories.author(name="OpenFict Team", given_name="", family_name="OpenFict Team")
+    chinese = factories.author(name="Wei Zhang", native_name="张伟")
+    factories.paper(authors=[split, team, chinese])
+
+    files = unzip(client.get("/data/awardsite-csv.zip"))
+
+    columns = ("name", "given_name", "family_name", "name_suffix", "native_name")
+    assert sorted(tuple(row[c] for c in columns) for row in rows(files, "authors")) == [
+        ("OpenFict Team", "", "OpenFict Team", "", ""),
+        ("Unai Fischer Abaigar", "Unai", "Fischer Abaigar", "", ""),
+        ("Wei Zhang", "Wei", "Zhang", "", "张伟"),
+    ]
+
+
+@pytest.mark.django_db
 def test_conference_download_holds_what_it_published_and_awarded(client):
     conference, award, own, earlier, other, draft = _awarded_conference()
     unrelated = factories.paper()

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
-from catalogue.models import Conference, Paper
+from catalogue.models import Author, Authorship, AwardEntry, AwardLevel, Conference, Paper
 from editorial.roles import create_editor
 from pages import cards
 from tests import factories
@@ -28,12 +28,16 @@ def _make_cards(*args):
 
 def _awarded_paper(**fields):
     award = factories.award(name_en="Best Imaginary Paper Award", name_zh_hans="最佳虚构论文奖")
-    paper = factories.paper(
-        conference=award.conference,
-        title_en="Learning to \\(k\\)-share",
-        title_zh_hans="学习分享",
-        **fields,
+    fields.setdefault(
+        "authors",
+        [
+            factories.author(slug="ada-example", name="Ada Example"),
+            factories.author(slug="unai-fischer-abaigar", name="Unai Fischer Abaigar"),
+        ],
     )
+    fields.setdefault("title_en", "Learning to \\(k\\)-share")
+    fields.setdefault("title_zh_hans", "学习分享")
+    paper = factories.paper(conference=award.conference, **fields)
     factories.award_entry(award, paper, level="runner-up")
     factories.award_level(award, "winner")
     return Paper.objects.for_detail().get(pk=paper.pk)
@@ -48,11 +52,16 @@ def test_card_says_title_award_conference_and_site_in_each_language(db):
     assert english == {
         "site": "Conference Awards",
         "title": "Learning to k-share",
+        "authors": ["Ada Example", "Unai Fischer Abaigar"],
         "award": f"{conference.name_en}: Best Imaginary Paper Award · Runner-up",
         "conference": f"Published at {conference.name_en}",
+        "separator": ", ",
+        "et_al": "%(name)s, et al.",
     }
     assert chinese["site"] == "会议奖项"
     assert chinese["title"] == "学习分享"
+    assert chinese["authors"] == ["Ada Example", "Unai Fischer Abaigar"]
+    assert (chinese["separator"], chinese["et_al"]) == ("、", "%(name)s 等")
     assert chinese["award"].startswith(f"{conference.name_zh_hans}：最佳虚构论文奖 · ")
 
 
@@ -342,3 +351,122 @@ def test_editors_committed_save_says_so_when_its_card_cannot_be_drawn(
     assert record.levelname == "ERROR"
     assert expected_log in str(record.exc_info[1])
     assert [path for path in tmp_path.rglob("*") if path.is_file()] == []
+
+
+# Authors and level on the card (issue 31, item 7) -------------------------------------
+
+
+def _names(count):
+    return [factories.author(slug=f"author-{n}", name=f"Author Number{n:02}") for n in range(count)]
+
+
+def _shown_names(lines, separator):
+    """The names a layout's author lines show (each line but the last ends with the
+    separator, its space dropped)."""
+    return [name.strip() for name in " ".join(lines).split(separator.strip())]
+
+
+@pytest.mark.parametrize(
+    ("language", "authors"),
+    [("en", "Ada Example, Unai Fischer Abaigar"), ("zh-hans", "Ada Example、Unai Fischer Abaigar")],
+)
+def test_card_draws_the_authors_and_the_award_with_its_level(db, language, authors):
+    paper = _awarded_paper()
+    text = cards.card_text(paper, language)
+
+    layout = cards.card_layout(text)
+
+    level = paper.award_entries.get().level
+    assert layout["authors"] == [authors]
+    assert layout["award"] == [text["award"]]
+    assert text["award"].endswith(
+        " · " + (level.name_en if language == "en" else level.name_zh_hans)
+    )
+    assert layout["title"] == [text["title"]]
+    assert layout["conference"] == [text["conference"]]
+
+
+@pytest.mark.parametrize(("language", "ending"), [("en", ", et al."), ("zh-hans", " 等")])
+def test_a_long_author_list_ends_with_et_al_and_cuts_no_name(db, language, ending):
+    names = _names(40)
+    paper = _awarded_paper(authors=names)
+    text = cards.card_text(paper, language)
+
+    lines = cards.card_layout(text)["authors"]
+
+    assert len(lines) == 2  # a one-line title leaves two lines to the names
+    assert lines[-1].endswith(ending)
+    shown = _shown_names([*lines[:-1], lines[-1].removesuffix(ending)], text["separator"])
+    assert 1 < len(shown) < 40
+    assert shown == [name.name for name in names[: len(shown)]]
+    # The next name would not have fitted.
+    longer = cards._author_lines(
+        {**text, "authors": text["authors"][: len(shown) + 1] + ["Someone Else"]},
+        cards._font(cards.AUTHORS_SIZE),
+        cards.WIDTH - 2 * cards.MARGIN,
+        2,
+    )
+    assert longer == lines
+
+
+def test_a_long_title_leaves_one_line_to_the_authors(db):
+    paper = _awarded_paper(authors=_names(40), title_en=" ".join(["Longwinded"] * 40))
+
+    layout = cards.card_layout(cards.card_text(paper, "en"))
+
+    assert len(layout["title"]) == 3
+    assert layout["title"][-1].endswith("…")
+    assert len(layout["authors"]) == 1
+    assert layout["authors"][0].endswith(", et al.")
+
+
+def test_without_authors_the_title_takes_four_lines(db):
+    paper = _awarded_paper(authors=[], title_en=" ".join(["Longwinded"] * 40))
+
+    layout = cards.card_layout(cards.card_text(paper, "en"))
+
+    assert (len(layout["title"]), layout["authors"]) == (4, [])
+
+
+def test_a_first_name_too_wide_for_a_line_alone_is_the_one_cut(db):
+    wide = factories.author(slug="wide", name=" ".join(["Verylongname"] * 30))
+    paper = _awarded_paper(authors=[wide, *_names(2)])
+
+    [line] = cards.card_layout(cards.card_text(paper, "en"))["authors"][:1]
+
+    assert line.startswith("Verylongname Verylongname")
+    assert line.endswith("…")
+
+
+@pytest.mark.parametrize("change", ["renamed author", "authors reordered", "level"])
+def test_changed_authors_or_level_name_a_new_card(db, change):
+    paper = _awarded_paper()
+    old = cards.card_file(paper, "en")[0]
+    first, second = (authorship.author for authorship in paper.ordered_authorships)
+    if change == "renamed author":
+        Author.objects.filter(pk=first.pk).update(name="Ada Q. Example")
+    elif change == "authors reordered":
+        Authorship.objects.filter(author=first).update(position=3)
+    else:
+        AwardEntry.objects.filter(paper=paper).update(
+            level=AwardLevel.objects.get(award__entries__paper=paper, slug="winner")
+        )
+
+    new = cards.card_file(Paper.objects.for_detail().get(pk=paper.pk), "en")[0]
+
+    assert new != old
+
+
+def test_renaming_an_author_draws_the_new_card(transactional_db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    settings.SHARE_CARDS_ON_SAVE = True
+    paper = _awarded_paper()
+    author = paper.ordered_authorships[0].author
+
+    author.name = "Ada Q. Example"
+    author.save()
+
+    paper = Paper.objects.for_detail().get(pk=paper.pk)
+    assert cards.card_text(paper, "en")["authors"][0] == "Ada Q. Example"
+    assert (tmp_path / cards.card_file(paper, "en")[0]).is_file()
+    assert (tmp_path / cards.card_file(paper, "zh-hans")[0]).is_file()

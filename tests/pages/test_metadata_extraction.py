@@ -14,6 +14,7 @@ import lxml.html
 import pytest
 
 from catalogue.models import Author
+from tests import factories
 
 API = "/api/v1"
 SCHEMA = "https://schema.org/"
@@ -94,6 +95,13 @@ def test_every_shipped_paper_page_reads_as_the_api_gives_the_paper(icml, client,
         assert (article["url"], article["headline"]) == (page, paper["title"]["en"])
         assert article.get("abstract") == paper["abstract"]["en"]
         assert [author["name"] for author in article["author"]] == names
+        # Each Person with the split the API gives (no givenName for a name cited whole).
+        assert [
+            (author.get("givenName"), author["familyName"]) for author in article["author"]
+        ] == [
+            (authorship["author"]["given_name"], authorship["author"]["family_name"])
+            for authorship in paper["authors"]
+        ]
         event = article["publication"]
         assert event["@type"] == "PublicationEvent"
         assert event["name"] == conference["name"]["en"]
@@ -180,6 +188,38 @@ def test_author_json_ld_is_a_person(icml, client):
     assert page["mainEntity"]["@type"] == "Person"
     assert page["mainEntity"]["name"] == api["name"]
     assert page["mainEntity"]["url"] == api["html"]["zh-hans"]
+    assert (page["mainEntity"]["givenName"], page["mainEntity"]["familyName"]) == (
+        api["given_name"],
+        api["family_name"],
+    )
+    assert (api["given_name"], api["family_name"]) == ("Michael I.", "Jordan")
+
+
+def test_person_json_ld_gives_the_name_in_native_script_as_an_alternate_name(db, client):
+    author = factories.author(
+        slug="wei-zhang", name="Wei Zhang", native_name="张伟", other_names="W. Zhang"
+    )
+    factories.paper(authors=[author])
+
+    _tags, data = _read(client, "/en/authors/wei-zhang/")
+
+    [page] = _nodes(data)
+    person = page["mainEntity"]
+    assert (person["givenName"], person["familyName"]) == ("Wei", "Zhang")
+    assert person["alternateName"] == ["张伟", "W. Zhang"]
+    assert schema_errors(page) == []
+
+
+def test_author_index_json_ld_names_each_person_as_citations_split_the_name(icml, client):
+    _tags, data = _read(client, "/en/authors/")
+    listed = _get_json(client, f"{API}/authors?per_page=200")["items"]
+
+    [page] = _nodes(data)
+
+    people = [element["item"] for element in page["mainEntity"]["itemListElement"]]
+    split = {author["slug"]: (author["given_name"], author["family_name"]) for author in listed}
+    assert len(people) == len(listed) == 66
+    assert sorted((p.get("givenName"), p["familyName"]) for p in people) == sorted(split.values())
 
 
 # schema.org's vocabulary -------------------------------------------------------------
