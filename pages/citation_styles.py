@@ -152,21 +152,21 @@ def _key(item, style):
 
 def formatted_citation(item, style):
     """``render(item, style)`` as safe HTML, from Django's cache when it holds it (keyed
-    by content: see the module's docstring). A cache that fails is logged and skipped:
-    the citation is rendered anyway."""
+    by content: see the module's docstring). A cache that fails is logged and skipped
+    (once: a cache it could not read is not written): the citation is rendered anyway."""
     key = _key(item, style)
     try:
         html = django_cache.get(key)
     except Exception:  # the cache only saves work: never fail a page for it
         logger.exception("could not read a citation from the cache")
-        html = None
+        return mark_safe(render(item, style))  # noqa: S308 - see render()
     if html is None:
         html = render(item, style)
         try:
             django_cache.set(key, html, CACHE_TIMEOUT)
         except Exception:  # the citation is shown anyway
             logger.exception("could not store a citation in the cache")
-    return mark_safe(html)  # noqa: S308 - escaped by citeproc-py, then cleaned by nh3
+    return mark_safe(html)  # noqa: S308 - escaped by render(), then cleaned by nh3
 
 
 @dataclass(frozen=True)
