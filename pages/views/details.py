@@ -3,8 +3,10 @@ series, paper, author."""
 
 from django.views import generic
 
+from awardsite.addresses import absolute_url
 from catalogue import listing
 from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
+from pages.citation_styles import cite_panel
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 
@@ -156,7 +158,8 @@ class AwardSeriesView(generic.ListView):
 
 
 class PaperDetailView(PreviewMixin, generic.DetailView):
-    """A paper: authors with affiliations, abstract, summary, links and awards. 404 when unknown."""
+    """A paper: authors with affiliations, abstract, summary, links, awards and its cite
+    panel (``cite_panel``: pages/citation_styles.py). 404 when unknown."""
 
     model = Paper
 
@@ -165,6 +168,13 @@ class PaperDetailView(PreviewMixin, generic.DetailView):
         ``Paper.objects.for_detail()``, five queries."""
         papers = Paper.objects.all() if self.preview else Paper.objects.published()
         return papers.for_detail()
+
+    def get_context_data(self, **kwargs):
+        """The page's context with ``cite_panel``, the paper's citation as text, no query."""
+        context = super().get_context_data(**kwargs)
+        url = absolute_url(self.object.get_absolute_url(), self.request)
+        context["cite_panel"] = cite_panel(self.object, url)
+        return context
 
 
 # Co-authors an author page names, the most frequent first.
