@@ -15,6 +15,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -28,6 +29,7 @@ from catalogue.slugs import slug_from
 # Dependency order: every model refers only to models before it.
 FIXTURE_MODELS = [
     Venue,
+    AwardKind,
     Conference,
     Institution,
     Author,
