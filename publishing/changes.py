@@ -26,6 +26,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -45,6 +46,9 @@ FORMAT = 3
 # Each model a public page shows, with the foreign keys the hashes follow and the slug.
 CONTENT_MODELS = {
     Venue: ("slug",),
+    # A kind's page lists awards of every venue: a page about the site (ROUTE_KINDS), so
+    # its rows only need to count in the site's hash.
+    AwardKind: (),
     Conference: ("venue_id", "slug"),
     Award: ("conference_id", "slug"),
     AwardLevel: ("award_id",),
