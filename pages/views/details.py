@@ -4,7 +4,7 @@ series, paper, author."""
 from django.views import generic
 
 from catalogue import listing
-from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
+from catalogue.models import Author, Award, AwardKind, Conference, Institution, Paper, Venue
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
 
@@ -152,6 +152,30 @@ class AwardSeriesView(generic.ListView):
         context = super().get_context_data(**kwargs)
         context["latest"] = context["awards"][0]
         context["venue"] = context["latest"].conference.venue
+        return context
+
+
+class AwardKindView(generic.DetailView):
+    """A kind of award (``AwardKind``, such as the test of time award) at every venue:
+    its published awards, the newest conference first (``AwardQuerySet.of_kind``), each
+    with its winners and honourable mentions. 404 when unknown or without a published
+    award. Four queries however many awards: the kind, its awards, their entries, and
+    the listed papers' authors."""
+
+    model = AwardKind
+    template_name = "papers/award_kind.html"
+    context_object_name = "kind"
+
+    def get_queryset(self):
+        return AwardKind.objects.published()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        awards = Award.objects.published().of_kind(self.object).with_conference()
+        lists = listing.PageLists()
+        context["awards"] = lists.awards(awards)
+        lists.fetch()
+        context["venue_count"] = len({award.conference.venue_id for award in context["awards"]})
         return context
 
 
