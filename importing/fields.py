@@ -123,7 +123,8 @@ def derived_slug(model, text):
 @dataclass(frozen=True)
 class FieldSpec:
     """One field a fixture may write for a model. ``kind``: ``"text"``, ``"integer"``,
-    ``"date"``, ``"image"``, ``"reference"`` (a foreign key, as the target's natural key)
+    ``"date"``, ``"image"``, ``"reference"`` (a foreign key, as the target's natural key;
+    ``None`` leaves a nullable one empty, as an award without a kind)
     or ``"references"`` (a many-to-many, a list of natural keys in order)."""
 
     name: str
