@@ -159,8 +159,8 @@ class AwardKindView(generic.DetailView):
     """A kind of award (``AwardKind``, such as the test of time award) at every venue:
     its published awards, the newest conference first (``AwardQuerySet.of_kind``), each
     with its winners and honourable mentions. 404 when unknown or without a published
-    award. Four queries however many awards: the kind, its awards, their entries, and
-    the listed papers' authors."""
+    award. Five queries however many awards: the kind, its awards, their entries, and
+    the listed papers' authors and links."""
 
     model = AwardKind
     template_name = "papers/award_kind.html"
