@@ -102,13 +102,15 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
 
 
 class AwardDetailView(PreviewMixin, generic.DetailView):
-    """One award at one conference: its description and its papers. 404 when unknown."""
+    """One award at one conference: its description, its kind and its papers. 404 when
+    unknown."""
 
     model = Award
 
     def get_queryset(self):
         awards = Award.objects.filter(conference__slug=self.kwargs["conference_slug"])
-        return (awards if self.preview else awards.published()).with_conference()
+        awards = awards if self.preview else awards.published()
+        return awards.with_conference().select_related("kind")
 
     def get_object(self, queryset=None):
         award = super().get_object(queryset)

@@ -189,3 +189,17 @@ def test_shipped_awards_have_their_kinds(icml, client):
         "test-of-time": ["test-of-time"],
     }
     assert [award.slug for award in response.context["awards"]] == ["test-of-time"]
+
+
+def test_award_page_links_to_its_kind(client, db):
+    award = _given(_kind(), factories.venue(acronym="ICML"), 2025)
+    plain = factories.award(conference=award.conference, slug="prize")
+
+    html = client.get(award.get_absolute_url()).content.decode()
+    chinese = client.get(f"/zh-hans{award.get_absolute_url().removeprefix('/en')}")
+
+    assert 'Kind of award: <a href="/en/awards/kinds/test-of-time/">Test of time award</a>' in html
+    assert '奖项类型： <a href="/zh-hans/awards/kinds/test-of-time/">时间检验奖</a>' in (
+        chinese.content.decode()
+    )
+    assert "Kind of award:" not in client.get(plain.get_absolute_url()).content.decode()
