@@ -4,7 +4,7 @@ change. ``names`` may be left empty in Chinese ("ICML 2025"): pages show the Eng
 
 from modeltranslation.translator import TranslationOptions, register
 
-from catalogue.models import Award, AwardLevel, Conference, Institution, Paper, Venue
+from catalogue.models import Award, AwardKind, AwardLevel, Conference, Institution, Paper, Venue
 
 
 @register(Venue)
@@ -44,3 +44,9 @@ class AwardTranslationOptions(TranslationOptions):
 class AwardLevelTranslationOptions(TranslationOptions):
     fields = ("name", "name_plural")
     required_languages = {"en": ("name", "name_plural")}
+
+
+@register(AwardKind)
+class AwardKindTranslationOptions(TranslationOptions):
+    fields = ("name", "description")
+    required_languages = {"en": ("name",)}

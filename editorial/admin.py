@@ -38,6 +38,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -319,13 +320,23 @@ class AwardInline(TranslationStackedInline):
     model = Award
     formset = SlugsMadeFormSet
     extra = 0
-    fields = ["name", "slug", "description", "position", "status"]
+    fields = ["name", "slug", "kind", "description", "position", "status"]
     show_change_link = True
 
     def get_readonly_fields(self, request, obj=None):
         """The awards' statuses are changed on their own forms without the publish right."""
         readonly = list(super().get_readonly_fields(request, obj))
         return readonly if may_publish(request.user, Award) else [*readonly, "status"]
+
+
+@admin.register(AwardKind)
+class AwardKindAdmin(TranslatedContentAdmin):
+    """Kinds of award, every venue's: site-wide editors add, change and delete them
+    (editorial/teams.py); team editors see them and choose one for an award."""
+
+    list_display = ["name", "slug", "position"]
+    search_fields = [*languages.columns("name"), "slug"]
+    prepopulated_fields = {"slug": ["name_en"]}
 
 
 @admin.register(Conference)
@@ -506,16 +517,18 @@ class AwardEntryForAwardInline(TeamScopedChoices, admin.TabularInline):
 
 @admin.register(Award)
 class AwardAdmin(PublishingAdmin):
-    list_display = ["name", "conference", "slug", "position", "status"]
-    list_filter = ["status", "conference", "slug"]
-    list_select_related = ["conference"]
+    list_display = ["name", "conference", "kind", "slug", "position", "status"]
+    list_filter = ["status", "conference", "kind", "slug"]
+    list_select_related = ["conference", "kind"]
     search_fields = [*languages.columns("name"), "slug", "conference__slug"]
-    autocomplete_fields = ["conference"]
+    autocomplete_fields = ["conference", "kind"]
     prepopulated_fields = {"slug": ["name_en"]}
     inlines = [AwardLevelInline, AwardEntryForAwardInline]
 
-    def get_queryset(self, request):  # with the conference str(award) names
-        return super().get_queryset(request).select_related("conference")
+    def get_queryset(self, request):
+        """With the conference str(award) names, and the kind the list shows (a
+        select_related here makes the changelist skip ``list_select_related``)."""
+        return super().get_queryset(request).select_related("conference", "kind")
 
 
 @admin.register(AwardEntry)

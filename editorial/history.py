@@ -26,6 +26,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -38,6 +39,7 @@ from catalogue.models import (
 # restored and recovered with it. Each one is also an inline of the model's admin.
 FOLLOW = {
     Venue: (),
+    AwardKind: (),
     Conference: ("awards",),
     Institution: (),
     Author: (),

@@ -50,6 +50,10 @@ class TeamScopedAdmin(TeamScopedChoices):
     def has_add_permission(self, request):
         return super().has_add_permission(request) and teams.may(request.user, "add", self.model)
 
+    def has_change_permission(self, request, obj=None):
+        allowed = super().has_change_permission(request, obj)
+        return allowed and teams.may(request.user, "change", self.model)
+
     def has_delete_permission(self, request, obj=None):
         allowed = super().has_delete_permission(request, obj)
         return allowed and teams.may(request.user, "delete", self.model)

@@ -16,6 +16,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -37,8 +38,14 @@ VENUE_PATHS = {
     Affiliation: "authorship__paper__conference__venue",
     PaperLink: "paper__conference__venue",
 }
-# What only a site-wide editor may do to a model: {model: {"add", "delete"}}.
-SITE_WIDE_ONLY = {Venue: {"add", "delete"}, Author: {"delete"}, Institution: {"delete"}}
+# What only a site-wide editor may do to a model: {model: {"add", "change", "delete"}}.
+# An award kind is every venue's: a team editor chooses one for an award, no more.
+SITE_WIDE_ONLY = {
+    Venue: {"add", "delete"},
+    AwardKind: {"add", "change", "delete"},
+    Author: {"delete"},
+    Institution: {"delete"},
+}
 
 
 def is_site_wide(user):
@@ -67,7 +74,7 @@ def scoped(queryset, user):
 
 
 def may(user, action, model):
-    """Whether ``user``'s venue rights allow ``action`` ("add", "delete") on ``model``
+    """Whether ``user``'s venue rights allow ``action`` ("add", "change", "delete") on ``model``
     (Django's model permissions are checked besides)."""
     return action not in SITE_WIDE_ONLY.get(model, ()) or is_site_wide(user)
 

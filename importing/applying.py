@@ -148,7 +148,7 @@ def _reached(changes, primary_keys):
 
 def _python_value(spec, value, primary_keys, change):
     if spec.kind == "reference":
-        return primary_keys[spec.target][tuple(value)]
+        return None if value is None else primary_keys[spec.target][tuple(value)]
     if spec.kind == "date":
         return value and datetime.date.fromisoformat(value)
     if spec.kind == "image":

@@ -14,6 +14,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -61,6 +62,7 @@ def belonging_to(conference, *, published_only=False):
     authorships = Authorship.objects.filter(paper__in=papers)
     return {
         Venue: Venue.objects.filter(conferences__in=conferences).distinct(),
+        AwardKind: AwardKind.objects.filter(awards__in=awards).distinct(),
         Conference: conferences.select_related("venue"),
         Institution: Institution.objects.filter(authorships__in=authorships).distinct(),
         Author: Author.objects.filter(authorships__in=authorships).distinct(),

@@ -15,6 +15,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -28,6 +29,7 @@ from catalogue.slugs import slug_from
 # Dependency order: every model refers only to models before it.
 FIXTURE_MODELS = [
     Venue,
+    AwardKind,
     Conference,
     Institution,
     Author,
@@ -121,7 +123,8 @@ def derived_slug(model, text):
 @dataclass(frozen=True)
 class FieldSpec:
     """One field a fixture may write for a model. ``kind``: ``"text"``, ``"integer"``,
-    ``"date"``, ``"image"``, ``"reference"`` (a foreign key, as the target's natural key)
+    ``"date"``, ``"image"``, ``"reference"`` (a foreign key, as the target's natural key;
+    ``None`` leaves a nullable one empty, as an award without a kind)
     or ``"references"`` (a many-to-many, a list of natural keys in order)."""
 
     name: str

@@ -93,7 +93,8 @@ class Plan:
 def database_value(spec, instance):
     """A field's current database value, normalised like :attr:`Item.values`."""
     if spec.kind == "reference":
-        return list(getattr(instance, spec.name).natural_key())
+        related = getattr(instance, spec.name)
+        return None if related is None else list(related.natural_key())
     if spec.kind == "references":
         return [list(related.natural_key()) for related in ordered_references(spec, instance)]
     value = getattr(instance, spec.attname)
@@ -252,7 +253,9 @@ def _follow_deletions(changes):
         gone = [
             name
             for name, spec in specs.items()
-            if spec.kind == "reference" and (spec.target, tuple(change.final[name])) in deleted
+            if spec.kind == "reference"
+            and change.final[name] is not None
+            and (spec.target, tuple(change.final[name])) in deleted
         ]
         if change.action == DELETED or (gone and change.instance is None):
             # Deleted with what it refers to (an authorship with its paper)? Say so.
@@ -348,7 +351,9 @@ class _UnsavedInstances(dict):
             instance.pk, instance._state.adding = change.instance.pk, False
         for name, spec in field_specs(model).items():
             value = change.final[name]
-            if spec.kind == "reference":
+            if spec.kind == "reference" and value is None:  # an optional one left empty
+                setattr(instance, spec.attname, None)
+            elif spec.kind == "reference":
                 key = (spec.target, tuple(value))
                 if key in self.changes:
                     setattr(instance, spec.name, self[key])

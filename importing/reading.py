@@ -108,8 +108,8 @@ def clean_value(spec, value, base_dir):
     if isinstance(value, str):
         _no_null_characters(value)
     model_field = spec.field
-    if spec.kind == "date" and value is None and model_field.null:
-        return None, None
+    if spec.kind in ("date", "reference") and value is None and model_field.null:
+        return None, None  # an optional date, or an optional reference (an award's kind)
     if spec.kind in EXPECTED:
         types, expected = EXPECTED[spec.kind]
         if not isinstance(value, types) or isinstance(value, bool | datetime.datetime):
@@ -382,7 +382,7 @@ def _references(item):
     """(spec, natural key tuple) for every reference the item's checked values hold."""
     for name, value in item.values.items():
         spec = field_specs(item.model)[name]
-        if spec.kind == "reference":
+        if spec.kind == "reference" and value is not None:
             yield spec, tuple(value)
         elif spec.kind == "references":
             for key in value:

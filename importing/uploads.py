@@ -158,7 +158,7 @@ def refused(plan, user):
     """Why ``user`` may not import ``plan``: a list of messages, empty if they may. An
     object with a status published that was not (new, or its status changed) needs the
     publish right of its model; a conference (and what belongs to it) one of the venues
-    ``user`` edits; a new venue a site-wide editor."""
+    ``user`` edits; a new venue, or a new or changed award kind, a site-wide editor."""
     messages = []
     for change in plan.changes:
         model = change.item.model
@@ -175,6 +175,14 @@ def refused(plan, user):
             )
     if teams.is_site_wide(user):
         return messages
+    for change in plan.changes:  # shared objects only site-wide editors add or change
+        action = {"create": "add", "update": "change"}.get(change.action)
+        model = change.item.model
+        if action and model not in teams.VENUE_PATHS and not teams.may(user, action, model):
+            messages.append(
+                _("%(object)s: only site-wide editors add or change these; ask one to.")
+                % {"object": name_of(change.item)}
+            )
     editable = set(teams.team_venues(user).values_list("slug", flat=True))
     for slug, names in _venues_reached(plan).items():
         if slug not in editable:

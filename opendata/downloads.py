@@ -93,6 +93,9 @@ def table_columns():
             **in_languages("description"),
             "position": "position",
             "announced_on": "announced_on",
+            # Its kind, the same at every venue (empty for none), and the kind's name.
+            "kind": "kind__slug",
+            **in_languages("name", "kind__", "kind_"),
         },
         "entries": {
             "conference": "award__conference__slug",

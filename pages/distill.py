@@ -17,7 +17,7 @@ from django.db.models import Count
 from django.db.models.functions import Substr
 from django.urls import path
 
-from catalogue.models import Author, Award, Conference, Paper, Venue
+from catalogue.models import Author, Award, AwardKind, Conference, Paper, Venue
 from pages import citations
 from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
 
@@ -92,13 +92,15 @@ def kwargs_of(rows, *names):
 
 
 # The published venues, conferences, papers (their conference published too), authors
-# (of a published paper), awards (of published conferences) and award series.
+# (of a published paper), awards (of published conferences), award series and kinds.
 venues = kwargs_of(lambda: published_slugs(Venue), "slug")
 conferences = kwargs_of(lambda: published_slugs(Conference), "slug")
 papers = kwargs_of(lambda: published_slugs(Paper), "slug")
 authors = kwargs_of(lambda: published_slugs(Author), "slug")
 awards = kwargs_of(award_slugs, "conference_slug", "slug")
 award_series = kwargs_of(series_slugs, "venue_slug", "slug")
+# The kinds of award with a published award (AwardKindQuerySet.published).
+award_kinds = kwargs_of(lambda: published_slugs(AwardKind), "slug")
 
 
 def distill_citations(route, view, name, func):

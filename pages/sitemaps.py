@@ -22,9 +22,9 @@ from django.urls import reverse
 from django_distill.utils import iter_url_patterns
 
 from awardsite.addresses import absolute_url
-from catalogue.models import Author, Award, Conference, Paper, Venue
+from catalogue.models import Author, Award, AwardKind, Conference, Paper, Venue
 from editorial.history import last_changed
-from pages.distill import one_page, series_slugs, url_kwargs
+from pages.distill import one_page, published_slugs, series_slugs, url_kwargs
 from pages.paging import page_number
 
 PART_URLS = 2_000
@@ -102,8 +102,8 @@ def dated_pages(route, model):
     return RouteSitemap(route, lambda: dated_rows(model, "slug"), dated=True)
 
 
-# Each page dated by its own object's last change; an award series, of several awards,
-# is not dated.
+# Each page dated by its own object's last change; an award series and an award kind,
+# of several awards, are not dated.
 SITEMAPS = {
     "home": HomeSitemap(),
     "venues": dated_pages("papers:venue-detail", Venue),
@@ -117,6 +117,8 @@ SITEMAPS = {
     "award-series": RouteSitemap(
         "papers:award-series", lambda: list(series_slugs()), ("venue_slug", "slug")
     ),
+    # A kind's page lists awards of many conferences: not dated, as a series.
+    "award-kinds": RouteSitemap("papers:award-kind", lambda: list(published_slugs(AwardKind))),
     "papers": dated_pages("papers:paper-detail", Paper),
     "authors": dated_pages("papers:author-detail", Author),
 }

@@ -9,6 +9,7 @@ from pages.distill import (
     author_list_pages,
     author_pages,
     authors,
+    award_kinds,
     award_series,
     awards,
     conference_pages,
@@ -48,6 +49,10 @@ urlpatterns = [
     distill(path("conferences/", views.ConferenceListView.as_view(), name="conference-list")),
     distill(path("venues/", views.VenueListView.as_view(), name="venue-list")),
     distill(path("awards/", views.AwardListView.as_view(), name="award-list")),
+    distill(
+        path("awards/kinds/<slug:slug>/", views.AwardKindView.as_view(), name="award-kind"),
+        award_kinds,
+    ),
     # Lists of more than one page: page N at "page/<N>/" after the list's own address,
     # named "<name>-page" (pages/paging.py).
     *distill_paged(

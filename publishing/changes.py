@@ -26,6 +26,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -45,6 +46,9 @@ FORMAT = 3
 # Each model a public page shows, with the foreign keys the hashes follow and the slug.
 CONTENT_MODELS = {
     Venue: ("slug",),
+    # A kind's page lists awards of every venue: a page about the site (ROUTE_KINDS).
+    # Its rows count in the site's hash, and in its awards' (``snapshot``).
+    AwardKind: (),
     Conference: ("venue_id", "slug"),
     Award: ("conference_id", "slug"),
     AwardLevel: ("award_id",),
@@ -149,7 +153,7 @@ def snapshot(current_fingerprint=None):
     ``fingerprint()``'s answer, if the caller has it.
 
     What a page shows, as the views do: a paper, its row, conference, venue, links,
-    authors, institutions, award entries, their award and its levels; an author, a
+    authors, institutions, award entries, their award, its levels and kind; an author, a
     conference, an award, the papers they list (a conference its awards); an award
     series, its editions; a venue, its conferences; the site, every published row.
     """
@@ -160,8 +164,15 @@ def snapshot(current_fingerprint=None):
     entries_of, authorships_of = _by(rows[AwardEntry], 2), _by(rows[Authorship], 2)
 
     conference = {pk: _hash(h, own[Venue][v]) for pk, (h, v, _) in rows[Conference].items()}
+    # An award's kind: its name is in the conference's compact file (the export).
+    kind_of = dict(published_rows(Award).values_list("pk", "kind_id"))
     award = {
-        pk: _hash(h, conference[c], _each(own[AwardLevel], children[AwardLevel][pk]))
+        pk: _hash(
+            h,
+            conference[c],
+            _each(own[AwardLevel], children[AwardLevel][pk]),
+            own[AwardKind].get(kind_of.get(pk)),
+        )
         for pk, (h, c, _) in rows[Award].items()
     }
     entry = {pk: _hash(h, award[a]) for pk, (h, a, _) in rows[AwardEntry].items()}

@@ -28,6 +28,7 @@ PATHS = [
     *AUDIT_PATHS,
     "conferences/icml-2015/",
     "venues/icml/awards/test-of-time/",
+    "awards/kinds/test-of-time/",
     "papers/trust-region-policy-optimization/",
     "authors/letter/j/",
     "search/?q=" + "x" * 300,

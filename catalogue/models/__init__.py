@@ -10,7 +10,14 @@ from catalogue.models.base import (
     unlisted_paper_fields,
 )
 from catalogue.models.bookkeeping import ContentGeneration, ImportRecord
-from catalogue.models.conferences import Award, AwardEntry, AwardLevel, Conference, Venue
+from catalogue.models.conferences import (
+    Award,
+    AwardEntry,
+    AwardKind,
+    AwardLevel,
+    Conference,
+    Venue,
+)
 from catalogue.models.papers import KIND_ORDER, Affiliation, Authorship, Paper, PaperLink
 from catalogue.models.people import Author, Institution
 from catalogue.models.querysets import NEWEST_FIRST, SEARCH_MAX_WORDS
@@ -24,6 +31,7 @@ __all__ = [
     "Authorship",
     "Award",
     "AwardEntry",
+    "AwardKind",
     "AwardLevel",
     "Conference",
     "ContentGeneration",

@@ -19,6 +19,7 @@ from catalogue.models.base import (
 from catalogue.models.querysets import (
     NEWEST_FIRST,
     AwardEntryQuerySet,
+    AwardKindQuerySet,
     AwardQuerySet,
     ConferenceQuerySet,
     VenueQuerySet,
@@ -126,6 +127,50 @@ class Conference(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Mod
         return bool(country) and country != self.city_en.strip().casefold()
 
 
+class AwardKind(NaturalKeyMixin, SlugFromTitleMixin, models.Model):
+    """A kind of award given at many venues, such as the test of time award: a
+    classification editors choose for each award, site-wide like a venue, whose page lists
+    that kind at every venue."""
+
+    slug_source = "name_en"
+    slug_fallback = "kind"
+
+    slug = AsciiSlugField(
+        _("slug"),
+        max_length=50,
+        unique=True,
+        blank=True,
+        help_text=_(
+            "Language-neutral key used in URLs and fixtures, e.g. test-of-time. "
+            "Leave blank to make one from the English name."
+        ),
+    )
+    name = text.CharField(
+        _("name"),
+        max_length=100,
+        help_text=_("A plain name for the kind, e.g. Test of time award."),
+    )
+    description = text.TextField(
+        _("description"), blank=True, validators=[MaxLengthValidator(text.DESCRIPTION_MAX_LENGTH)]
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), default=0, help_text=_("Order in the list of kinds, lowest first.")
+    )
+
+    objects = AwardKindQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("award kind")
+        verbose_name_plural = _("award kinds")
+        ordering = ["position", "slug"]
+
+    def __str__(self):
+        return self.name_en or self.slug
+
+    def get_absolute_url(self):
+        return reverse("papers:award-kind", kwargs={"slug": self.slug})
+
+
 class Award(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
     """An award given at a conference, such as the ICML 2025 Test of Time Award; the same
     ``slug`` at every edition of a venue makes an award series."""
@@ -149,6 +194,18 @@ class Award(NaturalKeyMixin, ScheduledMixin, SlugFromTitleMixin, models.Model):
         ),
     )
     name = text.CharField(_("name"), max_length=200)
+    kind = models.ForeignKey(
+        "papers.AwardKind",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="awards",
+        verbose_name=_("kind"),
+        help_text=_(
+            "What kind of award it is, whatever the venue calls it: its page lists the "
+            "awards of that kind at every venue."
+        ),
+    )
     description = text.TextField(
         _("description"), blank=True, validators=[MaxLengthValidator(text.DESCRIPTION_MAX_LENGTH)]
     )

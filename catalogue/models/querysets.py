@@ -270,11 +270,29 @@ def authorships_with_affiliations():
     )
 
 
+class AwardKindQuerySet(NaturalKeyQuerySet):
+    def published(self):
+        """Kinds with at least one published award (of a published conference)."""
+        awards = model("Award").objects.published()
+        return self.filter(Exists(awards.filter(kind=OuterRef("pk"))))
+
+    def with_award_count(self):
+        """Kinds with ``award_count``: how many published awards are of the kind."""
+        return self.annotate(award_count=count_of(model("Award").objects.published(), "kind"))
+
+
 class AwardQuerySet(ScheduledQuerySet):
     def series(self, venue_slug, slug):
         """Every edition of one award at one venue (the same ``slug``), newest first."""
         return self.filter(conference__venue__slug=venue_slug, slug=slug).order_by(
             *conference_order("conference__")
+        )
+
+    def of_kind(self, kind):
+        """Every award of ``kind`` (an AwardKind) at every venue: the newest conference
+        first (``conference_order``), then by venue and the award's place there."""
+        return self.filter(kind=kind).order_by(
+            *conference_order("conference__"), "conference__venue__acronym", "position", "slug"
         )
 
     def with_conference(self):

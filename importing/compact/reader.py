@@ -11,6 +11,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -21,6 +22,7 @@ from catalogue.models import (
 )
 from catalogue.orcid import is_orcid
 from importing import bibtex, harvest
+from importing.compact.kinds import KindsMixin
 from importing.compact.people import NAME, PeopleMixin
 from importing.fields import (
     DEFAULT_SUFFIX,
@@ -35,15 +37,8 @@ from importing.parsing import where_written
 
 # The keys a compact document may have at its top; any mapping at the top of a file is
 # read as a compact document (a fixture is a list).
-TOP_KEYS = (
-    "conference",
-    "other_conferences",
-    "bibtex",
-    "proceedings",
-    "institutions",
-    "awards",
-    "papers",
-)
+TOP_KEYS = ("conference", "other_conferences", "bibtex", "proceedings", "institutions")
+TOP_KEYS += ("kinds", "awards", "papers")
 
 
 @dataclass
@@ -105,6 +100,7 @@ SLUG_SOURCES = {
     Award: NAME,
     AwardLevel: NAME,
     Institution: NAME,
+    AwardKind: NAME,
 }
 
 
@@ -118,7 +114,7 @@ def plain_fields(model):
     }
 
 
-class _Translator(PeopleMixin):
+class _Translator(KindsMixin, PeopleMixin):
     """One compact document on its way to fixture objects (see :func:`objects_from`)."""
 
     def __init__(self, path, max_bytes=MAX_FILE_SIZE, accept_new=False):
@@ -231,6 +227,7 @@ class _Translator(PeopleMixin):
             self.conference(value, place)
         for _, value, place in self.each(data, "institutions"):
             self.institution(value, place)
+        self.read_kinds(data)
         papers = self.papers(data, conference)
         awards = {}
         for number, value, place in self.each(data, "awards"):
@@ -514,8 +511,10 @@ class _Translator(PeopleMixin):
         mapping = self.mapping(value, place)
         if mapping is None:
             return
-        fields, places = self.plain(Award, mapping, place, structural=("levels", "entries"))
+        fields, places = self.plain(Award, mapping, place, structural=("kind", "levels", "entries"))
         slug = self.slug(Award, fields, place)[0]
+        if (kind := self.award_kind(mapping, place, slug)) is not None:
+            fields["kind"], places["kind"] = kind, f"{place}.kind"
         if slug in awards:
             self.problem(place, f"the award {slug} is already listed at {awards[slug]}")
             return

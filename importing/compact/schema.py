@@ -10,6 +10,7 @@ from django.utils import translation
 from catalogue.models import (
     Author,
     Award,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -109,6 +110,12 @@ def compact_schema(address=""):
         award = _object(
             Award,
             {
+                "kind": {
+                    "description": "The slug of the award's kind (test-of-time, best-paper, "
+                    "...): declared under kinds, or in the database.",
+                    "type": "string",
+                    "minLength": 1,
+                },
                 "levels": {
                     "description": "The award's levels, the top level first.",
                     "type": "array",
@@ -171,6 +178,12 @@ def compact_schema(address=""):
                 "description": "Institutions the authors' affiliations name.",
                 "type": "array",
                 "items": _object(Institution, {"new": NEW}, required=("name",)),
+            },
+            "kinds": {
+                "description": "Kinds of award the awards name (kind), with their names; a "
+                "kind already in the database need not be declared.",
+                "type": "array",
+                "items": _object(AwardKind, required=("name",)),
             },
             "awards": {"description": "The conference's awards.", "type": "array", "items": award},
             "papers": {"description": "The awarded papers.", "type": "array", "items": paper},

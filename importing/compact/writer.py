@@ -11,6 +11,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -61,6 +62,8 @@ def from_objects(objects, conference_slug):
         name = institutions[slug][NAME]
         return name if institution_names.get(name) == slug else slug
 
+    # The kinds of the awards, declared whole: the file imports into an empty database.
+    document["kinds"] = [_compact_values(AwardKind, row) for row in rows(AwardKind)]
     awards = []
     levels, entries = rows(AwardLevel), rows(AwardEntry)
     award_rows = sorted(rows(Award), key=lambda row: (row["position"], row["slug"]))
@@ -69,6 +72,8 @@ def from_objects(objects, conference_slug):
         if row["status"] != main["status"]:
             award["status"] = row["status"]
         _position(award, row, number)
+        if row.get("kind"):
+            award["kind"] = row["kind"][0]
         key = [row["conference"][0], row["slug"]]
         own = sorted(
             (level for level in levels if level["award"] == key),

@@ -119,6 +119,7 @@ def awards_for_api():
     return (
         Award.objects.published()
         .with_conference()
+        .select_related("kind")
         .prefetch_related(
             Prefetch("levels", queryset=AwardLevel.objects.order_by("position", "slug")),
             Prefetch("entries", queryset=entries),
@@ -219,12 +220,14 @@ def awards(
     year: Year = None,
     award: slug_filter("An award slug.") = None,
     level: slug_filter("Awards that give this level.") = None,
+    kind: slug_filter("Awards of this kind, at every venue (test-of-time, ...).") = None,
     page: Page = 1,
     per_page: PerPage = DEFAULT_PER_PAGE,
 ):
     """Published awards with their levels and entries, the newest conference first, then
     in the conference's order; filtered by the giving conference's ``venue``, slug
-    (``conference``) and ``year``, by ``award`` slug (one series) and by ``level`` slug."""
+    (``conference``) and ``year``, by ``award`` slug (one series), by ``level`` slug and
+    by ``kind`` slug."""
     items = narrowed(
         awards_for_api(),
         conference__venue__slug=venue,
@@ -232,6 +235,7 @@ def awards(
         conference__year=year,
         slug=award,
         levels__slug=level,
+        kind__slug=kind,
     )
     items = items.order_by(*conference_order("conference__"), "position", "slug")
     return paginated(request, items, page, per_page)

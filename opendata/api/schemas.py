@@ -286,6 +286,10 @@ class Award(Read):
     name: Translated
     description: Translated
     position: int = Field(description="Order among the conference's awards, lowest first.")
+    kind: str | None = Field(
+        description="The slug of the award's kind (test-of-time, best-paper, ...), the same "
+        "at every venue; null when it has none. The kind's page lists it at every venue."
+    )
     announced_on: date | None = Field(
         description="The day the award was announced; null when no source gives it."
     )
@@ -296,6 +300,7 @@ class Award(Read):
     html: Pages
 
     resolve_series = staticmethod(lambda award: award)
+    resolve_kind = staticmethod(lambda award: award.kind.slug if award.kind_id else None)
     resolve_url = api_link("award", conference="conference.slug", slug="slug")
 
 

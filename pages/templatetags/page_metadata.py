@@ -8,6 +8,7 @@ Each ``kind`` is a page type, with what its JSON-LD describes:
 - ``home``: the site, a WebSite;
 - ``conference``: an Event and a CollectionPage of its award lists (ItemList);
 - ``award``, ``award-series``: a CollectionPage of the award's papers, of its editions;
+- ``award-kind``: a CollectionPage of the kind's awards at every venue (an ItemList);
 - ``venue``: an EventSeries of its conferences;
 - ``author``: a ProfilePage of a Person;
 - ``conferences``, ``venues``, ``awards``, ``authors``: index pages, a CollectionPage
@@ -108,6 +109,7 @@ BUILDERS = {
     "conference": _conference,
     "award": _award,
     "award-series": _award_series,
+    "award-kind": _award_series,  # the same: a CollectionPage of its awards
     "venue": _venue,
     "author": _author,
     "conferences": _index(

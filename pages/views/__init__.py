@@ -10,6 +10,7 @@ from pages.views.details import (  # noqa: F401
     HOME_CONFERENCES,
     AuthorDetailView,
     AwardDetailView,
+    AwardKindView,
     AwardSeriesView,
     ConferenceDetailView,
     HomeView,

@@ -5,7 +5,7 @@ from django.views import generic
 
 from awardsite.addresses import absolute_url
 from catalogue import listing
-from catalogue.models import Author, Award, Conference, Institution, Paper, Venue
+from catalogue.models import Author, Award, AwardKind, Conference, Institution, Paper, Venue
 from pages.citation_styles import cite_panel
 from pages.paging import PagePathMixin
 from pages.views.common import PreviewMixin, paginate, shown_entries
@@ -104,13 +104,15 @@ class ConferenceDetailView(PagePathMixin, PreviewMixin, generic.DetailView):
 
 
 class AwardDetailView(PreviewMixin, generic.DetailView):
-    """One award at one conference: its description and its papers. 404 when unknown."""
+    """One award at one conference: its description, its kind and its papers. 404 when
+    unknown."""
 
     model = Award
 
     def get_queryset(self):
         awards = Award.objects.filter(conference__slug=self.kwargs["conference_slug"])
-        return (awards if self.preview else awards.published()).with_conference()
+        awards = awards if self.preview else awards.published()
+        return awards.with_conference().select_related("kind")
 
     def get_object(self, queryset=None):
         award = super().get_object(queryset)
@@ -154,6 +156,30 @@ class AwardSeriesView(generic.ListView):
         context = super().get_context_data(**kwargs)
         context["latest"] = context["awards"][0]
         context["venue"] = context["latest"].conference.venue
+        return context
+
+
+class AwardKindView(generic.DetailView):
+    """A kind of award (``AwardKind``, such as the test of time award) at every venue:
+    its published awards, the newest conference first (``AwardQuerySet.of_kind``), each
+    with its winners and honourable mentions. 404 when unknown or without a published
+    award. Five queries however many awards: the kind, its awards, their entries, and
+    the listed papers' authors and links."""
+
+    model = AwardKind
+    template_name = "papers/award_kind.html"
+    context_object_name = "kind"
+
+    def get_queryset(self):
+        return AwardKind.objects.published()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        awards = Award.objects.published().of_kind(self.object).with_conference()
+        lists = listing.PageLists()
+        context["awards"] = lists.awards(awards)
+        lists.fetch()
+        context["venue_count"] = len({award.conference.venue_id for award in context["awards"]})
         return context
 
 

@@ -14,7 +14,16 @@ from django.db import models
 from django.utils import translation
 
 from catalogue import text
-from catalogue.models import Author, Award, AwardLevel, Conference, Institution, Paper, Venue
+from catalogue.models import (
+    Author,
+    Award,
+    AwardKind,
+    AwardLevel,
+    Conference,
+    Institution,
+    Paper,
+    Venue,
+)
 from editorial.roles import create_editor
 from tests import factories
 from tests.editorial.test_admin import _form_data
@@ -47,6 +56,7 @@ LIMITS = {
     (Paper, "summary"): 20_000,
     (Conference, "description"): 10_000,
     (Award, "description"): 10_000,
+    (AwardKind, "description"): 10_000,
     (Author, "other_names"): 4_000,
 }
 
@@ -59,6 +69,7 @@ def _instance(model):
         Paper: factories.paper,
         Conference: factories.conference,
         Award: factories.award,
+        AwardKind: lambda: AwardKind.objects.create(slug="test-of-time", name_en="Test of time"),
         Venue: factories.venue,
         Author: factories.author,
         Institution: factories.institution,

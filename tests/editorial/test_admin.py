@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from PIL import Image
 from reversion.models import Version
 
-from catalogue.models import Award, AwardLevel, Conference, Paper, Status
+from catalogue.models import Award, AwardKind, AwardLevel, Conference, Paper, Status
 from editorial.roles import EDITORS, create_editor
 from tests import factories
 
@@ -25,6 +25,7 @@ CHANGELISTS = [
     "author",
     "paper",
     "award",
+    "awardkind",
     "awardentry",
     "authorship",
     "paperlink",
@@ -45,8 +46,13 @@ def editor_client(client, editor):
 
 
 def _populate(count):
-    """``count`` papers, each with two authors, a link and an award entry."""
+    """``count`` papers, each with two authors, a link and an award entry (of an award
+    of one of two kinds)."""
     institution = factories.institution(name_zh_hans="")
+    kinds = [
+        AwardKind.objects.get_or_create(slug=slug, defaults={"name_en": slug})[0]
+        for slug in ("best-paper", "test-of-time")
+    ]
     for n in range(count):
         paper = factories.paper(
             authors=[factories.author(), factories.author()],
@@ -54,7 +60,8 @@ def _populate(count):
             links=[("arxiv", f"https://arxiv.org/abs/2501.{n:05d}")],
             title_zh_hans="" if n % 2 else "有中文",
         )
-        factories.award_entry(factories.award(conference=paper.conference), paper)
+        award = factories.award(conference=paper.conference, kind=kinds[n % 2])
+        factories.award_entry(award, paper)
 
 
 def _changelist_queries(client, name):

@@ -470,7 +470,7 @@ def test_unknown_top_level_key_lists_the_keys(tmp_path, db):
 
     assert problems_of(path) == [
         f"{path}:20:1, venue: unknown key at the top; the keys are conference, other_conferences, "
-        "bibtex, proceedings, institutions, awards, papers"
+        "bibtex, proceedings, institutions, kinds, awards, papers"
     ]
 
 

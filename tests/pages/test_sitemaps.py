@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import translation
 from django_distill.utils import iter_url_patterns
 
+from catalogue.models import AwardKind
 from pages import sitemaps
 from tests import factories
 
@@ -62,8 +63,8 @@ def test_sitemap_lists_every_public_page_in_both_languages(icml, client):
     ]:
         assert path in paths
     # The home page, 4 index pages and the Open data page, 1 venue, 2 conferences,
-    # 3 awards, 3 series, 19 papers and 66 authors.
-    assert len(paths) == 2 * (6 + 1 + 2 + 3 + 3 + 19 + 66)
+    # 3 awards, 3 series, 3 award kinds, 19 papers and 66 authors.
+    assert len(paths) == 2 * (6 + 1 + 2 + 3 + 3 + 3 + 19 + 66)
 
 
 # The routes of the sitemap's sections of objects, and its list of index pages.
@@ -72,6 +73,7 @@ SITEMAP_ROUTES = {
     "conference-detail",
     "award-detail",
     "award-series",
+    "award-kind",
     "paper-detail",
     "author-detail",
 }
@@ -256,12 +258,13 @@ def test_robots_txt_names_the_sitemap(client, db):
     ("url", "count"),
     [
         # One query per section but the home page's, to count its URLs.
-        ("/sitemap.xml", 6),
+        ("/sitemap.xml", 7),
         ("/sitemap-home.xml", 0),
         ("/sitemap-venues.xml", 1),
         ("/sitemap-conferences.xml", 1),
         ("/sitemap-awards.xml", 1),
         ("/sitemap-award-series.xml", 1),
+        ("/sitemap-award-kinds.xml", 1),
         ("/sitemap-papers.xml", 1),
         ("/sitemap-authors.xml", 1),
     ],
@@ -273,11 +276,14 @@ def test_sitemap_queries_do_not_grow_with_items(client, db, django_assert_num_qu
         assert response.status_code == 200
         return len(ET.fromstring(response.content))
 
-    award = factories.award()
+    def kind():  # an award kind of its own for each award
+        return AwardKind.objects.create(slug=f"kind-{AwardKind.objects.count()}", name_en="K")
+
+    award = factories.award(kind=kind())
     factories.award_entry(award, factories.paper(authors=[factories.author()]))
     one = get()
     for _ in range(4):
-        award = factories.award(slug=f"prize-{award.pk}")
+        award = factories.award(slug=f"prize-{award.pk}", kind=kind())
         factories.award_entry(award, factories.paper(authors=[factories.author()]))
 
     many = get()

@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from catalogue.models import Author, PaperLink, Status
+from catalogue.models import Author, AwardKind, PaperLink, Status
 from pages.views import HOME_CONFERENCES, LIST_PAGE_SIZE
 from tests import factories
 from tests.html import CJK, visible_text
@@ -850,19 +850,22 @@ def test_venue_index_queries_do_not_grow_with_venues(assert_queries):
 @pytest.mark.django_db
 def test_award_index_queries_do_not_grow_with_awards(assert_queries):
     _award_with_papers(1)
-    # The awards with their conferences, venues and counts of papers.
-    assert_queries("/en/awards/", 1)
+    # The awards with their conferences, venues and counts of papers; the kinds of award
+    # with their counts of awards (pages/templatetags/award_kinds.py).
+    assert_queries("/en/awards/", 2)
     venue = factories.venue()
+    kinds = [AwardKind.objects.create(slug=slug, name_en=slug) for slug in ("best", "other")]
     for year in (2030, 2031, 2032):
         conference = factories.conference(venue=venue, year=year)
         _award_with_papers(2, conference=conference)
         factories.award_entry(
-            factories.award(conference=conference, slug="best"), factories.paper()
+            factories.award(conference=conference, slug="best", kind=kinds[year % 2]),
+            factories.paper(),
         )
 
-    response = assert_queries("/en/awards/", 1)
+    response = assert_queries("/en/awards/", 2)
     html = response.content.decode()
-    assert html.count('<a class="index-name"') == 5
+    assert html.count('<a class="index-name"') == 5 + 2
     best = re.findall(r'<a href="/en/conferences/[^/"]+/awards/best/">(\d+)</a>', html)
     assert best == ["2032", "2031", "2030"]
 

@@ -21,6 +21,7 @@ from catalogue.models import (
     Authorship,
     Award,
     AwardEntry,
+    AwardKind,
     AwardLevel,
     Conference,
     Institution,
@@ -68,6 +69,7 @@ def object_pages():
     pages += [("papers:paper-detail", {"slug": s}) for s in papers]
     pages += [("papers:paper-citation", {"slug": s, "fmt": "ris"}) for s in papers]
     pages += [("papers:author-detail", {"slug": s}) for s in _slugs(Author.objects.published())]
+    pages += [("papers:award-kind", {"slug": s}) for s in _slugs(AwardKind.objects.published())]
     awards = Award.objects.published().values_list(
         "conference__slug", "slug", "conference__venue__slug"
     )
@@ -212,6 +214,10 @@ def _rename_venue():
     Venue.objects.filter(slug="icml").update(acronym="ICML!", name_en="The ICML")
 
 
+def _rename_award_kind():
+    AwardKind.objects.filter(slug="test-of-time").update(name_en="Test-of-time award")
+
+
 def _edit_link():
     link = PaperLink.objects.filter(paper__conference__slug="icml-2025").first()
     PaperLink.objects.filter(pk=link.pk).update(url="https://example.org/moved")
@@ -253,6 +259,7 @@ EDITS = {
     "award renamed": _rename_award,
     "conference renamed": _rename_conference,
     "venue renamed": _rename_venue,
+    "award kind renamed": _rename_award_kind,
     "link edited": _edit_link,
     "paper unpublished": _unpublish_paper,
     "award unpublished": _unpublish_award,
