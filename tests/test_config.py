@@ -15,6 +15,7 @@ from catalogue.models import Paper
 from tests import factories
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False), ("", False)],
@@ -25,6 +26,7 @@ def test_env_bool_reads_common_spellings(monkeypatch, raw, expected):
     assert env_bool("AWARDSITE_FLAG") is expected
 
 
+@pytest.mark.no_database
 def test_env_bool_refuses_anything_else(monkeypatch):
     monkeypatch.setenv("AWARDSITE_FLAG", "maybe")
 
@@ -32,6 +34,7 @@ def test_env_bool_refuses_anything_else(monkeypatch):
         env_bool("AWARDSITE_FLAG")
 
 
+@pytest.mark.no_database
 def test_env_list_splits_on_commas(monkeypatch):
     monkeypatch.setenv("AWARDSITE_HOSTS", "example.org, www.example.org,")
 
@@ -44,6 +47,7 @@ def _settings_in_subprocess(env, expression):
     return subprocess.run([sys.executable, "-c", code], env=clean, capture_output=True, text=True)
 
 
+@pytest.mark.no_database
 def test_production_refuses_to_start_without_a_secret_key():
     result = _settings_in_subprocess({}, "s.SECRET_KEY")
 
@@ -51,6 +55,7 @@ def test_production_refuses_to_start_without_a_secret_key():
     assert "Set DJANGO_SECRET_KEY" in result.stderr
 
 
+@pytest.mark.no_database
 def test_database_url_selects_the_database():
     result = _settings_in_subprocess(
         {"DJANGO_SECRET_KEY": "x", "DATABASE_URL": "postgres://u:p@db.internal:5432/awards"},
@@ -60,12 +65,14 @@ def test_database_url_selects_the_database():
     assert result.stdout.split() == ["django.db.backends.postgresql", "awards", "False"]
 
 
+@pytest.mark.no_database
 def test_sqlite_is_the_default_database():
     result = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x"}, "s.DATABASES['default']['ENGINE']")
 
     assert result.stdout.strip() == "django.db.backends.sqlite3"
 
 
+@pytest.mark.no_database
 def test_sqlite_queues_write_transactions_by_default():
     result = _settings_in_subprocess(
         {"DJANGO_SECRET_KEY": "x"}, "sorted(s.DATABASES['default']['OPTIONS'].items())"
@@ -120,6 +127,7 @@ def _two_saves_at_once(database, options):
     return errors, rows
 
 
+@pytest.mark.no_database
 def test_sqlite_settings_let_two_saves_at_once_both_succeed(tmp_path, django_db_blocker):
     """The settings' options against a real SQLite file: the second save waits for the
     first to commit instead of failing."""
@@ -129,6 +137,7 @@ def test_sqlite_settings_let_two_saves_at_once_both_succeed(tmp_path, django_db_
     assert (errors, rows) == ([], ["first", "second"])
 
 
+@pytest.mark.no_database
 def test_sqlite_deferred_transactions_fail_two_saves_at_once(tmp_path, django_db_blocker):
     """What the settings prevent (and proof that the test above races): with SQLite's
     default BEGIN, one of the two saves fails at once despite a long timeout."""
@@ -139,6 +148,7 @@ def test_sqlite_deferred_transactions_fail_two_saves_at_once(tmp_path, django_db
     assert len(rows) == 1
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [(None, "120/min"), ("10/s", "10/s"), ("5000/h", "5000/h"), ("", "")],
@@ -152,6 +162,7 @@ def test_api_rate_limit_is_read_from_the_environment(raw, expected):
     assert result.stdout.strip() == repr(expected)
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize("raw", ["many", "0/min", "10/fortnight", "10"])
 def test_api_rate_limit_refuses_what_the_throttle_cannot_read(raw):
     result = _settings_in_subprocess(
@@ -162,6 +173,7 @@ def test_api_rate_limit_refuses_what_the_throttle_cannot_read(raw):
     assert "DJANGO_API_RATE_LIMIT must be like 120/min" in result.stderr
 
 
+@pytest.mark.no_database
 def test_data_licence_is_empty_unless_set():
     unset = _settings_in_subprocess({"DJANGO_SECRET_KEY": "x"}, "repr(s.DATA_LICENCE)")
     stated = _settings_in_subprocess(
@@ -171,6 +183,7 @@ def test_data_licence_is_empty_unless_set():
     assert (unset.stdout.strip(), stated.stdout.strip()) == ("''", "CC BY 4.0")
 
 
+@pytest.mark.no_database
 def test_postgresql_connections_set_random_page_cost():
     postgres = {"DJANGO_SECRET_KEY": "x", "DATABASE_URL": "postgres://u:p@db.internal:5432/awards"}
     options = "s.DATABASES['default'].get('OPTIONS', {}).get('options', '-')"
@@ -185,6 +198,7 @@ def test_postgresql_connections_set_random_page_cost():
     assert (server_own.stdout.strip(), sqlite.stdout.strip()) == ("-", "-")
 
 
+@pytest.mark.no_database
 def test_postgresql_random_page_cost_must_be_a_number():
     result = _settings_in_subprocess(
         {
@@ -208,6 +222,7 @@ def test_the_connection_uses_the_random_page_cost_on_postgresql():
         assert cursor.fetchone() == ("1.1",)
 
 
+@pytest.mark.no_database
 def test_postgresql_binds_parameters_on_the_server_unless_turned_off():
     postgres = {"DJANGO_SECRET_KEY": "x", "DATABASE_URL": "postgres://u:p@db.internal:5432/awards"}
     binding = "s.DATABASES['default'].get('OPTIONS', {}).get('server_side_binding', '-')"
@@ -257,6 +272,7 @@ WHOLE_NUMBER_SETTINGS = [
 ]
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize(
     ("variable", "setting", "raw", "expected"),
     [
@@ -274,6 +290,7 @@ def test_whole_number_settings_are_read(variable, setting, raw, expected):
     assert result.stdout.strip() == repr(expected)
 
 
+@pytest.mark.no_database
 @pytest.mark.parametrize(
     ("variable", "setting", "unit", "raw"),
     [
@@ -289,6 +306,7 @@ def test_whole_number_settings_refuse_anything_else(variable, setting, unit, raw
     assert f"{variable} must be a whole number of {unit}" in result.stderr
 
 
+@pytest.mark.no_database
 def test_database_connections_are_kept_for_an_hour_unless_set():
     default = _settings_in_subprocess(
         {"DJANGO_SECRET_KEY": "x"}, "s.DATABASES['default']['CONN_MAX_AGE']"
@@ -303,6 +321,7 @@ def test_database_connections_are_kept_for_an_hour_unless_set():
     assert closed.stdout.strip() == "0"
 
 
+@pytest.mark.no_database
 def test_database_connection_age_must_be_whole_seconds():
     wrong = _settings_in_subprocess(
         {"DJANGO_SECRET_KEY": "x", "DJANGO_CONN_MAX_AGE": "abc"}, "s.DATABASES"
@@ -368,6 +387,7 @@ def test_a_request_that_failed_on_a_broken_prepared_statement_closes_its_connect
     assert statuses == [500, 200, 200]
 
 
+@pytest.mark.no_database
 def test_the_test_settings_media_folder_is_removed_when_the_process_ends(tmp_path):
     """tests/settings.py makes a media folder per test process (each xdist worker, each
     subprocess a test starts on these settings); it goes when that process ends, so

@@ -592,6 +592,7 @@ def test_import_refuses_a_formula_over_the_limit_and_writes_nothing(tmp_path, ic
 BENCHMARK = ".venv/bin/python benchmarks/mathtext.py"
 
 
+@pytest.mark.no_database
 def test_documented_benchmark_command_runs_as_written():
     base = Path(settings.BASE_DIR)
     assert f"`{BENCHMARK}`" in (base / "docs" / "architecture.md").read_text(encoding="utf-8")

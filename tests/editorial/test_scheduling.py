@@ -194,6 +194,7 @@ for n in range(10):
 """
 
 
+@pytest.mark.no_database
 def test_two_runs_at_once_publish_each_item_once(tmp_path):
     """Two processes on one database (a file, as in production): each due award is
     published by one of them, with one revision."""

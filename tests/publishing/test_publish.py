@@ -46,6 +46,31 @@ def publish(settings, tmp_path):
     return run
 
 
+@pytest.fixture(scope="module")
+def shared_publish(tmp_path_factory):
+    """A folder for this module's one publish of the shipped content (``published``);
+    ``done`` is False until then."""
+    return {"root": tmp_path_factory.mktemp("published"), "done": False}
+
+
+@pytest.fixture
+def published(icml, settings, shared_publish):
+    """The folder publish_site wrote of the shipped content, published once for this
+    module (and xdist worker) by the first test asking for it, as
+    tests/publishing/test_publish_nginx.py's ``published_by_nginx`` does: for the tests
+    that only read what it wrote, sparing each a full publish (seconds). Each test loads
+    the shipped content again (``icml``: the same rows), so the folder is what a publish
+    in the test would write, and the live site it is compared with is the same."""
+    root = shared_publish["root"]
+    settings.SITE_URL = SITE_URL
+    settings.STATIC_ROOT = root / "collected"
+    settings.MEDIA_ROOT = root / "media"
+    if not shared_publish["done"]:
+        call_command("publish_site", str(root / "site"), stdout=StringIO())
+        shared_publish["done"] = True
+    return root / "site"
+
+
 class Links(HTMLParser):
     """Every URL an HTML page names (href, src, srcset) and its hreflang alternates."""
 
@@ -104,9 +129,8 @@ def missing_links(site):
     )
 
 
-def test_every_link_of_every_published_page_is_a_file(icml, publish, tmp_path):
-    publish()
-    site = tmp_path / "site"
+def test_every_link_of_every_published_page_is_a_file(published):
+    site = published
 
     assert len(html_pages(site)) > 150
     assert missing_links(site) == []
@@ -137,9 +161,8 @@ def api_documents(site):
     )
 
 
-def test_every_link_of_the_published_api_is_a_file(icml, publish, tmp_path):
-    publish()
-    site = tmp_path / "site"
+def test_every_link_of_the_published_api_is_a_file(published):
+    site = published
     documents = api_documents(site)
     links = {
         (str(document.relative_to(site)), value)
@@ -159,12 +182,11 @@ def test_every_link_of_the_published_api_is_a_file(icml, publish, tmp_path):
 
 
 def test_published_api_documents_are_the_live_ones_without_links_to_missing_files(
-    icml, publish, tmp_path, client, settings
+    published, client, settings
 ):
     """Only the links the static host has no file for differ (null), in the live
     API's bytes otherwise; the live API still names them."""
-    publish()
-    site = tmp_path / "site"
+    site = published
     for path, file in [
         ("/api/v1/", "api/v1/index.json"),
         ("/api/v1/conferences/icml-2025", "api/v1/conferences/icml-2025"),
@@ -184,9 +206,8 @@ def test_published_api_documents_are_the_live_ones_without_links_to_missing_file
     assert client.get("/api/v1/").json()["collections"]["papers"] == f"{SITE_URL}/api/v1/papers"
 
 
-def test_the_published_api_docs_page_has_no_try_it_out(icml, publish, tmp_path, client):
-    publish()
-    page = (tmp_path / "site" / "api/v1/docs").read_text(encoding="utf-8")
+def test_the_published_api_docs_page_has_no_try_it_out(published, client):
+    page = (published / "api/v1/docs").read_text(encoding="utf-8")
     live = client.get("/api/v1/docs").content.decode()
     settings_of = re.compile(r'id="swagger-settings">(.*?)</script>', re.DOTALL)
 
@@ -195,7 +216,7 @@ def test_the_published_api_docs_page_has_no_try_it_out(icml, publish, tmp_path, 
 
     assert swagger == {**live_swagger, "supportedSubmitMethods": []}
     assert settings_of.sub("", page) == settings_of.sub("", live)
-    assert (tmp_path / "site" / swagger["url"].lstrip("/")).is_file()
+    assert (published / swagger["url"].lstrip("/")).is_file()
 
 
 def test_media_files_the_pages_name_are_copied_and_no_others(icml, publish, settings, tmp_path):
@@ -212,9 +233,8 @@ def test_media_files_the_pages_name_are_copied_and_no_others(icml, publish, sett
     assert missing_links(site) == []
 
 
-def test_published_pages_are_every_kind_in_both_languages(icml, publish, tmp_path):
-    publish()
-    site = tmp_path / "site"
+def test_published_pages_are_every_kind_in_both_languages(published):
+    site = published
     paper = Paper.objects.published().order_by("slug").first()
     conference = paper.conference.slug
 
@@ -243,9 +263,8 @@ def test_published_pages_are_every_kind_in_both_languages(icml, publish, tmp_pat
     ).read_text(encoding="utf-8")
 
 
-def test_published_pages_carry_the_live_sites_hreflang_pairs(icml, publish, tmp_path, client):
-    publish()
-    site = tmp_path / "site"
+def test_published_pages_carry_the_live_sites_hreflang_pairs(published, client):
+    site = published
 
     differing = []
     prefixed = [
@@ -263,10 +282,8 @@ def test_published_pages_carry_the_live_sites_hreflang_pairs(icml, publish, tmp_
     assert differing == []
 
 
-def test_language_choice_at_the_root_links_both_homes(icml, publish, tmp_path):
-    publish()
-
-    parser = links_of(tmp_path / "site" / "index.html")
+def test_language_choice_at_the_root_links_both_homes(published):
+    parser = links_of(published / "index.html")
 
     assert {"/en/", "/zh-hans/"} <= set(parser.urls)
     assert parser.alternates == {
@@ -276,9 +293,8 @@ def test_language_choice_at_the_root_links_both_homes(icml, publish, tmp_path):
     }
 
 
-def test_every_published_page_passes_the_nu_checker(icml, publish, tmp_path):
-    publish()
-    site = tmp_path / "site"
+def test_every_published_page_passes_the_nu_checker(published):
+    site = published
     pages = [str(page) for page in html_pages(site) if "/static/" not in str(page)]
     java = shutil.which("java")
     assert VNU.exists() and java, "`make test` installs vnu-jar (npm ci) and Java"
@@ -498,10 +514,8 @@ def test_every_part_of_a_long_sitemap_section_is_published(icml, publish, tmp_pa
     assert sitemap_locs_without_a_file(site) == []
 
 
-def test_the_404_pages_are_published(icml, publish, tmp_path, client):
-    site = tmp_path / "site"
-
-    publish()
+def test_the_404_pages_are_published(published, client):
+    site = published
 
     for language, heading in (("en", "Page not found"), ("zh-hans", "页面不存在")):
         page = (site / language / "404.html").read_text(encoding="utf-8")
