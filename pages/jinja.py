@@ -42,6 +42,7 @@ def environment(**options):
         translated=translated,
         link_label=link_label,
         name_separator=name_separator,
+        paper_count=awards.paper_count,
     )
     env.filters["level_tier"] = awards.level_tier
     return env

@@ -1,6 +1,7 @@
 from django.urls import path, register_converter
 from django.urls.converters import StringConverter
 
+from opendata import api
 from opendata import downloads as opendata
 from pages import citations, feeds, views
 from pages.distill import (
@@ -113,4 +114,5 @@ urlpatterns = [
         author_pages,
     ),
     distill(path("open-data/", opendata.OpenDataView.as_view(), name="open-data")),
+    distill(path("open-data/api/", api.docs_page, name="api-docs")),
 ]

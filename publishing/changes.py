@@ -380,6 +380,7 @@ ROUTE_KINDS = {
     "index": "no_content",
     "openapi-json": "no_content",
     "openapi-view": "no_content",
+    "api-docs": "no_content",
 }
 
 

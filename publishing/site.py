@@ -115,6 +115,7 @@ FINISH = {
     (API_NAMESPACE, "index"): published_api_document,
     (API_NAMESPACE, "conference"): published_api_document,
     (API_NAMESPACE, "openapi-view"): published_api_docs_page,
+    ("papers", "api-docs"): published_api_docs_page,  # the same page in each language
 }
 # Built from the conferences' archives (Site.reuse_conference_archives).
 AFTER = {(None, "opendata-site-compact")}

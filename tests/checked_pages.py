@@ -33,6 +33,7 @@ PATHS = [
     "authors/letter/j/",
     "search/?q=" + "x" * 300,
     "open-data/",
+    "open-data/api/",
     "no/such/page/",
 ]
 LANGUAGES = ["en", "zh-hans"]

@@ -1,6 +1,7 @@
 """The read-only JSON API under ``/api/v1/`` (issue 11, "Open data"), on django-ninja,
 outside the language prefixes (every answer holds both languages). Its schema is
-``/api/v1/openapi.json`` (from ``schemas``), shown at ``/api/v1/docs``. Errors are JSON:
+``/api/v1/openapi.json`` (from ``schemas``), shown at ``/api/v1/docs`` and, in each
+language's address, at ``open-data/api/`` (:func:`docs_page`). Errors are JSON:
 404 for an unknown object, 422 naming a parameter that cannot be read, 429 with
 ``Retry-After``. ETags come from the page cache and ConditionalGetMiddleware, CORS from
 django-cors-headers.
@@ -12,7 +13,7 @@ import math
 
 from csp.decorators import csp_update
 from django.conf import settings
-from ninja import NinjaAPI
+from ninja import NinjaAPI, Swagger
 from ninja.errors import Throttled, ValidationError
 from ninja.throttling import SimpleRateThrottle
 
@@ -74,6 +75,10 @@ class OpenDataAPI(NinjaAPI):
         return f"papers_api_endpoints_{operation.view_func.__name__}"
 
 
+# Swagger UI's icons are data: URIs; images cannot run code, so the docs page may show
+# them (img-src); scripts and styles stay 'self' only.
+DOCS_POLICY = csp_update({"img-src": ["data:"]})
+
 api = OpenDataAPI(
     title="awardsite open data",
     version="1",
@@ -85,11 +90,22 @@ api = OpenDataAPI(
     ),
     urls_namespace=NAMESPACE,
     throttle=[AnonymousRateThrottle()],
-    # Swagger UI's icons are data: URIs; images cannot run code, so the docs page may
-    # show them (img-src); scripts and styles stay 'self' only.
-    docs_decorator=csp_update({"img-src": ["data:"]}),
+    # Without deep links: Swagger UI puts each operation's link inside the button that
+    # opens it, an interactive element inside another that axe-core refuses
+    # (nested-interactive) and a screen reader cannot reach.
+    docs=Swagger(settings={"deepLinking": False}),
+    docs_decorator=DOCS_POLICY,
 )
 api.add_router("/", router)
+
+
+@DOCS_POLICY
+def docs_page(request):
+    """The API's documentation, Swagger UI as at ``/api/v1/docs`` (django-ninja's docs
+    page, in the site's header and footer: templates/ninja/swagger.html), at an address
+    in the site's languages (``/en/open-data/api/``), so that it is in the language of
+    its address like every public page, and the language switcher leads to the other."""
+    return api.docs.render_page(request, api)
 
 
 @api.exception_handler(ValidationError)

@@ -52,6 +52,14 @@ def latest_winners(context, awards):
 
 
 @register.simple_tag(takes_context=True)
+def award_index_series(context, series):
+    """A venue's award ``series`` on the award index (``AwardListView``), an ``<li>``
+    each: the series' linked name, its editions' years with their numbers of papers,
+    and its newest edition's winners with their authors."""
+    return render(context, "award_index", series=series)
+
+
+@register.simple_tag(takes_context=True)
 def award_badge(context, entry):
     """The badge of an award ``entry`` (with its award, the award's conference and its
     level, ``level_rank`` and ``is_top_level``, as ``AwardEntryQuerySet.for_paper()``)."""

@@ -1,17 +1,15 @@
 """The indexes: conferences, venues, awards, authors A-Z."""
 
-import functools
 import types
-from operator import itemgetter
+from operator import attrgetter
 
-from django.db.models import Count, Exists, Max, Min, Q
+from django.db.models import Count, F, IntegerField, Subquery, Window
+from django.db.models.functions import RowNumber
 from django.http import Http404, HttpResponsePermanentRedirect
-from django.urls import reverse
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import ngettext
 from django.views import generic
 
-from catalogue import languages
+from catalogue import languages, listing
 from catalogue.models import (
     NEWEST_FIRST,
     Author,
@@ -19,18 +17,16 @@ from catalogue.models import (
     AwardEntry,
     Conference,
     PublishedQuerySet,
-    Status,
     Venue,
     count_of,
 )
 from pages import paging
 from pages.paging import PagePathMixin
-from pages.templatetags.awards import paper_count, translated_html
 
 
 class ConferenceListView(generic.ListView):
-    """Every published conference by venue, the newest first, with its counts of awards
-    and papers (one query)."""
+    """Every published conference by venue, the newest first, with its place and dates
+    and its counts of awards, awarded papers and papers published there (one query)."""
 
     template_name = "papers/conference_list.html"
     context_object_name = "conferences"
@@ -39,41 +35,54 @@ class ConferenceListView(generic.ListView):
         return (
             Conference.objects.published()
             .select_related("venue")
-            .for_venue()
+            .for_index()
             .order_by("venue__acronym", "venue__slug", *NEWEST_FIRST)
         )
 
 
 class VenueListView(generic.ListView):
-    """Every venue with a published edition, its number of editions and their first
-    and last years (one query)."""
+    """Every venue with a published edition, with its counts of awards and awarded
+    papers (``VenueQuerySet.for_index()``), ``editions``: its published conferences, the
+    newest first, and ``edition_count``, ``first_year`` and ``last_year`` of them. Two
+    queries."""
 
     template_name = "papers/venue_list.html"
     context_object_name = "venues"
 
     def get_queryset(self):
-        published = Q(conferences__status=Status.PUBLISHED)
-        return (
-            Venue.objects.published()
-            .annotate(
-                edition_count=Count("conferences", filter=published, distinct=True),
-                first_year=Min("conferences__year", filter=published),
-                last_year=Max("conferences__year", filter=published),
-            )
-            .order_by("acronym", "slug")
-        )
+        return Venue.objects.published().for_index()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        venues = {venue.pk: venue for venue in context["venues"]}
+        for venue in venues.values():
+            venue.editions = []
+        conferences = Conference.objects.published().filter(venue__in=venues)
+        for conference in conferences.only(*EDITION_COLUMNS).newest_first():
+            venues[conference.venue_id].editions.append(conference)
+        for venue in venues.values():
+            venue.edition_count = len(venue.editions)
+            venue.first_year, venue.last_year = venue.editions[-1].year, venue.editions[0].year
+        return context
+
+
+# What the venue index shows of an edition: its year and name, linked.
+EDITION_COLUMNS = ("slug", "year", "venue_id", *languages.columns("name"))
 
 
 class AwardListView(generic.ListView):
     """Every published award, as award series (the same award slug at a venue), grouped
     by venue: each series by its newest edition's name, in the newest edition's
     position on its conference page, with every edition, newest first, and its number
-    of papers (one query).
+    of papers, and the newest edition's winners (the papers of its top level: the
+    level of the lowest position), ``LATEST_WINNERS_SHOWN`` at most, with their
+    authors. Three queries: the awards, the newest editions' entries, their authors.
 
-    Built from rows of values here, for the 50 ms target: rendered by award_list.html
-    from Award instances, benchmarks/server_time.py's data (5,000 papers, 200 awards)
-    gave a p95 of 78 ms (213 ms in Chinese) and a CPU p50 of 27 ms, against 23 ms and
-    7.3 ms this way, in one session.
+    The awards are read as rows of values and their series rendered by the Jinja2
+    template papers/lists/award_index.html, for the 50 ms target: rendered by Django's
+    templates from Award instances, benchmarks/server_time.py's data (5,000 papers, 200
+    awards) gave a p95 of 78 ms (213 ms in Chinese) and a CPU p50 of 27 ms, against 23
+    ms and 7.3 ms from rows, in one session.
     """
 
     template_name = "papers/award_list.html"
@@ -96,80 +105,109 @@ class AwardListView(generic.ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        editions = {}
+        editions, venues = {}, {}
         for row in context["awards"]:
-            editions.setdefault((row["conference__venue_id"], row["slug"]), []).append(row)
-        order = itemgetter("conference__venue__acronym", "conference__venue_id", "position", "slug")
-        series = sorted(editions.values(), key=lambda rows: order(rows[0]))
-        # A fallback to English in an award's name turns the page's notice on, as
-        # {% translated %} would: the template asks for it when ``untranslated`` is set.
-        tracker = {"untranslated_tracker": types.SimpleNamespace(found=False)}
-        count_text = functools.cache(paper_count)  # once per number on the page
-        venues = {}
-        for rows in series:
-            latest = rows[0]
-            venue = venues.get(latest["conference__venue_id"])
+            venue = venues.get(row["conference__venue_id"])
             if venue is None:
-                slug = latest["conference__venue__slug"]
-                venue = venues[latest["conference__venue_id"]] = {
-                    "slug": slug,
-                    "url": reverse("papers:venue-detail", kwargs={"slug": slug}),
-                    "name": translated_html(
-                        _names(latest, "conference__venue__"), "name", model=Venue, context=tracker
-                    ),
-                    "series_html": SafeString(),
-                }
-            name = translated_html(_names(latest), "name", model=Award, context=tracker)
-            venue["series_html"] += _series_html(rows, name, count_text)
-        context["venues"] = list(venues.values())
-        context["untranslated"] = tracker["untranslated_tracker"].found
+                venue = venues[row["conference__venue_id"]] = listing.build(
+                    Venue, row, "conference__venue__"
+                )
+                venue.pk = row["conference__venue_id"]
+            conference = listing.build(Conference, row, "conference__")
+            conference.pk = row["conference_id"]
+            conference.venue = venue
+            award = listing.build(Award, row)
+            award.conference, award.entry_count = conference, row["entry_count"]
+            editions.setdefault((venue.pk, award.slug), []).append(award)
+        order = attrgetter("conference.venue.acronym", "conference.venue_id", "position", "slug")
+        series = sorted(editions.values(), key=lambda awards: order(awards[0]))
+        winners = latest_winners([awards[0].pk for awards in series])
+        groups = {}
+        for awards in series:
+            venue = awards[0].conference.venue
+            group = groups.setdefault(venue.pk, {"venue": venue, "series": []})
+            group["series"].append(award_series_item(awards, *winners.get(awards[0].pk, (0, []))))
+        context["venues"] = list(groups.values())
         return context
 
 
-def _series_html(rows, name, count_text):
-    """A series' item in a venue's list on the award index, as HTML (what two template
-    loops made, which were half of the page's CPU): ``rows`` its editions, the newest
-    first, ``name`` its name (safe HTML), ``count_text`` a number's "N papers"."""
-    url = reverse(
-        "papers:award-series",
-        kwargs={"venue_slug": rows[0]["conference__venue__slug"], "slug": rows[0]["slug"]},
+# The winners of an award series' newest edition the award index shows (the others are
+# on the award's page: ICML's Outstanding Paper Award has six).
+LATEST_WINNERS_SHOWN = 1
+
+
+def latest_winners(awards):
+    """``{award id: (number of winners, papers)}`` of ``awards`` (ids): the published
+    papers at each award's top level, the first ``LATEST_WINNERS_SHOWN`` of them by
+    position, with ``listed_authors`` (listing.PageLists). Two queries, none without
+    awards. Only the papers shown are read (a window function ranks them): all the
+    entries and their authors, at the benchmark's 5,000 papers in 200 awards, made the
+    page take 260 ms and 290 KB."""
+    if not awards:
+        return {}
+    by_award = {}
+    rows = (
+        AwardEntry.objects.published()
+        .filter(award__in=awards)
+        .at_top_level()
+        .annotate(
+            rank=Window(RowNumber(), partition_by=F("award_id"), order_by=WINNER_ORDER),
+            winner_count=Window(Count("*"), partition_by=F("award_id")),
+        )
+        .filter(rank__lte=LATEST_WINNERS_SHOWN)
+        .order_by("award_id", *WINNER_ORDER)
+        .values("award_id", "winner_count", *listing.paper_fields("paper__"))
     )
-    parts = [
-        f'\n    <li><a class="index-name" href="{escape(url)}">{name}</a>\n'
-        '      <ul class="editions">\n        '
-    ]
+    conferences = {}
     for row in rows:
-        url = reverse(
-            "papers:award-detail",
-            kwargs={"conference_slug": row["conference__slug"], "slug": row["slug"]},
-        )
-        parts.append(
-            f'\n        <li><a href="{escape(url)}">{row["conference__year"]:d}</a> '
-            f'<span class="count">{escape(count_text(row["entry_count"]))}</span></li>\n        '
-        )
-    parts.append("\n      </ul></li>\n    ")
-    return mark_safe("".join(parts))  # noqa: S308 - every text in it escaped or safe
+        count, papers = by_award.setdefault(row["award_id"], (row["winner_count"], []))
+        papers.append(listing.paper(row, "paper__", conferences))
+    lists = listing.PageLists()
+    for _count, papers in by_award.values():
+        lists.papers(papers, badges=False, links=False)
+    lists.fetch()
+    return by_award
 
 
-# A translated name's columns (name_en, name_zh_hans), and the award index's columns.
-NAME_COLUMNS = tuple(languages.columns("name"))
+# The order of an award level's papers (AwardEntry.LEVEL_ORDER, within one level).
+WINNER_ORDER = ("position", "paper__slug")
+
+
+def award_series_item(awards, winner_count, winners):
+    """What the award index shows of one series: ``awards`` its editions, the newest
+    first; ``winners`` the papers :func:`latest_winners` gives the newest, of
+    ``winner_count``. Returns a namespace of ``latest`` (the newest award),
+    ``editions``, ``winners``, ``winners_label`` and ``more`` (text naming how many
+    others the award's page lists, "" for none)."""
+    latest = awards[0]
+    year = latest.conference.year
+    label = ngettext("Latest winner, %(year)s", "Latest winners, %(year)s", winner_count)
+    others = winner_count - len(winners)
+    more = ngettext("and %(count)s more", "and %(count)s more", others) if others > 0 else ""
+    return types.SimpleNamespace(
+        latest=latest,
+        editions=awards,
+        winners=winners,
+        winners_label=label % {"year": year},
+        more=more % {"count": others} if more else "",
+    )
+
+
+# The award index's columns: the award's, its conference's and its venue's.
 AWARD_INDEX_COLUMNS = (
+    "id",
     "slug",
-    *NAME_COLUMNS,
+    *languages.columns("name"),
     "position",
+    "conference_id",
     "conference__slug",
     "conference__year",
     "conference__venue_id",
     "conference__venue__slug",
     "conference__venue__acronym",
-    *(f"conference__venue__{column}" for column in NAME_COLUMNS),
+    *languages.columns("name", "conference__venue__"),
     "entry_count",
 )
-
-
-def _names(row, prefix=""):
-    """The name columns of ``row`` under ``prefix``, as attributes for translated_html()."""
-    return types.SimpleNamespace(**{column: row[prefix + column] for column in NAME_COLUMNS})
 
 
 # Authors per page of the author index: 15,000 authors make 150 pages.
@@ -188,30 +226,40 @@ def initial_range(code):
     return code, chr(ord(code) + 1)
 
 
-def _letters_in_use_query():
-    """The query of :func:`letters_in_use`: one row (none without published authors)
-    with an EXISTS per letter and ``digits`` on the sort name's index: 0.04 ms at 15,000
-    authors, against 2.4 ms for SELECT DISTINCT of every first letter."""
+class SubqueryCount(Subquery):
+    """How many rows a queryset has, as a subquery for ``annotate()`` (Subquery's
+    documented ``template``): ``SELECT COUNT(*) FROM (...)``, with no GROUP BY, so that
+    a filter on an index is counted from the index alone."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) counted)"
+    output_field = IntegerField()
+
+
+def _letter_counts_query():
+    """The query of :func:`letter_counts`: one row (none without published authors)
+    with a count per group of the A-Z index, each over its range of the sort name's
+    partial index: 15,000 authors are 15,000 index entries read once. (One aggregate
+    with a filtered count per group took 25 ms there, a count grouped by a column 30.)"""
     published = Author.objects.published().order_by()
-    probes = {
-        ("digits" if code == DIGITS else code): Exists(
-            published.filter(sort_name__gte=first, sort_name__lt=stop)
+    counts = {
+        ("digits" if code == DIGITS else code): SubqueryCount(
+            published.filter(sort_name__gte=first, sort_name__lt=stop).values("pk")
         )
         for code in AUTHOR_INITIALS + DIGITS
         for first, stop in [initial_range(code)]
     }
-    return published.annotate(**probes).values(*probes)[:1]
+    return published.annotate(**counts).values(*counts)[:1]
 
 
 # Built once per process, run afresh by each request (``.all()``): building its 27
 # subqueries per request made the A-Z index's p95 64 ms, not 31 (server_time.py).
-LETTERS_IN_USE = _letters_in_use_query()
+LETTER_COUNTS = _letter_counts_query()
 
 
-def letters_in_use():
-    """``{letter: bool, ..., "digits": bool}``: which groups of the A-Z index have a
-    published author (``{}`` when none has). One query."""
-    return next(iter(LETTERS_IN_USE.all()), {})
+def letter_counts():
+    """``{letter: int, ..., "digits": int}``: how many published authors each group of
+    the A-Z index has (``{}`` when none has). One query."""
+    return next(iter(LETTER_COUNTS.all()), {})
 
 
 class AuthorListView(PagePathMixin, generic.ListView):
@@ -219,7 +267,9 @@ class AuthorListView(PagePathMixin, generic.ListView):
     (``Author.sort_name``: romanised, so that names in any script fall into one order),
     ``AUTHOR_PAGE_SIZE`` a page (pages/paging.py).
     ``letter/a/`` shows one letter (``letter/0/``: digits); an unknown letter or page is
-    a 404. Three queries: the letters in use, the count, the page."""
+    a 404. Each author with ``awarded_papers`` (``with_awarded_papers()``); the letter
+    bar with each group's number of authors. Three queries: the letters' counts, the
+    count, the page."""
 
     template_name = "papers/author_list.html"
     context_object_name = "authors"
@@ -242,7 +292,7 @@ class AuthorListView(PagePathMixin, generic.ListView):
 
     def get_queryset(self):
         self.letter = self.kwargs.get(self.letter_kwarg, "")
-        authors = Author.objects.published().for_index()
+        authors = Author.objects.published().for_index().with_awarded_papers()
         if not self.letter:
             return authors
         first, stop = initial_range(self.letter)
@@ -250,10 +300,13 @@ class AuthorListView(PagePathMixin, generic.ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        used = letters_in_use()
+        counts = letter_counts()
         context["letters"] = [
-            {"code": code, "label": code.upper(), "used": bool(used.get(code))}
+            {"code": code, "label": code.upper(), "count": counts.get(code, 0)}
             for code in AUTHOR_INITIALS
-        ] + [{"code": DIGITS, "label": "0–9", "used": bool(used.get("digits"))}]
+        ] + [{"code": DIGITS, "label": "0–9", "count": counts.get("digits", 0)}]
+        for item in context["letters"]:
+            item["used"] = item["count"] > 0
+        context["author_count"] = sum(item["count"] for item in context["letters"])
         context["letter"] = self.letter
         return context

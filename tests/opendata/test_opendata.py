@@ -175,7 +175,7 @@ def test_open_data_page_links_the_api_and_every_download(client, language, headi
     assert f"<h1>{heading}</h1>" in html
     for url in [
         "/api/v1/",
-        "/api/v1/docs",
+        f"/{language}/open-data/api/",
         "/api/v1/openapi.json",
         "/data/awardsite-csv.zip",
         f"/data/conferences/{conference.slug}-csv.zip",

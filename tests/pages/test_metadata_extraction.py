@@ -129,6 +129,7 @@ PAGE_TYPES = [
     ("papers/collabllm/", ["ScholarlyArticle"], "article"),
     ("authors/michael-i-jordan/", ["ProfilePage"], "profile"),
     ("open-data/", ["WebPage"], "website"),
+    ("open-data/api/", ["WebPage"], "website"),
     ("search/", ["SearchResultsPage"], "website"),
 ]
 

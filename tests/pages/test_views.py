@@ -836,23 +836,24 @@ def test_conference_index_queries_do_not_grow_with_conferences(assert_queries):
 @pytest.mark.django_db
 def test_venue_index_queries_do_not_grow_with_venues(assert_queries):
     _award_with_papers(1)
-    # The venues with their counts and years.
-    assert_queries("/en/venues/", 1)
+    # The venues with their counts and years; their editions.
+    assert_queries("/en/venues/", 2)
     for _ in range(4):
         venue = factories.venue()
         _award_with_papers(1, conference=factories.conference(venue=venue))
         _award_with_papers(1, conference=factories.conference(venue=venue))
 
-    response = assert_queries("/en/venues/", 1)
+    response = assert_queries("/en/venues/", 2)
     assert len(response.context["venues"]) == 5
 
 
 @pytest.mark.django_db
 def test_award_index_queries_do_not_grow_with_awards(assert_queries):
     _award_with_papers(1)
-    # The awards with their conferences, venues and counts of papers; the kinds of award
-    # with their counts of awards (pages/templatetags/award_kinds.py).
-    assert_queries("/en/awards/", 2)
+    # The awards with their conferences, venues and counts of papers; the newest
+    # editions' entries; their papers' authors;
+    # the kinds of award with their counts of awards (pages/templatetags/award_kinds.py).
+    assert_queries("/en/awards/", 4)
     venue = factories.venue()
     kinds = [AwardKind.objects.create(slug=slug, name_en=slug) for slug in ("best", "other")]
     for year in (2030, 2031, 2032):
@@ -863,7 +864,7 @@ def test_award_index_queries_do_not_grow_with_awards(assert_queries):
             factories.paper(),
         )
 
-    response = assert_queries("/en/awards/", 2)
+    response = assert_queries("/en/awards/", 4)
     html = response.content.decode()
     assert html.count('<a class="index-name"') == 5 + 2
     best = re.findall(r'<a href="/en/conferences/[^/"]+/awards/best/">(\d+)</a>', html)
@@ -930,7 +931,7 @@ def test_author_index_orders_names_of_every_script_a_to_z(client, db):
         True,
     )
     html = response.content.decode()
-    assert '<a href="/en/authors/letter/w/">W</a>' in html
+    assert '<a href="/en/authors/letter/w/">W <small>1</small></a>' in html
     assert '<span class="unused">N</span>' in html
 
 
@@ -970,7 +971,7 @@ def test_index_pages_group_by_venue_in_both_languages(icml, client):
     awards = visible_text(client.get("/en/awards/").content.decode())
     venues = visible_text(client.get("/zh-hans/venues/").content.decode())
 
-    assert "ICML 2025 3 个奖项" in conferences
+    assert "3 个奖项 11 篇获奖论文 收录 16 篇论文" in conferences
     assert conferences.index("ICML 2025") < conferences.index("ICML 2015")
     assert "Outstanding Paper Award 2025 6 papers" in awards
     assert awards.index("Outstanding Paper Award") < awards.index("Test of Time Award")
