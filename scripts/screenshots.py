@@ -47,6 +47,7 @@ PUBLIC_PAGES = [
     ("awards", "awards/", 200),
     ("award", "conferences/icml-2025/awards/test-of-time/", 200),
     ("award-series", "venues/icml/awards/test-of-time/", 200),
+    ("award-kind", "awards/kinds/test-of-time/", 200),
     ("paper", "papers/conformal-prediction-as-bayesian-quadrature/", 200),
     ("paper-no-image", "papers/trust-region-policy-optimization/", 200),
     ("authors", "authors/", 200),
@@ -54,10 +55,11 @@ PUBLIC_PAGES = [
     ("author", "authors/michael-i-jordan/", 200),
     ("search", "search/?q=learning", 200),
     ("open-data", "open-data/", 200),
+    ("api-docs", "open-data/api/", 200),
     ("not-found", "no/such/page/", 404),
 ]
-# Outside the language prefix.
-SITE_PAGES = [("api-docs", "/api/v1/docs", 200)]
+# Outside the language prefix: the API docs' own address (in English).
+SITE_PAGES = [("api-docs-root", "/api/v1/docs", 200)]
 ADMIN_PAGES = [
     ("index", "/admin/", 200),
     ("papers", "/admin/papers/paper/", 200),
