@@ -19,7 +19,13 @@ from django.urls import path
 
 from catalogue.models import Author, Award, AwardKind, Conference, Paper, Venue
 from pages import citations
-from pages.views import AUTHOR_INITIALS, AUTHOR_PAGE_SIZE, DIGITS, LIST_PAGE_SIZE
+from pages.views import (
+    AUTHOR_INITIALS,
+    AUTHOR_PAGE_SIZE,
+    AWARD_SERIES_PAGE_SIZE,
+    DIGITS,
+    LIST_PAGE_SIZE,
+)
 
 
 def public(pattern):
@@ -144,6 +150,12 @@ def author_list_pages():
     """Pages 2 to N of the A-Z index of authors."""
     count = Author.objects.published().count()
     return ({"page": page} for page in _later_pages(count, AUTHOR_PAGE_SIZE))
+
+
+def award_list_pages():
+    """Pages 2 to N of the award index: its series (an award slug at a venue), counted."""
+    count = Award.objects.published().values("conference__venue_id", "slug").distinct().count()
+    return ({"page": page} for page in _later_pages(count, AWARD_SERIES_PAGE_SIZE))
 
 
 def _author_initials():

@@ -11,6 +11,7 @@ from pages.distill import (
     author_pages,
     authors,
     award_kinds,
+    award_list_pages,
     award_series,
     awards,
     conference_pages,
@@ -49,13 +50,15 @@ urlpatterns = [
     public(path("search/", views.SearchView.as_view(), name="search")),
     distill(path("conferences/", views.ConferenceListView.as_view(), name="conference-list")),
     distill(path("venues/", views.VenueListView.as_view(), name="venue-list")),
-    distill(path("awards/", views.AwardListView.as_view(), name="award-list")),
     distill(
         path("awards/kinds/<slug:slug>/", views.AwardKindView.as_view(), name="award-kind"),
         award_kinds,
     ),
     # Lists of more than one page: page N at "page/<N>/" after the list's own address,
     # named "<name>-page" (pages/paging.py).
+    *distill_paged(
+        paged("awards/", views.AwardListView.as_view(), "award-list"), None, award_list_pages
+    ),
     *distill_paged(
         paged("authors/", views.AuthorListView.as_view(), "author-list"), None, author_list_pages
     ),

@@ -200,9 +200,12 @@ def snapshot(current_fingerprint=None):
     series = defaultdict(list)
     for pk, (_h, c, award_slug) in rows[Award].items():
         series[(slug[Venue][rows[Conference][c][1]], award_slug)].append(award_page[pk])
+    # The author index shows each author's number of awarded papers.
+    awarded = {paper_pk for _h, _a, paper_pk in rows[AwardEntry].values()}
+    awarded_papers = Counter(a for _h, p, a in rows[Authorship].values() if p in awarded)
     pages = {
         "site": {"": _hash(*(list(hashes.values()) for hashes in own.values()))},
-        "author_index": {"": _hash(list(own[Author].values()))},
+        "author_index": {"": _hash(list(own[Author].values()), sorted(awarded_papers.items()))},
         "venues": {
             slug[Venue][pk]: _hash(h, _each(conference_page, children[Conference][pk]))
             for pk, h in own[Venue].items()

@@ -20,6 +20,7 @@ from pages.views.details import (  # noqa: F401
 from pages.views.indexes import (  # noqa: F401
     AUTHOR_INITIALS,
     AUTHOR_PAGE_SIZE,
+    AWARD_SERIES_PAGE_SIZE,
     DIGITS,
     AuthorListView,
     AwardListView,

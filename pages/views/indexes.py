@@ -22,6 +22,7 @@ from catalogue.models import (
 )
 from pages import paging
 from pages.paging import PagePathMixin
+from pages.views.common import paginate
 
 
 class ConferenceListView(generic.ListView):
@@ -70,13 +71,22 @@ class VenueListView(generic.ListView):
 EDITION_COLUMNS = ("slug", "year", "venue_id", *languages.columns("name"))
 
 
-class AwardListView(generic.ListView):
+# Award series a page of the award index shows: with each one's latest winner and its
+# authors, 200 series on one page took 50 ms of CPU (benchmarks/page_load.py's 5,000
+# papers in 200 awards, over the 50 ms p95 target), 50 took 15 ms.
+AWARD_SERIES_PAGE_SIZE = 50
+
+
+class AwardListView(PagePathMixin, generic.ListView):
     """Every published award, as award series (the same award slug at a venue), grouped
     by venue: each series by its newest edition's name, in the newest edition's
     position on its conference page, with every edition, newest first, and its number
     of papers, and the newest edition's winners (the papers of its top level: the
     level of the lowest position), ``LATEST_WINNERS_SHOWN`` at most, with their
-    authors. Three queries: the awards, the newest editions' entries, their authors.
+    authors; ``AWARD_SERIES_PAGE_SIZE`` series a page (``awards/page/2/``, pages/paging.py;
+    a page past the last is a 404). Three queries: the awards, the newest editions'
+    entries on the page, their authors; a fourth on the first page, which lists the
+    kinds of award (pages/templatetags/award_kinds.py).
 
     The awards are read as rows of values and their series rendered by the Jinja2
     template papers/lists/award_index.html, for the 50 ms target: rendered by Django's
@@ -120,7 +130,13 @@ class AwardListView(generic.ListView):
             award.conference, award.entry_count = conference, row["entry_count"]
             editions.setdefault((venue.pk, award.slug), []).append(award)
         order = attrgetter("conference.venue.acronym", "conference.venue_id", "position", "slug")
-        series = sorted(editions.values(), key=lambda awards: order(awards[0]))
+        page = paginate(
+            self.page_number,
+            sorted(editions.values(), key=lambda awards: order(awards[0])),
+            AWARD_SERIES_PAGE_SIZE,
+        )
+        context.update(paginator=page.paginator, page_obj=page, is_paginated=page.has_other_pages())
+        series = page.object_list
         winners = latest_winners([awards[0].pk for awards in series])
         groups = {}
         for awards in series:

@@ -6,7 +6,9 @@ import re
 import pytest
 from django.utils import translation
 
-from catalogue.models import Status
+from catalogue.models import AwardKind, Status
+from pages import distill
+from pages.views import indexes
 from pages.views.indexes import LATEST_WINNERS_SHOWN
 from tests import factories
 from tests.html import visible_text
@@ -187,12 +189,12 @@ def test_award_index_names_how_many_more_winners_the_award_page_lists(client, db
 @pytest.mark.django_db
 def test_award_index_queries_do_not_grow_with_series_and_winners(assert_queries):
     _venue_with_editions([2030], awarded_per_edition=1)
-    # The awards; the newest editions' entries; their papers' authors.
-    assert_queries("/en/awards/", 3)
+    # The awards; the newest editions' entries; their papers' authors; the kinds of award.
+    assert_queries("/en/awards/", 4)
     for _ in range(3):
         _venue_with_editions([2030, 2031], awarded_per_edition=3)
 
-    html = assert_queries("/en/awards/", 3).content.decode()
+    html = assert_queries("/en/awards/", 4).content.decode()
 
     shown = 1 + 3 * min(3, LATEST_WINNERS_SHOWN)
     assert html.count('<a class="paper-title"') == shown
@@ -200,6 +202,29 @@ def test_award_index_queries_do_not_grow_with_series_and_winners(assert_queries)
 
 
 # Authors -------------------------------------------------------------------------
+
+
+def test_award_index_pages_its_series_and_publishes_every_page(client, db, monkeypatch):
+    monkeypatch.setattr(indexes, "AWARD_SERIES_PAGE_SIZE", 2)
+    monkeypatch.setattr(distill, "AWARD_SERIES_PAGE_SIZE", 2)
+    conference = factories.conference()
+    kind = AwardKind.objects.create(slug="test-of-time", name_en="Test of time award")
+    for slug in ("alpha", "beta", "gamma"):
+        award = factories.award(conference=conference, slug=slug, name_en=slug, kind=kind)
+        factories.award_entry(award, factories.paper(conference=conference))
+
+    first = client.get("/en/awards/").content.decode()
+    second = client.get("/en/awards/page/2/")
+
+    assert re.findall(r'<a class="index-name"[^>]*>(\w+)</a>', first) == ["alpha", "beta"]
+    assert '<nav class="pagination"' in first and 'href="/en/awards/page/2/"' in first
+    assert "Test of time award" in first  # the kinds of award: on the first page only
+    html = second.content.decode()
+    assert re.findall(r'<a class="index-name"[^>]*>(\w+)</a>', html) == ["gamma"]
+    assert "<title>Awards · Page 2 of 2" in html and "Test of time award" not in html
+    assert client.get("/en/awards/page/3/").status_code == 404
+    assert client.get("/en/awards/page/1/").status_code == 301
+    assert list(distill.award_list_pages()) == [{"page": 2}]
 
 
 def test_author_index_counts_authors_per_letter_and_awarded_papers(client, db):

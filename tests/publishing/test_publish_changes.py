@@ -415,6 +415,8 @@ def test_affected_by_an_award_entry_removed_follows_its_old_keys(two_papers):
         award_series={("icml", "best")},
         papers={"first"},
         authors={"ada", "bo"},
+        # The author index counts each author's awarded papers.
+        author_index=True,
     )
 
 
