@@ -148,9 +148,10 @@ def test_author_index_letters_link_to_their_paths(client, db):
     english = client.get("/en/authors/").content.decode()
     chinese = client.get("/zh-hans/authors/letter/w/").content.decode()
 
-    assert '<a href="/en/authors/letter/w/">W</a>' in english
-    assert '<span aria-current="page">W</span>' in chinese
-    assert '<li><a href="/zh-hans/authors/">全部</a></li>' in chinese
+    # Each letter with its number of authors.
+    assert '<a href="/en/authors/letter/w/">W <small>1</small></a>' in english
+    assert '<span aria-current="page">W <small>1</small></span>' in chinese
+    assert '<li><a href="/zh-hans/authors/">全部 <small>1</small></a></li>' in chinese
     assert '<link rel="canonical" href="http://testserver/zh-hans/authors/letter/w/">' in chinese
 
 

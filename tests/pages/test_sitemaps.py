@@ -62,9 +62,9 @@ def test_sitemap_lists_every_public_page_in_both_languages(icml, client):
         "/en/authors/michael-i-jordan/",
     ]:
         assert path in paths
-    # The home page, 4 index pages and the Open data page, 1 venue, 2 conferences,
-    # 3 awards, 3 series, 3 award kinds, 19 papers and 66 authors.
-    assert len(paths) == 2 * (6 + 1 + 2 + 3 + 3 + 3 + 19 + 66)
+    # The home page, 4 index pages, the Open data page and the API's documentation, 1
+    # venue, 2 conferences, 3 awards, 3 series, 3 award kinds, 19 papers and 66 authors.
+    assert len(paths) == 2 * (7 + 1 + 2 + 3 + 3 + 3 + 19 + 66)
 
 
 # The routes of the sitemap's sections of objects, and its list of index pages.
@@ -77,7 +77,15 @@ SITEMAP_ROUTES = {
     "paper-detail",
     "author-detail",
 }
-INDEX_PAGES = ["home", "conference-list", "award-list", "author-list", "venue-list", "open-data"]
+INDEX_PAGES = [
+    "home",
+    "conference-list",
+    "award-list",
+    "author-list",
+    "venue-list",
+    "open-data",
+    "api-docs",
+]
 
 
 def test_sitemap_lists_the_pages_the_urlconf_publishes(icml, client):
