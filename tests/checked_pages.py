@@ -9,7 +9,7 @@ import io
 TEASER_PAPER = "conformal-prediction-as-bayesian-quadrature"
 
 # Every kind of public page issue 10 names: home, conference, award, a paper with and
-# one without a teaser, author, search results and each index page.
+# one without a teaser, author, search results, each index page and a kind of award.
 AUDIT_PATHS = [
     "",
     "conferences/icml-2025/",
@@ -22,13 +22,13 @@ AUDIT_PATHS = [
     "venues/",
     "venues/icml/",
     "awards/",
+    "awards/kinds/test-of-time/",
     "authors/",
 ]
 PATHS = [
     *AUDIT_PATHS,
     "conferences/icml-2015/",
     "venues/icml/awards/test-of-time/",
-    "awards/kinds/test-of-time/",
     "papers/trust-region-policy-optimization/",
     "authors/letter/j/",
     "search/?q=" + "x" * 300,
