@@ -409,8 +409,12 @@ def test_a_long_author_list_ends_with_et_al_and_cuts_no_name(db, language, endin
     assert longer == lines
 
 
+# 395 characters: Paper.title holds 400 (PostgreSQL refuses more; SQLite does not check).
+LONG_TITLE = " ".join(["Longwinded"] * 36)
+
+
 def test_a_long_title_leaves_one_line_to_the_authors(db):
-    paper = _awarded_paper(authors=_names(40), title_en=" ".join(["Longwinded"] * 40))
+    paper = _awarded_paper(authors=_names(40), title_en=LONG_TITLE)
 
     layout = cards.card_layout(cards.card_text(paper, "en"))
 
@@ -421,7 +425,7 @@ def test_a_long_title_leaves_one_line_to_the_authors(db):
 
 
 def test_without_authors_the_title_takes_four_lines(db):
-    paper = _awarded_paper(authors=[], title_en=" ".join(["Longwinded"] * 40))
+    paper = _awarded_paper(authors=[], title_en=LONG_TITLE)
 
     layout = cards.card_layout(cards.card_text(paper, "en"))
 
@@ -429,7 +433,8 @@ def test_without_authors_the_title_takes_four_lines(db):
 
 
 def test_a_first_name_too_wide_for_a_line_alone_is_the_one_cut(db):
-    wide = factories.author(slug="wide", name=" ".join(["Verylongname"] * 30))
+    # 194 characters: Author.name holds 200.
+    wide = factories.author(slug="wide", name=" ".join(["Verylongname"] * 15))
     paper = _awarded_paper(authors=[wide, *_names(2)])
 
     [line] = cards.card_layout(cards.card_text(paper, "en"))["authors"][:1]
