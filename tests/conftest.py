@@ -106,6 +106,19 @@ def check_compact_exports(monkeypatch, tmp_path_factory):
 
 
 @pytest.fixture
+def assert_queries(client, django_assert_num_queries):
+    """``assert_queries(url, n)``: a GET of ``url`` is a 200 in exactly ``n`` queries."""
+
+    def check(url, count):
+        with django_assert_num_queries(count):
+            response = client.get(url)
+        assert response.status_code == 200
+        return response
+
+    return check
+
+
+@pytest.fixture
 def icml(db):
     """The shipped ICML fixtures, loaded into the test database (tests/shipped_content.py:
     the rows a real loaddata gave, copied in)."""

@@ -14,19 +14,6 @@ from tests import factories
 from tests.html import visible_text
 
 
-@pytest.fixture
-def assert_queries(client, django_assert_num_queries):
-    """``assert_queries(url, n)``: a GET of ``url`` is a 200 in exactly ``n`` queries."""
-
-    def check(url, count):
-        with django_assert_num_queries(count):
-            response = client.get(url)
-        assert response.status_code == 200
-        return response
-
-    return check
-
-
 def _venue_with_editions(years, awarded_per_edition=2):
     """A venue with a published conference each of ``years``, each with an award of
     ``awarded_per_edition`` winners, each with two authors."""

@@ -67,19 +67,6 @@ def _other_papers(conference, count):
         factories.award_entry(elsewhere, paper)
 
 
-@pytest.fixture
-def assert_queries(client, django_assert_num_queries):
-    """``assert_queries(url, n)``: a GET of ``url`` is a 200 in exactly ``n`` queries."""
-
-    def check(url, count):
-        with django_assert_num_queries(count):
-            response = client.get(url)
-        assert response.status_code == 200
-        return response
-
-    return check
-
-
 # Query counts: a literal number, the same with one item as with many ---------------
 # (as pretalx does). Each list on a page has more than one item in the "many" case,
 # with everything the page shows about it, so that a missing prefetch fails.
